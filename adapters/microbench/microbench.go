@@ -1,0 +1,332 @@
+// Package microbench is the micro-benchmark system of the ModelFuzz chapter:
+// a master, a terminator and M workers exchanging messages through FIFO
+// inboxes, driven step by step by the schedule. It has one concurrency bug
+// that can be switched on (--inject flush-before-last) and is otherwise
+// correct under every schedule, which makes it the fuzzer's test bed.
+//
+// Processes: 0 is the master, 1 the terminator, 2..M+1 the workers.
+//
+//   - A worker or the terminator starts the first time it is scheduled and
+//     then registers with the master.
+//   - A client request goes to the master. The master serves it only when
+//     every registration arrived before it (otherwise it rejects it): it picks
+//     a worker round-robin, sends it execute(r, 1) and sends terminate(r) to
+//     the terminator. The worker buffers each execute(r, k) and acks it; the
+//     master answers ack(r, k) with execute(r, k+1) until k = N, then responds
+//     to the client. This is the chain of N execute messages.
+//   - The terminator answers terminate(r) with flush(r) to the request's
+//     worker; a flush empties the worker's buffer.
+//   - With the injected bug, a worker crashes when it processes a flush right
+//     before the last execute of a request.
+//
+// There is no clock, goroutine or map iteration in the execution path: the
+// same input always yields the same trace.
+package microbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+// Config configures the system.
+type Config struct {
+	Workers int    `json:"workers"`
+	Tasks   int    `json:"tasks"`
+	Inject  string `json:"inject,omitempty"` // "" or "flush-before-last"
+}
+
+// InjectFlushBeforeLast is the seeded concurrency bug.
+const InjectFlushBeforeLast = "flush-before-last"
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Workers < 1 {
+		return fmt.Errorf("microbench: --workers must be at least 1, got %d", c.Workers)
+	}
+	if c.Tasks < 1 {
+		return fmt.Errorf("microbench: --tasks must be at least 1, got %d", c.Tasks)
+	}
+	if c.Inject != "" && c.Inject != InjectFlushBeforeLast {
+		return fmt.Errorf("microbench: unknown --inject %q (known: %s)", c.Inject, InjectFlushBeforeLast)
+	}
+	return nil
+}
+
+// Factory makes microbench systems.
+type Factory struct {
+	cfg  Config
+	spec *fuzzer.SystemSpec
+}
+
+// NewFactory validates cfg and returns a factory.
+func NewFactory(cfg Config) (*Factory, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := cfg.Workers + 2
+	names := []string{"master", "terminator"}
+	for w := 1; w <= cfg.Workers; w++ {
+		names = append(names, "worker-"+strconv.Itoa(w))
+	}
+	return &Factory{cfg: cfg, spec: &fuzzer.SystemSpec{
+		Name:           "microbench",
+		Processes:      n,
+		Actions:        []fuzzer.Action{fuzzer.Deliver, fuzzer.Request},
+		RequestTargets: []int{master},
+		ProcessNames:   names,
+	}}, nil
+}
+
+// FactoryFromConfig decodes a stored configuration.
+func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
+	var c Config
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("microbench: bad stored configuration: %v", err)
+	}
+	return NewFactory(c)
+}
+
+// Spec implements fuzzer.Factory.
+func (f *Factory) Spec() *fuzzer.SystemSpec { return f.spec }
+
+// Config implements fuzzer.Factory.
+func (f *Factory) Config() json.RawMessage {
+	b, _ := json.Marshal(f.cfg)
+	return b
+}
+
+// New implements fuzzer.Factory.
+func (f *Factory) New() (fuzzer.System, error) {
+	return &System{cfg: f.cfg, spec: f.spec}, nil
+}
+
+const (
+	master     = 0
+	terminator = 1
+	client     = -1
+)
+
+// Message types.
+const (
+	mRegister  = "register"
+	mRequest   = "request"
+	mExecute   = "execute"
+	mAck       = "ack"
+	mTerminate = "terminate"
+	mFlush     = "flush"
+)
+
+type message struct {
+	id       int
+	from, to int
+	typ      string
+	req, k   int // request number, task number
+	value    int // client request value
+	worker   int // terminate: the request's worker
+}
+
+type request struct {
+	value  int
+	worker int
+}
+
+// System is one microbench cluster.
+type System struct {
+	cfg  Config
+	spec *fuzzer.SystemSpec
+
+	// Execution state, reset by Execute.
+	inbox      [][]message // per process, arrival order
+	started    []bool
+	registered []bool // master's view: who registered
+	nregs      int
+	requests   []request // served requests, by number-1
+	buffer     [][]int   // per worker: buffered task numbers
+	lastFlush  []bool    // per worker: the last message processed was a flush
+	nextMsg    int
+	step       int
+	trace      fuzzer.Trace
+	args       []fuzzer.Arg // backing store of the events' args, reused
+}
+
+// Spec implements fuzzer.System.
+func (s *System) Spec() *fuzzer.SystemSpec { return s.spec }
+
+func (s *System) reset() {
+	n := s.spec.Processes
+	if s.inbox == nil {
+		s.inbox = make([][]message, n)
+		s.started = make([]bool, n)
+		s.registered = make([]bool, n)
+		s.buffer = make([][]int, n)
+		s.lastFlush = make([]bool, n)
+	}
+	for i := 0; i < n; i++ {
+		s.inbox[i] = s.inbox[i][:0]
+		s.started[i] = i == master
+		s.registered[i] = false
+		s.buffer[i] = s.buffer[i][:0]
+		s.lastFlush[i] = false
+	}
+	s.nregs = 0
+	s.requests = s.requests[:0]
+	s.nextMsg = 0
+	s.trace = s.trace[:0]
+	s.args = s.args[:0]
+}
+
+// Execute implements fuzzer.System.
+func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
+	if err := in.Validate(s.spec); err != nil {
+		return nil, err
+	}
+	s.reset()
+	ex := &fuzzer.Execution{}
+	// A panic ends the execution: the crashed process takes the whole
+	// in-process system with it.
+	if f := fuzzer.Guard(&s.step, func() {
+		for i, st := range in.Steps {
+			s.step = i
+			s.run(st, ex)
+		}
+	}); f != nil {
+		ex.Failures = append(ex.Failures, *f)
+	}
+	ex.Trace = s.trace
+	return ex, nil
+}
+
+func (s *System) run(st fuzzer.Step, ex *fuzzer.Execution) {
+	p := st.Process
+	switch st.Action {
+	case fuzzer.Request:
+		if p != master {
+			s.skip(p, ex, "requests go to the master")
+			return
+		}
+		s.event(fuzzer.EvRequest, p, client, 0, mRequest, fuzzer.I("value", int64(st.Value)))
+		s.send(message{from: client, to: master, typ: mRequest, value: st.Value})
+	case fuzzer.Deliver:
+		if !s.started[p] {
+			s.started[p] = true
+			s.event("start", p, -1, 0, "start")
+			s.send(message{from: p, to: master, typ: mRegister})
+			return
+		}
+		n := st.Messages
+		for n > 0 && len(s.inbox[p]) > 0 {
+			m := s.inbox[p][0]
+			s.inbox[p] = s.inbox[p][1:]
+			n--
+			s.msgEvent(fuzzer.EvRecv, p, m.from, &m)
+			s.handle(p, m)
+		}
+	default:
+		s.skip(p, ex, "microbench does not support "+string(st.Action))
+	}
+}
+
+func (s *System) skip(p int, ex *fuzzer.Execution, why string) {
+	ex.Skipped++
+	s.event(fuzzer.EvSkip, p, -1, 0, why)
+}
+
+// msgEvent records the send or recv of m, with the message's fields as args.
+func (s *System) msgEvent(kind string, node, peer int, m *message) {
+	start := len(s.args)
+	switch m.typ {
+	case mRequest:
+		s.args = append(s.args, fuzzer.I("value", int64(m.value)))
+	case mExecute, mAck:
+		s.args = append(s.args, fuzzer.I("req", int64(m.req)), fuzzer.I("task", int64(m.k)))
+	case mTerminate:
+		s.args = append(s.args, fuzzer.I("req", int64(m.req)), fuzzer.I("worker", int64(m.worker-1)))
+	case mFlush:
+		s.args = append(s.args, fuzzer.I("req", int64(m.req)))
+	}
+	s.record(kind, node, peer, m.id, m.typ, start)
+}
+
+func (s *System) event(kind string, node, peer, msg int, typ string, args ...fuzzer.Arg) {
+	start := len(s.args)
+	s.args = append(s.args, args...)
+	s.record(kind, node, peer, msg, typ, start)
+}
+
+// record appends an event whose args are s.args[start:]. When s.args grows,
+// earlier events keep pointing into the old array, which stays valid.
+func (s *System) record(kind string, node, peer, msg int, typ string, start int) {
+	var args []fuzzer.Arg
+	if len(s.args) > start {
+		args = s.args[start:len(s.args):len(s.args)]
+	}
+	s.trace = append(s.trace, fuzzer.Event{Step: s.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
+}
+
+func (s *System) send(m message) {
+	s.nextMsg++
+	m.id = s.nextMsg
+	if m.from != client {
+		s.msgEvent(fuzzer.EvSend, m.from, m.to, &m)
+	}
+	s.inbox[m.to] = append(s.inbox[m.to], m)
+}
+
+func (s *System) handle(p int, m message) {
+	switch {
+	case p == master:
+		s.handleMaster(m)
+	case p == terminator:
+		if m.typ == mTerminate {
+			s.send(message{from: terminator, to: m.worker, typ: mFlush, req: m.req})
+		}
+	default:
+		s.handleWorker(p, m)
+	}
+}
+
+func (s *System) handleMaster(m message) {
+	switch m.typ {
+	case mRegister:
+		if !s.registered[m.from] {
+			s.registered[m.from] = true
+			s.nregs++
+		}
+	case mRequest:
+		if s.nregs < s.cfg.Workers+1 {
+			s.event(fuzzer.EvResponse, master, client, 0, "rejected", fuzzer.I("value", int64(m.value)),
+				fuzzer.I("registered", int64(s.nregs)))
+			return
+		}
+		r := len(s.requests) + 1
+		w := 2 + (r-1)%s.cfg.Workers
+		s.requests = append(s.requests, request{value: m.value, worker: w})
+		s.send(message{from: master, to: w, typ: mExecute, req: r, k: 1})
+		s.send(message{from: master, to: terminator, typ: mTerminate, req: r, worker: w})
+	case mAck:
+		rq := &s.requests[m.req-1]
+		if m.k < s.cfg.Tasks {
+			s.send(message{from: master, to: rq.worker, typ: mExecute, req: m.req, k: m.k + 1})
+			return
+		}
+		s.event(fuzzer.EvResponse, master, client, 0, "done", fuzzer.I("value", int64(rq.value)), fuzzer.I("req", int64(m.req)))
+	}
+}
+
+func (s *System) handleWorker(w int, m message) {
+	switch m.typ {
+	case mExecute:
+		if s.cfg.Inject == InjectFlushBeforeLast && s.lastFlush[w] && m.k == s.cfg.Tasks {
+			panic(fmt.Sprintf("worker-%d: flush processed right before the last execute (request %d, task %d)", w-1, m.req, m.k))
+		}
+		s.lastFlush[w] = false
+		s.buffer[w] = append(s.buffer[w], m.k)
+		s.send(message{from: w, to: master, typ: mAck, req: m.req, k: m.k})
+	case mFlush:
+		s.buffer[w] = s.buffer[w][:0]
+		s.lastFlush[w] = true
+	}
+}

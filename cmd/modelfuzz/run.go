@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/mutate"
+)
+
+type runFlags struct {
+	adapter        adapterFlags
+	strategy       string
+	corpusDir      string
+	fresh          bool
+	seed           uint64
+	iterations     int64
+	duration       time.Duration
+	steps          int
+	maxMessages    int
+	crashQuota     int
+	requests       int
+	seedPopulation int
+	reseedEvery    int
+	mutations      int
+	jsonOut        bool
+	logLevel       string
+}
+
+var strategies = map[string]string{
+	"random": "no guidance: every input is random or a mutant of a random input",
+	"trace":  "new classes of the happens-before partial order (Mazurkiewicz traces)",
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a fuzzing campaign (continues the one in --corpus, if any)",
+		Long: `Run a fuzzing campaign on a system under test.
+
+Every iteration takes an input (a schedule of steps) from the queue, executes
+it on the system and measures its coverage. An input that reaches coverage
+not seen before is kept in the corpus and --mutations mutants per new item
+are queued. The queue is refilled with --seed-population random inputs when
+it runs empty and every --reseed-every iterations.
+
+The campaign lives in --corpus DIR: running the same command again continues
+it (--iterations counts the campaign's total); --fresh starts over. Ctrl-C
+stops after the execution in flight and prints a summary.
+
+Strategies: random, trace (model and line guidance come with the model engine).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
+	}
+	fs := cmd.Flags()
+	f.adapter.register(fs)
+	fs.StringVar(&f.strategy, "strategy", "trace", "coverage guidance: random, trace")
+	fs.StringVar(&f.corpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
+	fs.BoolVar(&f.fresh, "fresh", false, "delete the campaign in --corpus and start over")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice of the campaign")
+	fs.Int64Var(&f.iterations, "iterations", 0, "stop when the campaign has run this many iterations in total (0: no limit)")
+	fs.DurationVar(&f.duration, "duration", 0, "stop after this long, e.g. 30s, 8h (0: no limit)")
+	fs.IntVar(&f.steps, "steps", 0, "steps of a random input, and the most a mutant may have (default: the adapter's)")
+	fs.IntVar(&f.maxMessages, "max-messages", 5, "most messages one deliver step delivers")
+	fs.IntVar(&f.crashQuota, "crash-quota", 10, "most crash steps in one input")
+	fs.IntVar(&f.requests, "requests", -1, "client requests in a random input (default: the adapter's)")
+	fs.IntVar(&f.seedPopulation, "seed-population", 20, "random inputs added when the queue is empty or at a reseed")
+	fs.IntVar(&f.reseedEvery, "reseed-every", 200, "add random inputs every this many iterations")
+	fs.IntVar(&f.mutations, "mutations", 5, "mutants queued per new coverage item")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
+	return cmd
+}
+
+func runCampaign(cmd *cobra.Command, f *runFlags) error {
+	logger, err := newLogger(f.logLevel)
+	if err != nil {
+		return err
+	}
+	if _, ok := strategies[f.strategy]; !ok {
+		if f.strategy == "model" || f.strategy == "line" {
+			return fmt.Errorf("--strategy %s is not available yet: it needs the model engine / line instrumentation, not built in this version (use random or trace)", f.strategy)
+		}
+		return fmt.Errorf("unknown --strategy %q (known: random, trace)", f.strategy)
+	}
+	if f.iterations < 0 {
+		return fmt.Errorf("--iterations must not be negative")
+	}
+	if f.duration < 0 {
+		return fmt.Errorf("--duration must not be negative")
+	}
+	fac, info, err := f.adapter.factory()
+	if err != nil {
+		return err
+	}
+	if f.steps == 0 {
+		f.steps = info.steps
+	}
+	if f.requests < 0 {
+		f.requests = info.reqs
+	}
+	if !fac.Spec().Supports(fuzzer.Crash) && !cmd.Flags().Changed("crash-quota") {
+		f.crashQuota = 0
+	}
+	params := mutate.Params{Steps: f.steps, MaxMessages: f.maxMessages, CrashQuota: f.crashQuota, Requests: f.requests}
+	gen, err := mutate.NewGenerator(fac.Spec(), params)
+	if err != nil {
+		return err
+	}
+	if f.corpusDir == "" {
+		f.corpusDir = "modelfuzz-corpus/" + f.adapter.name + "-" + f.strategy
+	}
+	camp := &fuzzer.Campaign{Version: 1, Adapter: f.adapter.name, AdapterConfig: fac.Config(),
+		Strategy: f.strategy, Seed: f.seed, Steps: params.Steps, MaxMessages: params.MaxMessages,
+		CrashQuota: params.CrashQuota, Requests: params.Requests, SeedPopulation: f.seedPopulation,
+		ReseedEvery: f.reseedEvery, Mutations: f.mutations, Created: time.Now().UTC().Format(time.RFC3339)}
+
+	store, err := corpus.Open(f.corpusDir, corpus.Options{Fresh: f.fresh})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	old, err := store.Campaign()
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		if diff := campaignDiff(old, camp); diff != "" {
+			return fmt.Errorf("corpus %s holds a campaign with %s; run with the same settings to continue it, or add --fresh to start over", f.corpusDir, diff)
+		}
+		logger.Info("continuing campaign", "corpus", f.corpusDir, "created", old.Created)
+	} else if err := store.SetCampaign(camp); err != nil {
+		return err
+	}
+
+	sys, err := fac.New()
+	if err != nil {
+		return err
+	}
+	opt := fuzzer.Options{
+		Strategy: f.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}, Seed: f.seed,
+		SeedPopulation: f.seedPopulation, ReseedEvery: f.reseedEvery, Mutations: f.mutations,
+		Iterations: f.iterations, Duration: f.duration,
+	}
+	if f.strategy == "trace" {
+		opt.Guide = fuzzer.TraceMeasure{}
+	}
+	prog := newProgress(os.Stderr, logger)
+	opt.Progress = prog.update
+	fz, err := fuzzer.New(opt, sys, gen, store)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signalContext(logger)
+	defer stop()
+	sum, runErr := fz.Run(ctx)
+	prog.done()
+	if sum != nil {
+		printSummary(cmd.OutOrStdout(), sum, f.corpusDir, f.jsonOut)
+	}
+	return runErr
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM: the campaign
+// finishes the execution in flight, commits and summarizes. A second signal
+// exits at once; what was committed stays in the corpus.
+func signalContext(logger hclog.Logger) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				logger.Info("stopping after the execution in flight (signal again to exit at once)")
+				cancel()
+				continue
+			}
+			fmt.Fprintln(os.Stderr, "modelfuzz: exiting at once; committed results are kept")
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func campaignDiff(old, cur *fuzzer.Campaign) string {
+	type field struct {
+		name     string
+		old, cur any
+	}
+	fields := []field{
+		{"--adapter", old.Adapter, cur.Adapter},
+		{"--strategy", old.Strategy, cur.Strategy},
+		{"--seed", old.Seed, cur.Seed},
+		{"--steps", old.Steps, cur.Steps},
+		{"--max-messages", old.MaxMessages, cur.MaxMessages},
+		{"--crash-quota", old.CrashQuota, cur.CrashQuota},
+		{"--requests", old.Requests, cur.Requests},
+		{"--seed-population", old.SeedPopulation, cur.SeedPopulation},
+		{"--reseed-every", old.ReseedEvery, cur.ReseedEvery},
+		{"--mutations", old.Mutations, cur.Mutations},
+	}
+	for _, fl := range fields {
+		if fmt.Sprint(fl.old) != fmt.Sprint(fl.cur) {
+			return fmt.Sprintf("%s %v (not %v)", fl.name, fl.old, fl.cur)
+		}
+	}
+	if !bytes.Equal(compactJSON(old.AdapterConfig), compactJSON(cur.AdapterConfig)) {
+		return fmt.Sprintf("adapter configuration %s (not %s)", compactJSON(old.AdapterConfig), compactJSON(cur.AdapterConfig))
+	}
+	return ""
+}
+
+func compactJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+func newLogger(level string) (hclog.Logger, error) {
+	lv := hclog.LevelFromString(level)
+	if lv == hclog.NoLevel {
+		return nil, fmt.Errorf("unknown --log-level %q (error, warn, info, debug)", level)
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "modelfuzz", Level: lv, Output: os.Stderr}), nil
+}
+
+// progress shows a one-line status on a terminal, and hclog lines every
+// 10 seconds otherwise.
+type progress struct {
+	w       io.Writer
+	tty     bool
+	logger  hclog.Logger
+	last    time.Time
+	written bool
+}
+
+func newProgress(w *os.File, logger hclog.Logger) *progress {
+	st, err := w.Stat()
+	tty := err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+	return &progress{w: w, tty: tty, logger: logger}
+}
+
+func (p *progress) update(s fuzzer.Stats) {
+	cov := coverageText(s.Coverage)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d  queue %d  %s",
+			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, s.Queue, s.Elapsed.Round(time.Second))
+		p.written = true
+		return
+	}
+	if time.Since(p.last) < 10*time.Second {
+		return
+	}
+	p.last = time.Now()
+	args := []any{"iterations", s.Iterations, "execs_per_sec", int(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs}
+	for _, m := range sortedKeys(s.Coverage) {
+		args = append(args, m, s.Coverage[m])
+	}
+	p.logger.Info("progress", args...)
+}
+
+func (p *progress) done() {
+	if p.written {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func coverageText(c map[string]int) string {
+	var parts []string
+	for _, m := range sortedKeys(c) {
+		parts = append(parts, fmt.Sprintf("%s %d", m, c[m]))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func sortedKeys(m map[string]int) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+type jsonBug struct {
+	ID             string `json:"id"`
+	Signature      string `json:"signature"`
+	Kind           string `json:"kind"`
+	FirstIteration int64  `json:"first_iteration"`
+}
+
+func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
+	if asJSON {
+		out := struct {
+			Iterations   int64     `json:"iterations"`
+			DurationS    float64   `json:"duration_s"`
+			ExecsPerSec  float64   `json:"execs_per_sec"`
+			Strategy     string    `json:"strategy"`
+			UniqueTraces int       `json:"unique_traces"`
+			CorpusSize   int       `json:"corpus_size"`
+			Bugs         []jsonBug `json:"bugs"`
+			Interrupted  bool      `json:"interrupted"`
+			Corpus       string    `json:"corpus"`
+		}{Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
+			Strategy: s.Strategy, UniqueTraces: s.Coverage[fuzzer.MeasureTraces], CorpusSize: s.CorpusSize,
+			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir}
+		for _, b := range s.Bugs {
+			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.Encode(out)
+		return
+	}
+	state := "done"
+	if s.Interrupted {
+		state = "interrupted"
+	}
+	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
+		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
+	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
+	if len(s.Bugs) == 0 {
+		fmt.Fprintln(w, "no bugs found")
+	} else {
+		fmt.Fprintf(w, "%d bug(s):\n", len(s.Bugs))
+		for _, b := range s.Bugs {
+			fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s): %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, b.Message)
+		}
+		fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", dir, s.Bugs[0].ID)
+	}
+	fmt.Fprintf(w, "corpus: %s\n", dir)
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

@@ -1,0 +1,21 @@
+// Package corpus stores a campaign in one badger database per directory:
+// interesting inputs, coverage sets, bugs, campaign metadata and counters.
+// It implements fuzzer.Store.
+//
+// Key layout (the only place it is written down):
+//
+//	m/campaign              JSON fuzzer.Campaign, written once when the campaign starts
+//	m/counters              JSON fuzzer.Counters, rewritten by every commit
+//	i/<id: 8 bytes BE>      JSON fuzzer.InputRecord
+//	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
+//	b/<n: 4 bytes BE>       JSON fuzzer.BugRecord (ID "B<n>")
+//
+// The directory also holds MODELFUZZ (a marker naming the format, so that
+// --fresh never deletes a directory that is not a corpus) and modelfuzz.lock
+// (an flock held by the process that has the corpus open, with its pid).
+//
+// Durability: every Commit is one badger transaction. Writes are not synced
+// to disk (SyncWrites is off) but are in the operating system's page cache
+// once Commit returns, so a kill -9 of modelfuzz loses nothing committed; a
+// power loss may lose the last moments.
+package corpus

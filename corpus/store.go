@@ -1,0 +1,429 @@
+package corpus
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+const (
+	markerFile = "MODELFUZZ"
+	marker     = "modelfuzz corpus, format 1\n"
+	lockFile   = "modelfuzz.lock"
+)
+
+var (
+	keyCampaign = []byte("m/campaign")
+	keyCounters = []byte("m/counters")
+	prefInput   = []byte("i/")
+	prefCov     = []byte("c/")
+	prefBug     = []byte("b/")
+)
+
+// Options for Open.
+type Options struct {
+	// Fresh deletes an existing corpus in the directory first.
+	Fresh bool
+	// MustExist refuses to create a new corpus (for read-only commands).
+	MustExist bool
+}
+
+// Store is an open corpus directory.
+type Store struct {
+	dir  string
+	db   *badger.DB
+	lock *os.File
+}
+
+var _ fuzzer.Store = (*Store)(nil)
+
+// Open opens (or creates) the corpus in dir and locks it for this process.
+func Open(dir string, opt Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("corpus: no directory given (--corpus DIR)")
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return nil, fmt.Errorf("corpus %s: not a directory", dir)
+	case err != nil && !os.IsNotExist(err):
+		return nil, fmt.Errorf("corpus %s: %v", dir, err)
+	case err != nil && opt.MustExist:
+		return nil, fmt.Errorf("corpus %s: no such directory", dir)
+	}
+	exists := err == nil
+	if exists {
+		if err := checkMarker(dir, opt.MustExist); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("corpus %s: %v", dir, err)
+	}
+	lock, err := acquireLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Fresh && exists {
+		if err := clear(dir); err != nil {
+			releaseLock(lock)
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
+		releaseLock(lock)
+		return nil, fmt.Errorf("corpus %s: %v", dir, err)
+	}
+	bo := badger.DefaultOptions(filepath.Join(dir, "db")).
+		WithLogger(nil).
+		WithSyncWrites(false).
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(16 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithNumCompactors(2).
+		WithNumGoroutines(2).
+		WithMetricsEnabled(false).
+		WithDetectConflicts(false).
+		WithCompactL0OnClose(true)
+	db, err := openBadger(bo)
+	if err != nil {
+		releaseLock(lock)
+		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s", dir, oneLine(err))
+	}
+	return &Store{dir: dir, db: db, lock: lock}, nil
+}
+
+// openBadger opens badger, turning a panic inside it (which some corrupted
+// files provoke) into an error.
+func openBadger(bo badger.Options) (db *badger.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	return badger.Open(bo)
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// checkMarker refuses directories that hold something other than a corpus.
+func checkMarker(dir string, mustExist bool) error {
+	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	if err == nil {
+		if string(b) != marker {
+			return fmt.Errorf("corpus %s: unknown corpus format %q", dir, strings.TrimSpace(string(b)))
+		}
+		return nil
+	}
+	entries, rerr := os.ReadDir(dir)
+	if rerr != nil {
+		return fmt.Errorf("corpus %s: %v", dir, rerr)
+	}
+	if len(entries) == 0 && !mustExist {
+		return nil
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("corpus %s: empty directory, not a corpus", dir)
+	}
+	return fmt.Errorf("corpus %s: directory is not empty and is not a modelfuzz corpus (no %s file); refusing to use it", dir, markerFile)
+}
+
+func acquireLock(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: cannot create lock file: %v", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := os.ReadFile(path)
+		f.Close()
+		pid := strings.TrimSpace(string(b))
+		if pid == "" {
+			pid = "unknown"
+		}
+		return nil, fmt.Errorf("corpus %s: locked by another modelfuzz process (pid %s)", dir, pid)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+func releaseLock(f *os.File) {
+	f.Truncate(0)
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
+// clear removes the database of a corpus directory, keeping the lock.
+func clear(dir string) error {
+	if err := os.RemoveAll(filepath.Join(dir, "db")); err != nil {
+		return fmt.Errorf("corpus %s: cannot clear: %v", dir, err)
+	}
+	return nil
+}
+
+// Dir is the corpus directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Close flushes and closes the database and releases the lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	releaseLock(s.lock)
+	if err != nil {
+		return fmt.Errorf("corpus %s: close: %v", s.dir, err)
+	}
+	return nil
+}
+
+func (s *Store) get(key []byte, v any) (bool, error) {
+	var found bool
+	err := s.db.View(func(txn *badger.Txn) error {
+		it, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		return it.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	})
+	if err != nil {
+		return false, fmt.Errorf("corpus %s: reading %s: %v", s.dir, key, err)
+	}
+	return found, nil
+}
+
+// Campaign implements fuzzer.Store.
+func (s *Store) Campaign() (*fuzzer.Campaign, error) {
+	var c fuzzer.Campaign
+	ok, err := s.get(keyCampaign, &c)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// SetCampaign writes the campaign metadata.
+func (s *Store) SetCampaign(c *fuzzer.Campaign) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return s.update(func(txn *badger.Txn) error { return txn.Set(keyCampaign, b) })
+}
+
+func (s *Store) update(fn func(txn *badger.Txn) error) error {
+	if err := s.db.Update(fn); err != nil {
+		return fmt.Errorf("corpus %s: write failed: %v", s.dir, err)
+	}
+	return nil
+}
+
+func inputKey(id uint64) []byte {
+	k := make([]byte, 0, len(prefInput)+8)
+	k = append(k, prefInput...)
+	return binary.BigEndian.AppendUint64(k, id)
+}
+
+func bugKey(id string) ([]byte, error) {
+	n, err := strconv.ParseUint(strings.TrimPrefix(id, "B"), 10, 32)
+	if err != nil || !strings.HasPrefix(id, "B") {
+		return nil, fmt.Errorf("bad bug id %q (want B1, B2, ...)", id)
+	}
+	k := append([]byte(nil), prefBug...)
+	return binary.BigEndian.AppendUint32(k, uint32(n)), nil
+}
+
+func covKey(measure string, item uint64) []byte {
+	k := make([]byte, 0, len(prefCov)+len(measure)+9)
+	k = append(k, prefCov...)
+	k = append(k, measure...)
+	k = append(k, '/')
+	return binary.BigEndian.AppendUint64(k, item)
+}
+
+// Commit implements fuzzer.Store: one atomic transaction.
+func (s *Store) Commit(b *fuzzer.Batch) error {
+	return s.update(func(txn *badger.Txn) error {
+		if b.Counters != nil {
+			v, err := json.Marshal(b.Counters)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set(keyCounters, v); err != nil {
+				return err
+			}
+		}
+		for _, in := range b.Inputs {
+			if err := txn.Set(inputKey(in.ID), in.AppendJSON(nil)); err != nil {
+				return err
+			}
+		}
+		for _, c := range b.Coverage {
+			v := binary.BigEndian.AppendUint64(nil, c.InputID)
+			for _, item := range c.Items {
+				if err := txn.Set(covKey(c.Measure, item), v); err != nil {
+					return err
+				}
+			}
+		}
+		for _, bug := range b.Bugs {
+			k, err := bugKey(bug.ID)
+			if err != nil {
+				return err
+			}
+			v, err := json.Marshal(bug)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set(k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Load implements fuzzer.Store.
+func (s *Store) Load() (*fuzzer.Snapshot, error) {
+	snap := &fuzzer.Snapshot{Coverage: map[string]map[uint64]struct{}{}}
+	if _, err := s.get(keyCounters, &snap.Counters); err != nil {
+		return nil, err
+	}
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+		defer it.Close()
+		for it.Seek(prefInput); it.ValidForPrefix(prefInput); it.Next() {
+			rec := &fuzzer.InputRecord{}
+			if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
+				return fmt.Errorf("input %x: %v", it.Item().Key()[len(prefInput):], err)
+			}
+			snap.Inputs = append(snap.Inputs, rec)
+		}
+		for it.Seek(prefCov); it.ValidForPrefix(prefCov); it.Next() {
+			k := it.Item().Key()[len(prefCov):]
+			if len(k) < 9 || k[len(k)-9] != '/' {
+				return fmt.Errorf("bad coverage key %q", it.Item().Key())
+			}
+			m := string(k[:len(k)-9])
+			set := snap.Coverage[m]
+			if set == nil {
+				set = map[uint64]struct{}{}
+				snap.Coverage[m] = set
+			}
+			set[binary.BigEndian.Uint64(k[len(k)-8:])] = struct{}{}
+		}
+		for it.Seek(prefBug); it.ValidForPrefix(prefBug); it.Next() {
+			rec := &fuzzer.BugRecord{}
+			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
+				return fmt.Errorf("bug %x: %v", it.Item().Key()[len(prefBug):], err)
+			}
+			snap.Bugs = append(snap.Bugs, rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+	}
+	return snap, nil
+}
+
+func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
+	var raw struct {
+		fuzzer.InputRecord
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*rec = raw.InputRecord
+	in, err := fuzzer.DecodeInput(raw.Input)
+	if err != nil {
+		return err
+	}
+	rec.Input = in
+	return nil
+}
+
+// Input returns one stored input.
+func (s *Store) Input(id uint64) (*fuzzer.InputRecord, error) {
+	var rec *fuzzer.InputRecord
+	err := s.db.View(func(txn *badger.Txn) error {
+		it, err := txn.Get(inputKey(id))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec = &fuzzer.InputRecord{}
+		return it.Value(func(b []byte) error { return decodeInput(b, rec) })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: input %d: %v", s.dir, id, err)
+	}
+	if rec == nil {
+		return nil, fmt.Errorf("corpus %s: no input with id %d", s.dir, id)
+	}
+	return rec, nil
+}
+
+// Bug returns one stored bug.
+func (s *Store) Bug(id string) (*fuzzer.BugRecord, error) {
+	k, err := bugKey(id)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %v", s.dir, err)
+	}
+	var rec fuzzer.BugRecord
+	ok, err := s.get(k, &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("corpus %s: no bug with id %s", s.dir, id)
+	}
+	return &rec, nil
+}
+
+// CoverageCounts returns the number of stored items per measure.
+func (s *Store) CoverageCounts() (map[string]int, error) {
+	snap, err := s.Load()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for m, set := range snap.Coverage {
+		out[m] = len(set)
+	}
+	return out, nil
+}
+
+// Measures lists the measures with stored coverage, sorted.
+func Measures(counts map[string]int) []string {
+	var ms []string
+	for m := range counts {
+		ms = append(ms, m)
+	}
+	sort.Strings(ms)
+	return ms
+}

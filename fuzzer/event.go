@@ -1,0 +1,303 @@
+package fuzzer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Event kinds shared by adapters. Adapters may add their own kinds (a Raft
+// adapter reports role changes, commits, snapshots); the ones here have a
+// meaning the fuzzer relies on.
+const (
+	EvSend     = "send"     // Node sent message Msg to Peer
+	EvRecv     = "recv"     // Node received message Msg from Peer
+	EvCrash    = "crash"    // Node crashed
+	EvRestart  = "restart"  // Node restarted from its durable state
+	EvTimeout  = "timeout"  // Node's timer fired
+	EvRequest  = "request"  // a client request arrived at Node
+	EvResponse = "response" // Node answered a client request
+	EvSkip     = "skip"     // the step could not run in this state
+)
+
+// Arg is one named field of an event, an integer or a string.
+type Arg struct {
+	Key   string
+	Int   int64
+	Str   string
+	IsStr bool
+}
+
+// I makes an integer argument.
+func I(key string, v int64) Arg { return Arg{Key: key, Int: v} }
+
+// S makes a string argument.
+func S(key, v string) Arg { return Arg{Key: key, Str: v, IsStr: true} }
+
+// Event is one observable thing that happened during an execution.
+// Events of one node are in program order; a recv names the Msg id of its
+// send, which gives the happens-before partial order of the execution.
+type Event struct {
+	Step int    // index of the input step during which it happened
+	Kind string // EvSend, EvRecv, ... or an adapter's own kind
+	Node int    // the process where it happened
+	Peer int    // send: receiver, recv: sender; -1 when none
+	Msg  int    // message id linking a send to its recv; 0 when none
+	Type string // message type or event detail, e.g. "execute", "MsgApp"
+	Args []Arg  // fields in a fixed order chosen by the adapter
+}
+
+// Trace is the sequence of events of one execution, in execution order.
+type Trace []Event
+
+// Clone returns a deep copy of the trace that does not share memory with
+// the system that produced it.
+func (t Trace) Clone() Trace {
+	out := make(Trace, len(t))
+	n := 0
+	for i := range t {
+		n += len(t[i].Args)
+	}
+	args := make([]Arg, 0, n)
+	for i := range t {
+		out[i] = t[i]
+		if t[i].Args != nil {
+			start := len(args)
+			args = append(args, t[i].Args...)
+			out[i].Args = args[start:len(args):len(args)]
+		}
+	}
+	return out
+}
+
+// Label renders the event's content without positions or ids, e.g.
+// "execute req=1 k=3".
+func (e *Event) Label() string {
+	var b strings.Builder
+	b.WriteString(e.Type)
+	for _, a := range e.Args {
+		b.WriteByte(' ')
+		b.WriteString(a.Key)
+		b.WriteByte('=')
+		if a.IsStr {
+			b.WriteString(a.Str)
+		} else {
+			b.WriteString(strconv.FormatInt(a.Int, 10))
+		}
+	}
+	return b.String()
+}
+
+// MarshalJSON writes an event as a flat object with its args in order.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	e.appendJSON(&b)
+	return b.Bytes(), nil
+}
+
+func (e *Event) appendJSON(b *bytes.Buffer) {
+	b.WriteString(`{"step":`)
+	b.WriteString(strconv.Itoa(e.Step))
+	b.WriteString(`,"kind":`)
+	writeJSONString(b, e.Kind)
+	b.WriteString(`,"node":`)
+	b.WriteString(strconv.Itoa(e.Node))
+	if e.Peer >= 0 {
+		b.WriteString(`,"peer":`)
+		b.WriteString(strconv.Itoa(e.Peer))
+	}
+	if e.Msg != 0 {
+		b.WriteString(`,"msg":`)
+		b.WriteString(strconv.Itoa(e.Msg))
+	}
+	if e.Type != "" {
+		b.WriteString(`,"type":`)
+		writeJSONString(b, e.Type)
+	}
+	if len(e.Args) > 0 {
+		b.WriteString(`,"args":{`)
+		for i, a := range e.Args {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, a.Key)
+			b.WriteByte(':')
+			if a.IsStr {
+				writeJSONString(b, a.Str)
+			} else {
+				b.WriteString(strconv.FormatInt(a.Int, 10))
+			}
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes, keeping the args' order.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Step int             `json:"step"`
+		Kind string          `json:"kind"`
+		Node int             `json:"node"`
+		Peer *int            `json:"peer"`
+		Msg  int             `json:"msg"`
+		Type string          `json:"type"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*e = Event{Step: raw.Step, Kind: raw.Kind, Node: raw.Node, Peer: -1, Msg: raw.Msg, Type: raw.Type}
+	if raw.Peer != nil {
+		e.Peer = *raw.Peer
+	}
+	if len(raw.Args) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw.Args))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("event args: want an object")
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := kt.(string)
+		vt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch v := vt.(type) {
+		case string:
+			e.Args = append(e.Args, S(key, v))
+		case json.Number:
+			n, err := v.Int64()
+			if err != nil {
+				return fmt.Errorf("event arg %q: %v", key, err)
+			}
+			e.Args = append(e.Args, I(key, n))
+		default:
+			return fmt.Errorf("event arg %q: want a string or an integer", key)
+		}
+	}
+	return nil
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+}
+
+// EncodeTrace returns the stable JSON form of a trace: an array with one
+// event per line. Equal traces give equal bytes.
+func EncodeTrace(t Trace) []byte {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i := range t {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n  ")
+		t[i].appendJSON(&b)
+	}
+	if len(t) > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	return b.Bytes()
+}
+
+// DecodeTrace parses the form EncodeTrace writes.
+func DecodeTrace(data []byte) (Trace, error) {
+	var t Trace
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("trace: %s", jsonErr(data, err))
+	}
+	return t, nil
+}
+
+// Timeline renders an input and its execution as text a person can read:
+// each step, then the events it caused, indented.
+func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
+	var b strings.Builder
+	name := func(p int) string {
+		if p < 0 {
+			return "client"
+		}
+		return spec.ProcessName(p)
+	}
+	width := 6
+	for p := 0; p < spec.Processes; p++ {
+		if n := len(name(p)); n > width {
+			width = n
+		}
+	}
+	ev := 0
+	failAt := map[int][]Failure{}
+	for _, f := range ex.Failures {
+		failAt[f.Step] = append(failAt[f.Step], f)
+	}
+	for i, s := range in.Steps {
+		fmt.Fprintf(&b, "step %3d  %-*s  %s\n", i, width, name(s.Process), stepText(s))
+		n := 0
+		for ; ev < len(ex.Trace) && ex.Trace[ev].Step == i; ev++ {
+			e := &ex.Trace[ev]
+			n++
+			switch e.Kind {
+			case EvSend:
+				fmt.Fprintf(&b, "          %-*s  -> %-*s  %s\n", width, name(e.Node), width, name(e.Peer), e.Label())
+			case EvRecv:
+				fmt.Fprintf(&b, "          %-*s  <- %-*s  %s\n", width, name(e.Node), width, name(e.Peer), e.Label())
+			default:
+				fmt.Fprintf(&b, "          %-*s  %s\n", width, name(e.Node), eventText(e))
+			}
+		}
+		if n == 0 {
+			fmt.Fprintf(&b, "          (no effect)\n")
+		}
+		for _, f := range failAt[i] {
+			fmt.Fprintf(&b, "          !! %s: %s\n", f.Kind, f.Message)
+		}
+	}
+	for ; ev < len(ex.Trace); ev++ {
+		e := &ex.Trace[ev]
+		fmt.Fprintf(&b, "          %-*s  %s (after the last step)\n", width, name(e.Node), eventText(e))
+	}
+	return b.String()
+}
+
+func stepText(s Step) string {
+	switch s.Action {
+	case Deliver:
+		return "deliver(" + strconv.Itoa(s.Messages) + ")"
+	case Request:
+		return "request(" + strconv.Itoa(s.Value) + ")"
+	}
+	return string(s.Action)
+}
+
+// eventText renders an event that is not a send or a recv: its kind in
+// capitals, then its label without repeating the kind.
+func eventText(e *Event) string {
+	l := e.Label()
+	if e.Type == e.Kind {
+		l = strings.TrimPrefix(strings.TrimPrefix(l, e.Type), " ")
+	}
+	if l == "" {
+		return strings.ToUpper(e.Kind)
+	}
+	return strings.ToUpper(e.Kind) + " " + l
+}

@@ -1,0 +1,387 @@
+package fuzzer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Generator makes inputs; package mutate implements it.
+type Generator interface {
+	Random(r *rand.Rand) *Input
+	Mutate(r *rand.Rand, in *Input) *Input
+}
+
+// Options configure a campaign.
+type Options struct {
+	Strategy       string    // name reported in summaries
+	Guide          Measure   // the measure whose new items make an input interesting; nil: never (random)
+	Measures       []Measure // every measure to report; the guide is added when missing
+	Oracles        []Oracle
+	Seed           uint64
+	SeedPopulation int   // random inputs added when the queue is empty or at a reseed
+	ReseedEvery    int   // add SeedPopulation random inputs every this many iterations
+	Mutations      int   // mutants enqueued per new coverage item
+	Iterations     int64 // stop when the campaign's total reaches this (0: no limit)
+	Duration       time.Duration
+	QueueMax       int // most inputs waiting in the queue; mutants beyond are dropped
+	// Progress, when set, is called about every ProgressEvery with current stats.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+}
+
+// Stats is a view of a running campaign.
+type Stats struct {
+	Strategy    string
+	Iterations  int64 // over all sessions
+	Session     int64 // this session
+	Elapsed     time.Duration
+	ExecsPerSec float64
+	CorpusSize  int
+	Queue       int
+	Coverage    map[string]int // measure -> items
+	Bugs        int
+	Failures    int64
+}
+
+// Summary is what a campaign reports when it ends.
+type Summary struct {
+	Strategy     string
+	Iterations   int64 // over all sessions
+	Session      int64
+	Duration     time.Duration // this session
+	ExecsPerSec  float64
+	CorpusSize   int
+	Coverage     map[string]int
+	Bugs         []*BugRecord
+	Interrupted  bool
+	StoppedEarly string // why the budget was not used up, if so
+}
+
+type queued struct {
+	in     *Input
+	parent uint64
+	rec    *InputRecord // an imported input not run yet
+}
+
+// Fuzzer runs one campaign.
+type Fuzzer struct {
+	opt      Options
+	sys      System
+	gen      Generator
+	store    Store
+	counters Counters
+	cov      map[string]*Coverage
+	bugs     map[string]*BugRecord // by signature
+	bugList  []*BugRecord
+	corpus   int
+	queue    []queued
+	qhead    int
+	dropped  int64
+}
+
+// New prepares a campaign on store, continuing what store already holds.
+func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
+	if opt.SeedPopulation < 1 {
+		return nil, fmt.Errorf("--seed-population must be at least 1, got %d", opt.SeedPopulation)
+	}
+	if opt.ReseedEvery < 1 {
+		return nil, fmt.Errorf("--reseed-every must be at least 1, got %d", opt.ReseedEvery)
+	}
+	if opt.Mutations < 0 {
+		return nil, fmt.Errorf("--mutations must not be negative, got %d", opt.Mutations)
+	}
+	if opt.QueueMax <= 0 {
+		opt.QueueMax = 100000
+	}
+	if opt.ProgressEvery <= 0 {
+		opt.ProgressEvery = 250 * time.Millisecond
+	}
+	if opt.Guide != nil {
+		found := false
+		for _, m := range opt.Measures {
+			found = found || m.Name() == opt.Guide.Name()
+		}
+		if !found {
+			opt.Measures = append(opt.Measures, opt.Guide)
+		}
+	}
+	f := &Fuzzer{opt: opt, sys: sys, gen: gen, store: store,
+		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
+	for _, m := range opt.Measures {
+		f.cov[m.Name()] = NewCoverage()
+	}
+	snap, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	f.counters = snap.Counters
+	for m, items := range snap.Coverage {
+		c := f.cov[m]
+		if c == nil {
+			continue
+		}
+		for it := range items {
+			c.items[it] = struct{}{}
+		}
+	}
+	for _, b := range snap.Bugs {
+		f.bugs[b.Signature] = b
+		f.bugList = append(f.bugList, b)
+	}
+	// Imported inputs not run yet go first; then a mutant of every kept input,
+	// so a continued campaign picks up where its corpus is, not from scratch.
+	r := f.rng(-1)
+	spec := sys.Spec()
+	for _, rec := range snap.Inputs {
+		if rec.Source == "import" && rec.Iteration == 0 {
+			if err := rec.Input.Validate(spec); err != nil {
+				return nil, fmt.Errorf("imported input %d: %v", rec.ID, err)
+			}
+			f.queue = append(f.queue, queued{in: rec.Input, rec: rec})
+			continue
+		}
+		if rec.Source == "fuzz" {
+			f.corpus++
+		}
+	}
+	for i := len(snap.Inputs) - 1; i >= 0 && len(f.queue) < opt.QueueMax/2; i-- {
+		if rec := snap.Inputs[i]; rec.Source == "fuzz" {
+			f.queue = append(f.queue, queued{in: gen.Mutate(r, rec.Input), parent: rec.ID})
+		}
+	}
+	if f.counters.NextInputID == 0 {
+		f.counters.NextInputID = 1
+	}
+	if f.counters.NextBugID == 0 {
+		f.counters.NextBugID = 1
+	}
+	return f, nil
+}
+
+// rng returns the random source of one iteration: derived from the seed and
+// the iteration number alone, so a campaign is reproducible and a continued
+// campaign does not depend on the random state of the killed process.
+func (f *Fuzzer) rng(iteration int64) *rand.Rand {
+	return rand.New(rand.NewPCG(f.opt.Seed, uint64(iteration)^0x6d6f64656c66757a))
+}
+
+// ErrTooManyHarnessErrors stops a campaign whose harness keeps failing.
+var ErrTooManyHarnessErrors = errors.New("the system's harness failed 20 times in a row")
+
+// Run fuzzes until the budget is used up or ctx is cancelled. It commits
+// after every execution, so an abrupt stop loses at most the execution in
+// flight.
+func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
+	f.counters.Sessions++
+	start := time.Now()
+	lastProgress := start
+	var session int64
+	var consecutiveErrs int
+	sum := &Summary{Strategy: f.opt.Strategy}
+	spent := f.counters.RunSeconds
+	var runErr error
+loop:
+	for {
+		if f.opt.Iterations > 0 && f.counters.Iterations >= f.opt.Iterations {
+			break
+		}
+		if f.opt.Duration > 0 && time.Since(start) >= f.opt.Duration {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			sum.Interrupted = true
+			break loop
+		default:
+		}
+		iter := f.counters.Iterations + 1
+		r := f.rng(iter)
+		if f.qhead >= len(f.queue) || iter%int64(f.opt.ReseedEvery) == 0 {
+			for i := 0; i < f.opt.SeedPopulation; i++ {
+				f.push(queued{in: f.gen.Random(r)})
+			}
+		}
+		q := f.queue[f.qhead]
+		f.queue[f.qhead] = queued{}
+		f.qhead++
+		if f.qhead > 4096 && f.qhead*2 > len(f.queue) {
+			f.queue = append(f.queue[:0], f.queue[f.qhead:]...)
+			f.qhead = 0
+		}
+		err := f.iterate(iter, r, q)
+		session++
+		if err != nil {
+			var he *harnessError
+			if !errors.As(err, &he) {
+				runErr = err
+				break
+			}
+			consecutiveErrs++
+			if consecutiveErrs >= 20 {
+				runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, he.err)
+				break
+			}
+		} else {
+			consecutiveErrs = 0
+		}
+		if f.opt.Progress != nil && session%32 == 0 {
+			if now := time.Now(); now.Sub(lastProgress) >= f.opt.ProgressEvery {
+				lastProgress = now
+				f.opt.Progress(f.stats(session, now.Sub(start)))
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	f.counters.RunSeconds = spent + elapsed.Seconds()
+	if err := f.store.Commit(&Batch{Counters: &f.counters}); err != nil && runErr == nil {
+		runErr = err
+	}
+	sum.Iterations = f.counters.Iterations
+	sum.Session = session
+	sum.Duration = elapsed
+	if elapsed > 0 {
+		sum.ExecsPerSec = float64(session) / elapsed.Seconds()
+	}
+	sum.CorpusSize = f.corpus
+	sum.Coverage = f.coverageCounts()
+	sum.Bugs = append([]*BugRecord(nil), f.bugList...)
+	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
+	if f.opt.Progress != nil {
+		f.opt.Progress(f.stats(session, elapsed))
+	}
+	return sum, runErr
+}
+
+func bugNum(id string) int {
+	n, _ := strconv.Atoi(id[1:])
+	return n
+}
+
+type harnessError struct{ err error }
+
+func (e *harnessError) Error() string { return "harness: " + e.err.Error() }
+
+func (f *Fuzzer) push(q queued) bool {
+	if len(f.queue)-f.qhead >= f.opt.QueueMax {
+		f.dropped++
+		return false
+	}
+	f.queue = append(f.queue, q)
+	return true
+}
+
+// iterate executes one input and commits what it found.
+func (f *Fuzzer) iterate(iter int64, r *rand.Rand, q queued) error {
+	f.counters.Iterations = iter
+	batch := &Batch{Counters: &f.counters}
+	if q.rec != nil { // an imported input runs now: record when
+		q.rec.Iteration = iter
+		batch.Inputs = append(batch.Inputs, q.rec)
+	}
+	ex, err := f.sys.Execute(q.in)
+	if err != nil {
+		f.counters.HarnessErrs++
+		if cerr := f.store.Commit(batch); cerr != nil {
+			return cerr
+		}
+		return &harnessError{err}
+	}
+	for _, o := range f.opt.Oracles {
+		ex.Failures = append(ex.Failures, o.Check(q.in, ex)...)
+	}
+	newGuide := 0
+	var newItems map[string]int
+	for _, m := range f.opt.Measures {
+		items, err := m.Items(q.in, ex)
+		if err != nil {
+			f.counters.HarnessErrs++
+			if cerr := f.store.Commit(batch); cerr != nil {
+				return cerr
+			}
+			return &harnessError{fmt.Errorf("measure %s: %w", m.Name(), err)}
+		}
+		c := f.cov[m.Name()]
+		fresh := c.New(items)
+		if len(fresh) == 0 {
+			continue
+		}
+		c.Add(fresh)
+		batch.Coverage = append(batch.Coverage, CoverageItems{Measure: m.Name(), Items: fresh})
+		if newItems == nil {
+			newItems = map[string]int{}
+		}
+		newItems[m.Name()] = len(fresh)
+		if f.opt.Guide != nil && m.Name() == f.opt.Guide.Name() {
+			newGuide = len(fresh)
+		}
+	}
+	if newGuide > 0 && q.rec == nil {
+		id := f.counters.NextInputID
+		f.counters.NextInputID++
+		f.counters.Interesting++
+		f.corpus++
+		batch.Inputs = append(batch.Inputs, &InputRecord{ID: id, Iteration: iter, Source: "fuzz",
+			Parent: q.parent, NewItems: newItems, Input: q.in})
+		for i := range batch.Coverage {
+			batch.Coverage[i].InputID = id
+		}
+		for k := 0; k < newGuide*f.opt.Mutations; k++ {
+			if !f.push(queued{in: f.gen.Mutate(r, q.in), parent: id}) {
+				break
+			}
+		}
+	} else if newGuide > 0 && q.rec != nil {
+		q.rec.NewItems = newItems
+		for i := range batch.Coverage {
+			batch.Coverage[i].InputID = q.rec.ID
+		}
+		for k := 0; k < newGuide*f.opt.Mutations; k++ {
+			if !f.push(queued{in: f.gen.Mutate(r, q.in), parent: q.rec.ID}) {
+				break
+			}
+		}
+	}
+	if len(ex.Failures) > 0 {
+		f.counters.Failures++
+	}
+	for i := range ex.Failures {
+		fl := &ex.Failures[i]
+		if b, ok := f.bugs[fl.Signature]; ok {
+			b.Hits++
+			b.LastIteration = iter
+			batch.Bugs = append(batch.Bugs, b)
+			continue
+		}
+		b := &BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: fl.Kind, Signature: fl.Signature,
+			Message: fl.Message, Detail: fl.Detail, Step: fl.Step, FirstIteration: iter, LastIteration: iter,
+			Hits: 1, Input: q.in}
+		f.counters.NextBugID++
+		f.bugs[fl.Signature] = b
+		f.bugList = append(f.bugList, b)
+		batch.Bugs = append(batch.Bugs, b)
+	}
+	return f.store.Commit(batch)
+}
+
+func (f *Fuzzer) coverageCounts() map[string]int {
+	out := make(map[string]int, len(f.cov))
+	for m, c := range f.cov {
+		out[m] = c.Len()
+	}
+	return out
+}
+
+func (f *Fuzzer) stats(session int64, elapsed time.Duration) Stats {
+	s := Stats{Strategy: f.opt.Strategy, Iterations: f.counters.Iterations, Session: session,
+		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead,
+		Coverage: f.coverageCounts(), Bugs: len(f.bugList), Failures: f.counters.Failures}
+	if elapsed > 0 {
+		s.ExecsPerSec = float64(session) / elapsed.Seconds()
+	}
+	return s
+}

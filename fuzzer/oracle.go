@@ -1,0 +1,94 @@
+package fuzzer
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+// Oracle decides whether an execution shows a bug beyond what the system
+// reported itself. Oracles must be deterministic.
+type Oracle interface {
+	Name() string
+	Check(in *Input, ex *Execution) []Failure
+}
+
+// Guard runs f, the steps of an in-process system, and turns a panic of the
+// system under test into a Failure whose signature is built from the panic
+// message (with numbers blanked out) and the top frames of the panicking
+// stack, so the same bug found twice has one signature. *step is read when
+// the panic happens: f keeps it at the index of the step it is running.
+func Guard(step *int, f func()) (fail *Failure) {
+	defer func() {
+		if r := recover(); r != nil {
+			fail = PanicFailure(*step, r, 3)
+		}
+	}()
+	f()
+	return nil
+}
+
+// PanicFailure builds the failure for a recovered panic value r. It must be
+// called from the deferred function that recovered, so that the panicking
+// frames are still on the stack; frames names the number of frames of the
+// system's code that make up the signature.
+func PanicFailure(step int, r any, frames int) *Failure {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(2, pcs)
+	it := runtime.CallersFrames(pcs[:n])
+	var top []string
+	var stack strings.Builder
+	afterPanic := false
+	for {
+		fr, more := it.Next()
+		if afterPanic && !strings.HasPrefix(fr.Function, "runtime.") {
+			fmt.Fprintf(&stack, "%s\n\t%s:%d\n", fr.Function, fr.File, fr.Line)
+			if len(top) < frames && !strings.HasSuffix(fr.Function, ".Guard") {
+				top = append(top, shortFunc(fr.Function))
+			}
+		}
+		if fr.Function == "runtime.gopanic" || strings.HasPrefix(fr.Function, "runtime.panic") || strings.HasPrefix(fr.Function, "runtime.sigpanic") {
+			afterPanic = true
+		}
+		if !more {
+			break
+		}
+	}
+	msg := fmt.Sprint(r)
+	return &Failure{
+		Kind:      "panic",
+		Signature: "panic: " + blankNumbers(msg) + " @ " + strings.Join(top, " < "),
+		Message:   msg,
+		Step:      step,
+		Detail:    stack.String(),
+	}
+}
+
+// shortFunc strips the module path from a function name:
+// "github.com/x/y/adapters/microbench.(*worker).handle" -> "microbench.(*worker).handle".
+func shortFunc(f string) string {
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}
+
+// blankNumbers replaces every run of digits by "N", so that messages that
+// differ only in ids, terms or indexes give the same signature.
+func blankNumbers(s string) string {
+	var b strings.Builder
+	inNum := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			if !inNum {
+				b.WriteByte('N')
+			}
+			inNum = true
+			continue
+		}
+		inNum = false
+		b.WriteByte(c)
+	}
+	return b.String()
+}

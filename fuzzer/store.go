@@ -1,0 +1,134 @@
+package fuzzer
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+)
+
+// Store is where a campaign keeps what it must not lose: the corpus of
+// interesting inputs, the coverage sets, the bugs, the campaign's metadata
+// and counters. The corpus package implements it on badger.
+//
+// Commit is the unit of durability: after it returns, a kill -9 of the
+// process does not lose the batch.
+type Store interface {
+	// Campaign returns the stored campaign metadata, or nil for a new store.
+	Campaign() (*Campaign, error)
+	// Load returns everything a campaign needs to continue.
+	Load() (*Snapshot, error)
+	Commit(b *Batch) error
+}
+
+// Campaign is the metadata of a campaign, fixed when it starts. Continuing
+// a campaign with different settings is refused (the results would mix).
+type Campaign struct {
+	Version        int             `json:"version"`
+	Adapter        string          `json:"adapter"`
+	AdapterConfig  json.RawMessage `json:"adapter_config"`
+	Strategy       string          `json:"strategy"`
+	Seed           uint64          `json:"seed"`
+	Steps          int             `json:"steps"`
+	MaxMessages    int             `json:"max_messages"`
+	CrashQuota     int             `json:"crash_quota"`
+	Requests       int             `json:"requests"`
+	SeedPopulation int             `json:"seed_population"`
+	ReseedEvery    int             `json:"reseed_every"`
+	Mutations      int             `json:"mutations"`
+	Created        string          `json:"created"` // RFC 3339, for people; never read by the loop
+}
+
+// Counters are the campaign's running totals.
+type Counters struct {
+	Iterations  int64   `json:"iterations"`  // inputs executed, over all sessions
+	Interesting int64   `json:"interesting"` // inputs added to the corpus by fuzzing
+	Failures    int64   `json:"failures"`    // executions that showed a bug
+	HarnessErrs int64   `json:"harness_errors"`
+	RunSeconds  float64 `json:"run_seconds"` // time spent fuzzing, over all sessions
+	Sessions    int     `json:"sessions"`
+	NextInputID uint64  `json:"next_input_id"`
+	NextBugID   int     `json:"next_bug_id"`
+}
+
+// InputRecord is one stored input.
+type InputRecord struct {
+	ID        uint64         `json:"id"`
+	Iteration int64          `json:"iteration"` // the iteration that executed it (0 for imports not yet run)
+	Source    string         `json:"source"`    // "fuzz" or "import"
+	Parent    uint64         `json:"parent,omitempty"`
+	NewItems  map[string]int `json:"new_items,omitempty"` // measure -> items it reached first
+	Input     *Input         `json:"input"`
+}
+
+// BugRecord is one distinct bug, deduplicated by Signature.
+type BugRecord struct {
+	ID             string `json:"id"` // "B1", "B2", ...
+	Kind           string `json:"kind"`
+	Signature      string `json:"signature"`
+	Message        string `json:"message"`
+	Detail         string `json:"detail,omitempty"`
+	Step           int    `json:"step"`
+	FirstIteration int64  `json:"first_iteration"`
+	LastIteration  int64  `json:"last_iteration"`
+	Hits           int64  `json:"hits"`
+	Input          *Input `json:"input"`
+}
+
+// CoverageItems are new items of one measure, reached first by input InputID
+// (0 when the input was not kept).
+type CoverageItems struct {
+	Measure string
+	InputID uint64
+	Items   []uint64
+}
+
+// Batch is one atomic update of a store.
+type Batch struct {
+	Counters *Counters
+	Inputs   []*InputRecord
+	Coverage []CoverageItems
+	Bugs     []*BugRecord // new or updated (hits, last iteration)
+}
+
+// Snapshot is the state a campaign continues from.
+type Snapshot struct {
+	Counters Counters
+	Inputs   []*InputRecord                 // by id
+	Coverage map[string]map[uint64]struct{} // measure -> items
+	Bugs     []*BugRecord
+}
+
+// AppendJSON appends the record's JSON form to dst. It is what the corpus
+// stores for every interesting input, so it avoids reflection.
+func (r *InputRecord) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = strconv.AppendUint(dst, r.ID, 10)
+	dst = append(dst, `,"iteration":`...)
+	dst = strconv.AppendInt(dst, r.Iteration, 10)
+	dst = append(dst, `,"source":`...)
+	dst = strconv.AppendQuote(dst, r.Source)
+	if r.Parent != 0 {
+		dst = append(dst, `,"parent":`...)
+		dst = strconv.AppendUint(dst, r.Parent, 10)
+	}
+	if len(r.NewItems) > 0 {
+		keys := make([]string, 0, len(r.NewItems))
+		for k := range r.NewItems {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		dst = append(dst, `,"new_items":{`...)
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendQuote(dst, k)
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, int64(r.NewItems[k]), 10)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"input":`...)
+	dst = r.Input.AppendJSON(dst, false)
+	return append(dst, '}')
+}

@@ -1,0 +1,81 @@
+package fuzzer
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// SystemSpec describes a system under test to the generator, the validator
+// and the user.
+type SystemSpec struct {
+	Name      string   `json:"name"`
+	Processes int      `json:"processes"`
+	Actions   []Action `json:"actions"` // actions the system supports
+	// RequestTargets are the processes that accept client requests; empty
+	// means every process.
+	RequestTargets []int `json:"request_targets,omitempty"`
+	// ProcessNames gives each process a readable name for timelines; may be nil.
+	ProcessNames []string `json:"process_names,omitempty"`
+}
+
+// Supports reports whether the system implements action a.
+func (s *SystemSpec) Supports(a Action) bool {
+	for _, b := range s.Actions {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// ProcessName returns the readable name of process p.
+func (s *SystemSpec) ProcessName(p int) string {
+	if p >= 0 && p < len(s.ProcessNames) {
+		return s.ProcessNames[p]
+	}
+	return "p" + strconv.Itoa(p)
+}
+
+// System is one instance of a system under test. Execute runs an input from
+// the system's initial state and returns its trace. It must be deterministic:
+// the same input gives a byte-identical trace, every time. A bug of the
+// system (a panic, a failed safety check) is reported in the Execution, not
+// as an error; an error means the harness itself failed (and the execution
+// says nothing about the system).
+//
+// A System is used by one goroutine at a time; parallel campaigns create one
+// per worker through a Factory. The Execution returned (its trace and the
+// events' args) may share memory the system reuses: it is valid until the
+// next call to Execute. Callers that keep it longer copy it (Trace.Clone).
+type System interface {
+	Spec() *SystemSpec
+	Execute(in *Input) (*Execution, error)
+}
+
+// Factory creates independent instances of one configured system.
+type Factory interface {
+	New() (System, error)
+	Spec() *SystemSpec
+	// Config is the system's configuration, stored with a campaign so that a
+	// replay rebuilds the same system.
+	Config() json.RawMessage
+}
+
+// Execution is the outcome of running one input.
+type Execution struct {
+	Trace    Trace     `json:"trace"`
+	Failures []Failure `json:"failures,omitempty"`
+	// Skipped counts steps that could not run in the state they met
+	// (restart of a live process, delivery to a crashed one).
+	Skipped int `json:"skipped"`
+}
+
+// Failure is one bug observation: what went wrong, where, and a signature
+// that is equal for two observations of the same bug.
+type Failure struct {
+	Kind      string `json:"kind"`      // "panic", "safety", "hang", ...
+	Signature string `json:"signature"` // deduplication key, stable across runs
+	Message   string `json:"message"`
+	Step      int    `json:"step"` // index of the step during which it happened
+	Detail    string `json:"detail,omitempty"`
+}

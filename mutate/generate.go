@@ -1,0 +1,124 @@
+package mutate
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+// Params shape generated inputs.
+type Params struct {
+	Steps       int // length of a generated input, and the most a mutant may have
+	MaxMessages int // deliver(t) draws t in 1..MaxMessages
+	CrashQuota  int // at most this many crash steps in an input
+	Requests    int // client requests in a generated input
+}
+
+// Validate checks the parameters.
+func (p Params) Validate() error {
+	switch {
+	case p.Steps < 1:
+		return fmt.Errorf("--steps must be at least 1, got %d", p.Steps)
+	case p.MaxMessages < 1:
+		return fmt.Errorf("--max-messages must be at least 1, got %d", p.MaxMessages)
+	case p.CrashQuota < 0:
+		return fmt.Errorf("--crash-quota must not be negative, got %d", p.CrashQuota)
+	case p.Requests < 0:
+		return fmt.Errorf("--requests must not be negative, got %d", p.Requests)
+	case p.Requests > p.Steps:
+		return fmt.Errorf("--requests (%d) cannot exceed --steps (%d)", p.Requests, p.Steps)
+	}
+	return nil
+}
+
+// Generator makes and mutates inputs for one system.
+type Generator struct {
+	spec    *fuzzer.SystemSpec
+	p       Params
+	targets []int // processes that accept requests
+	// actions the system supports besides deliver and request, for random steps
+	crash, restart, timeout bool
+}
+
+// NewGenerator returns a generator for the system described by spec.
+func NewGenerator(spec *fuzzer.SystemSpec, p Params) (*Generator, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if spec.Processes < 1 {
+		return nil, fmt.Errorf("system %s has no processes", spec.Name)
+	}
+	if !spec.Supports(fuzzer.Deliver) {
+		return nil, fmt.Errorf("system %s does not support deliver", spec.Name)
+	}
+	g := &Generator{spec: spec, p: p,
+		crash:   spec.Supports(fuzzer.Crash) && p.CrashQuota > 0,
+		restart: spec.Supports(fuzzer.Restart),
+		timeout: spec.Supports(fuzzer.Timeout),
+	}
+	if p.Requests > 0 && !spec.Supports(fuzzer.Request) {
+		return nil, fmt.Errorf("system %s does not take client requests; use --requests 0", spec.Name)
+	}
+	g.targets = spec.RequestTargets
+	if len(g.targets) == 0 {
+		for i := 0; i < spec.Processes; i++ {
+			g.targets = append(g.targets, i)
+		}
+	}
+	return g, nil
+}
+
+// Params returns the generator's parameters.
+func (g *Generator) Params() Params { return g.p }
+
+// Random generates an input of Params.Steps steps with exactly
+// Params.Requests requests at random positions. Crashes stay within the
+// quota and restarts follow crashes of the same process.
+func (g *Generator) Random(r *rand.Rand) *fuzzer.Input {
+	n := g.p.Steps
+	in := &fuzzer.Input{Steps: make([]fuzzer.Step, 0, n)}
+	isReq := make([]bool, n)
+	for _, i := range r.Perm(n)[:g.p.Requests] {
+		isReq[i] = true
+	}
+	crashed := make([]bool, g.spec.Processes)
+	crashes := 0
+	value := 0
+	for i := 0; i < n; i++ {
+		if isReq[i] {
+			value++
+			in.Steps = append(in.Steps, g.request(r, value))
+			continue
+		}
+		s := g.randomStep(r, crashed, &crashes)
+		in.Steps = append(in.Steps, s)
+	}
+	return in
+}
+
+func (g *Generator) request(r *rand.Rand, value int) fuzzer.Step {
+	return fuzzer.Step{Process: g.targets[r.IntN(len(g.targets))], Action: fuzzer.Request, Value: value}
+}
+
+// randomStep draws a non-request step for a random process, tracking which
+// processes are crashed so that restarts are meaningful.
+func (g *Generator) randomStep(r *rand.Rand, crashed []bool, crashes *int) fuzzer.Step {
+	p := r.IntN(g.spec.Processes)
+	if crashed != nil && crashed[p] && g.restart && r.IntN(2) == 0 {
+		crashed[p] = false
+		return fuzzer.Step{Process: p, Action: fuzzer.Restart}
+	}
+	x := r.IntN(100)
+	switch {
+	case g.timeout && x < 10:
+		return fuzzer.Step{Process: p, Action: fuzzer.Timeout}
+	case g.crash && x >= 10 && x < 18 && *crashes < g.p.CrashQuota && (crashed == nil || !crashed[p]):
+		*crashes++
+		if crashed != nil {
+			crashed[p] = true
+		}
+		return fuzzer.Step{Process: p, Action: fuzzer.Crash}
+	}
+	return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: 1 + r.IntN(g.p.MaxMessages)}
+}
