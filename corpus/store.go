@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/tidwall/gjson"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
@@ -29,6 +30,7 @@ var (
 	prefInput   = []byte("i/")
 	prefCov     = []byte("c/")
 	prefBug     = []byte("b/")
+	prefPending = []byte("p/")
 )
 
 // Options for Open.
@@ -239,9 +241,11 @@ func (s *Store) update(fn func(txn *badger.Txn) error) error {
 	return nil
 }
 
-func inputKey(id uint64) []byte {
-	k := make([]byte, 0, len(prefInput)+8)
-	k = append(k, prefInput...)
+func inputKey(id uint64) []byte { return idKey(prefInput, id) }
+
+func idKey(prefix []byte, id uint64) []byte {
+	k := make([]byte, 0, len(prefix)+8)
+	k = append(k, prefix...)
 	return binary.BigEndian.AppendUint64(k, id)
 }
 
@@ -278,6 +282,17 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 			if err := txn.Set(inputKey(in.ID), in.AppendJSON(nil)); err != nil {
 				return err
 			}
+			if in.Source == "import" {
+				var err error
+				if in.Iteration == 0 {
+					err = txn.Set(idKey(prefPending, in.ID), nil)
+				} else {
+					err = txn.Delete(idKey(prefPending, in.ID))
+				}
+				if err != nil {
+					return err
+				}
+			}
 		}
 		for _, c := range b.Coverage {
 			v := binary.BigEndian.AppendUint64(nil, c.InputID)
@@ -305,21 +320,26 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 }
 
 // Load implements fuzzer.Store.
-func (s *Store) Load() (*fuzzer.Snapshot, error) {
+func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
 	snap := &fuzzer.Snapshot{Coverage: map[string]map[uint64]struct{}{}}
 	if _, err := s.get(keyCounters, &snap.Counters); err != nil {
 		return nil, err
 	}
 	err := s.db.View(func(txn *badger.Txn) error {
+		var err error
+		if recent < 0 {
+			err = s.eachInput(txn, func(rec *fuzzer.InputRecord) error {
+				snap.Inputs = append(snap.Inputs, rec)
+				return nil
+			})
+		} else {
+			snap.Inputs, err = s.loadRecent(txn, recent)
+		}
+		if err != nil {
+			return err
+		}
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 		defer it.Close()
-		for it.Seek(prefInput); it.ValidForPrefix(prefInput); it.Next() {
-			rec := &fuzzer.InputRecord{}
-			if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-				return fmt.Errorf("input %x: %v", it.Item().Key()[len(prefInput):], err)
-			}
-			snap.Inputs = append(snap.Inputs, rec)
-		}
 		for it.Seek(prefCov); it.ValidForPrefix(prefCov); it.Next() {
 			k := it.Item().Key()[len(prefCov):]
 			if len(k) < 9 || k[len(k)-9] != '/' {
@@ -348,21 +368,118 @@ func (s *Store) Load() (*fuzzer.Snapshot, error) {
 	return snap, nil
 }
 
-func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
-	var raw struct {
-		fuzzer.InputRecord
-		Input json.RawMessage `json:"input"`
+// loadRecent reads the pending imports and the most recent `recent` inputs
+// kept by fuzzing, in id order, without decoding the rest of the corpus.
+func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*fuzzer.InputRecord, error) {
+	byID := map[uint64]*fuzzer.InputRecord{}
+	read := func(id uint64) (*fuzzer.InputRecord, error) {
+		item, err := txn.Get(inputKey(id))
+		if err != nil {
+			return nil, fmt.Errorf("input %d: %v", id, err)
+		}
+		rec := &fuzzer.InputRecord{}
+		if err := item.Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
+			return nil, fmt.Errorf("input %d: %v", id, err)
+		}
+		return rec, nil
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+	for it.Seek(prefPending); it.ValidForPrefix(prefPending); it.Next() {
+		id := binary.BigEndian.Uint64(it.Item().Key()[len(prefPending):])
+		rec, err := read(id)
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		byID[id] = rec
 	}
-	*rec = raw.InputRecord
-	in, err := fuzzer.DecodeInput(raw.Input)
-	if err != nil {
-		return err
+	it.Close()
+	it = txn.NewIterator(badger.IteratorOptions{PrefetchValues: false, Reverse: true})
+	defer it.Close()
+	end := append(append([]byte(nil), prefInput...), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	n := 0
+	for it.Seek(end); it.ValidForPrefix(prefInput) && n < recent; it.Next() {
+		id := binary.BigEndian.Uint64(it.Item().Key()[len(prefInput):])
+		if _, ok := byID[id]; ok {
+			continue
+		}
+		rec := &fuzzer.InputRecord{}
+		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
+			return nil, fmt.Errorf("input %d: %v", id, err)
+		}
+		if rec.Source == "fuzz" {
+			byID[id] = rec
+			n++
+		}
 	}
-	rec.Input = in
+	out := make([]*fuzzer.InputRecord, 0, len(byID))
+	for _, rec := range byID {
+		out = append(out, rec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// eachInput calls fn for every stored input, in id order.
+func (s *Store) eachInput(txn *badger.Txn, fn func(*fuzzer.InputRecord) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+	defer it.Close()
+	for it.Seek(prefInput); it.ValidForPrefix(prefInput); it.Next() {
+		rec := &fuzzer.InputRecord{}
+		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
+			return fmt.Errorf("input %x: %v", it.Item().Key()[len(prefInput):], err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// decodeInput reads a stored input record. It runs for every input a
+// continued campaign loads, so it reads by path with gjson instead of
+// reflection, and validates what it reads.
+func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
+	if !gjson.ValidBytes(b) {
+		return fmt.Errorf("record is not valid JSON")
+	}
+	r := gjson.ParseBytes(b)
+	id, iter, src := r.Get("id"), r.Get("iteration"), r.Get("source")
+	if id.Type != gjson.Number || iter.Type != gjson.Number || src.Type != gjson.String {
+		return fmt.Errorf("record lacks id, iteration or source")
+	}
+	*rec = fuzzer.InputRecord{ID: id.Uint(), Iteration: iter.Int(), Source: src.String(), Parent: r.Get("parent").Uint()}
+	if ni := r.Get("new_items"); ni.Exists() {
+		rec.NewItems = map[string]int{}
+		ni.ForEach(func(k, v gjson.Result) bool {
+			rec.NewItems[k.String()] = int(v.Int())
+			return true
+		})
+	}
+	in := r.Get("input")
+	if v := in.Get("version"); v.Int() != fuzzer.InputVersion {
+		return fmt.Errorf("input version %s, want %d", v.Raw, fuzzer.InputVersion)
+	}
+	steps := in.Get("steps")
+	if !steps.IsArray() {
+		return fmt.Errorf("input has no steps")
+	}
+	rec.Input = &fuzzer.Input{Steps: make([]fuzzer.Step, 0, 64)}
+	var bad error
+	steps.ForEach(func(_, st gjson.Result) bool {
+		p, a := st.Get("process"), st.Get("action")
+		if p.Type != gjson.Number || a.Type != gjson.String {
+			bad = fmt.Errorf("step %d lacks process or action", len(rec.Input.Steps))
+			return false
+		}
+		rec.Input.Steps = append(rec.Input.Steps, fuzzer.Step{Process: int(p.Int()), Action: fuzzer.Action(a.Str),
+			Messages: int(st.Get("messages").Int()), Value: int(st.Get("value").Int())})
+		return true
+	})
+	if bad != nil {
+		return bad
+	}
+	return rec.Input.Validate(nil)
 }
 
 // Input returns one stored input.
@@ -403,27 +520,4 @@ func (s *Store) Bug(id string) (*fuzzer.BugRecord, error) {
 		return nil, fmt.Errorf("corpus %s: no bug with id %s", s.dir, id)
 	}
 	return &rec, nil
-}
-
-// CoverageCounts returns the number of stored items per measure.
-func (s *Store) CoverageCounts() (map[string]int, error) {
-	snap, err := s.Load()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int{}
-	for m, set := range snap.Coverage {
-		out[m] = len(set)
-	}
-	return out, nil
-}
-
-// Measures lists the measures with stored coverage, sorted.
-func Measures(counts map[string]int) []string {
-	var ms []string
-	for m := range counts {
-		ms = append(ms, m)
-	}
-	sort.Strings(ms)
-	return ms
 }

@@ -58,3 +58,86 @@ func BenchmarkCampaign(b *testing.B) {
 		})
 	}
 }
+
+func runCampaign(t *testing.T, dir string, c campaignSetup) *fuzzer.Summary {
+	f, st := newCampaign(t, dir, c)
+	defer st.Close()
+	sum, err := f.Run(context.Background())
+	require.NoError(t, err)
+	return sum
+}
+
+func TestTraceGuidanceFindsTheInjectedBug(t *testing.T) {
+	sum := runCampaign(t, t.TempDir(), campaignSetup{workers: 3, tasks: 5, inject: microbench.InjectFlushBeforeLast, strategy: "trace", seed: 1, iterations: 5000})
+	require.Len(t, sum.Bugs, 1)
+	b := sum.Bugs[0]
+	require.Equal(t, "panic", b.Kind)
+	require.Contains(t, b.Signature, "flush processed right before the last execute")
+	require.Greater(t, sum.CorpusSize, 10)
+	require.Equal(t, int64(5000), sum.Iterations)
+
+	// The stored input reproduces the bug.
+	fac, _ := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectFlushBeforeLast})
+	sys, _ := fac.New()
+	ex, err := sys.Execute(b.Input)
+	require.NoError(t, err)
+	require.Len(t, ex.Failures, 1)
+	require.Equal(t, b.Signature, ex.Failures[0].Signature)
+}
+
+func TestCorrectSystemHasNoBugs(t *testing.T) {
+	for _, s := range []string{"random", "trace"} {
+		sum := runCampaign(t, t.TempDir(), campaignSetup{workers: 3, tasks: 5, strategy: s, seed: 1, iterations: 5000})
+		require.Empty(t, sum.Bugs, s)
+	}
+}
+
+func TestRandomNeverKeepsInputs(t *testing.T) {
+	sum := runCampaign(t, t.TempDir(), campaignSetup{workers: 3, tasks: 5, strategy: "random", seed: 1, iterations: 500})
+	require.Zero(t, sum.CorpusSize)
+	require.Greater(t, sum.Coverage[fuzzer.MeasureTraces], 100, "traces are measured for every strategy")
+}
+
+func TestCampaignsAreReproducible(t *testing.T) {
+	c := campaignSetup{workers: 3, tasks: 5, inject: microbench.InjectFlushBeforeLast, strategy: "trace", seed: 7, iterations: 3000}
+	a := runCampaign(t, t.TempDir(), c)
+	b := runCampaign(t, t.TempDir(), c)
+	require.Equal(t, a.Coverage, b.Coverage)
+	require.Equal(t, a.CorpusSize, b.CorpusSize)
+	require.Equal(t, len(a.Bugs), len(b.Bugs))
+	for i := range a.Bugs {
+		require.Equal(t, a.Bugs[i].FirstIteration, b.Bugs[i].FirstIteration)
+		require.Equal(t, fuzzer.EncodeInput(a.Bugs[i].Input), fuzzer.EncodeInput(b.Bugs[i].Input))
+	}
+	c.seed = 8
+	d := runCampaign(t, t.TempDir(), c)
+	require.NotEqual(t, a.Coverage, d.Coverage, "another seed explores differently")
+}
+
+func TestContinuedCampaignKeepsEverything(t *testing.T) {
+	dir := t.TempDir()
+	c := campaignSetup{workers: 3, tasks: 5, inject: microbench.InjectFlushBeforeLast, strategy: "trace", seed: 1, iterations: 2000}
+	first := runCampaign(t, dir, c)
+	c.iterations = 4000
+	second := runCampaign(t, dir, c)
+	require.Equal(t, int64(4000), second.Iterations)
+	require.Equal(t, int64(2000), second.Session)
+	require.GreaterOrEqual(t, second.CorpusSize, first.CorpusSize)
+	require.GreaterOrEqual(t, second.Coverage[fuzzer.MeasureTraces], first.Coverage[fuzzer.MeasureTraces])
+	require.GreaterOrEqual(t, len(second.Bugs), len(first.Bugs))
+	// Already reached: nothing more to do.
+	third := runCampaign(t, dir, c)
+	require.Zero(t, third.Session)
+	require.Equal(t, second.Coverage, third.Coverage)
+}
+
+func TestCancelStopsAfterTheExecutionInFlight(t *testing.T) {
+	f, st := newCampaign(t, t.TempDir(), campaignSetup{workers: 3, tasks: 5, strategy: "trace", seed: 1})
+	defer st.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sum, err := f.Run(ctx)
+	require.NoError(t, err)
+	require.True(t, sum.Interrupted)
+	require.Zero(t, sum.Session)
+}

@@ -225,8 +225,9 @@ func jsonErr(data []byte, err error) string {
 	if off < 0 {
 		return err.Error()
 	}
+	// Offset counts the bytes read, the offending one included.
 	line, col := 1, 1
-	for i := int64(0); i < off && i < int64(len(data)); i++ {
+	for i := int64(0); i < off-1 && i < int64(len(data)); i++ {
 		if data[i] == '\n' {
 			line++
 			col = 1

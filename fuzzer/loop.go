@@ -62,6 +62,10 @@ type Summary struct {
 	StoppedEarly string // why the budget was not used up, if so
 }
 
+// resumeInputs is how many of the most recent corpus inputs a continued
+// campaign mutates to refill its queue.
+const resumeInputs = 1000
+
 type queued struct {
 	in     *Input
 	parent uint64
@@ -115,7 +119,8 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 	for _, m := range opt.Measures {
 		f.cov[m.Name()] = NewCoverage()
 	}
-	snap, err := store.Load()
+	// A continued campaign restarts its queue from the most recent inputs.
+	snap, err := store.Load(resumeInputs)
 	if err != nil {
 		return nil, err
 	}
@@ -137,19 +142,16 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 	// so a continued campaign picks up where its corpus is, not from scratch.
 	r := f.rng(-1)
 	spec := sys.Spec()
+	f.corpus = int(f.counters.Interesting)
 	for _, rec := range snap.Inputs {
 		if rec.Source == "import" && rec.Iteration == 0 {
 			if err := rec.Input.Validate(spec); err != nil {
 				return nil, fmt.Errorf("imported input %d: %v", rec.ID, err)
 			}
 			f.queue = append(f.queue, queued{in: rec.Input, rec: rec})
-			continue
-		}
-		if rec.Source == "fuzz" {
-			f.corpus++
 		}
 	}
-	for i := len(snap.Inputs) - 1; i >= 0 && len(f.queue) < opt.QueueMax/2; i-- {
+	for i := len(snap.Inputs) - 1; i >= 0 && len(f.queue) < opt.QueueMax; i-- {
 		if rec := snap.Inputs[i]; rec.Source == "fuzz" {
 			f.queue = append(f.queue, queued{in: gen.Mutate(r, rec.Input), parent: rec.ID})
 		}

@@ -49,7 +49,10 @@ func (TraceMeasure) Items(_ *Input, ex *Execution) ([]uint64, error) {
 // collisions).
 func TraceHash(t Trace) uint64 {
 	var last []uint64 // last event hash per node
-	sends := make(map[int]uint64, len(t)/2)
+	// Hashes of sends by message id: adapters number messages 1, 2, ... so a
+	// slice serves; ids beyond it (or negative) go to a map.
+	sendSlice := make([]uint64, len(t)+1)
+	var sendMap map[int]uint64
 	var d xxhash.Digest
 	var buf [8]byte
 	for i := range t {
@@ -64,13 +67,26 @@ func TraceHash(t Trace) uint64 {
 		binary.LittleEndian.PutUint64(buf[:], last[e.Node])
 		d.Write(buf[:])
 		if e.Kind == EvRecv {
-			binary.LittleEndian.PutUint64(buf[:], sends[e.Msg])
+			var sh uint64
+			if e.Msg >= 0 && e.Msg < len(sendSlice) {
+				sh = sendSlice[e.Msg]
+			} else {
+				sh = sendMap[e.Msg]
+			}
+			binary.LittleEndian.PutUint64(buf[:], sh)
 			d.Write(buf[:])
 		}
 		hashLabel(&d, e)
 		h := d.Sum64()
 		if e.Kind == EvSend && e.Msg != 0 {
-			sends[e.Msg] = h
+			if e.Msg > 0 && e.Msg < len(sendSlice) {
+				sendSlice[e.Msg] = h
+			} else {
+				if sendMap == nil {
+					sendMap = map[int]uint64{}
+				}
+				sendMap[e.Msg] = h
+			}
 		}
 		last[e.Node] = h
 	}

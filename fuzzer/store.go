@@ -15,8 +15,10 @@ import (
 type Store interface {
 	// Campaign returns the stored campaign metadata, or nil for a new store.
 	Campaign() (*Campaign, error)
-	// Load returns everything a campaign needs to continue.
-	Load() (*Snapshot, error)
+	// Load returns everything a campaign needs to continue: counters,
+	// coverage, bugs, the imported inputs not run yet and the most recent
+	// `recent` inputs kept by fuzzing (all of them when recent < 0).
+	Load(recent int) (*Snapshot, error)
 	Commit(b *Batch) error
 }
 
@@ -93,7 +95,7 @@ type Batch struct {
 // Snapshot is the state a campaign continues from.
 type Snapshot struct {
 	Counters Counters
-	Inputs   []*InputRecord                 // by id
+	Inputs   []*InputRecord                 // by id: pending imports and the most recent kept inputs
 	Coverage map[string]map[uint64]struct{} // measure -> items
 	Bugs     []*BugRecord
 }

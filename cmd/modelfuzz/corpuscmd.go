@@ -44,7 +44,7 @@ func newCorpusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			snap, err := st.Load()
+			snap, err := st.Load(-1)
 			if err != nil {
 				return err
 			}
@@ -108,7 +108,7 @@ func newCorpusCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			snap, err := st.Load()
+			snap, err := st.Load(-1)
 			if err != nil {
 				return err
 			}
@@ -208,7 +208,7 @@ func newCorpusCmd() *cobra.Command {
 					}
 				}
 			}
-			snap, err := st.Load()
+			snap, err := st.Load(-1)
 			if err != nil {
 				return err
 			}

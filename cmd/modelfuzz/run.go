@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -38,6 +39,7 @@ type runFlags struct {
 	mutations      int
 	jsonOut        bool
 	logLevel       string
+	cpuProfile     string
 }
 
 var strategies = map[string]string{
@@ -83,6 +85,7 @@ Strategies: random, trace (model and line guidance come with the model engine).`
 	fs.IntVar(&f.mutations, "mutations", 5, "mutants queued per new coverage item")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	return cmd
 }
 
@@ -90,6 +93,16 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	logger, err := newLogger(f.logLevel)
 	if err != nil {
 		return err
+	}
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("--cpuprofile: %v", err)
+		}
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
 	if _, ok := strategies[f.strategy]; !ok {
 		if f.strategy == "model" || f.strategy == "line" {

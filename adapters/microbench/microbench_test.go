@@ -1,0 +1,141 @@
+package microbench
+
+import (
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/mutate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func newSystem(t testing.TB, cfg Config) (*Factory, fuzzer.System) {
+	f, err := NewFactory(cfg)
+	require.NoError(t, err)
+	s, err := f.New()
+	require.NoError(t, err)
+	return f, s
+}
+
+func run(t testing.TB, s fuzzer.System, in *fuzzer.Input) (*fuzzer.Execution, []byte) {
+	ex, err := s.Execute(in)
+	require.NoError(t, err)
+	return ex, fuzzer.EncodeTrace(ex.Trace)
+}
+
+func TestDeterministicTraces(t *testing.T) {
+	f, s1 := newSystem(t, Config{Workers: 3, Tasks: 5, Inject: InjectFlushBeforeLast})
+	_, s2 := newSystem(t, Config{Workers: 3, Tasks: 5, Inject: InjectFlushBeforeLast})
+	g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 2000; i++ {
+		in := g.Random(r)
+		_, a := run(t, s1, in)
+		_, b := run(t, s1, in) // same instance, reused buffers
+		_, c := run(t, s2, in) // another instance
+		require.Equal(t, a, b)
+		require.Equal(t, a, c)
+	}
+}
+
+func TestCorrectSystemNeverFails(t *testing.T) {
+	f, s := newSystem(t, Config{Workers: 3, Tasks: 5})
+	g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 60, MaxMessages: 5, Requests: 3})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(2, 2))
+	in := g.Random(r)
+	for i := 0; i < 20000; i++ {
+		if i%10 == 0 {
+			in = g.Random(r)
+		} else {
+			in = g.Mutate(r, in)
+		}
+		ex, _ := run(t, s, in)
+		require.Empty(t, ex.Failures, "input %s", fuzzer.EncodeInput(in))
+	}
+}
+
+func TestInjectedBugCrashesTheWorker(t *testing.T) {
+	d := func(p, n int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
+	// Workers 1..2 and the terminator start and register; a request is served
+	// by worker-1 (process 2) with 3 tasks; the terminator's flush reaches the
+	// worker after task 2 and before task 3.
+	in := &fuzzer.Input{Steps: []fuzzer.Step{
+		d(1, 1), d(2, 1), d(3, 1), d(0, 5),
+		{Process: 0, Action: fuzzer.Request, Value: 9}, d(0, 1), // serve: execute 1 -> w1, terminate -> terminator
+		d(2, 1), d(0, 1), // task 1 done, execute 2 sent
+		d(2, 1), d(0, 1), // task 2 done, execute 3 sent
+		d(1, 1),          // terminator sends flush after execute 3 is queued
+		d(2, 5),          // worker: execute 3, then flush: not the bug
+	}}
+	_, s := newSystem(t, Config{Workers: 2, Tasks: 3, Inject: InjectFlushBeforeLast})
+	ex, _ := run(t, s, in)
+	require.Empty(t, ex.Failures, "flush after the last execute is fine")
+
+	// Deliver the flush before execute 3 is sent.
+	in.Steps = append(in.Steps[:9:9], d(1, 1), d(0, 1), d(2, 5))
+	ex, _ = run(t, s, in)
+	require.Len(t, ex.Failures, 1)
+	f := ex.Failures[0]
+	require.Equal(t, "panic", f.Kind)
+	require.Equal(t, 11, f.Step)
+	require.Equal(t, "panic: worker-N: flush processed right before the last execute (request N, task N) @ microbench.(*System).handleWorker < microbench.(*System).handle < microbench.(*System).run", f.Signature)
+
+	// Without the injection the same schedule is fine.
+	_, s = newSystem(t, Config{Workers: 2, Tasks: 3})
+	ex, _ = run(t, s, in)
+	require.Empty(t, ex.Failures)
+}
+
+func TestTimelineGolden(t *testing.T) {
+	d := func(p, n int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
+	in := &fuzzer.Input{Steps: []fuzzer.Step{
+		{Process: 0, Action: fuzzer.Request, Value: 1}, d(0, 2), d(1, 1), d(2, 1),
+		{Process: 0, Action: fuzzer.Request, Value: 2}, d(0, 3), d(2, 1), d(1, 1), d(0, 1), d(2, 3), d(0, 2),
+		{Process: 1, Action: fuzzer.Request, Value: 3},
+	}}
+	f, s := newSystem(t, Config{Workers: 1, Tasks: 2})
+	ex, _ := run(t, s, in)
+	got := fuzzer.Timeline(f.Spec(), in, ex)
+	path := filepath.Join("testdata", "timeline.txt")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), got)
+}
+
+func TestConfigErrors(t *testing.T) {
+	_, err := NewFactory(Config{Workers: 0, Tasks: 1})
+	require.ErrorContains(t, err, "--workers must be at least 1")
+	_, err = NewFactory(Config{Workers: 1, Tasks: 1, Inject: "nope"})
+	require.ErrorContains(t, err, `unknown --inject "nope"`)
+	_, s := newSystem(t, Config{Workers: 1, Tasks: 1})
+	_, err = s.Execute(&fuzzer.Input{Steps: []fuzzer.Step{{Process: 5, Action: fuzzer.Deliver, Messages: 1}}})
+	require.ErrorContains(t, err, "process 5 out of range")
+}
+
+func BenchmarkExecute(b *testing.B) {
+	f, s := newSystem(b, Config{Workers: 3, Tasks: 5})
+	g, _ := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	r := rand.New(rand.NewPCG(1, 1))
+	ins := make([]*fuzzer.Input, 256)
+	for i := range ins {
+		ins[i] = g.Random(r)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Execute(ins[i%len(ins)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "modelfuzz-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "modelfuzz")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func modelfuzz(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+type runJSON struct {
+	Iterations   int64   `json:"iterations"`
+	ExecsPerSec  float64 `json:"execs_per_sec"`
+	Strategy     string  `json:"strategy"`
+	UniqueTraces int     `json:"unique_traces"`
+	CorpusSize   int     `json:"corpus_size"`
+	Bugs         []struct {
+		ID, Signature, Kind string
+		FirstIteration      int64 `json:"first_iteration"`
+	} `json:"bugs"`
+}
+
+func lastJSON(t *testing.T, stdout string) runJSON {
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var r runJSON
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &r), stdout)
+	return r
+}
+
+func TestRunFindsTheSeededBugAndReplaysIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	res := modelfuzz(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--strategy", "trace", "--iterations", "5000", "--seed", "1", "--json", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastJSON(t, res.stdout)
+	require.Equal(t, int64(5000), r.Iterations)
+	require.Equal(t, "trace", r.Strategy)
+	require.Greater(t, r.UniqueTraces, 0)
+	require.Len(t, r.Bugs, 1)
+	require.Equal(t, "panic", r.Bugs[0].Kind)
+	require.Contains(t, r.Bugs[0].Signature, "flush processed right before the last execute")
+
+	// Replaying twice gives identical bytes, as a timeline and as JSON.
+	a := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
+	b := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
+	require.Equal(t, 0, a.code, a.stderr)
+	require.Equal(t, a.stdout, b.stdout)
+	ja := modelfuzz(t, "replay", "--corpus", dir, "--json", r.Bugs[0].ID)
+	jb := modelfuzz(t, "replay", "--corpus", dir, "--json", r.Bugs[0].ID)
+	require.Equal(t, ja.stdout, jb.stdout)
+	_, err := fuzzer.DecodeTrace([]byte(ja.stdout))
+	require.NoError(t, err)
+
+	// The timeline shows the worker receiving the flush right before the last execute.
+	lines := strings.Split(a.stdout, "\n")
+	found := false
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.Contains(lines[i], "<- terminator") && strings.Contains(lines[i], "flush") &&
+			strings.Contains(lines[i+1], "<- master") && strings.Contains(lines[i+1], "execute") && strings.Contains(lines[i+1], "task=5") {
+			found = true
+		}
+	}
+	require.True(t, found, a.stdout)
+	require.Contains(t, a.stdout, "FAILURE at step")
+
+	// Export, then replay the exported file with the same adapter flags.
+	exp := filepath.Join(t.TempDir(), "exp")
+	res = modelfuzz(t, "corpus", "export", "--corpus", dir, "--out", exp)
+	require.Equal(t, 0, res.code, res.stderr)
+	c := modelfuzz(t, "replay", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		filepath.Join(exp, "bugs", r.Bugs[0].ID+".json"))
+	require.Equal(t, 0, c.code, c.stderr)
+	require.Contains(t, c.stdout, "FAILURE at step")
+}
+
+func TestRunWithoutInjectionFindsNothing(t *testing.T) {
+	res := modelfuzz(t, "run", "--adapter", "microbench", "--workers", "3", "--tasks", "5",
+		"--strategy", "trace", "--iterations", "5000", "--seed", "1", "--json", "--corpus", filepath.Join(t.TempDir(), "c"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Empty(t, lastJSON(t, res.stdout).Bugs)
+}
+
+type stored struct {
+	inputs map[uint64]string
+	bugs   map[string]string
+	iters  int64
+}
+
+func readCorpus(t *testing.T, dir string) stored {
+	st, err := corpus.Open(dir, corpus.Options{MustExist: true})
+	require.NoError(t, err, "the corpus opens cleanly")
+	defer st.Close()
+	snap, err := st.Load(-1)
+	require.NoError(t, err)
+	s := stored{inputs: map[uint64]string{}, bugs: map[string]string{}, iters: snap.Counters.Iterations}
+	for _, r := range snap.Inputs {
+		s.inputs[r.ID] = string(fuzzer.EncodeInput(r.Input))
+	}
+	for _, b := range snap.Bugs {
+		s.bugs[b.ID] = b.Signature + "\n" + string(fuzzer.EncodeInput(b.Input))
+	}
+	return s
+}
+
+// TestKill9LosesNothingCommitted kills a running campaign with SIGKILL at
+// random moments and continues it each time: every input and bug stored
+// before a kill is still there, unchanged, and the campaign goes on.
+func TestKill9LosesNothingCommitted(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	args := []string{"run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--strategy", "trace", "--seed", "1", "--corpus", dir, "--log-level", "error"}
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	var prev stored
+	for round := 0; round < 6; round++ {
+		cmd := exec.Command(binary, args...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		require.NoError(t, cmd.Start())
+		time.Sleep(time.Duration(500+r.IntN(1000)) * time.Millisecond)
+		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+		_ = cmd.Wait()
+		require.NotContains(t, errb.String(), "modelfuzz: ", "the run failed before the kill: %s", errb.String())
+		cur := readCorpus(t, dir)
+		for id, in := range prev.inputs {
+			require.Equal(t, in, cur.inputs[id], "round %d: input %d lost or changed", round, id)
+		}
+		for id, b := range prev.bugs {
+			require.Equal(t, b, cur.bugs[id], "round %d: bug %s lost or changed", round, id)
+		}
+		require.Greater(t, cur.iters, prev.iters, "round %d: the campaign continued", round)
+		prev = cur
+	}
+	require.NotEmpty(t, prev.bugs)
+	// A clean finish after all that.
+	res := modelfuzz(t, append(args, "--iterations", "1", "--json")...)
+	require.Equal(t, 0, res.code, res.stderr)
+}
+
+func oneLineError(t *testing.T, res result, want string) {
+	t.Helper()
+	require.NotEqual(t, 0, res.code)
+	msg := strings.TrimSpace(res.stderr)
+	require.NotContains(t, msg, "\n", "one line: %q", msg)
+	require.True(t, strings.HasPrefix(msg, "modelfuzz: "), msg)
+	require.Contains(t, msg, want)
+}
+
+func TestBadInputGetsOneClearLine(t *testing.T) {
+	tmp := t.TempDir()
+	bad := filepath.Join(tmp, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"version\": 1, \"steps\": [\n  {\"process\": 0, \"action\": \"deliver\" \n]}"), 0o644))
+	oneLineError(t, modelfuzz(t, "replay", bad), "bad.json: input: line 3, column 1")
+	oneLineError(t, modelfuzz(t, "replay", filepath.Join(tmp, "missing.json")), "no such file")
+
+	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: microbench)`)
+	oneLineError(t, modelfuzz(t, "run", "--strategy", "magic", "--iterations", "1"), `unknown --strategy "magic"`)
+	oneLineError(t, modelfuzz(t, "run", "--strategy", "model", "--iterations", "1"), "--strategy model is not available yet")
+	oneLineError(t, modelfuzz(t, "run", "--iterations", "ten"), `invalid argument "ten"`)
+	oneLineError(t, modelfuzz(t, "run", "--no-such-flag"), "unknown flag: --no-such-flag")
+
+	// A locked corpus.
+	dir := filepath.Join(tmp, "locked")
+	st, err := corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "10"), "locked by another modelfuzz process (pid ")
+	require.NoError(t, st.Close())
+
+	// A corrupted corpus: everything stays as it was.
+	dir = filepath.Join(tmp, "corrupt")
+	res := modelfuzz(t, "run", "--corpus", dir, "--iterations", "100", "--workers", "2", "--tasks", "2")
+	require.Equal(t, 0, res.code, res.stderr)
+	manifest := filepath.Join(dir, "db", "MANIFEST")
+	require.NoError(t, os.WriteFile(manifest, []byte("not a manifest"), 0o644))
+	before := snapshotDir(t, dir)
+	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "200", "--workers", "2", "--tasks", "2"), "cannot open the database (corrupted?)")
+	oneLineError(t, modelfuzz(t, "corpus", "list", "--corpus", dir), "cannot open the database (corrupted?)")
+	require.Equal(t, before, snapshotDir(t, dir), "a failed open changes nothing")
+
+	// A campaign continued with other settings.
+	dir = filepath.Join(tmp, "other")
+	require.Equal(t, 0, modelfuzz(t, "run", "--corpus", dir, "--iterations", "10").code)
+	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "20", "--seed", "2"), "holds a campaign with --seed 1 (not 2)")
+	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "20", "--tasks", "3"), `adapter configuration {"workers":6,"tasks":20} (not {"workers":6,"tasks":3})`)
+
+	// Not a corpus.
+	oneLineError(t, modelfuzz(t, "corpus", "list", "--corpus", tmp), "is not a modelfuzz corpus")
+	oneLineError(t, modelfuzz(t, "replay", "--corpus", dir, "B9"), "no bug with id B9")
+}
+
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	out := map[string]string{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		require.NoError(t, err)
+		if !info.IsDir() && filepath.Base(p) != "modelfuzz.lock" {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			out[p] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func TestImportedInputsRunFirst(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "c")
+	in := filepath.Join(tmp, "seed.json")
+	require.NoError(t, os.WriteFile(in, fuzzer.EncodeInput(&fuzzer.Input{Steps: []fuzzer.Step{
+		{Process: 0, Action: fuzzer.Request, Value: 1}, {Process: 1, Action: fuzzer.Deliver, Messages: 1}}}), 0o644))
+	res := modelfuzz(t, "corpus", "import", "--corpus", dir, in)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = modelfuzz(t, "run", "--corpus", dir, "--iterations", "50", "--workers", "2", "--tasks", "2")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = modelfuzz(t, "corpus", "show", "--corpus", dir, "1")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, `"source": "import"`)
+	require.Contains(t, res.stdout, `"iteration": 1,`)
+	res = modelfuzz(t, "corpus", "list", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "iterations 50 over 1 session(s)")
+}

@@ -1,0 +1,118 @@
+package corpus
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+func input(n int) *fuzzer.Input {
+	return &fuzzer.Input{Steps: []fuzzer.Step{{Process: n, Action: fuzzer.Deliver, Messages: 1}}}
+}
+
+func TestCommitLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	camp, err := s.Campaign()
+	require.NoError(t, err)
+	require.Nil(t, camp)
+	require.NoError(t, s.SetCampaign(&fuzzer.Campaign{Version: 1, Adapter: "microbench", Seed: 3}))
+	c := fuzzer.Counters{Iterations: 10, NextInputID: 3, NextBugID: 2}
+	require.NoError(t, s.Commit(&fuzzer.Batch{
+		Counters: &c,
+		Inputs: []*fuzzer.InputRecord{
+			{ID: 1, Iteration: 4, Source: "fuzz", NewItems: map[string]int{"traces": 1}, Input: input(1)},
+			{ID: 2, Iteration: 9, Source: "fuzz", Parent: 1, Input: input(2)},
+		},
+		Coverage: []fuzzer.CoverageItems{{Measure: "traces", InputID: 1, Items: []uint64{5, 1 << 63}}},
+		Bugs:     []*fuzzer.BugRecord{{ID: "B1", Kind: "panic", Signature: "sig", Hits: 1, FirstIteration: 9, Input: input(2)}},
+	}))
+	require.NoError(t, s.Close())
+
+	s, err = Open(dir, Options{MustExist: true})
+	require.NoError(t, err)
+	defer s.Close()
+	camp, err = s.Campaign()
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), camp.Seed)
+	snap, err := s.Load(-1)
+	require.NoError(t, err)
+	require.Equal(t, c, snap.Counters)
+	require.Len(t, snap.Inputs, 2)
+	require.Equal(t, uint64(1), snap.Inputs[0].Parent+snap.Inputs[0].ID)
+	require.Equal(t, input(2), snap.Inputs[1].Input)
+	require.Equal(t, map[string]int{"traces": 1}, snap.Inputs[0].NewItems)
+	require.Equal(t, map[uint64]struct{}{5: {}, 1 << 63: {}}, snap.Coverage["traces"])
+	require.Len(t, snap.Bugs, 1)
+	b, err := s.Bug("B1")
+	require.NoError(t, err)
+	require.Equal(t, "sig", b.Signature)
+	_, err = s.Bug("B7")
+	require.ErrorContains(t, err, "no bug with id B7")
+	_, err = s.Bug("x")
+	require.ErrorContains(t, err, `bad bug id "x"`)
+	in, err := s.Input(2)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), in.Parent)
+	_, err = s.Input(99)
+	require.ErrorContains(t, err, "no input with id 99")
+}
+
+func TestSecondOpenIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = Open(dir, Options{})
+	require.ErrorContains(t, err, "locked by another modelfuzz process (pid ")
+}
+
+func TestFreshStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.SetCampaign(&fuzzer.Campaign{Version: 1}))
+	require.NoError(t, s.Close())
+	s, err = Open(dir, Options{Fresh: true})
+	require.NoError(t, err)
+	defer s.Close()
+	camp, err := s.Campaign()
+	require.NoError(t, err)
+	require.Nil(t, camp)
+}
+
+func TestRefusesDirectoriesThatAreNotCorpora(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("precious"), 0o644))
+	_, err := Open(dir, Options{Fresh: true})
+	require.ErrorContains(t, err, "is not a modelfuzz corpus")
+	b, err := os.ReadFile(filepath.Join(dir, "thesis.tex"))
+	require.NoError(t, err)
+	require.Equal(t, "precious", string(b))
+
+	_, err = Open(filepath.Join(dir, "missing"), Options{MustExist: true})
+	require.ErrorContains(t, err, "no such directory")
+	_, err = Open(filepath.Join(dir, "thesis.tex"), Options{})
+	require.ErrorContains(t, err, "not a directory")
+}
+
+func TestCorruptedDatabaseIsAClearError(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.SetCampaign(&fuzzer.Campaign{Version: 1}))
+	require.NoError(t, s.Close())
+	// Overwrite the manifest with garbage.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "db", "MANIFEST"), []byte("garbage garbage garbage"), 0o644))
+	_, err = Open(dir, Options{})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "cannot open the database (corrupted?)")
+	require.NotContains(t, err.Error(), "\n")
+	// The lock is released after the failed open.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "db", "MANIFEST"), nil, 0o644))
+}

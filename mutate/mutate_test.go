@@ -1,0 +1,138 @@
+package mutate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+var fullSpec = &fuzzer.SystemSpec{Name: "toy", Processes: 3, Actions: fuzzer.AllActions}
+
+func countAction(in *fuzzer.Input, a fuzzer.Action) int {
+	n := 0
+	for _, s := range in.Steps {
+		if s.Action == a {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRandomRespectsParams(t *testing.T) {
+	p := Params{Steps: 40, MaxMessages: 4, CrashQuota: 3, Requests: 5}
+	g, err := NewGenerator(fullSpec, p)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 500; i++ {
+		in := g.Random(r)
+		require.NoError(t, in.Validate(fullSpec))
+		require.Len(t, in.Steps, p.Steps)
+		require.Equal(t, p.Requests, countAction(in, fuzzer.Request))
+		require.LessOrEqual(t, countAction(in, fuzzer.Crash), p.CrashQuota)
+		for _, s := range in.Steps {
+			if s.Action == fuzzer.Deliver {
+				require.True(t, s.Messages >= 1 && s.Messages <= p.MaxMessages)
+			}
+		}
+	}
+}
+
+func TestMutantsStayValid(t *testing.T) {
+	p := Params{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
+	g, err := NewGenerator(fullSpec, p)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(7, 7))
+	in := g.Random(r)
+	changed := 0
+	for i := 0; i < 5000; i++ {
+		before := fuzzer.EncodeInput(in)
+		m := g.Mutate(r, in)
+		require.Equal(t, before, fuzzer.EncodeInput(in), "Mutate must not modify its argument")
+		require.NoError(t, m.Validate(fullSpec))
+		require.GreaterOrEqual(t, m.Len(), 1)
+		require.LessOrEqual(t, m.Len(), p.Steps)
+		require.LessOrEqual(t, countAction(m, fuzzer.Crash), p.CrashQuota)
+		if string(fuzzer.EncodeInput(m)) != string(before) {
+			changed++
+		}
+		in = m
+	}
+	require.Greater(t, changed, 4500, "almost every mutant differs from its parent")
+}
+
+func TestEachOpDoesWhatItSays(t *testing.T) {
+	g, err := NewGenerator(fullSpec, Params{Steps: 10, MaxMessages: 5, CrashQuota: 2})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(3, 3))
+	base := &fuzzer.Input{Steps: []fuzzer.Step{
+		{Process: 0, Action: fuzzer.Deliver, Messages: 1},
+		{Process: 1, Action: fuzzer.Crash},
+		{Process: 2, Action: fuzzer.Deliver, Messages: 4},
+		{Process: 1, Action: fuzzer.Restart},
+		{Process: 2, Action: fuzzer.Crash},
+		{Process: 0, Action: fuzzer.Request, Value: 1},
+	}}
+	for op := Op(0); op < numOps; op++ {
+		t.Run(op.String(), func(t *testing.T) {
+			for i := 0; i < 50; i++ {
+				in := base.Clone()
+				if !g.Apply(r, in, op) {
+					continue
+				}
+				require.NoError(t, in.Validate(fullSpec))
+				switch op {
+				case SwapProcesses, SwapCrashes, SwapMessageCounts, ChangeCount, MoveStep, MoveCrashPair:
+					require.Len(t, in.Steps, len(base.Steps))
+				case InsertStep:
+					require.Len(t, in.Steps, len(base.Steps)+1)
+				case DeleteStep:
+					require.Len(t, in.Steps, len(base.Steps)-1)
+				}
+				switch op {
+				case SwapMessageCounts, ChangeCount:
+					require.Equal(t, countAction(base, fuzzer.Deliver), countAction(in, fuzzer.Deliver))
+				case MoveCrashPair:
+					// the crash still comes before the restart of process 1
+					c, rs := -1, -1
+					for k, s := range in.Steps {
+						if s.Process == 1 && s.Action == fuzzer.Crash {
+							c = k
+						}
+						if s.Process == 1 && s.Action == fuzzer.Restart {
+							rs = k
+						}
+					}
+					if c >= 0 && rs >= 0 {
+						require.Less(t, c, rs)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSameSeedSameInputs(t *testing.T) {
+	g, err := NewGenerator(fullSpec, Params{Steps: 20, MaxMessages: 3, CrashQuota: 2, Requests: 2})
+	require.NoError(t, err)
+	gen := func() []byte {
+		r := rand.New(rand.NewPCG(42, 0))
+		in := g.Random(r)
+		for i := 0; i < 10; i++ {
+			in = g.Mutate(r, in)
+		}
+		return fuzzer.EncodeInput(in)
+	}
+	require.Equal(t, gen(), gen())
+}
+
+func TestParamsValidate(t *testing.T) {
+	_, err := NewGenerator(fullSpec, Params{Steps: 0, MaxMessages: 1})
+	require.ErrorContains(t, err, "--steps must be at least 1")
+	_, err = NewGenerator(fullSpec, Params{Steps: 2, MaxMessages: 1, Requests: 3})
+	require.ErrorContains(t, err, "--requests (3) cannot exceed --steps (2)")
+	_, err = NewGenerator(&fuzzer.SystemSpec{Name: "x", Processes: 2, Actions: []fuzzer.Action{fuzzer.Deliver}}, Params{Steps: 2, MaxMessages: 1, Requests: 1})
+	require.ErrorContains(t, err, "does not take client requests")
+}

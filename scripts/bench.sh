@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Runs the benchmarks recorded in docs/results.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -run '^$' -bench 'Campaign|Execute' -benchtime 20000x -count 3 ./fuzzer/ ./adapters/microbench/
