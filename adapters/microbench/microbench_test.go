@@ -72,8 +72,8 @@ func TestInjectedBugCrashesTheWorker(t *testing.T) {
 		{Process: 0, Action: fuzzer.Request, Value: 9}, d(0, 1), // serve: execute 1 -> w1, terminate -> terminator
 		d(2, 1), d(0, 1), // task 1 done, execute 2 sent
 		d(2, 1), d(0, 1), // task 2 done, execute 3 sent
-		d(1, 1),          // terminator sends flush after execute 3 is queued
-		d(2, 5),          // worker: execute 3, then flush: not the bug
+		d(1, 1), // terminator sends flush after execute 3 is queued
+		d(2, 5), // worker: execute 3, then flush: not the bug
 	}}
 	_, s := newSystem(t, Config{Workers: 2, Tasks: 3, Inject: InjectFlushBeforeLast})
 	ex, _ := run(t, s, in)
