@@ -179,7 +179,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 
-	ctx, stop := signalContext(logger)
+	ctx, stop := signalContext(logger, prog)
 	defer stop()
 	sum, runErr := fz.Run(ctx)
 	prog.done()
@@ -192,7 +192,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 // signalContext is cancelled by the first SIGINT or SIGTERM: the campaign
 // finishes the execution in flight, commits and summarizes. A second signal
 // exits at once; what was committed stays in the corpus.
-func signalContext(logger hclog.Logger) (context.Context, func()) {
+func signalContext(logger hclog.Logger, prog *progress) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -200,6 +200,7 @@ func signalContext(logger hclog.Logger) (context.Context, func()) {
 		n := 0
 		for range ch {
 			n++
+			prog.clearLine()
 			if n == 1 {
 				logger.Info("stopping after the execution in flight (signal again to exit at once)")
 				cancel()
@@ -289,6 +290,13 @@ func (p *progress) update(s fuzzer.Stats) {
 		args = append(args, m, s.Coverage[m])
 	}
 	p.logger.Info("progress", args...)
+}
+
+// clearLine makes room on a terminal for a log line.
+func (p *progress) clearLine() {
+	if p.written {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
 }
 
 func (p *progress) done() {
