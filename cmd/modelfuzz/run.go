@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -264,7 +265,7 @@ type progress struct {
 	tty     bool
 	logger  hclog.Logger
 	last    time.Time
-	written bool
+	written atomic.Bool // a status line is on screen; read by the signal goroutine
 }
 
 func newProgress(w *os.File, logger hclog.Logger) *progress {
@@ -278,7 +279,7 @@ func (p *progress) update(s fuzzer.Stats) {
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d  queue %d  %s",
 			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, s.Queue, s.Elapsed.Round(time.Second))
-		p.written = true
+		p.written.Store(true)
 		return
 	}
 	if time.Since(p.last) < 10*time.Second {
@@ -294,13 +295,13 @@ func (p *progress) update(s fuzzer.Stats) {
 
 // clearLine makes room on a terminal for a log line.
 func (p *progress) clearLine() {
-	if p.written {
+	if p.written.Load() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 }
 
 func (p *progress) done() {
-	if p.written {
+	if p.written.Load() {
 		fmt.Fprintln(p.w)
 	}
 }
