@@ -1,0 +1,60 @@
+package value
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSequences(t *testing.T) {
+	mv := must[Value](t)
+	s := tup(IntOf(1), IntOf(2), IntOf(3))
+	assert.Equal(t, IntOf(3), mv(Len(s)))
+	assert.Equal(t, IntOf(0), mv(Len(EmptyFunc)))
+	assert.Equal(t, IntOf(3), mv(Len(Str("abc"))))
+	assert.Equal(t, "<<1, 2, 3, 4>>", mv(Append(s, IntOf(4))).String())
+	assert.Equal(t, "<<1, 2, 3>>", s.String())
+	assert.Equal(t, IntOf(1), mv(Head(s)))
+	assert.Equal(t, "<<2, 3>>", mv(Tail(s)).String())
+	assert.Equal(t, "<<>>", mv(Tail(tup(IntOf(1)))).String())
+	assert.Equal(t, "<<1, 2, 3, 1, 2, 3>>", mv(Concat(s, s)).String())
+	assert.Equal(t, Str("abcd"), mv(Concat(Str("ab"), Str("cd"))))
+	assert.Equal(t, "<<2, 3>>", mv(SubSeq(s, IntOf(2), IntOf(3))).String())
+	assert.Equal(t, "<<>>", mv(SubSeq(s, IntOf(3), IntOf(2))).String())
+	// A sequence built by Append equals the tuple literal.
+	assert.True(t, mustEqual(t, mv(Append(tup(IntOf(1)), IntOf(2))), tup(IntOf(1), IntOf(2))))
+
+	_, err := Head(EmptyFunc)
+	assert.EqualError(t, err, "attempted to apply Head to the empty sequence")
+	_, err = Tail(EmptyFunc)
+	assert.EqualError(t, err, "attempted to apply Tail to the empty sequence")
+	_, err = SubSeq(s, IntOf(0), IntOf(2))
+	assert.EqualError(t, err, "SubSeq(s, 0, 2) out of the bounds of a sequence of length 3")
+	_, err = Append(iset(1), IntOf(1))
+	assert.EqualError(t, err, "the argument of Append should be a sequence, but instead it is {1}")
+	_, err = Len(rec(t, "a", IntOf(1)))
+	assert.EqualError(t, err, "the argument of Len should be a sequence, but instead it is [a |-> 1]")
+}
+
+func TestBags(t *testing.T) {
+	mv := must[Value](t)
+	b := mv(SetToBag(set(Str("m1"), Str("m2"))))
+	assert.Equal(t, `[m1 |-> 1, m2 |-> 1]`, b.String())
+	assert.True(t, IsABag(b))
+	assert.False(t, IsABag(tup(IntOf(0))))
+	b2 := mv(BagAdd(b, SingletonFunc(Str("m1"), IntOf(2))))
+	assert.Equal(t, `[m1 |-> 3, m2 |-> 1]`, b2.String())
+	assert.Equal(t, IntOf(3), mv(CopiesIn(Str("m1"), b2)))
+	assert.Equal(t, IntOf(0), mv(CopiesIn(Str("zz"), b2)))
+	assert.Equal(t, IntOf(4), mv(BagCardinality(b2)))
+	b3 := mv(BagSub(b2, SingletonFunc(Str("m2"), IntOf(1))))
+	assert.Equal(t, `[m1 |-> 3]`, b3.String())
+	in, err := BagIn(Str("m2"), b3)
+	assert.NoError(t, err)
+	assert.False(t, in)
+	assert.Equal(t, `{"m1"}`, mv(BagToSet(b3)).String())
+	assert.Equal(t, "<<>>", mv(BagSub(b3, b3)).String())
+	assert.True(t, mustEqual(t, mv(BagSub(b3, b3)), EmptyBag))
+	_, err = BagAdd(tup(IntOf(-1)), EmptyBag)
+	assert.EqualError(t, err, "the argument of (+) should be a bag, but instead it is <<-1>>")
+}

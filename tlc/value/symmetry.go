@@ -1,0 +1,244 @@
+package value
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Symmetry reduction, as TLC does it: the cfg's SYMMETRY names a set of
+// permutations of model values (usually Permutations(S)). Of all the states
+// obtained by applying each permutation to a state, TLC keeps the least one,
+// comparing the variables' values in declaration order with the canonical
+// order, and fingerprints that representative. Canonical and
+// SymmetricFingerprint do the same.
+
+// Perm is a permutation of model values; model values it does not mention
+// are left alone.
+type Perm struct {
+	to []*mvInfo // indexed by rank; nil means unchanged
+}
+
+// NewPerm returns the permutation mapping from[i] to to[i]. It must be a
+// bijection of the model values it mentions.
+func NewPerm(from, to []ModelValue) (*Perm, error) {
+	if len(from) != len(to) {
+		return nil, fmt.Errorf("permutation with %d sources and %d targets", len(from), len(to))
+	}
+	p := &Perm{}
+	seen := map[*mvInfo]bool{}
+	for i, f := range from {
+		r := int(f.info.rank)
+		if r >= len(p.to) {
+			p.to = append(p.to, make([]*mvInfo, r+1-len(p.to))...)
+		}
+		if p.to[r] != nil {
+			return nil, fmt.Errorf("permutation maps %s twice", f.info.name)
+		}
+		if seen[to[i].info] {
+			return nil, fmt.Errorf("permutation maps two model values to %s", to[i].info.name)
+		}
+		seen[to[i].info] = true
+		p.to[r] = to[i].info
+	}
+	for _, f := range from {
+		if !seen[f.info] {
+			return nil, fmt.Errorf("permutation is not a bijection: nothing maps to %s", f.info.name)
+		}
+	}
+	return p, nil
+}
+
+// PermFromFunc turns a TLA+ function from model values to model values
+// (an element of Permutations(S)) into a Perm.
+func PermFromFunc(f Value) (*Perm, error) {
+	fn, ok := f.(*Func)
+	if !ok {
+		return nil, fmt.Errorf("a symmetry permutation should be a function, but instead it is %s", short(f))
+	}
+	from := make([]ModelValue, len(fn.vals))
+	to := make([]ModelValue, len(fn.vals))
+	for i, v := range fn.vals {
+		k, ok1 := fn.Key(i).(ModelValue)
+		m, ok2 := v.(ModelValue)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("a symmetry permutation should map model values to model values, but it maps %s to %s", short(fn.Key(i)), short(v))
+		}
+		from[i], to[i] = k, m
+	}
+	return NewPerm(from, to)
+}
+
+// PermsFromSet turns the value of a SYMMETRY definition (a set of
+// permutations) into Perms, dropping the identity.
+func PermsFromSet(s Value) ([]*Perm, error) {
+	elems, err := Enumerate(s)
+	if err != nil {
+		return nil, fmt.Errorf("SYMMETRY: %w", err)
+	}
+	var perms []*Perm
+	for _, e := range elems {
+		p, err := PermFromFunc(e)
+		if err != nil {
+			return nil, err
+		}
+		if !p.isIdentity() {
+			perms = append(perms, p)
+		}
+	}
+	return perms, nil
+}
+
+func (p *Perm) isIdentity() bool {
+	for r, t := range p.to {
+		if t != nil && int(t.rank) != r {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Perm) apply(m ModelValue) ModelValue {
+	if r := int(m.info.rank); r < len(p.to) && p.to[r] != nil {
+		return ModelValue{p.to[r]}
+	}
+	return m
+}
+
+// Permute applies p to every model value inside v. Values without model
+// values are returned unchanged (the same pointer), cheaply.
+func Permute(v Value, p *Perm) Value {
+	if flagsOf(v)&flagModel == 0 {
+		return v
+	}
+	switch x := v.(type) {
+	case ModelValue:
+		return p.apply(x)
+	case *Set:
+		var out []Value
+		for i, e := range x.elems {
+			n := Permute(e, p)
+			if out == nil && n != e {
+				out = slices.Clone(x.elems)
+			}
+			if out != nil {
+				out[i] = n
+			}
+		}
+		if out == nil {
+			return x
+		}
+		// A permutation is injective, so the elements stay distinct.
+		slices.SortFunc(out, Compare)
+		return setFromSorted(out)
+	case *Func:
+		return permuteFunc(x, p)
+	case *PowerSet:
+		return &PowerSet{Base: Permute(x.Base, p)}
+	case *FuncSet:
+		return &FuncSet{Dom: Permute(x.Dom, p), Rng: Permute(x.Rng, p)}
+	case *RecordSet:
+		sets := make([]Value, len(x.Sets))
+		for i, s := range x.Sets {
+			sets[i] = Permute(s, p)
+		}
+		return &RecordSet{Names: x.Names, Sets: sets}
+	case *ProductSet:
+		sets := make([]Value, len(x.Sets))
+		for i, s := range x.Sets {
+			sets[i] = Permute(s, p)
+		}
+		return &ProductSet{Sets: sets}
+	case *SeqSet:
+		return &SeqSet{Base: Permute(x.Base, p)}
+	case *UnionSet:
+		return &UnionSet{A: Permute(x.A, p), B: Permute(x.B, p)}
+	case *IntersectSet:
+		return &IntersectSet{A: Permute(x.A, p), B: Permute(x.B, p)}
+	case *DiffSet:
+		return &DiffSet{A: Permute(x.A, p), B: Permute(x.B, p)}
+	}
+	return v
+}
+
+func permuteFunc(f *Func, p *Perm) Value {
+	var vals []Value
+	for i, e := range f.vals {
+		n := Permute(e, p)
+		if vals == nil && n != e {
+			vals = slices.Clone(f.vals)
+		}
+		if vals != nil {
+			vals[i] = n
+		}
+	}
+	var dom []Value
+	if f.kind == fkGeneral {
+		for i, k := range f.dom {
+			n := Permute(k, p)
+			if dom == nil && n != k {
+				dom = slices.Clone(f.dom)
+			}
+			if dom != nil {
+				dom[i] = n
+			}
+		}
+	}
+	if vals == nil && dom == nil {
+		return f
+	}
+	if vals == nil {
+		vals = slices.Clone(f.vals)
+	}
+	if dom == nil {
+		return funcShape{kind: f.kind, lo: f.lo, dom: f.dom, n: len(vals)}.make(vals)
+	}
+	// The domain changed: sort the pairs again.
+	idx := make([]int, len(dom))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return Compare(dom[a], dom[b]) })
+	keys := make([]Value, len(dom))
+	vs := make([]Value, len(dom))
+	for i, j := range idx {
+		keys[i], vs[i] = dom[j], vals[j]
+	}
+	return shapeOf(keys).make(vs)
+}
+
+// Canonical returns the least of the states obtained by applying each of
+// perms to state (and state itself), comparing values variable by variable
+// with Compare. It returns state itself when no permutation makes it
+// smaller.
+func Canonical(state []Value, perms []*Perm) []Value {
+	min := state
+	var buf []Value
+	for _, p := range perms {
+		if buf == nil {
+			buf = make([]Value, len(state))
+		}
+		c := 0
+		for j, v := range state {
+			buf[j] = Permute(v, p)
+			if c == 0 {
+				c = Compare(buf[j], min[j])
+				if c > 0 {
+					break
+				}
+			}
+		}
+		if c < 0 {
+			if len(min) > 0 && &min[0] == &state[0] {
+				min, buf = buf, nil
+			} else {
+				min, buf = buf, min
+			}
+		}
+	}
+	return min
+}
+
+// SymmetricFingerprint is the fingerprint of Canonical(state, perms).
+func SymmetricFingerprint(state []Value, perms []*Perm) uint64 {
+	return FingerprintState(Canonical(state, perms))
+}
