@@ -61,7 +61,7 @@ Then look at what it found and replay it:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newReplayCmd(), newCorpusCmd())
+	root.AddCommand(newRunCmd(), newReplayCmd(), newCorpusCmd(), newTLCCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})

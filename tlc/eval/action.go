@@ -1,0 +1,280 @@
+package eval
+
+import (
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// enum enumerates the ways action n can be satisfied from the current state
+// (or, in init mode, the ways an initial-state predicate can), calling k for
+// each with c.next filled in as far as n determines it. It follows TLC: a
+// conjunction is processed left to right; x' = e assigns x' when it has no
+// value yet and tests it otherwise; x' \in S assigns each element in turn;
+// disjunctions, \E and IF/CASE branch; operator calls are expanded.
+// Assignments made for one branch are undone before the next.
+func (c *ctx) enum(n node, env *Env, k func() error) error {
+	switch n := n.(type) {
+	case *andNode:
+		return c.enumAnd(n.items, env, k)
+	case *orNode:
+		for _, it := range n.items {
+			if err := c.enum(it, env, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *eqNode:
+		if idx, ok := c.target(n.l, env); ok && !n.neq {
+			if c.next[idx] == nil {
+				v, err := n.r.eval(c, env)
+				if err != nil {
+					return err
+				}
+				c.next[idx] = v
+				err = k()
+				c.next[idx] = nil
+				return err
+			}
+		}
+	case *inNode:
+		if idx, ok := c.target(n.x, env); ok && !n.notIn && c.next[idx] == nil {
+			s, err := n.s.eval(c, env)
+			if err != nil {
+				return err
+			}
+			elems, err := value.Enumerate(s)
+			if err != nil {
+				return located(n.pos, err)
+			}
+			for _, e := range elems {
+				c.next[idx] = e
+				if err := k(); err != nil {
+					c.next[idx] = nil
+					return err
+				}
+			}
+			c.next[idx] = nil
+			return nil
+		}
+	case *unchangedNode:
+		if n.x == nil && !c.initMode {
+			return c.enumUnchanged(n.vars, 0, k)
+		}
+	case *quantNode:
+		if n.forall {
+			// \A x \in S : A is the conjunction of A over S.
+			var items []func(k func() error) error
+			err := n.b.each(c, env, func(f *Env) (bool, error) {
+				fr := &Env{vals: append([]value.Value(nil), f.vals...), parent: f.parent, inst: f.inst}
+				items = append(items, func(k func() error) error { return c.enum(n.body, fr, k) })
+				return true, nil
+			})
+			if err != nil {
+				return err
+			}
+			return chain(items, k)
+		}
+		return n.b.each(c, env, func(f *Env) (bool, error) {
+			// Each branch gets its own frame: a LET inside may keep it.
+			fr := &Env{vals: append([]value.Value(nil), f.vals...), parent: f.parent, inst: f.inst}
+			return true, c.enum(n.body, fr, k)
+		})
+	case *ifNode:
+		b, err := evalBool(c, env, n.cond)
+		if err != nil {
+			return err
+		}
+		if b {
+			return c.enum(n.then, env, k)
+		}
+		return c.enum(n.els, env, k)
+	case *caseNode:
+		for i, cond := range n.conds {
+			b, err := evalBool(c, env, cond)
+			if err != nil {
+				return err
+			}
+			if b {
+				return c.enum(n.bodies[i], env, k)
+			}
+		}
+		if n.other != nil {
+			return c.enum(n.other, env, k)
+		}
+		return errorf(n.pos, "CASE: no arm applies and there is no OTHER")
+	case *impliesNode:
+		b, err := evalBool(c, env, n.l)
+		if err != nil {
+			return err
+		}
+		if !b {
+			return k()
+		}
+		return c.enum(n.r, env, k)
+	case *letNode:
+		return c.enum(n.body, n.frame(env), k)
+	case *labelNode:
+		return c.enum(n.x, env, k)
+	case *callNode:
+		if n.d.kind == dkOp && n.d.compiled != nil && (n.d.state || n.d.prime || len(n.args) > 0) {
+			return c.enumCall(n, env, k)
+		}
+	case *letCallNode:
+		f := env.up(n.depth)
+		args := make([]value.Value, len(n.args))
+		for i, a := range n.args {
+			v, err := a.eval(c, env)
+			if err != nil {
+				return err
+			}
+			args[i] = v
+		}
+		return c.enum(n.d.body, &Env{vals: args, parent: f, inst: f.instFrame()}, k)
+	case *letRefNode:
+		if n.d.prime && n.d.fn == nil {
+			return c.enum(n.d.body, env.up(n.depth), k)
+		}
+	case *substNode:
+		return c.enum(n.d.substNode, env.instFrame(), k)
+	}
+	b, err := evalBool(c, env, n)
+	if err != nil {
+		return err
+	}
+	if b {
+		return k()
+	}
+	return nil
+}
+
+// target reports whether n is the variable an (init or next-state)
+// assignment would give a value to: x' in an action, x in Init, possibly
+// through an instance substitution or a parameter passed by name.
+func (c *ctx) target(n node, env *Env) (int, bool) {
+	if c.initMode {
+		return varOf(n, env)
+	}
+	n, env = deref(n, env)
+	if p, ok := n.(*primeNode); ok {
+		return varOf(p.x, env)
+	}
+	return 0, false
+}
+
+// deref follows instance substitutions and parameters passed by name.
+func deref(n node, env *Env) (node, *Env) {
+	for {
+		switch x := n.(type) {
+		case *substNode:
+			n, env = x.d.substNode, env.instFrame()
+			continue
+		case *boundNode:
+			f := env.up(x.depth)
+			if f.lazy == nil || f.lazy[x.idx] == nil {
+				return n, env
+			}
+			n, env = f.lazy[x.idx].n, f.lazy[x.idx].env
+			continue
+		}
+		return n, env
+	}
+}
+
+// varOf reports whether n denotes a state variable.
+func varOf(n node, env *Env) (int, bool) {
+	n, _ = deref(n, env)
+	if v, ok := n.(*varNode); ok {
+		return v.idx, true
+	}
+	return 0, false
+}
+
+// byName reports whether a call argument must be passed by name: a
+// variable (the operator may prime it) or an assignable x'.
+func (c *ctx) byName(a node, env *Env) bool {
+	if _, ok := varOf(a, env); ok {
+		return true
+	}
+	_, ok := c.target(a, env)
+	return ok
+}
+
+func (c *ctx) enumAnd(items []node, env *Env, k func() error) error {
+	if len(items) == 0 {
+		return k()
+	}
+	return c.enum(items[0], env, func() error { return c.enumAnd(items[1:], env, k) })
+}
+
+func chain(items []func(k func() error) error, k func() error) error {
+	if len(items) == 0 {
+		return k()
+	}
+	return items[0](func() error { return chain(items[1:], k) })
+}
+
+func (c *ctx) enumUnchanged(vars []int, i int, k func() error) error {
+	if i == len(vars) {
+		return k()
+	}
+	idx := vars[i]
+	if c.next[idx] == nil {
+		c.next[idx] = c.cur[idx]
+		err := c.enumUnchanged(vars, i+1, k)
+		c.next[idx] = nil
+		return err
+	}
+	eq, err := value.Equal(c.next[idx], c.cur[idx])
+	if err != nil {
+		return err
+	}
+	if !eq {
+		return nil
+	}
+	return c.enumUnchanged(vars, i+1, k)
+}
+
+// enumCall expands a call of an action operator.
+func (c *ctx) enumCall(n *callNode, env *Env, k func() error) error {
+	args := make([]value.Value, len(n.args))
+	var ops []*Closure
+	byName := make([]bool, len(n.args))
+	for i, a := range n.args {
+		if c.byName(a, env) {
+			byName[i] = true
+			continue // passed by name, below
+		}
+		if cn, ok := a.(*closureNode); ok {
+			if ops == nil {
+				ops = make([]*Closure, len(n.args))
+			}
+			cl, err := cn.closure(c, env)
+			if err != nil {
+				return err
+			}
+			ops[i] = cl
+			continue
+		}
+		v, err := a.eval(c, env)
+		if err != nil {
+			return err
+		}
+		args[i] = v
+	}
+	inst, err := n.instFrame(c, env)
+	if err != nil {
+		return err
+	}
+	var fr *Env
+	if len(args) > 0 || inst != nil {
+		fr = &Env{vals: args, ops: ops, inst: inst}
+	}
+	for i, a := range n.args {
+		if byName[i] {
+			if fr.lazy == nil {
+				fr.lazy = make([]*lazyArg, len(n.args))
+			}
+			fr.lazy[i] = &lazyArg{a, env}
+		}
+	}
+	return c.enum(n.d.compiled, fr, k)
+}

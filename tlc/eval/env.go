@@ -1,0 +1,89 @@
+package eval
+
+import (
+	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// Env is a run-time frame: the values of the names one binder (a
+// quantifier, an operator's parameters, a LET) introduces.
+type Env struct {
+	vals   []value.Value
+	ops    []*Closure // operator parameters, by the same index as vals
+	lets   []letSlot  // LET frames: the local definitions
+	parent *Env
+	inst   *Env // the frame of a parameterized instance's parameters
+	// lazy holds arguments passed by name: an action operator called with
+	// x' as an argument (Send(p, d, mem, mem')) may assign x' through its
+	// parameter, as in TLC.
+	lazy []*lazyArg
+}
+
+type lazyArg struct {
+	n   node
+	env *Env
+}
+
+type letSlot struct {
+	done bool
+	val  value.Value
+	err  error
+}
+
+func (e *Env) up(depth int) *Env {
+	for ; depth > 0; depth-- {
+		e = e.parent
+	}
+	return e
+}
+
+func (e *Env) instFrame() *Env {
+	if e == nil {
+		return nil
+	}
+	return e.inst
+}
+
+// Closure is an operator used as a value: an argument of a higher-order
+// operator.
+type Closure struct {
+	arity   int
+	name    string
+	def     *def // a module-level definition
+	inst    *Env // its instance frame
+	body    node // a LAMBDA or a LET definition with parameters
+	env     *Env // the frame the body's free names live in
+	builtin *stdlib.Builtin
+	pos     syntax.Pos
+}
+
+// call applies the closure.
+func (cl *Closure) call(c *ctx, args []value.Value) (value.Value, error) {
+	if len(args) != cl.arity {
+		return nil, errorf(cl.pos, "operator %s takes %d arguments, got %d", cl.name, cl.arity, len(args))
+	}
+	switch {
+	case cl.builtin != nil:
+		bargs := make([]stdlib.Arg, len(args))
+		for i, a := range args {
+			bargs[i] = stdlib.Arg{V: a}
+		}
+		v, err := cl.builtin.Fn(c, bargs)
+		return v, located(cl.pos, err)
+	case cl.def != nil:
+		return c.callDef(cl.def, args, nil, cl.inst, cl.pos)
+	default:
+		return cl.body.eval(c, &Env{vals: args, parent: cl.env, inst: cl.env.instFrame()})
+	}
+}
+
+// opArg adapts a closure to the stdlib.Op interface for one evaluation.
+type opArg struct {
+	cl *Closure
+	c  *ctx
+}
+
+func (o opArg) Arity() int { return o.cl.arity }
+
+func (o opArg) Call(args []value.Value) (value.Value, error) { return o.cl.call(o.c, args) }

@@ -1,0 +1,135 @@
+package eval
+
+import (
+	"fmt"
+
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// Evaluator evaluates a model's formulas in states. One Evaluator is used
+// by one goroutine; create one per worker.
+type Evaluator struct {
+	m *Model
+	c *ctx
+}
+
+// NewEvaluator returns an evaluator for m.
+func (m *Model) NewEvaluator() *Evaluator { return &Evaluator{m: m, c: m.newCtx()} }
+
+// SetLevel sets what TLCGet("level") returns.
+func (ev *Evaluator) SetLevel(l int) { ev.c.level = l }
+
+// IncompleteError is a state that an Init or Next formula does not
+// determine completely.
+type IncompleteError struct {
+	Var  string
+	Init bool
+}
+
+func (e *IncompleteError) Error() string {
+	if e.Init {
+		return fmt.Sprintf("the initial predicate does not give variable %s a value", e.Var)
+	}
+	return fmt.Sprintf("the next-state relation does not give %s' a value (successor state not completely specified)", e.Var)
+}
+
+// Init calls fn for every initial state, in TLC's enumeration order. The
+// slice passed to fn is fn's to keep.
+func (ev *Evaluator) Init(fn func(s []value.Value) error) error {
+	m := ev.m
+	if m.init == nil {
+		return fmt.Errorf("the model has no initial predicate")
+	}
+	partial := make([]value.Value, len(m.Vars))
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = true, partial, partial, 0
+	return c.enum(m.init, nil, func() error {
+		for i, v := range partial {
+			if v == nil {
+				return &IncompleteError{Var: m.Vars[i], Init: true}
+			}
+		}
+		return fn(append([]value.Value(nil), partial...))
+	})
+}
+
+// HasNext reports whether the model has a next-state relation.
+func (ev *Evaluator) HasNext() bool { return ev.m.next != nil }
+
+// Next calls fn for every successor of s under the next-state relation.
+func (ev *Evaluator) Next(s []value.Value, fn func(t []value.Value) error) error {
+	return ev.successors(ev.m.next, nil, s, fn)
+}
+
+func (ev *Evaluator) successors(n node, env *Env, s []value.Value, fn func(t []value.Value) error) error {
+	m := ev.m
+	if n == nil {
+		return nil
+	}
+	next := make([]value.Value, len(m.Vars))
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, next, 0
+	return c.enum(n, env, func() error {
+		for i, v := range next {
+			if v == nil {
+				return &IncompleteError{Var: m.Vars[i]}
+			}
+		}
+		return fn(append([]value.Value(nil), next...))
+	})
+}
+
+func (ev *Evaluator) stateBool(n node, s []value.Value) (bool, error) {
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, nil, 0
+	return evalBool(c, nil, n)
+}
+
+// Invariant evaluates invariant i of the cfg in state s.
+func (ev *Evaluator) Invariant(i int, s []value.Value) (bool, error) {
+	return ev.stateBool(ev.m.Invariants[i].node, s)
+}
+
+// InConstraints reports whether s satisfies every CONSTRAINT.
+func (ev *Evaluator) InConstraints(s []value.Value) (bool, error) {
+	for _, n := range ev.m.Constraints {
+		ok, err := ev.stateBool(n.node, s)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// InActionConstraints reports whether the step s -> t satisfies every
+// ACTION_CONSTRAINT.
+func (ev *Evaluator) InActionConstraints(s, t []value.Value) (bool, error) {
+	c := ev.c
+	defer c.save()()
+	for _, n := range ev.m.ActionConstraints {
+		c.initMode, c.cur, c.next, c.primed = false, s, t, 0
+		ok, err := evalBool(c, nil, n.node)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// ViewOf evaluates the cfg's VIEW in s (s itself, as a tuple, when there is
+// no VIEW).
+func (ev *Evaluator) ViewOf(s []value.Value) (value.Value, error) {
+	if ev.m.View == nil {
+		return value.Tuple(s...), nil
+	}
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, nil, 0
+	return ev.m.View.eval(c, nil)
+}
+
+// HasView reports whether the cfg has a VIEW.
+func (m *Model) HasView() bool { return m.View != nil }

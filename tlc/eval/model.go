@@ -1,0 +1,493 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/modelfuzz/modelfuzz/tlc/cfg"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// Model is a spec with its configuration applied, compiled and ready to
+// evaluate. It is safe for concurrent use through Evaluators.
+type Model struct {
+	Module *syntax.Module
+	Config *cfg.Config
+	Vars   []string
+
+	varDefs []*def
+	root    *scope
+	assumes []assumeDef
+
+	init, next node
+	// InitName and NextName say where Init and Next came from.
+	InitName, NextName string
+
+	Invariants        []Named
+	Constraints       []Named
+	ActionConstraints []Named
+	View              node
+	Perms             []*value.Perm
+	// Properties are the cfg's temporal properties; they are not checked.
+	Properties    []string
+	CheckDeadlock bool
+
+	// Out receives Print/PrintT output (default os.Stdout).
+	Out   io.Writer
+	outMu sync.Mutex
+
+	registers registers
+	// Warnings are problems that TLC would also let pass.
+	Warnings []string
+
+	// Stats, when set, answers TLCGet("stats") and TLCGet("level")-like
+	// questions about the running check.
+	Stats func() map[string]int64
+}
+
+// Named is a compiled cfg entry (an invariant, a constraint).
+type Named struct {
+	Name string
+	node node
+}
+
+type assumeDef struct {
+	expr syntax.Expr
+	sc   *scope
+	name string
+}
+
+// LoadError is returned for problems with the spec (parse errors, unknown
+// names); ConfigError for problems with the cfg.
+type LoadError struct{ Err error }
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// ConfigError is a problem with the model configuration.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Load parses the spec at specPath and its cfg (cfgPath, or the .cfg file
+// next to the spec with the same name when cfgPath is "").
+func Load(specPath, cfgPath string) (*Model, error) {
+	if cfgPath == "" {
+		cfgPath = specPath[:len(specPath)-len(filepath.Ext(specPath))] + ".cfg"
+	}
+	conf, err := cfg.ParseFile(cfgPath)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	ld := syntax.NewLoader()
+	mod, err := ld.LoadFile(specPath)
+	if err != nil {
+		return nil, &LoadError{err}
+	}
+	return Build(ld, mod, conf)
+}
+
+// Build compiles module mod (loaded with ld) under configuration conf.
+func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, error) {
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck()}
+	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
+		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{}}
+	for _, c := range conf.Constants {
+		if c.Kind == cfg.Substitute && c.Module != "" {
+			if l.scopedOverrides[c.Module] == nil {
+				l.scopedOverrides[c.Module] = map[string]string{}
+			}
+			l.scopedOverrides[c.Module][c.Name] = c.Subst
+		}
+	}
+	root, err := l.build(mod, nil, false)
+	if err != nil {
+		return nil, &LoadError{err}
+	}
+	m.root = root
+	for _, po := range l.pendingOverrides {
+		t := root.lookup(po.target)
+		if t == nil {
+			return nil, &ConfigError{fmt.Errorf("%s: %s <- [%s]%s: the spec has no definition %s", conf.File, po.name, po.sc.name, po.target, po.target)}
+		}
+		po.sc.names[po.name] = t
+	}
+	if err := m.applyConstants(conf); err != nil {
+		return nil, &ConfigError{err}
+	}
+	if err := m.checkAssumes(); err != nil {
+		return nil, err
+	}
+	if err := m.compileConfig(conf); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func cfgErr(conf *cfg.Config, p cfg.Pos, format string, args ...any) error {
+	return fmt.Errorf("%s:%s: %s", conf.File, p, fmt.Sprintf(format, args...))
+}
+
+// applyConstants gives the cfg's values and substitutions to constants
+// and definitions. Defs are changed in place, so every module that shares
+// them (through EXTENDS) sees the change.
+func (m *Model) applyConstants(conf *cfg.Config) error {
+	for _, c := range conf.Constants {
+		if c.Module != "" && c.Kind == cfg.Substitute {
+			continue // applied while building that module's scope
+		}
+		d := m.root.lookup(c.Name)
+		if d == nil {
+			// TLC ignores values for names the spec does not declare.
+			m.Warnings = append(m.Warnings, cfgErr(conf, c.Pos, "%s is not a constant or definition of the spec; its value is ignored", c.Name).Error())
+			continue
+		}
+		switch c.Kind {
+		case cfg.Assign:
+			if len(c.Args) > 0 {
+				return cfgErr(conf, c.Pos, "%s: assigning values to operator arguments is not supported", c.Name)
+			}
+			if d.kind == dkVar {
+				return cfgErr(conf, c.Pos, "%s is a variable, not a constant", c.Name)
+			}
+			*d = def{kind: dkValue, name: d.name, pos: d.pos, sc: d.sc, val: c.Value}
+		case cfg.Substitute:
+			t := m.root.lookup(c.Subst)
+			if t == nil {
+				return cfgErr(conf, c.Pos, "%s <- %s: the spec has no definition %s", c.Name, c.Subst, c.Subst)
+			}
+			if d.kind == dkVar || t.kind == dkVar {
+				return cfgErr(conf, c.Pos, "%s <- %s: variables cannot be substituted", c.Name, c.Subst)
+			}
+			if d.kind == dkConst && d.arity != t.arity && t.kind == dkOp && len(t.params) != d.arity {
+				return cfgErr(conf, c.Pos, "%s <- %s: %s takes %d argument(s) but %s takes %d", c.Name, c.Subst, c.Name, d.arity, c.Subst, len(t.params))
+			}
+			name, pos := d.name, d.pos
+			*d = def{kind: t.kind, name: name, pos: pos, sc: t.sc, arity: t.arity, params: t.params, body: t.body,
+				fn: t.fn, val: t.val, builtin: t.builtin, inst: t.inst, subst: t.subst, substSc: t.substSc, substLex: t.substLex}
+		}
+	}
+	// Every constant must have a value now.
+	var missing []string
+	for name, d := range m.root.names {
+		if d.kind == dkConst {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("%s: no value for constant(s) %v: give them values in the cfg file", conf.File, missing)
+	}
+	return nil
+}
+
+func (m *Model) checkAssumes() error {
+	ev := m.NewEvaluator()
+	for _, a := range m.assumes {
+		n, _, _, err := m.compileIn(a.sc, a.expr, nil)
+		if err != nil {
+			return &LoadError{err}
+		}
+		ok, err := evalBool(ev.c, nil, n)
+		if err != nil {
+			return &EvalFailure{Err: err, What: "evaluating an ASSUME"}
+		}
+		if !ok {
+			return &AssumeFailure{Pos: a.expr.Position(), Name: a.name}
+		}
+	}
+	return nil
+}
+
+// AssumeFailure is an ASSUME that evaluates to FALSE.
+type AssumeFailure struct {
+	Pos  syntax.Pos
+	Name string
+}
+
+func (e *AssumeFailure) Error() string {
+	return fmt.Sprintf("%s: assumption is false", e.Pos)
+}
+
+// EvalFailure is a run-time evaluation error.
+type EvalFailure struct {
+	Err  error
+	What string
+}
+
+func (e *EvalFailure) Error() string { return e.Err.Error() }
+func (e *EvalFailure) Unwrap() error { return e.Err }
+
+// compileName compiles the cfg's reference to a definition of the root module.
+func (m *Model) compileName(conf *cfg.Config, id cfg.Ident, what string) (node, *def, error) {
+	d := m.root.lookup(id.Name)
+	if d == nil {
+		return nil, nil, &ConfigError{cfgErr(conf, id.Pos, "%s %s: the spec has no definition %s", what, id.Name, id.Name)}
+	}
+	if d.kind == dkOp && len(d.params) > 0 {
+		return nil, nil, &ConfigError{cfgErr(conf, id.Pos, "%s %s: %s takes arguments", what, id.Name, id.Name)}
+	}
+	c := &compiler{m: m, sc: m.root}
+	n, err := c.ref(syntax.Pos{File: conf.File, Line: id.Pos.Line, Col: id.Pos.Col}, d, id.Name, nil, nil)
+	if err != nil {
+		return nil, nil, &LoadError{err}
+	}
+	return n, d, nil
+}
+
+func (m *Model) compileConfig(conf *cfg.Config) error {
+	switch {
+	case conf.Specification.Name != "":
+		d := m.root.lookup(conf.Specification.Name)
+		if d == nil || d.kind != dkOp {
+			return &ConfigError{cfgErr(conf, conf.Specification.Pos, "SPECIFICATION %s: the spec has no such definition", conf.Specification.Name)}
+		}
+		if err := m.splitSpec(d); err != nil {
+			return err
+		}
+	case conf.Init.Name != "" && conf.Next.Name != "":
+		n, _, err := m.compileName(conf, conf.Init, "INIT")
+		if err != nil {
+			return err
+		}
+		m.init, m.InitName = n, conf.Init.Name
+		if n, _, err = m.compileName(conf, conf.Next, "NEXT"); err != nil {
+			return err
+		}
+		m.next, m.NextName = n, conf.Next.Name
+	case conf.Init.Name != "":
+		n, _, err := m.compileName(conf, conf.Init, "INIT")
+		if err != nil {
+			return err
+		}
+		m.init, m.InitName = n, conf.Init.Name
+	default:
+		if len(m.Vars) > 0 {
+			return &ConfigError{fmt.Errorf("%s: no SPECIFICATION and no INIT/NEXT", conf.File)}
+		}
+	}
+	for _, id := range conf.Invariants {
+		n, _, err := m.compileName(conf, id, "INVARIANT")
+		if err != nil {
+			return err
+		}
+		m.Invariants = append(m.Invariants, Named{id.Name, n})
+	}
+	for _, id := range conf.Constraints {
+		n, _, err := m.compileName(conf, id, "CONSTRAINT")
+		if err != nil {
+			return err
+		}
+		m.Constraints = append(m.Constraints, Named{id.Name, n})
+	}
+	for _, id := range conf.ActionConstraints {
+		n, _, err := m.compileName(conf, id, "ACTION_CONSTRAINT")
+		if err != nil {
+			return err
+		}
+		m.ActionConstraints = append(m.ActionConstraints, Named{id.Name, n})
+	}
+	if conf.View.Name != "" {
+		n, _, err := m.compileName(conf, conf.View, "VIEW")
+		if err != nil {
+			return err
+		}
+		m.View = n
+	}
+	if conf.Symmetry.Name != "" {
+		n, _, err := m.compileName(conf, conf.Symmetry, "SYMMETRY")
+		if err != nil {
+			return err
+		}
+		v, err := n.eval(m.newCtx(), nil)
+		if err != nil {
+			return &EvalFailure{Err: err, What: "evaluating SYMMETRY"}
+		}
+		perms, err := value.PermsFromSet(v)
+		if err != nil {
+			return &ConfigError{cfgErr(conf, conf.Symmetry.Pos, "SYMMETRY %s: %v", conf.Symmetry.Name, err)}
+		}
+		m.Perms = perms
+	}
+	for _, p := range conf.Properties {
+		m.Properties = append(m.Properties, p.Name)
+	}
+	return nil
+}
+
+// specPart is a piece of a SPECIFICATION formula with the scope it is in.
+type specPart struct {
+	e  syntax.Expr
+	sc *scope
+}
+
+// splitSpec finds Init and Next in Init /\ [][Next]_vars /\ fairness.
+func (m *Model) splitSpec(d *def) error {
+	var inits []specPart
+	var next *specPart
+	var walk func(e syntax.Expr, sc *scope, depth int) error
+	walk = func(e syntax.Expr, sc *scope, depth int) error {
+		if depth > 30 {
+			return &LoadError{errorf(e.Position(), "SPECIFICATION: definitions nest too deeply")}
+		}
+		switch x := e.(type) {
+		case *syntax.BulletList:
+			if x.Kind == `/\` {
+				for _, it := range x.Items {
+					if err := walk(it, sc, depth+1); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		case *syntax.OpApp:
+			if x.Name == `/\` && len(x.Args) == 2 && len(x.Path) == 0 {
+				for _, it := range x.Args {
+					if err := walk(it, sc, depth+1); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			if len(x.Args) == 0 {
+				if dd, dsc := m.specDef(x, sc); dd != nil {
+					return walk(dd.body, dsc, depth+1)
+				}
+			}
+		case *syntax.Ident:
+			if dd := sc.lookup(x.Name); dd != nil && dd.kind == dkOp && len(dd.params) == 0 {
+				return walk(dd.body, dd.sc, depth+1)
+			}
+		case *syntax.Label:
+			return walk(x.Body, sc, depth+1)
+		case *syntax.Always:
+			if box, ok := x.X.(*syntax.ActionBox); ok {
+				if next != nil {
+					return &LoadError{errorf(x.Pos, "SPECIFICATION has two [][Next]_vars parts")}
+				}
+				// TLC explores Next itself; the stuttering steps that
+				// [Next]_vars also allows add no states.
+				next = &specPart{box.Action, sc}
+				return nil
+			}
+			return nil // a temporal conjunct: not part of the state graph
+		case *syntax.Fairness, *syntax.Eventually, *syntax.LeadsTo, *syntax.TemporalQuant:
+			return nil
+		}
+		if temporal(e) {
+			return nil // fairness under a quantifier, say
+		}
+		inits = append(inits, specPart{e, sc})
+		return nil
+	}
+	if err := walk(d.body, d.sc, 0); err != nil {
+		return err
+	}
+	var parts []node
+	for _, p := range inits {
+		n, _, _, err := m.compileIn(p.sc, p.e, nil)
+		if err != nil {
+			return &LoadError{err}
+		}
+		parts = append(parts, n)
+	}
+	m.init = &andNode{at{d.pos}, flatten(parts, true)}
+	m.InitName = d.name + " (initial predicate)"
+	if next != nil {
+		n, _, _, err := m.compileIn(next.sc, next.e, nil)
+		if err != nil {
+			return &LoadError{err}
+		}
+		m.next = n
+		m.NextName = d.name + " (next-state relation)"
+	}
+	return nil
+}
+
+func (m *Model) specDef(x *syntax.OpApp, sc *scope) (*def, *scope) {
+	if len(x.Path) == 0 {
+		if dd := sc.lookup(x.Name); dd != nil && dd.kind == dkOp && len(dd.params) == 0 {
+			return dd, dd.sc
+		}
+		return nil, nil
+	}
+	c := &compiler{m: m, sc: sc}
+	dd, _, hasInst, err := c.resolvePath(x, nil)
+	if err != nil || hasInst || dd.kind != dkOp || len(dd.params) > 0 {
+		return nil, nil
+	}
+	return dd, dd.sc
+}
+
+func (m *Model) print(line string) {
+	m.outMu.Lock()
+	defer m.outMu.Unlock()
+	fmt.Fprintln(m.Out, line)
+}
+
+func (m *Model) configRecord() (value.Value, error) {
+	return value.Record([]string{"deadlock", "depth", "mode", "traces", "worker"},
+		[]value.Value{value.Bool(m.CheckDeadlock), value.IntOf(-1), value.Str("bfs"), value.IntOf(-1), value.IntOf(1)})
+}
+
+func (m *Model) statsRecord() (value.Value, error) {
+	if m.Stats == nil {
+		return nil, fmt.Errorf("TLCGet(\"stats\") is only available while model checking")
+	}
+	s := m.Stats()
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	vals := make([]value.Value, len(keys))
+	for i, k := range keys {
+		vals[i] = value.IntOf(s[k])
+	}
+	return value.Record(keys, vals)
+}
+
+type registers struct {
+	mu sync.Mutex
+	r  map[int]value.Value
+}
+
+func (r *registers) get(i int) (value.Value, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.r[i]
+	if !ok {
+		return nil, fmt.Errorf("TLCGet(%d): register %d was never set", i, i)
+	}
+	return v, nil
+}
+
+func (r *registers) set(i int, v value.Value) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.r == nil {
+		r.r = map[int]value.Value{}
+	}
+	r.r[i] = v
+	return nil
+}
+
+// temporal reports whether e contains a temporal operator (syntactically).
+func temporal(e syntax.Expr) bool {
+	switch e.(type) {
+	case *syntax.Always, *syntax.Eventually, *syntax.LeadsTo, *syntax.Fairness, *syntax.TemporalQuant:
+		return true
+	}
+	for _, ch := range children(e) {
+		if temporal(ch) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,1168 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// node is a compiled expression.
+type node interface {
+	eval(c *ctx, env *Env) (value.Value, error)
+	position() syntax.Pos
+}
+
+type at struct{ pos syntax.Pos }
+
+func (a at) position() syntax.Pos { return a.pos }
+
+// ---------------------------------------------------------------- leaves
+
+type litNode struct {
+	at
+	v value.Value
+}
+
+func (n *litNode) eval(*ctx, *Env) (value.Value, error) { return n.v, nil }
+
+type varNode struct {
+	at
+	idx  int
+	name string
+}
+
+func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
+	var v value.Value
+	if c.primed > 0 {
+		v = c.next[n.idx]
+		if v == nil {
+			return nil, errorf(n.pos, "%s' is used before it is given a value", n.name)
+		}
+		return v, nil
+	}
+	v = c.cur[n.idx]
+	if v == nil {
+		return nil, errorf(n.pos, "variable %s is used before it is given a value", n.name)
+	}
+	return v, nil
+}
+
+// primeNode is e': e evaluated in the next state.
+type primeNode struct {
+	at
+	x node
+}
+
+func (n *primeNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.next == nil {
+		return nil, errorf(n.pos, "a primed expression (%s) is evaluated where there is no next state", "'")
+	}
+	if c.primed > 0 {
+		return nil, errorf(n.pos, "double prime: a primed expression inside a primed expression")
+	}
+	c.primed++
+	v, err := n.x.eval(c, env)
+	c.primed--
+	return v, err
+}
+
+type boundNode struct {
+	at
+	depth, idx int
+	name       string
+}
+
+func (n *boundNode) eval(c *ctx, env *Env) (value.Value, error) {
+	f := env.up(n.depth)
+	if f.lazy != nil && f.lazy[n.idx] != nil {
+		return f.lazy[n.idx].n.eval(c, f.lazy[n.idx].env)
+	}
+	return f.vals[n.idx], nil
+}
+
+// substNode is a constant or variable of an instance, replaced by an
+// expression of the instantiating module.
+type substNode struct {
+	at
+	d *def
+}
+
+func (n *substNode) eval(c *ctx, env *Env) (value.Value, error) {
+	return n.d.substNode.eval(c, env.instFrame())
+}
+
+// ---------------------------------------------------------------- calls
+
+// callNode calls a module-level definition.
+type callNode struct {
+	at
+	d    *def
+	args []node
+	// instArgs, for M(a, b)!Op: the instance's parameters, evaluated in the
+	// caller's frame to build the instance frame.
+	instArgs []node
+	hasInst  bool
+}
+
+func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
+	var args []value.Value
+	if len(n.args) > 0 {
+		args = make([]value.Value, len(n.args))
+	}
+	var ops []*Closure
+	for i, a := range n.args {
+		if cn, ok := a.(*closureNode); ok {
+			if ops == nil {
+				ops = make([]*Closure, len(n.args))
+			}
+			cl, err := cn.closure(c, env)
+			if err != nil {
+				return nil, err
+			}
+			ops[i] = cl
+			continue
+		}
+		v, err := a.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	inst, err := n.instFrame(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return c.callDef(n.d, args, ops, inst, n.pos)
+}
+
+func (n *callNode) instFrame(c *ctx, env *Env) (*Env, error) {
+	if !n.hasInst {
+		if n.d.sc.paramInst {
+			return env.instFrame(), nil
+		}
+		return nil, nil
+	}
+	f := &Env{vals: make([]value.Value, len(n.instArgs)), inst: env.instFrame()}
+	for i, a := range n.instArgs {
+		v, err := a.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		f.vals[i] = v
+	}
+	return f, nil
+}
+
+// callDef evaluates definition d applied to args.
+func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos syntax.Pos) (value.Value, error) {
+	switch d.kind {
+	case dkOp:
+		if d.compiled == nil {
+			return nil, errorf(pos, "%s is used before its definition was compiled", d.name)
+		}
+		if len(args) == 0 && !d.state && !d.sc.paramInst && !d.recursive {
+			return d.constValue(c)
+		}
+		var env *Env
+		if len(args) > 0 || inst != nil {
+			env = &Env{vals: args, ops: ops, inst: inst}
+		}
+		return d.compiled.eval(c, env)
+	case dkValue:
+		return d.val, nil
+	case dkBuiltin:
+		bargs := make([]stdlib.Arg, len(args))
+		for i := range args {
+			bargs[i] = stdlib.Arg{V: args[i]}
+			if ops != nil && ops[i] != nil {
+				bargs[i] = stdlib.Arg{Op: opArg{ops[i], c}}
+			}
+		}
+		v, err := d.builtin.Fn(c, bargs)
+		return v, located(pos, err)
+	case dkFunc:
+		return c.funcValue(d, pos)
+	case dkConst:
+		return nil, errorf(pos, "constant %s has no value: give it one in the cfg file (CONSTANT %s = ...)", d.name, d.name)
+	}
+	return nil, errorf(pos, "%s cannot be evaluated here", d.name)
+}
+
+// constValue evaluates a constant zero-arity definition once.
+func (d *def) constValue(c *ctx) (value.Value, error) {
+	if d.cacheDone.Load() {
+		return d.cacheVal, d.cacheErr
+	}
+	d.cacheOnce.Do(func() {
+		d.cacheVal, d.cacheErr = d.compiled.eval(c, nil)
+		d.cacheDone.Store(true)
+	})
+	return d.cacheVal, d.cacheErr
+}
+
+// funcValue is the value of a function definition f[x \in S] == e.
+func (c *ctx) funcValue(d *def, pos syntax.Pos) (value.Value, error) {
+	fc := d.compiled.(*funcDefNode)
+	if !d.state && !d.sc.paramInst {
+		return d.constValue(c)
+	}
+	return fc.eval(c, nil)
+}
+
+// funcDefNode builds the value of a function definition.
+type funcDefNode struct {
+	at
+	lit *funcLitNode
+}
+
+func (n *funcDefNode) eval(c *ctx, env *Env) (value.Value, error) { return n.lit.eval(c, env) }
+
+// funcDefApp applies a function definition to an argument without building
+// the whole function: recursive definitions over infinite domains work, as
+// in TLC.
+type funcDefApp struct {
+	at
+	d   *def
+	arg node
+}
+
+func (n *funcDefApp) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := n.arg.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	fc := n.d.compiled.(*funcDefNode)
+	if !n.d.recursive && !n.d.state && !n.d.sc.paramInst {
+		f, err := n.d.constValue(c)
+		if err != nil {
+			return nil, err
+		}
+		v, err := value.Apply(f, a)
+		return v, located(n.pos, err)
+	}
+	return fc.lit.applyTo(c, nil, a, n.pos, n.d.name)
+}
+
+// paramCallNode calls an operator parameter (a higher-order argument).
+type paramCallNode struct {
+	at
+	depth, idx int
+	name       string
+	args       []node
+}
+
+func (n *paramCallNode) eval(c *ctx, env *Env) (value.Value, error) {
+	cl := env.up(n.depth).ops[n.idx]
+	args := make([]value.Value, len(n.args))
+	for i, a := range n.args {
+		v, err := a.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	return cl.call(c, args)
+}
+
+// closureNode makes an operator argument: a definition, a LAMBDA, a LET
+// definition or an operator parameter passed on.
+type closureNode struct {
+	at
+	name    string
+	arity   int
+	d       *def // module-level definition or builtin
+	inst    bool // d needs the caller's instance frame
+	body    node // LAMBDA / LET definition body
+	depth   int  // LET definition or operator parameter: frame depth
+	param   int  // operator parameter index, or -1
+	letBody bool // body is evaluated with its params frame above frame (depth)
+}
+
+func (n *closureNode) eval(c *ctx, env *Env) (value.Value, error) {
+	return nil, errorf(n.pos, "operator %s used as a value", n.name)
+}
+
+func (n *closureNode) closure(c *ctx, env *Env) (*Closure, error) {
+	switch {
+	case n.param >= 0:
+		return env.up(n.depth).ops[n.param], nil
+	case n.d != nil && n.d.kind == dkBuiltin:
+		return &Closure{arity: n.arity, name: n.name, builtin: n.d.builtin, pos: n.pos}, nil
+	case n.d != nil:
+		cl := &Closure{arity: n.arity, name: n.name, def: n.d, pos: n.pos}
+		if n.inst {
+			cl.inst = env.instFrame()
+		}
+		return cl, nil
+	default:
+		return &Closure{arity: n.arity, name: n.name, body: n.body, env: env.up(n.depth), pos: n.pos}, nil
+	}
+}
+
+// letNode is LET defs IN body: a frame whose slots hold the zero-arity
+// definitions' values, computed on first use.
+type letNode struct {
+	at
+	defs []*letDef
+	body node
+}
+
+type letDef struct {
+	isFunc bool // a function definition f[x \in S] == e
+	name   string
+	arity  int
+	body   node
+	prime  bool // mentions primed variables: never cached
+	fn     *funcLitNode
+	pos    syntax.Pos
+	params []syntax.Param
+}
+
+func (n *letNode) frame(env *Env) *Env {
+	return &Env{lets: make([]letSlot, len(n.defs)), parent: env, inst: env.instFrame()}
+}
+
+func (n *letNode) eval(c *ctx, env *Env) (value.Value, error) {
+	return n.body.eval(c, n.frame(env))
+}
+
+// letRefNode is a use of a zero-arity LET definition (or a LET function).
+type letRefNode struct {
+	at
+	depth, idx int
+	d          *letDef
+}
+
+func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
+	f := env.up(n.depth)
+	s := &f.lets[n.idx]
+	if s.done && !n.d.prime {
+		return s.val, s.err
+	}
+	var v value.Value
+	var err error
+	if n.d.fn != nil {
+		v, err = n.d.fn.eval(c, f)
+	} else {
+		v, err = n.d.body.eval(c, f)
+	}
+	if !n.d.prime {
+		s.done, s.val, s.err = true, v, err
+	}
+	return v, err
+}
+
+// letCallNode applies a LET definition with parameters.
+type letCallNode struct {
+	at
+	depth int
+	d     *letDef
+	args  []node
+}
+
+func (n *letCallNode) eval(c *ctx, env *Env) (value.Value, error) {
+	f := env.up(n.depth)
+	args := make([]value.Value, len(n.args))
+	var ops []*Closure
+	for i, a := range n.args {
+		if cn, ok := a.(*closureNode); ok {
+			if ops == nil {
+				ops = make([]*Closure, len(n.args))
+			}
+			cl, err := cn.closure(c, env)
+			if err != nil {
+				return nil, err
+			}
+			ops[i] = cl
+			continue
+		}
+		v, err := a.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = v
+	}
+	return n.d.body.eval(c, &Env{vals: args, ops: ops, parent: f, inst: f.instFrame()})
+}
+
+// letFuncApp applies a LET function definition to an argument.
+type letFuncApp struct {
+	at
+	depth int
+	d     *letDef
+	arg   node
+}
+
+func (n *letFuncApp) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := n.arg.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return n.d.fn.applyTo(c, env.up(n.depth), a, n.pos, n.d.name)
+}
+
+// builtinNode applies an operator of a standard module.
+type builtinNode struct {
+	at
+	b    *stdlib.Builtin
+	args []node
+}
+
+func (n *builtinNode) eval(c *ctx, env *Env) (value.Value, error) {
+	bargs := make([]stdlib.Arg, len(n.args))
+	for i, a := range n.args {
+		if cn, ok := a.(*closureNode); ok {
+			cl, err := cn.closure(c, env)
+			if err != nil {
+				return nil, err
+			}
+			bargs[i] = stdlib.Arg{Op: opArg{cl, c}}
+			continue
+		}
+		v, err := a.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		bargs[i] = stdlib.Arg{V: v}
+	}
+	v, err := n.b.Fn(c, bargs)
+	return v, located(n.pos, err)
+}
+
+// ---------------------------------------------------------------- logic
+
+type andNode struct {
+	at
+	items []node
+}
+
+func (n *andNode) eval(c *ctx, env *Env) (value.Value, error) {
+	for _, it := range n.items {
+		b, err := evalBool(c, env, it)
+		if err != nil {
+			return nil, err
+		}
+		if !b {
+			return value.False, nil
+		}
+	}
+	return value.True, nil
+}
+
+type orNode struct {
+	at
+	items []node
+}
+
+func (n *orNode) eval(c *ctx, env *Env) (value.Value, error) {
+	for _, it := range n.items {
+		b, err := evalBool(c, env, it)
+		if err != nil {
+			return nil, err
+		}
+		if b {
+			return value.True, nil
+		}
+	}
+	return value.False, nil
+}
+
+type notNode struct {
+	at
+	x node
+}
+
+func (n *notNode) eval(c *ctx, env *Env) (value.Value, error) {
+	b, err := evalBool(c, env, n.x)
+	if err != nil {
+		return nil, err
+	}
+	return value.Bool(!b), nil
+}
+
+type impliesNode struct {
+	at
+	l, r node
+}
+
+func (n *impliesNode) eval(c *ctx, env *Env) (value.Value, error) {
+	b, err := evalBool(c, env, n.l)
+	if err != nil || !b {
+		return value.True, err
+	}
+	b, err = evalBool(c, env, n.r)
+	return value.Bool(b), err
+}
+
+type equivNode struct {
+	at
+	l, r node
+}
+
+func (n *equivNode) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := evalBool(c, env, n.l)
+	if err != nil {
+		return nil, err
+	}
+	b, err := evalBool(c, env, n.r)
+	if err != nil {
+		return nil, err
+	}
+	return value.Bool(a == b), nil
+}
+
+func evalBool(c *ctx, env *Env, n node) (bool, error) {
+	v, err := n.eval(c, env)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(value.Bool)
+	if !ok {
+		return false, errorf(n.position(), "expected a boolean, got %s", short(v))
+	}
+	return bool(b), nil
+}
+
+func short(v value.Value) string {
+	s := v.String()
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+type eqNode struct {
+	at
+	l, r node
+	neq  bool
+}
+
+func (n *eqNode) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := n.l.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	b, err := n.r.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	eq, err := value.Equal(a, b)
+	if err != nil {
+		return nil, located(n.pos, err)
+	}
+	return value.Bool(eq != n.neq), nil
+}
+
+type inNode struct {
+	at
+	x, s  node
+	notIn bool
+}
+
+func (n *inNode) eval(c *ctx, env *Env) (value.Value, error) {
+	x, err := n.x.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	s, err := n.s.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := value.Member(x, s)
+	if err != nil {
+		return nil, located(n.pos, err)
+	}
+	return value.Bool(ok != n.notIn), nil
+}
+
+// ---------------------------------------------------------------- arithmetic fast paths
+
+type arithNode struct {
+	at
+	op   string
+	l, r node
+	fn   func(a, b value.Value) (value.Value, error)
+}
+
+func (n *arithNode) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := n.l.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	b, err := n.r.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	v, err := n.fn(a, b)
+	return v, located(n.pos, err)
+}
+
+type cmpNode struct {
+	at
+	l, r node
+	fn   func(a, b value.Value) (bool, error)
+}
+
+func (n *cmpNode) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := n.l.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	b, err := n.r.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	v, err := n.fn(a, b)
+	if err != nil {
+		return nil, located(n.pos, err)
+	}
+	return value.Bool(v), nil
+}
+
+// unaryNode applies a value function of one argument (DOMAIN, SUBSET, ...).
+type unaryNode struct {
+	at
+	x  node
+	fn func(a value.Value) (value.Value, error)
+}
+
+func (n *unaryNode) eval(c *ctx, env *Env) (value.Value, error) {
+	a, err := n.x.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	v, err := n.fn(a)
+	return v, located(n.pos, err)
+}
+
+// ---------------------------------------------------------------- structures
+
+type setEnumNode struct {
+	at
+	elems []node
+}
+
+func (n *setEnumNode) eval(c *ctx, env *Env) (value.Value, error) {
+	vs := make([]value.Value, len(n.elems))
+	for i, e := range n.elems {
+		v, err := e.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return value.NewSet(vs...), nil
+}
+
+type tupleNode struct {
+	at
+	elems []node
+}
+
+func (n *tupleNode) eval(c *ctx, env *Env) (value.Value, error) {
+	vs := make([]value.Value, len(n.elems))
+	for i, e := range n.elems {
+		v, err := e.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return value.Tuple(vs...), nil
+}
+
+type recordNode struct {
+	at
+	names []string
+	vals  []node
+	set   bool // [a : S, b : T]
+}
+
+func (n *recordNode) eval(c *ctx, env *Env) (value.Value, error) {
+	vs := make([]value.Value, len(n.vals))
+	for i, e := range n.vals {
+		v, err := e.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	var v value.Value
+	var err error
+	if n.set {
+		v, err = value.SetOfRecords(n.names, vs)
+	} else {
+		v, err = value.Record(n.names, vs)
+	}
+	return v, located(n.pos, err)
+}
+
+type funcAppNode struct {
+	at
+	f, arg node
+}
+
+func (n *funcAppNode) eval(c *ctx, env *Env) (value.Value, error) {
+	f, err := n.f.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	a, err := n.arg.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	v, err := value.Apply(f, a)
+	return v, located(n.pos, err)
+}
+
+type fieldNode struct {
+	at
+	rec  node
+	name value.Value
+}
+
+func (n *fieldNode) eval(c *ctx, env *Env) (value.Value, error) {
+	r, err := n.rec.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	v, err := value.Apply(r, n.name)
+	return v, located(n.pos, err)
+}
+
+type ifNode struct {
+	at
+	cond, then, els node
+}
+
+func (n *ifNode) eval(c *ctx, env *Env) (value.Value, error) {
+	b, err := evalBool(c, env, n.cond)
+	if err != nil {
+		return nil, err
+	}
+	if b {
+		return n.then.eval(c, env)
+	}
+	return n.els.eval(c, env)
+}
+
+type caseNode struct {
+	at
+	conds, bodies []node
+	other         node
+}
+
+func (n *caseNode) eval(c *ctx, env *Env) (value.Value, error) {
+	for i, cond := range n.conds {
+		b, err := evalBool(c, env, cond)
+		if err != nil {
+			return nil, err
+		}
+		if b {
+			return n.bodies[i].eval(c, env)
+		}
+	}
+	if n.other != nil {
+		return n.other.eval(c, env)
+	}
+	return nil, errorf(n.pos, "CASE: no arm applies and there is no OTHER")
+}
+
+// exceptNode is [f EXCEPT !a.b = e, ...]; @ is the old value, in frame slot 0
+// of the frame each update's value is evaluated in.
+type exceptNode struct {
+	at
+	f       node
+	updates []exceptUpdate
+}
+
+type exceptUpdate struct {
+	path   []node // index values (field names are literal strings)
+	val    node
+	usesAt bool
+}
+
+func (n *exceptNode) eval(c *ctx, env *Env) (value.Value, error) {
+	f, err := n.f.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range n.updates {
+		path := make([]value.Value, len(u.path))
+		for i, p := range u.path {
+			v, err := p.eval(c, env)
+			if err != nil {
+				return nil, err
+			}
+			path[i] = v
+		}
+		if !u.usesAt {
+			v, err := u.val.eval(c, &Env{vals: []value.Value{nil}, parent: env, inst: env.instFrame()})
+			if err != nil {
+				return nil, err
+			}
+			if f, err = value.Update(f, path, v); err != nil {
+				return nil, located(n.pos, err)
+			}
+			continue
+		}
+		f, err = value.UpdateWith(f, path, func(old value.Value) (value.Value, error) {
+			return u.val.eval(c, &Env{vals: []value.Value{old}, parent: env, inst: env.instFrame()})
+		})
+		if err != nil {
+			return nil, located(n.pos, err)
+		}
+	}
+	return f, nil
+}
+
+// ---------------------------------------------------------------- binders
+
+// binder is a compiled list of bounds: the names a quantifier, CHOOSE, set
+// constructor or function literal introduces, all in one frame.
+type binder struct {
+	sets  []node // one per bound
+	names [][]string
+	tuple []bool
+	width int // number of names
+}
+
+// each calls fn for every assignment of the bound names, in the canonical
+// order of the sets (first bound outermost), reusing one frame.
+func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
+	f := &Env{vals: make([]value.Value, b.width), parent: env, inst: env.instFrame()}
+	domains := make([][]value.Value, len(b.sets))
+	for i, s := range b.sets {
+		sv, err := s.eval(c, env)
+		if err != nil {
+			return err
+		}
+		elems, err := value.Enumerate(sv)
+		if err != nil {
+			return located(s.position(), err)
+		}
+		domains[i] = elems
+	}
+	var rec func(i, slot int) (bool, error)
+	rec = func(i, slot int) (bool, error) {
+		if i == len(b.sets) {
+			return fn(f)
+		}
+		for _, e := range domains[i] {
+			if b.tuple[i] {
+				t, ok := e.(*value.Func)
+				if !ok || !t.IsSeq() || t.Len() != len(b.names[i]) {
+					return false, errorf(b.sets[i].position(), "cannot bind the tuple <<%v>> to %s", b.names[i], short(e))
+				}
+				copy(f.vals[slot:], t.Values())
+				more, err := rec(i+1, slot+len(b.names[i]))
+				if err != nil || !more {
+					return more, err
+				}
+				continue
+			}
+			if len(b.names[i]) == 1 {
+				f.vals[slot] = e
+				more, err := rec(i+1, slot+1)
+				if err != nil || !more {
+					return more, err
+				}
+				continue
+			}
+			// x, y \in S: each name ranges over S independently.
+			more, err := b.multi(c, domains[i], f, slot, len(b.names[i]), func() (bool, error) { return rec(i+1, slot+len(b.names[i])) })
+			if err != nil || !more {
+				return more, err
+			}
+			break
+		}
+		return true, nil
+	}
+	_, err := rec(0, 0)
+	return err
+}
+
+func (b *binder) multi(c *ctx, dom []value.Value, f *Env, slot, n int, k func() (bool, error)) (bool, error) {
+	if n == 0 {
+		return k()
+	}
+	for _, e := range dom {
+		f.vals[slot] = e
+		more, err := b.multi(c, dom, f, slot+1, n-1, k)
+		if err != nil || !more {
+			return more, err
+		}
+	}
+	return true, nil
+}
+
+type quantNode struct {
+	at
+	forall bool
+	b      *binder
+	body   node
+}
+
+func (n *quantNode) eval(c *ctx, env *Env) (value.Value, error) {
+	result := n.forall
+	err := n.b.each(c, env, func(f *Env) (bool, error) {
+		ok, err := evalBool(c, f, n.body)
+		if err != nil {
+			return false, err
+		}
+		if ok != n.forall {
+			result = !n.forall
+			return false, nil
+		}
+		return true, nil
+	})
+	return value.Bool(result), err
+}
+
+type chooseNode struct {
+	at
+	b    *binder
+	body node
+}
+
+func (n *chooseNode) eval(c *ctx, env *Env) (value.Value, error) {
+	var found value.Value
+	err := n.b.each(c, env, func(f *Env) (bool, error) {
+		ok, err := evalBool(c, f, n.body)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			found = n.b.current(f)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found == nil {
+		return nil, errorf(n.pos, "CHOOSE: no value satisfies the condition")
+	}
+	return found, nil
+}
+
+// current is the value bound by a one-bound binder: x, or <<a, b>>.
+func (b *binder) current(f *Env) value.Value {
+	if b.tuple[0] {
+		return value.Tuple(append([]value.Value(nil), f.vals[:b.width]...)...)
+	}
+	return f.vals[0]
+}
+
+type setFilterNode struct {
+	at
+	b    *binder
+	pred node
+}
+
+func (n *setFilterNode) eval(c *ctx, env *Env) (value.Value, error) {
+	var out []value.Value
+	err := n.b.each(c, env, func(f *Env) (bool, error) {
+		ok, err := evalBool(c, f, n.pred)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			out = append(out, n.b.current(f))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return value.NewSet(out...), nil
+}
+
+type setMapNode struct {
+	at
+	b    *binder
+	elem node
+}
+
+func (n *setMapNode) eval(c *ctx, env *Env) (value.Value, error) {
+	var out []value.Value
+	err := n.b.each(c, env, func(f *Env) (bool, error) {
+		v, err := n.elem.eval(c, f)
+		if err != nil {
+			return false, err
+		}
+		out = append(out, v)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return value.NewSet(out...), nil
+}
+
+// funcLitNode is [x \in S, y \in T |-> e].
+type funcLitNode struct {
+	at
+	b    *binder
+	body node
+}
+
+func (n *funcLitNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if len(n.b.sets) == 1 && !n.b.tuple[0] && len(n.b.names[0]) == 1 {
+		s, err := n.b.sets[0].eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		f := &Env{vals: make([]value.Value, 1), parent: env, inst: env.instFrame()}
+		v, err := value.FuncOver(s, func(x value.Value) (value.Value, error) {
+			f.vals[0] = x
+			return n.body.eval(c, f)
+		})
+		if err != nil {
+			return nil, located(n.pos, err)
+		}
+		return v, nil
+	}
+	var dom, vals []value.Value
+	err := n.b.each(c, env, func(f *Env) (bool, error) {
+		v, err := n.body.eval(c, f)
+		if err != nil {
+			return false, err
+		}
+		dom = append(dom, value.Tuple(append([]value.Value(nil), f.vals...)...))
+		vals = append(vals, v)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	v, err := value.NewFunc(dom, vals)
+	return v, located(n.pos, err)
+}
+
+// applyTo evaluates the function literal at one argument, checking that
+// the argument is in the domain.
+func (n *funcLitNode) applyTo(c *ctx, env *Env, a value.Value, pos syntax.Pos, name string) (value.Value, error) {
+	f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
+	var parts []value.Value
+	if n.b.width == 1 {
+		parts = []value.Value{a}
+	} else {
+		t, ok := a.(*value.Func)
+		if !ok || !t.IsSeq() || t.Len() != n.b.width {
+			return nil, errorf(pos, "%s applied to %s, which is not a %d-tuple", name, short(a), n.b.width)
+		}
+		parts = t.Values()
+	}
+	slot := 0
+	for i, s := range n.b.sets {
+		sv, err := s.eval(c, env)
+		if err != nil {
+			return nil, err
+		}
+		k := len(n.b.names[i])
+		for j := 0; j < k; j++ {
+			x := parts[slot+j]
+			if n.b.tuple[i] {
+				x = value.Tuple(parts[slot : slot+k]...)
+			}
+			ok, err := value.Member(x, sv)
+			if err != nil {
+				return nil, located(pos, err)
+			}
+			if !ok {
+				return nil, errorf(pos, "%s applied outside its domain: %s", name, short(a))
+			}
+			if n.b.tuple[i] {
+				break
+			}
+		}
+		copy(f.vals[slot:], parts[slot:slot+k])
+		slot += k
+	}
+	return n.body.eval(c, f)
+}
+
+// ---------------------------------------------------------------- actions as values
+
+// unchangedNode is UNCHANGED e: e' = e.
+type unchangedNode struct {
+	at
+	vars []int // when e is a tuple of variables
+	x    node  // otherwise
+}
+
+func (n *unchangedNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.next == nil {
+		return nil, errorf(n.pos, "UNCHANGED evaluated where there is no next state")
+	}
+	if n.x == nil {
+		for _, i := range n.vars {
+			if c.next[i] == nil {
+				return nil, errorf(n.pos, "%s' is used before it is given a value", c.m.Vars[i])
+			}
+			eq, err := value.Equal(c.cur[i], c.next[i])
+			if err != nil || !eq {
+				return value.False, located(n.pos, err)
+			}
+		}
+		return value.True, nil
+	}
+	a, err := n.x.eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	c.primed++
+	b, err := n.x.eval(c, env)
+	c.primed--
+	if err != nil {
+		return nil, err
+	}
+	eq, err := value.Equal(a, b)
+	return value.Bool(eq), located(n.pos, err)
+}
+
+// enabledNode is ENABLED A: whether A has a successor from the current state.
+type enabledNode struct {
+	at
+	x node
+}
+
+var errFound = errors.New("found")
+
+func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
+	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level}
+	err := sub.enum(n.x, env, func() error { return errFound })
+	if err == errFound {
+		return value.True, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return value.False, nil
+}
+
+// labelNode is lbl:: e.
+type labelNode struct {
+	at
+	x node
+}
+
+func (n *labelNode) eval(c *ctx, env *Env) (value.Value, error) { return n.x.eval(c, env) }
+
+// unsupportedNode reports a construct the evaluator cannot evaluate, when
+// (and only when) it is evaluated.
+type unsupportedNode struct {
+	at
+	what string
+}
+
+func (n *unsupportedNode) eval(*ctx, *Env) (value.Value, error) {
+	return nil, errorf(n.pos, "%s cannot be evaluated by the model checker", n.what)
+}
+
+var _ = fmt.Sprint
