@@ -117,9 +117,13 @@ type checker struct {
 // fingerprint of a state, after VIEW and SYMMETRY.
 func (c *checker) fingerprint(ev *eval.Evaluator, s []value.Value) (uint64, error) {
 	if c.m.HasView() {
+		// As TLC: symmetry applies to the view, not to the state.
 		v, err := ev.ViewOf(s)
 		if err != nil {
 			return 0, err
+		}
+		if len(c.m.Perms) > 0 {
+			return value.SymmetricFingerprint([]value.Value{v}, c.m.Perms), nil
 		}
 		return value.Fingerprint(v), nil
 	}

@@ -135,6 +135,8 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		}
 	case *substNode:
 		return c.enum(n.d.substNode, env.instFrame(), k)
+	case *composeNode:
+		return c.enumCompose(n, env, k)
 	}
 	b, err := evalBool(c, env, n)
 	if err != nil {
@@ -277,4 +279,58 @@ func (c *ctx) enumCall(n *callNode, env *Env, k func() error) error {
 		}
 	}
 	return c.enum(n.d.compiled, fr, k)
+}
+
+// composeNode is A \cdot B, action composition: a step of A to some
+// intermediate state, then a step of B from it.
+type composeNode struct {
+	at
+	l, r node
+}
+
+func (n *composeNode) eval(c *ctx, env *Env) (value.Value, error) {
+	return nil, errorf(n.pos, "action composition (\\cdot) can only be used in the next-state relation")
+}
+
+func (c *ctx) enumCompose(n *composeNode, env *Env, k func() error) error {
+	if c.initMode {
+		return errorf(n.pos, "action composition (\\cdot) in the initial predicate")
+	}
+	outer, cur := c.next, c.cur
+	defer func() { c.next, c.cur = outer, cur }()
+	mid := make([]value.Value, len(outer))
+	c.next = mid
+	return c.enum(n.l, env, func() error {
+		for i, v := range mid {
+			if v == nil {
+				return &IncompleteError{Var: c.m.Vars[i]}
+			}
+		}
+		state := append([]value.Value(nil), mid...)
+		last := append([]value.Value(nil), outer...)
+		c.cur, c.next = state, last
+		err := c.enum(n.r, env, func() error {
+			// Variables B leaves alone keep their intermediate value.
+			var filled []int
+			for i := range outer {
+				if outer[i] == nil {
+					v := last[i]
+					if v == nil {
+						v = state[i]
+					}
+					outer[i] = v
+					filled = append(filled, i)
+				}
+			}
+			c.cur, c.next = cur, outer
+			err := k()
+			for _, i := range filled {
+				outer[i] = nil
+			}
+			c.cur, c.next = state, last
+			return err
+		})
+		c.cur, c.next = cur, mid
+		return err
+	})
 }

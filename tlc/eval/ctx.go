@@ -45,6 +45,15 @@ func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 		case "stats":
 			return c.m.statsRecord()
 		}
+		if strings.HasPrefix(string(k), "-D") {
+			// TLC answers Java system properties. The one specs ask for
+			// says whether action composition (\cdot) is enabled: it
+			// always is here.
+			if string(k) == "-Dtlc2.tool.impl.Tool.cdot" {
+				return value.Str("true"), nil
+			}
+			return nil, fmt.Errorf("TLCGet(%q): Java system properties are not available (there is no JVM)", string(k))
+		}
 		return nil, fmt.Errorf("TLCGet(%s) is not supported", k)
 	case value.Int:
 		return c.m.registers.get(int(k))

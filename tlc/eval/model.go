@@ -310,6 +310,9 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 			return &EvalFailure{Err: err, What: "evaluating SYMMETRY"}
 		}
 		perms, err := value.PermsFromSet(v)
+		if err == nil {
+			perms, err = value.Group(perms, 1<<20)
+		}
 		if err != nil {
 			return &ConfigError{cfgErr(conf, conf.Symmetry.Pos, "SYMMETRY %s: %v", conf.Symmetry.Name, err)}
 		}

@@ -325,7 +325,7 @@ func (c *compiler) core(e *syntax.OpApp, lx *lex) (node, bool, error) {
 		}
 	case 2:
 		switch e.Name {
-		case `/\`, `\/`, "=>", "<=>", "=", "#", `\in`, `\notin`, `\cup`, `\cap`, `\`, `\subseteq`, `\subset`, `\supseteq`, `\supset`:
+		case `/\`, `\/`, "=>", "<=>", "=", "#", `\in`, `\notin`, `\cup`, `\cap`, `\`, `\subseteq`, `\subset`, `\supseteq`, `\supset`, `\cdot`:
 		default:
 			return nil, false, nil
 		}
@@ -353,6 +353,9 @@ func (c *compiler) core(e *syntax.OpApp, lx *lex) (node, bool, error) {
 			return &eqNode{pos, l, r, e.Name == "#"}, true, nil
 		case `\in`, `\notin`:
 			return &inNode{pos, l, r, e.Name == `\notin`}, true, nil
+		case `\cdot`:
+			c.state, c.prime = true, true
+			return &composeNode{pos, l, r}, true, nil
 		case `\cup`:
 			return &arithNode{pos, e.Name, l, r, value.Union}, true, nil
 		case `\cap`:
