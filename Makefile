@@ -1,20 +1,23 @@
 # modelfuzz: build, test, benchmark.
 GO ?= go
 
-.PHONY: all build test vet bench fuzz-parse clean
+.PHONY: all build test vet bench conformance clean
 
 all: build
 
 build:
 	$(GO) build -o modelfuzz ./cmd/modelfuzz
 
-# The command CI runs (.ci/run): formatting, vet, then every test with the
-# race detector.
+# The command CI runs (.ci/run): formatting, vet, every test with the race
+# detector, then the TLA+ conformance suite (../shared/tla-examples, skipped
+# with a message when absent) without it: it model-checks 48 real specs and
+# would take far longer instrumented.
 test:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m ./...
+	$(GO) test -count=1 -run TestConformance -timeout 30m ./tlc/check/
 
 vet:
 	$(GO) vet ./...
@@ -22,6 +25,10 @@ vet:
 # Benchmarks that users feel; see docs/results.md for recorded numbers.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 20000x ./fuzzer/ ./adapters/...
+
+# The conformance suite as a table (scripts/conformance.sh).
+conformance:
+	scripts/conformance.sh
 
 clean:
 	rm -f modelfuzz
