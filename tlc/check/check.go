@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,6 +190,10 @@ func Check(m *eval.Model, opt Options) *Result {
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 5 * time.Second
 	}
+	// The search keeps every state it found (for traces) and allocates many
+	// short-lived values: collecting less often trades memory, which the
+	// machines have, for a large share of the run time.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	c := &checker{m: m, opt: opt, seen: newFPSet()}
 	m.Stats = func() map[string]int64 {
 		return map[string]int64{"distinct": c.distinct.Load(), "generated": c.generated.Load(),
