@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -28,7 +29,12 @@ type Options struct {
 	Mutations      int   // mutants enqueued per new coverage item
 	Iterations     int64 // stop when the campaign's total reaches this (0: no limit)
 	Duration       time.Duration
-	QueueMax       int // most inputs waiting in the queue; mutants beyond are dropped
+	QueueMax       int  // most inputs waiting in the queue; mutants beyond are dropped
+	StopOnBug      bool // stop after the iteration that finds a new bug
+	// Pipeline is how many inputs are executed before the results of the
+	// first are handled; their measures run concurrently (1: strictly one
+	// after the other). A kill -9 loses at most these executions.
+	Pipeline int
 	// Progress, when set, is called about every ProgressEvery with current stats.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
@@ -58,6 +64,7 @@ type Summary struct {
 	CorpusSize   int
 	Coverage     map[string]int
 	Bugs         []*BugRecord
+	Divergences  int64 // executions that diverged from the model, over all sessions
 	Interrupted  bool
 	StoppedEarly string // why the budget was not used up, if so
 }
@@ -104,6 +111,9 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 	}
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 250 * time.Millisecond
+	}
+	if opt.Pipeline <= 0 {
+		opt.Pipeline = 1
 	}
 	if opt.Guide != nil {
 		found := false
@@ -189,7 +199,11 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	var runErr error
 loop:
 	for {
-		if f.opt.Iterations > 0 && f.counters.Iterations >= f.opt.Iterations {
+		n := int64(f.opt.Pipeline)
+		if f.opt.Iterations > 0 {
+			n = min(n, f.opt.Iterations-f.counters.Iterations)
+		}
+		if n <= 0 {
 			break
 		}
 		if f.opt.Duration > 0 && time.Since(start) >= f.opt.Duration {
@@ -201,37 +215,31 @@ loop:
 			break loop
 		default:
 		}
-		iter := f.counters.Iterations + 1
-		r := f.rng(iter)
-		if f.qhead >= len(f.queue) || iter%int64(f.opt.ReseedEvery) == 0 {
-			for i := 0; i < f.opt.SeedPopulation; i++ {
-				f.push(queued{in: f.gen.Random(r)})
+		jobs := f.runBatch(int(n))
+		for _, j := range jobs {
+			bugsBefore := len(f.bugList)
+			err := f.finish(j)
+			session++
+			if err != nil {
+				var he *harnessError
+				if !errors.As(err, &he) {
+					runErr = err
+					break loop
+				}
+				consecutiveErrs++
+				if consecutiveErrs >= 20 {
+					runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, he.err)
+					break loop
+				}
+			} else {
+				consecutiveErrs = 0
+			}
+			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
+				sum.StoppedEarly = "found a bug (--stop-on-bug)"
+				break loop
 			}
 		}
-		q := f.queue[f.qhead]
-		f.queue[f.qhead] = queued{}
-		f.qhead++
-		if f.qhead > 4096 && f.qhead*2 > len(f.queue) {
-			f.queue = append(f.queue[:0], f.queue[f.qhead:]...)
-			f.qhead = 0
-		}
-		err := f.iterate(iter, r, q)
-		session++
-		if err != nil {
-			var he *harnessError
-			if !errors.As(err, &he) {
-				runErr = err
-				break
-			}
-			consecutiveErrs++
-			if consecutiveErrs >= 20 {
-				runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, he.err)
-				break
-			}
-		} else {
-			consecutiveErrs = 0
-		}
-		if f.opt.Progress != nil && session%32 == 0 {
+		if f.opt.Progress != nil {
 			if now := time.Now(); now.Sub(lastProgress) >= f.opt.ProgressEvery {
 				lastProgress = now
 				f.opt.Progress(f.stats(session, now.Sub(start)))
@@ -250,6 +258,7 @@ loop:
 		sum.ExecsPerSec = float64(session) / elapsed.Seconds()
 	}
 	sum.CorpusSize = f.corpus
+	sum.Divergences = f.counters.Divergences
 	sum.Coverage = f.coverageCounts()
 	sum.Bugs = append([]*BugRecord(nil), f.bugList...)
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
@@ -257,6 +266,73 @@ loop:
 		f.opt.Progress(f.stats(session, elapsed))
 	}
 	return sum, runErr
+}
+
+// job is one iteration between execution and its commit.
+type job struct {
+	iter    int64
+	r       *rand.Rand
+	q       queued
+	ex      *Execution
+	execErr error
+	obs     []Observation
+	obsErr  []error
+}
+
+// next takes the input of iteration iter from the queue, refilling it
+// with random inputs when it is empty and every ReseedEvery iterations.
+func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
+	if f.qhead >= len(f.queue) || iter%int64(f.opt.ReseedEvery) == 0 {
+		for i := 0; i < f.opt.SeedPopulation; i++ {
+			f.push(queued{in: f.gen.Random(r)})
+		}
+	}
+	q := f.queue[f.qhead]
+	f.queue[f.qhead] = queued{}
+	f.qhead++
+	if f.qhead > 4096 && f.qhead*2 > len(f.queue) {
+		f.queue = append(f.queue[:0], f.queue[f.qhead:]...)
+		f.qhead = 0
+	}
+	return q
+}
+
+// runBatch executes the next n inputs one after the other (a System is
+// not concurrent), measuring each concurrently with the executions that
+// follow it: a model measure waits on the model engine, often another
+// process. The inputs are taken from the queue before any of their
+// results is known, so a campaign is the same for every engine and
+// machine; results are then handled in order by finish.
+func (f *Fuzzer) runBatch(n int) []*job {
+	jobs := make([]*job, n)
+	var wg sync.WaitGroup
+	for k := 0; k < n; k++ {
+		iter := f.counters.Iterations + 1 + int64(k)
+		r := f.rng(iter)
+		j := &job{iter: iter, r: r, q: f.next(iter, r)}
+		jobs[k] = j
+		j.ex, j.execErr = f.sys.Execute(j.q.in)
+		if j.execErr != nil {
+			continue
+		}
+		if n > 1 {
+			j.ex.Trace = j.ex.Trace.Clone() // the system reuses its buffers
+		}
+		for _, o := range f.opt.Oracles {
+			j.ex.Failures = append(j.ex.Failures, o.Check(j.q.in, j.ex)...)
+		}
+		j.obs = make([]Observation, len(f.opt.Measures))
+		j.obsErr = make([]error, len(f.opt.Measures))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, m := range f.opt.Measures {
+				j.obs[i], j.obsErr[i] = m.Measure(j.q.in, j.ex)
+			}
+		}()
+	}
+	wg.Wait()
+	return jobs
 }
 
 func bugNum(id string) int {
@@ -277,38 +353,39 @@ func (f *Fuzzer) push(q queued) bool {
 	return true
 }
 
-// iterate executes one input and commits what it found.
-func (f *Fuzzer) iterate(iter int64, r *rand.Rand, q queued) error {
+// finish records one executed and measured input: coverage, corpus,
+// mutants, bugs, all committed in one transaction.
+func (f *Fuzzer) finish(j *job) error {
+	iter, r, q, ex := j.iter, j.r, j.q, j.ex
 	f.counters.Iterations = iter
 	batch := &Batch{Counters: &f.counters}
-	if q.rec != nil { // an imported input runs now: record when
+	if q.rec != nil { // an imported input ran: record when
 		q.rec.Iteration = iter
 		batch.Inputs = append(batch.Inputs, q.rec)
 	}
-	ex, err := f.sys.Execute(q.in)
-	if err != nil {
+	if j.execErr != nil {
 		f.counters.HarnessErrs++
 		if cerr := f.store.Commit(batch); cerr != nil {
 			return cerr
 		}
-		return &harnessError{err}
+		return &harnessError{j.execErr}
 	}
-	for _, o := range f.opt.Oracles {
-		ex.Failures = append(ex.Failures, o.Check(q.in, ex)...)
-	}
-	newGuide := 0
-	var newItems map[string]int
-	for _, m := range f.opt.Measures {
-		items, err := m.Items(q.in, ex)
-		if err != nil {
+	for i, m := range f.opt.Measures {
+		if j.obsErr[i] != nil {
 			f.counters.HarnessErrs++
 			if cerr := f.store.Commit(batch); cerr != nil {
 				return cerr
 			}
-			return &harnessError{fmt.Errorf("measure %s: %w", m.Name(), err)}
+			return &harnessError{fmt.Errorf("measure %s: %w", m.Name(), j.obsErr[i])}
 		}
+	}
+	newGuide := 0
+	var newItems map[string]int
+	for i, m := range f.opt.Measures {
+		obs := j.obs[i]
+		ex.Failures = append(ex.Failures, obs.Failures...)
 		c := f.cov[m.Name()]
-		fresh := c.New(items)
+		fresh := c.New(obs.Items)
 		if len(fresh) == 0 {
 			continue
 		}
@@ -322,13 +399,19 @@ func (f *Fuzzer) iterate(iter int64, r *rand.Rand, q queued) error {
 			newGuide = len(fresh)
 		}
 	}
-	if newGuide > 0 && q.rec == nil {
-		id := f.counters.NextInputID
-		f.counters.NextInputID++
-		f.counters.Interesting++
-		f.corpus++
-		batch.Inputs = append(batch.Inputs, &InputRecord{ID: id, Iteration: iter, Source: "fuzz",
-			Parent: q.parent, NewItems: newItems, Input: q.in})
+	if newGuide > 0 {
+		id := uint64(0)
+		if q.rec == nil {
+			id = f.counters.NextInputID
+			f.counters.NextInputID++
+			f.counters.Interesting++
+			f.corpus++
+			batch.Inputs = append(batch.Inputs, &InputRecord{ID: id, Iteration: iter, Source: "fuzz",
+				Parent: q.parent, NewItems: newItems, Input: q.in})
+		} else {
+			id = q.rec.ID
+			q.rec.NewItems = newItems
+		}
 		for i := range batch.Coverage {
 			batch.Coverage[i].InputID = id
 		}
@@ -337,19 +420,15 @@ func (f *Fuzzer) iterate(iter int64, r *rand.Rand, q queued) error {
 				break
 			}
 		}
-	} else if newGuide > 0 && q.rec != nil {
-		q.rec.NewItems = newItems
-		for i := range batch.Coverage {
-			batch.Coverage[i].InputID = q.rec.ID
-		}
-		for k := 0; k < newGuide*f.opt.Mutations; k++ {
-			if !f.push(queued{in: f.gen.Mutate(r, q.in), parent: q.rec.ID}) {
-				break
-			}
-		}
 	}
 	if len(ex.Failures) > 0 {
 		f.counters.Failures++
+	}
+	for i := range ex.Failures {
+		if ex.Failures[i].Kind == "divergence" {
+			f.counters.Divergences++
+			break
+		}
 	}
 	for i := range ex.Failures {
 		fl := &ex.Failures[i]

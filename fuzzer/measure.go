@@ -11,10 +11,18 @@ import (
 // strategy's guiding measure decides which executions are interesting.
 //
 // Items must be stable across runs and machines (they are stored in the
-// corpus), and deterministic for a given input.
+// corpus), and deterministic for a given input. A measure may also observe
+// failures (the model measure reports divergences from the model and
+// violated model invariants).
 type Measure interface {
 	Name() string
-	Items(in *Input, ex *Execution) ([]uint64, error)
+	Measure(in *Input, ex *Execution) (Observation, error)
+}
+
+// Observation is what a measure saw in one execution.
+type Observation struct {
+	Items    []uint64
+	Failures []Failure
 }
 
 // Measure names.
@@ -33,9 +41,9 @@ type TraceMeasure struct{}
 // Name implements Measure.
 func (TraceMeasure) Name() string { return MeasureTraces }
 
-// Items implements Measure.
-func (TraceMeasure) Items(_ *Input, ex *Execution) ([]uint64, error) {
-	return []uint64{TraceHash(ex.Trace)}, nil
+// Measure implements Measure.
+func (TraceMeasure) Measure(_ *Input, ex *Execution) (Observation, error) {
+	return Observation{Items: []uint64{TraceHash(ex.Trace)}}, nil
 }
 
 // TraceHash fingerprints the happens-before partial order of a trace.

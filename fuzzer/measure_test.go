@@ -50,7 +50,7 @@ func TestCoverageNewAndAdd(t *testing.T) {
 }
 
 func TestBlankNumbers(t *testing.T) {
-	require.Equal(t, "worker-N: task N of N", blankNumbers("worker-2: task 14 of 20"))
+	require.Equal(t, "worker-N: task N of N", BlankNumbers("worker-2: task 14 of 20"))
 }
 
 func TestTraceHashLargeMessageIDs(t *testing.T) {

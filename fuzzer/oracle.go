@@ -57,7 +57,7 @@ func PanicFailure(step int, r any, frames int) *Failure {
 	msg := fmt.Sprint(r)
 	return &Failure{
 		Kind:      "panic",
-		Signature: "panic: " + blankNumbers(msg) + " @ " + strings.Join(top, " < "),
+		Signature: "panic: " + BlankNumbers(msg) + " @ " + strings.Join(top, " < "),
 		Message:   msg,
 		Step:      step,
 		Detail:    stack.String(),
@@ -73,9 +73,9 @@ func shortFunc(f string) string {
 	return f
 }
 
-// blankNumbers replaces every run of digits by "N", so that messages that
+// BlankNumbers replaces every run of digits by "N", so that messages that
 // differ only in ids, terms or indexes give the same signature.
-func blankNumbers(s string) string {
+func BlankNumbers(s string) string {
 	var b strings.Builder
 	inNum := false
 	for i := 0; i < len(s); i++ {

@@ -37,7 +37,10 @@ type Campaign struct {
 	SeedPopulation int             `json:"seed_population"`
 	ReseedEvery    int             `json:"reseed_every"`
 	Mutations      int             `json:"mutations"`
-	Created        string          `json:"created"` // RFC 3339, for people; never read by the loop
+	Pipeline       int             `json:"pipeline,omitempty"`
+	Model          string          `json:"model,omitempty"`        // the model guiding or measuring the campaign
+	ModelConsts    []string        `json:"model_consts,omitempty"` // its constants set from the system
+	Created        string          `json:"created"`                // RFC 3339, for people; never read by the loop
 }
 
 // Counters are the campaign's running totals.
@@ -45,6 +48,7 @@ type Counters struct {
 	Iterations  int64   `json:"iterations"`  // inputs executed, over all sessions
 	Interesting int64   `json:"interesting"` // inputs added to the corpus by fuzzing
 	Failures    int64   `json:"failures"`    // executions that showed a bug
+	Divergences int64   `json:"divergences"` // executions whose trace diverged from the model
 	HarnessErrs int64   `json:"harness_errors"`
 	RunSeconds  float64 `json:"run_seconds"` // time spent fuzzing, over all sessions
 	Sessions    int     `json:"sessions"`

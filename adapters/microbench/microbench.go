@@ -11,9 +11,10 @@
 //   - A client request goes to the master. The master serves it only when
 //     every registration arrived before it (otherwise it rejects it): it picks
 //     a worker round-robin, sends it execute(r, 1) and sends terminate(r) to
-//     the terminator. The worker buffers each execute(r, k) and acks it; the
-//     master answers ack(r, k) with execute(r, k+1) until k = N, then responds
-//     to the client. This is the chain of N execute messages.
+//     the terminator. The worker buffers each execute(r, k) and passes the
+//     chain on: it sends execute(r, k+1) to itself until k = N, then done(r)
+//     to the master, which responds to the client. One deliver(t) step of the
+//     worker runs up to t links of the chain.
 //   - The terminator answers terminate(r) with flush(r) to the request's
 //     worker; a flush empties the worker's buffer.
 //   - With the injected bug, a worker crashes when it processes a flush right
@@ -92,6 +93,9 @@ func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 // Spec implements fuzzer.Factory.
 func (f *Factory) Spec() *fuzzer.SystemSpec { return f.spec }
 
+// Cfg returns the system's configuration.
+func (f *Factory) Cfg() Config { return f.cfg }
+
 // Config implements fuzzer.Factory.
 func (f *Factory) Config() json.RawMessage {
 	b, _ := json.Marshal(f.cfg)
@@ -114,7 +118,7 @@ const (
 	mRegister  = "register"
 	mRequest   = "request"
 	mExecute   = "execute"
-	mAck       = "ack"
+	mDone      = "done"
 	mTerminate = "terminate"
 	mFlush     = "flush"
 )
@@ -240,8 +244,10 @@ func (s *System) msgEvent(kind string, node, peer int, m *message) {
 	switch m.typ {
 	case mRequest:
 		s.args = append(s.args, fuzzer.I("value", int64(m.value)))
-	case mExecute, mAck:
+	case mExecute:
 		s.args = append(s.args, fuzzer.I("req", int64(m.req)), fuzzer.I("task", int64(m.k)))
+	case mDone:
+		s.args = append(s.args, fuzzer.I("req", int64(m.req)))
 	case mTerminate:
 		s.args = append(s.args, fuzzer.I("req", int64(m.req)), fuzzer.I("worker", int64(m.worker-1)))
 	case mFlush:
@@ -306,12 +312,8 @@ func (s *System) handleMaster(m message) {
 		s.requests = append(s.requests, request{value: m.value, worker: w})
 		s.send(message{from: master, to: w, typ: mExecute, req: r, k: 1})
 		s.send(message{from: master, to: terminator, typ: mTerminate, req: r, worker: w})
-	case mAck:
+	case mDone:
 		rq := &s.requests[m.req-1]
-		if m.k < s.cfg.Tasks {
-			s.send(message{from: master, to: rq.worker, typ: mExecute, req: m.req, k: m.k + 1})
-			return
-		}
 		s.event(fuzzer.EvResponse, master, client, 0, "done", fuzzer.I("value", int64(rq.value)), fuzzer.I("req", int64(m.req)))
 	}
 }
@@ -324,7 +326,11 @@ func (s *System) handleWorker(w int, m message) {
 		}
 		s.lastFlush[w] = false
 		s.buffer[w] = append(s.buffer[w], m.k)
-		s.send(message{from: w, to: master, typ: mAck, req: m.req, k: m.k})
+		if m.k < s.cfg.Tasks {
+			s.send(message{from: w, to: w, typ: mExecute, req: m.req, k: m.k + 1})
+			return
+		}
+		s.send(message{from: w, to: master, typ: mDone, req: m.req})
 	case mFlush:
 		s.buffer[w] = s.buffer[w][:0]
 		s.lastFlush[w] = true

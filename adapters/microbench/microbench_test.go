@@ -64,28 +64,27 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 
 func TestInjectedBugCrashesTheWorker(t *testing.T) {
 	d := func(p, n int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
-	// Workers 1..2 and the terminator start and register; a request is served
-	// by worker-1 (process 2) with 3 tasks; the terminator's flush reaches the
-	// worker after task 2 and before task 3.
-	in := &fuzzer.Input{Steps: []fuzzer.Step{
+	// The terminator and both workers start and register; a request is
+	// served by worker-1 (process 2) with 3 tasks.
+	prefix := []fuzzer.Step{
 		d(1, 1), d(2, 1), d(3, 1), d(0, 5),
-		{Process: 0, Action: fuzzer.Request, Value: 9}, d(0, 1), // serve: execute 1 -> w1, terminate -> terminator
-		d(2, 1), d(0, 1), // task 1 done, execute 2 sent
-		d(2, 1), d(0, 1), // task 2 done, execute 3 sent
-		d(1, 1), // terminator sends flush after execute 3 is queued
-		d(2, 5), // worker: execute 3, then flush: not the bug
-	}}
+		{Process: 0, Action: fuzzer.Request, Value: 9}, d(0, 1), // serve: execute 1 -> worker-1, terminate -> terminator
+	}
+	// Worker-1 runs tasks 1 and 2, then the flush arrives after task 3 is
+	// queued: not the bug.
+	in := &fuzzer.Input{Steps: append(append([]fuzzer.Step(nil), prefix...), d(2, 2), d(1, 1), d(2, 5))}
 	_, s := newSystem(t, Config{Workers: 2, Tasks: 3, Inject: InjectFlushBeforeLast})
 	ex, _ := run(t, s, in)
 	require.Empty(t, ex.Failures, "flush after the last execute is fine")
 
-	// Deliver the flush before execute 3 is sent.
-	in.Steps = append(in.Steps[:9:9], d(1, 1), d(0, 1), d(2, 5))
+	// The flush arrives while task 2 is queued: the worker handles task 2,
+	// the flush, then task 3, the last: the bug.
+	in = &fuzzer.Input{Steps: append(append([]fuzzer.Step(nil), prefix...), d(2, 1), d(1, 1), d(2, 5))}
 	ex, _ = run(t, s, in)
 	require.Len(t, ex.Failures, 1)
 	f := ex.Failures[0]
 	require.Equal(t, "panic", f.Kind)
-	require.Equal(t, 11, f.Step)
+	require.Equal(t, 8, f.Step)
 	require.Equal(t, "panic: worker-N: flush processed right before the last execute (request N, task N) @ microbench.(*System).handleWorker < microbench.(*System).handle < microbench.(*System).run", f.Signature)
 
 	// Without the injection the same schedule is fine.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/mapper"
 )
 
 // adapterFlags holds the flags of every adapter; each adapter reads its own.
@@ -28,6 +29,10 @@ type adapterInfo struct {
 	fromFlags func(a *adapterFlags) (fuzzer.Factory, error)
 	// fromConfig rebuilds the factory stored with a campaign.
 	fromConfig func(raw json.RawMessage) (fuzzer.Factory, error)
+	// model is the adapter's model (embedded name) and mapper, with the
+	// model constants that must match the system's configuration.
+	model     string
+	mapperFor func(fac fuzzer.Factory) (fuzzer.Mapper, []string)
 }
 
 var adapters = map[string]adapterInfo{
@@ -39,6 +44,11 @@ var adapters = map[string]adapterInfo{
 			return microbench.NewFactory(microbench.Config{Workers: a.workers, Tasks: a.tasks, Inject: a.inject})
 		},
 		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) { return microbench.FactoryFromConfig(raw) },
+		model:      "microbench.tla",
+		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
+			m := mapper.NewMicrobench(fac.(*microbench.Factory).Cfg())
+			return m, m.Consts()
+		},
 	},
 }
 

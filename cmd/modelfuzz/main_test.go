@@ -104,7 +104,7 @@ func TestRunFindsTheSeededBugAndReplaysIt(t *testing.T) {
 	found := false
 	for i := 0; i+1 < len(lines); i++ {
 		if strings.Contains(lines[i], "<- terminator") && strings.Contains(lines[i], "flush") &&
-			strings.Contains(lines[i+1], "<- master") && strings.Contains(lines[i+1], "execute") && strings.Contains(lines[i+1], "task=5") {
+			strings.Contains(lines[i+1], "<- worker") && strings.Contains(lines[i+1], "execute") && strings.Contains(lines[i+1], "task=5") {
 			found = true
 		}
 	}

@@ -20,7 +20,11 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
 type runFlags struct {
@@ -41,11 +45,18 @@ type runFlags struct {
 	jsonOut        bool
 	logLevel       string
 	cpuProfile     string
+	model          string
+	modelConfig    string
+	tlcMode        string
+	tlcURL         string
+	stopOnBug      bool
+	pipeline       int
 }
 
 var strategies = map[string]string{
 	"random": "no guidance: every input is random or a mutant of a random input",
 	"trace":  "new classes of the happens-before partial order (Mazurkiewicz traces)",
+	"model":  "new abstract states of the TLA+ model (the ModelFuzz algorithm)",
 }
 
 func newRunCmd() *cobra.Command {
@@ -65,13 +76,24 @@ The campaign lives in --corpus DIR: running the same command again continues
 it (--iterations counts the campaign's total); --fresh starts over. Ctrl-C
 stops after the execution in flight and prints a summary.
 
-Strategies: random, trace (model and line guidance come with the model engine).`,
+With --model, every execution is also mapped onto a TLA+ model and the
+abstract model states it reaches are measured (model_states) for every
+strategy; --strategy model (the default then) keeps inputs that reach new
+ones. The model engine runs as a supervised subprocess (--tlc subprocess,
+the default), in this process (--tlc inproc), or is an already running
+sidecar (--tlc-url, token in $MODELFUZZ_TLC_TOKEN).
+
+Strategies: model, trace, random (line guidance comes later).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
 	}
 	fs := cmd.Flags()
 	f.adapter.register(fs)
-	fs.StringVar(&f.strategy, "strategy", "trace", "coverage guidance: random, trace")
+	fs.StringVar(&f.strategy, "strategy", "", "coverage guidance: model (default with --model), trace (default otherwise), random")
+	fs.StringVar(&f.model, "model", "", "TLA+ model to measure and guide with: an embedded model (microbench.tla) or a .tla file")
+	fs.StringVar(&f.modelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
+	fs.StringVar(&f.tlcMode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
+	fs.StringVar(&f.tlcURL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
 	fs.StringVar(&f.corpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
 	fs.BoolVar(&f.fresh, "fresh", false, "delete the campaign in --corpus and start over")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice of the campaign")
@@ -87,6 +109,8 @@ Strategies: random, trace (model and line guidance come with the model engine).`
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
+	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
+	fs.IntVar(&f.pipeline, "pipeline", 8, "inputs executed ahead while earlier ones are measured (part of the campaign's settings)")
 	return cmd
 }
 
@@ -105,17 +129,32 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		}
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
-	if _, ok := strategies[f.strategy]; !ok {
-		if f.strategy == "model" || f.strategy == "line" {
-			return fmt.Errorf("--strategy %s is not available yet: it needs the model engine / line instrumentation, not built in this version (use random or trace)", f.strategy)
+	if f.strategy == "" {
+		f.strategy = "trace"
+		if f.model != "" {
+			f.strategy = "model"
 		}
-		return fmt.Errorf("unknown --strategy %q (known: random, trace)", f.strategy)
+	}
+	if _, ok := strategies[f.strategy]; !ok {
+		if f.strategy == "line" {
+			return fmt.Errorf("--strategy line is not available yet: it needs a coverage-instrumented build, not in this version (use model, trace or random)")
+		}
+		return fmt.Errorf("unknown --strategy %q (known: model, trace, random)", f.strategy)
+	}
+	if f.strategy == "model" && f.model == "" {
+		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", modelHint(f.adapter.name))
+	}
+	if f.tlcMode != "subprocess" && f.tlcMode != "inproc" {
+		return fmt.Errorf("unknown --tlc %q (subprocess or inproc)", f.tlcMode)
 	}
 	if f.iterations < 0 {
 		return fmt.Errorf("--iterations must not be negative")
 	}
 	if f.duration < 0 {
 		return fmt.Errorf("--duration must not be negative")
+	}
+	if f.pipeline < 1 || f.pipeline > 1024 {
+		return fmt.Errorf("--pipeline must be between 1 and 1024, got %d", f.pipeline)
 	}
 	fac, info, err := f.adapter.factory()
 	if err != nil {
@@ -141,7 +180,15 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	camp := &fuzzer.Campaign{Version: 1, Adapter: f.adapter.name, AdapterConfig: fac.Config(),
 		Strategy: f.strategy, Seed: f.seed, Steps: params.Steps, MaxMessages: params.MaxMessages,
 		CrashQuota: params.CrashQuota, Requests: params.Requests, SeedPopulation: f.seedPopulation,
-		ReseedEvery: f.reseedEvery, Mutations: f.mutations, Created: time.Now().UTC().Format(time.RFC3339)}
+		ReseedEvery: f.reseedEvery, Mutations: f.mutations, Pipeline: f.pipeline, Created: time.Now().UTC().Format(time.RFC3339)}
+	var mapr fuzzer.Mapper
+	if f.model != "" {
+		if info.mapperFor == nil {
+			return fmt.Errorf("adapter %s has no mapper to a TLA+ model yet; run without --model", f.adapter.name)
+		}
+		mapr, camp.ModelConsts = info.mapperFor(fac)
+		camp.Model = f.model
+	}
 
 	store, err := corpus.Open(f.corpusDir, corpus.Options{Fresh: f.fresh})
 	if err != nil {
@@ -168,10 +215,22 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	opt := fuzzer.Options{
 		Strategy: f.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}, Seed: f.seed,
 		SeedPopulation: f.seedPopulation, ReseedEvery: f.reseedEvery, Mutations: f.mutations,
-		Iterations: f.iterations, Duration: f.duration,
+		Iterations: f.iterations, Duration: f.duration, StopOnBug: f.stopOnBug, Pipeline: f.pipeline,
 	}
 	if f.strategy == "trace" {
 		opt.Guide = fuzzer.TraceMeasure{}
+	}
+	if mapr != nil {
+		simulator, closeSim, err := startModelEngine(f, camp.ModelConsts, logger)
+		if err != nil {
+			return err
+		}
+		defer closeSim()
+		mm := &guidance.ModelMeasure{Mapper: mapr, Sim: simulator}
+		opt.Measures = append(opt.Measures, mm)
+		if f.strategy == "model" {
+			opt.Guide = mm
+		}
 	}
 	prog := newProgress(os.Stderr, logger)
 	opt.Progress = prog.update
@@ -230,6 +289,8 @@ func campaignDiff(old, cur *fuzzer.Campaign) string {
 		{"--seed-population", old.SeedPopulation, cur.SeedPopulation},
 		{"--reseed-every", old.ReseedEvery, cur.ReseedEvery},
 		{"--mutations", old.Mutations, cur.Mutations},
+		{"--model", old.Model, cur.Model},
+		{"--pipeline", old.Pipeline, cur.Pipeline},
 	}
 	for _, fl := range fields {
 		if fmt.Sprint(fl.old) != fmt.Sprint(fl.cur) {
@@ -338,6 +399,8 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
 			ExecsPerSec  float64   `json:"execs_per_sec"`
 			Strategy     string    `json:"strategy"`
 			UniqueTraces int       `json:"unique_traces"`
+			ModelStates  *int      `json:"model_states,omitempty"`
+			Divergences  *int64    `json:"divergences,omitempty"`
 			CorpusSize   int       `json:"corpus_size"`
 			Bugs         []jsonBug `json:"bugs"`
 			Interrupted  bool      `json:"interrupted"`
@@ -347,6 +410,10 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
 			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir}
 		for _, b := range s.Bugs {
 			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
+		}
+		if n, ok := s.Coverage[fuzzer.MeasureModel]; ok {
+			d := s.Divergences
+			out.ModelStates, out.Divergences = &n, &d
 		}
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -360,6 +427,9 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
 	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
 		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
 	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
+	if _, ok := s.Coverage[fuzzer.MeasureModel]; ok {
+		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[fuzzer.MeasureModel], s.Divergences)
+	}
 	if len(s.Bugs) == 0 {
 		fmt.Fprintln(w, "no bugs found")
 	} else {
@@ -373,3 +443,59 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+func modelHint(adapter string) string {
+	if a, ok := adapters[adapter]; ok && a.model != "" {
+		return a.model
+	}
+	return "MODEL.tla"
+}
+
+// startModelEngine starts (or connects to) the model engine for a campaign.
+func startModelEngine(f *runFlags, consts []string, logger hclog.Logger) (guidance.Simulator, func(), error) {
+	spec := models.Spec{Model: f.model, Config: f.modelConfig, Consts: consts}
+	switch {
+	case f.tlcURL != "":
+		token := os.Getenv("MODELFUZZ_TLC_TOKEN")
+		c := sidecar.NewClient(f.tlcURL, token, time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := c.Health(ctx); err != nil {
+			return nil, nil, fmt.Errorf("--tlc-url %s: %v", f.tlcURL, err)
+		}
+		return c, func() {}, nil
+	case f.tlcMode == "inproc":
+		m, err := models.Load(spec)
+		if err != nil {
+			return nil, nil, fmt.Errorf("model %s: %v", f.model, err)
+		}
+		s, err := sim.New(m, 0)
+		if err != nil {
+			return nil, nil, fmt.Errorf("model %s: %v", f.model, err)
+		}
+		return sidecar.InProc{Simulator: s}, func() {}, nil
+	}
+	// Check the model here first: a broken model is a clear error now,
+	// not a sidecar that keeps dying.
+	if _, err := models.Load(spec); err != nil {
+		return nil, nil, fmt.Errorf("model %s: %v", f.model, err)
+	}
+	args := []string{"tlc", "serve", "--model", f.model}
+	if f.modelConfig != "" {
+		args = append(args, "--config", f.modelConfig)
+	}
+	for _, c := range consts {
+		args = append(args, "--const", c)
+	}
+	p, err := sidecar.Launch(context.Background(), sidecar.LaunchOptions{Args: args, Stderr: os.Stderr})
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the model engine: %v", err)
+	}
+	logger.Debug("model sidecar started", "pid", p.PID())
+	return p, func() {
+		if n := p.Restarts(); n > 0 {
+			logger.Info("the model sidecar was restarted", "restarts", n)
+		}
+		p.Close()
+	}, nil
+}

@@ -23,6 +23,8 @@ func newTLCCmd() *cobra.Command {
 		Short: "The TLA+ model engine: check a spec exhaustively, as TLC does",
 	}
 	cmd.AddCommand(newTLCCheckCmd())
+	cmd.AddCommand(newTLCServeCmd())
+	cmd.AddCommand(newTLCSimulateCmd())
 	return cmd
 }
 

@@ -133,3 +133,105 @@ func (ev *Evaluator) ViewOf(s []value.Value) (value.Value, error) {
 
 // HasView reports whether the cfg has a VIEW.
 func (m *Model) HasView() bool { return m.View != nil }
+
+// ActionInfo describes an action operator of the root module: a
+// definition whose body mentions primed variables.
+type ActionInfo struct {
+	Name   string
+	Params []string
+}
+
+// Actions lists the root module's action operators, sorted by name.
+func (m *Model) Actions() []ActionInfo {
+	var out []ActionInfo
+	for name, d := range m.root.names {
+		if d.kind != dkOp || d.sc != m.root || d.name != name {
+			continue
+		}
+		m.compileMu.Lock()
+		err := m.ensure(d)
+		m.compileMu.Unlock()
+		if err != nil || !d.prime {
+			continue
+		}
+		ai := ActionInfo{Name: name}
+		for _, p := range d.params {
+			ai.Params = append(ai.Params, p.Name)
+		}
+		out = append(out, ai)
+	}
+	sortActions(out)
+	return out
+}
+
+// Action returns the root-module definition name as an action, with its
+// parameter names; ok is false when there is no such operator.
+func (m *Model) Action(name string) (ActionInfo, bool) {
+	d := m.root.lookup(name)
+	if d == nil || d.kind != dkOp {
+		return ActionInfo{}, false
+	}
+	ai := ActionInfo{Name: name}
+	for _, p := range d.params {
+		if p.Arity > 0 {
+			return ActionInfo{}, false
+		}
+		ai.Params = append(ai.Params, p.Name)
+	}
+	return ai, true
+}
+
+// ActionSuccessors calls fn for every successor of s under the action
+// operator name applied to args (in parameter order).
+func (ev *Evaluator) ActionSuccessors(name string, args []value.Value, s []value.Value, fn func(t []value.Value) error) error {
+	m := ev.m
+	d := m.root.lookup(name)
+	if d == nil || d.kind != dkOp {
+		return fmt.Errorf("the model has no action %s", name)
+	}
+	if len(args) != len(d.params) {
+		return fmt.Errorf("action %s takes %d parameter(s), got %d", name, len(d.params), len(args))
+	}
+	m.compileMu.Lock()
+	err := m.ensure(d)
+	m.compileMu.Unlock()
+	if err != nil {
+		return err
+	}
+	var env *Env
+	if len(args) > 0 {
+		env = &Env{vals: args}
+	}
+	return ev.successors(d.compiled, env, s, fn)
+}
+
+// ModelValues returns the model values the cfg defines, by name.
+func (m *Model) ModelValues() map[string]value.ModelValue {
+	out := map[string]value.ModelValue{}
+	var walk func(v value.Value)
+	walk = func(v value.Value) {
+		switch x := v.(type) {
+		case value.ModelValue:
+			out[x.String()] = x
+		case *value.Set:
+			for _, e := range x.Elems() {
+				walk(e)
+			}
+		}
+	}
+	for _, c := range m.Config.Constants {
+		if c.Value != nil {
+			walk(c.Value)
+		}
+	}
+	return out
+}
+
+// InvariantNames lists the cfg's invariants in order.
+func (m *Model) InvariantNames() []string {
+	out := make([]string, len(m.Invariants))
+	for i, inv := range m.Invariants {
+		out[i] = inv.Name
+	}
+	return out
+}

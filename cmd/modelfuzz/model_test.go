@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+)
+
+type modelRunJSON struct {
+	Iterations   int64  `json:"iterations"`
+	Strategy     string `json:"strategy"`
+	UniqueTraces int    `json:"unique_traces"`
+	ModelStates  *int   `json:"model_states"`
+	Divergences  *int64 `json:"divergences"`
+	CorpusSize   int    `json:"corpus_size"`
+}
+
+func lastModelJSON(t *testing.T, stdout string) modelRunJSON {
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var r modelRunJSON
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &r), stdout)
+	return r
+}
+
+// The acceptance run of the model guidance: through the subprocess
+// sidecar (the default), the correct system reaches model states and never
+// diverges from the model.
+func TestModelGuidedRunThroughTheSidecar(t *testing.T) {
+	res := modelfuzz(t, "run", "--adapter", "microbench", "--model", "microbench.tla", "--iterations", "3000",
+		"--seed", "1", "--json", "--corpus", filepath.Join(t.TempDir(), "c"))
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastModelJSON(t, res.stdout)
+	require.Equal(t, "model", r.Strategy)
+	require.NotNil(t, r.ModelStates)
+	require.Greater(t, *r.ModelStates, 0)
+	require.NotNil(t, r.Divergences)
+	require.Zero(t, *r.Divergences)
+}
+
+// In-process and sidecar simulation give the same campaign.
+func TestInprocAndSidecarAgree(t *testing.T) {
+	var got []modelRunJSON
+	for _, mode := range []string{"inproc", "subprocess"} {
+		res := modelfuzz(t, "run", "--adapter", "microbench", "--model", "microbench.tla", "--iterations", "2000",
+			"--seed", "5", "--json", "--tlc", mode, "--corpus", filepath.Join(t.TempDir(), mode))
+		require.Equal(t, 0, res.code, res.stderr)
+		got = append(got, lastModelJSON(t, res.stdout))
+	}
+	require.Equal(t, *got[0].ModelStates, *got[1].ModelStates)
+	require.Equal(t, got[0].UniqueTraces, got[1].UniqueTraces)
+	require.Equal(t, got[0].CorpusSize, got[1].CorpusSize)
+}
+
+// childPIDs lists the processes whose parent is pid.
+func childPIDs(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 {
+			if ppid, _ := strconv.Atoi(f[1]); ppid == pid {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// Killing the sidecar during a campaign neither stops the campaign nor
+// loses an execution: the request in flight is re-run on a new sidecar.
+func TestKillingTheSidecarDuringACampaign(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	const iterations = 30000
+	cmd := exec.Command(binary, "run", "--adapter", "microbench", "--model", "microbench.tla",
+		"--iterations", strconv.Itoa(iterations), "--seed", "1", "--json", "--corpus", dir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	killed := 0
+	deadline := time.Now().Add(20 * time.Second)
+	for killed < 2 && time.Now().Before(deadline) {
+		time.Sleep(700 * time.Millisecond)
+		for _, c := range childPIDs(cmd.Process.Pid) {
+			if syscall.Kill(c, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+	}
+	err := cmd.Wait()
+	require.NoError(t, err, errb.String())
+	require.Equal(t, 2, killed, "the sidecar was killed twice while the campaign ran")
+	r := lastModelJSON(t, out.String())
+	require.Equal(t, int64(iterations), r.Iterations)
+	require.Contains(t, errb.String(), "restart")
+	st, err := corpus.Open(dir, corpus.Options{MustExist: true})
+	require.NoError(t, err)
+	defer st.Close()
+	snap, err := st.Load(0)
+	require.NoError(t, err)
+	require.Equal(t, int64(iterations), snap.Counters.Iterations)
+	require.Zero(t, snap.Counters.HarnessErrs, "no execution was lost to the dead sidecar")
+}
+
+func TestModelErrorsAreOneLine(t *testing.T) {
+	tmp := t.TempDir()
+	oneLineError(t, modelfuzz(t, "run", "--strategy", "model", "--iterations", "1"), "--strategy model needs a model: add --model (for this adapter: --model microbench.tla)")
+	oneLineError(t, modelfuzz(t, "run", "--model", "nosuch.tla", "--iterations", "1", "--corpus", filepath.Join(tmp, "a")), "model nosuch.tla: no such file, and not an embedded model")
+	bad := filepath.Join(tmp, "Bad.tla")
+	require.NoError(t, os.WriteFile(bad, []byte("---- MODULE Bad ----\nVARIABLE x\nInit == x = \nNext == x' = x\n====\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "Bad.cfg"), []byte("INIT Init\nNEXT Next\n"), 0o644))
+	oneLineError(t, modelfuzz(t, "run", "--model", bad, "--iterations", "1", "--corpus", filepath.Join(tmp, "b")), "Bad.tla:4:6: expected definition or declaration")
+	oneLineError(t, modelfuzz(t, "run", "--model", "microbench.tla", "--tlc", "carrier-pigeon", "--iterations", "1"), `unknown --tlc "carrier-pigeon"`)
+	oneLineError(t, modelfuzz(t, "run", "--model", "microbench.tla", "--tlc-url", "http://127.0.0.1:1", "--iterations", "1", "--corpus", filepath.Join(tmp, "c")), "--tlc-url http://127.0.0.1:1")
+	oneLineError(t, modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", filepath.Join(tmp, "none.json")), "no such file")
+	acts := filepath.Join(tmp, "acts.json")
+	require.NoError(t, os.WriteFile(acts, []byte(`[{"name":"Start","params":{"p":1}}, {"nme":"x"}]`), 0o644))
+	oneLineError(t, modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", acts), `unknown field "nme"`)
+}
+
+func TestTLCSimulate(t *testing.T) {
+	tmp := t.TempDir()
+	acts := filepath.Join(tmp, "acts.json")
+	require.NoError(t, os.WriteFile(acts, []byte(`[
+		{"name":"Start","params":{"p":1}},
+		{"name":"RecvRegister","params":{"p":1}},
+		{"name":"Execute","params":{"w":2,"r":1,"k":1}}
+	]`), 0o644))
+	res := modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", "--const", "Workers=1", acts)
+	require.Equal(t, 12, res.code, res.stderr)
+	require.Contains(t, res.stdout, "State 1: <Initial predicate>")
+	require.Contains(t, res.stdout, `/\ registered = [1]`)
+	require.Contains(t, res.stdout, "Divergence at action 2 (Execute): not enabled")
+	res = modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", "--json", acts)
+	var r struct {
+		States     []map[string]any `json:"states"`
+		Divergence *struct{ Index int }
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &r), res.stdout)
+	require.Equal(t, 2, r.Divergence.Index)
+}

@@ -1,0 +1,116 @@
+// Package guidance holds the coverage measures that need more than the
+// event trace: model coverage (the abstract TLA+ model states an execution
+// reaches, through a mapper and the model engine). The fuzzer sees them as
+// fuzzer.Measure; this package is the glue between the fuzzer and tlc/.
+package guidance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+)
+
+// Simulator is the model engine, in process or behind the sidecar.
+type Simulator interface {
+	Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error)
+}
+
+// ModelMeasure covers abstract model states: it maps an execution's trace
+// to model actions, simulates them, and reports the abstract states
+// visited as items, divergences from the model and violated model
+// invariants as failures.
+type ModelMeasure struct {
+	Mapper    fuzzer.Mapper
+	Sim       Simulator
+	Timeout   time.Duration // per simulation (0: one minute)
+	diverged  atomic.Int64
+	simulated atomic.Int64
+}
+
+// Name implements fuzzer.Measure.
+func (m *ModelMeasure) Name() string { return fuzzer.MeasureModel }
+
+// Diverged counts the executions whose trace diverged from the model.
+func (m *ModelMeasure) Diverged() int64 { return m.diverged.Load() }
+
+// Measure implements fuzzer.Measure.
+func (m *ModelMeasure) Measure(in *fuzzer.Input, ex *fuzzer.Execution) (fuzzer.Observation, error) {
+	acts, err := m.Mapper.Map(in, ex)
+	if err != nil {
+		return fuzzer.Observation{}, err
+	}
+	no := false
+	req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &no}
+	for i, a := range acts {
+		req.Actions[i] = sim.Action{Name: a.Name, Params: a.Params}
+	}
+	timeout := m.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res, err := m.Sim.Simulate(ctx, req)
+	if err != nil {
+		return fuzzer.Observation{}, fmt.Errorf("model simulation: %w", err)
+	}
+	m.simulated.Add(1)
+	obs := fuzzer.Observation{Items: res.Keys}
+	stepOf := func(i int) int {
+		if i >= 0 && i < len(acts) {
+			return acts[i].Step
+		}
+		if len(acts) > 0 && i >= len(acts) {
+			return acts[len(acts)-1].Step
+		}
+		return 0
+	}
+	if d := res.Divergence; d != nil {
+		m.diverged.Add(1)
+		obs.Failures = append(obs.Failures, fuzzer.Failure{
+			Kind:      "divergence",
+			Signature: "divergence: " + d.Action + ": " + fuzzer.BlankNumbers(d.Reason),
+			Message:   fmt.Sprintf("the model does not allow action %d, %s: %s", d.Index, describe(acts, d.Index), d.Reason),
+			Step:      stepOf(d.Index),
+		})
+	}
+	seen := map[string]bool{}
+	for _, v := range res.Violations {
+		if seen[v.Invariant] {
+			continue
+		}
+		seen[v.Invariant] = true
+		obs.Failures = append(obs.Failures, fuzzer.Failure{
+			Kind:      "model-invariant",
+			Signature: "model-invariant: " + v.Invariant,
+			Message:   fmt.Sprintf("model invariant %s is violated after %d action(s)", v.Invariant, v.Index),
+			Step:      stepOf(v.Index - 1),
+		})
+	}
+	return obs, nil
+}
+
+func describe(acts []fuzzer.ModelAction, i int) string {
+	if i < 0 || i >= len(acts) {
+		return "Init"
+	}
+	a := acts[i]
+	var b strings.Builder
+	b.WriteString(a.Name)
+	b.WriteByte('(')
+	first := true
+	for _, k := range sortedKeys(a.Params) {
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		fmt.Fprintf(&b, "%s=%v", k, a.Params[k])
+	}
+	b.WriteByte(')')
+	return b.String()
+}

@@ -1,0 +1,104 @@
+package guidance_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/adapters/microbench"
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+)
+
+type inproc struct{ s *sim.Simulator }
+
+func (p inproc) Simulate(_ context.Context, r *sim.Request) (*sim.Result, error) {
+	return p.s.Simulate(r)
+}
+
+func setup(t testing.TB, cfg microbench.Config) (*microbench.Factory, *guidance.ModelMeasure) {
+	fac, err := microbench.NewFactory(cfg)
+	require.NoError(t, err)
+	mp := mapper.NewMicrobench(cfg)
+	m, err := models.Load(models.Spec{Model: "microbench.tla", Consts: mp.Consts()})
+	require.NoError(t, err)
+	s, err := sim.New(m, 0)
+	require.NoError(t, err)
+	return fac, &guidance.ModelMeasure{Mapper: mp, Sim: inproc{s}}
+}
+
+// The correct system never diverges from the model: every message it
+// handles is one the model allows, whatever the schedule.
+func TestMicrobenchNeverDiverges(t *testing.T) {
+	cfg := microbench.Config{Workers: 3, Tasks: 5}
+	fac, mm := setup(t, cfg)
+	sys, err := fac.New()
+	require.NoError(t, err)
+	g, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 80, MaxMessages: 5, Requests: 3})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(9, 9))
+	states := map[uint64]bool{}
+	in := g.Random(r)
+	for i := 0; i < 3000; i++ {
+		if i%5 == 0 {
+			in = g.Random(r)
+		} else {
+			in = g.Mutate(r, in)
+		}
+		ex, err := sys.Execute(in)
+		require.NoError(t, err)
+		obs, err := mm.Measure(in, ex)
+		require.NoError(t, err)
+		require.Empty(t, obs.Failures, "input %s", fuzzer.EncodeInput(in))
+		for _, k := range obs.Items {
+			states[k] = true
+		}
+	}
+	require.Greater(t, len(states), 100)
+}
+
+// A step the protocol does not allow is a divergence.
+func TestDivergenceIsReported(t *testing.T) {
+	_, mm := setup(t, microbench.Config{Workers: 2, Tasks: 2})
+	ex := &fuzzer.Execution{Trace: fuzzer.Trace{
+		{Step: 3, Kind: fuzzer.EvRecv, Node: 2, Peer: 0, Msg: 1, Type: "execute", Args: []fuzzer.Arg{fuzzer.I("req", 1), fuzzer.I("task", 1)}},
+	}}
+	obs, err := mm.Measure(&fuzzer.Input{}, ex)
+	require.NoError(t, err)
+	require.Len(t, obs.Failures, 1)
+	require.Equal(t, "divergence", obs.Failures[0].Kind)
+	require.Equal(t, "divergence: Execute: not enabled", obs.Failures[0].Signature)
+	require.Equal(t, 3, obs.Failures[0].Step)
+	require.Contains(t, obs.Failures[0].Message, "Execute(k=1, r=1, w=2)")
+}
+
+func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
+	cfg := microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectFlushBeforeLast}
+	fac, mm := setup(t, cfg)
+	sys, err := fac.New()
+	require.NoError(t, err)
+	g, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	require.NoError(t, err)
+	st, err := corpus.Open(t.TempDir(), corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}, mm},
+		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 5000}, sys, g, st)
+	require.NoError(t, err)
+	sum, err := f.Run(context.Background())
+	require.NoError(t, err)
+	require.Greater(t, sum.Coverage[fuzzer.MeasureModel], 50)
+	require.Zero(t, sum.Divergences)
+	var kinds []string
+	for _, b := range sum.Bugs {
+		kinds = append(kinds, b.Kind)
+	}
+	require.Equal(t, []string{"panic"}, kinds)
+}

@@ -1,0 +1,109 @@
+package mapper
+
+import (
+	"fmt"
+
+	"github.com/modelfuzz/modelfuzz/adapters/microbench"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+// Microbench maps adapters/microbench traces onto models/microbench.tla.
+type Microbench struct {
+	cfg microbench.Config
+}
+
+// NewMicrobench returns the mapper for a microbench configuration.
+func NewMicrobench(cfg microbench.Config) *Microbench { return &Microbench{cfg: cfg} }
+
+// Consts are the model's constants that must match the system.
+func (m *Microbench) Consts() []string {
+	return []string{fmt.Sprintf("Workers=%d", m.cfg.Workers), fmt.Sprintf("Tasks=%d", m.cfg.Tasks)}
+}
+
+func arg(e *fuzzer.Event, key string) (int64, bool) {
+	for _, a := range e.Args {
+		if a.Key == key && !a.IsStr {
+			return a.Int, true
+		}
+	}
+	return 0, false
+}
+
+// Map implements fuzzer.Mapper. Every message the system handles becomes
+// the action of the model that handles it, with the message's contents as
+// parameters; sends, client arrivals and responses change nothing the
+// model tracks.
+func (m *Microbench) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAction, error) {
+	var out []fuzzer.ModelAction
+	t := ex.Trace
+	add := func(e *fuzzer.Event, name string, params map[string]any) {
+		out = append(out, fuzzer.ModelAction{Name: name, Params: params, Step: e.Step})
+	}
+	need := func(e *fuzzer.Event, keys ...string) ([]int64, error) {
+		vs := make([]int64, len(keys))
+		for i, k := range keys {
+			v, ok := arg(e, k)
+			if !ok {
+				return nil, fmt.Errorf("microbench mapper: %s event of %s has no %q", e.Type, e.Kind, k)
+			}
+			vs[i] = v
+		}
+		return vs, nil
+	}
+	for i := range t {
+		e := &t[i]
+		switch {
+		case e.Kind == "start":
+			add(e, "Start", map[string]any{"p": int64(e.Node)})
+		case e.Kind != fuzzer.EvRecv:
+			continue
+		case e.Node == 0 && e.Type == "register":
+			add(e, "RecvRegister", map[string]any{"p": int64(e.Peer)})
+		case e.Node == 0 && e.Type == "request":
+			v, err := need(e, "value")
+			if err != nil {
+				return nil, err
+			}
+			// The master's reaction tells which action this is: a
+			// rejection, or the first execute of the served request.
+			if i+1 < len(t) && t[i+1].Kind == fuzzer.EvResponse && t[i+1].Type == "rejected" {
+				add(e, "Reject", map[string]any{"v": v[0]})
+				continue
+			}
+			if i+1 < len(t) && t[i+1].Kind == fuzzer.EvSend && t[i+1].Type == "execute" {
+				r, err := need(&t[i+1], "req")
+				if err != nil {
+					return nil, err
+				}
+				add(e, "Serve", map[string]any{"v": v[0], "r": r[0], "w": int64(t[i+1].Peer)})
+				continue
+			}
+			return nil, fmt.Errorf("microbench mapper: the master received request %d but neither served nor rejected it", v[0])
+		case e.Node == 0 && e.Type == "done":
+			v, err := need(e, "req")
+			if err != nil {
+				return nil, err
+			}
+			add(e, "RecvDone", map[string]any{"r": v[0]})
+		case e.Node == 1 && e.Type == "terminate":
+			v, err := need(e, "req", "worker")
+			if err != nil {
+				return nil, err
+			}
+			add(e, "Terminate", map[string]any{"r": v[0], "w": v[1] + 1})
+		case e.Node >= 2 && e.Type == "execute":
+			v, err := need(e, "req", "task")
+			if err != nil {
+				return nil, err
+			}
+			add(e, "Execute", map[string]any{"w": int64(e.Node), "r": v[0], "k": v[1]})
+		case e.Node >= 2 && e.Type == "flush":
+			v, err := need(e, "req")
+			if err != nil {
+				return nil, err
+			}
+			add(e, "Flush", map[string]any{"w": int64(e.Node), "r": v[0]})
+		}
+	}
+	return out, nil
+}

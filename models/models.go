@@ -1,0 +1,127 @@
+// Package models holds the TLA+ models modelfuzz ships, embedded into the
+// binary, and loads a model by embedded name or by path.
+package models
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelfuzz/modelfuzz/tlc/cfg"
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+)
+
+//go:embed *.tla *.cfg
+var files embed.FS
+
+// Embedded lists the embedded models (file names of their .tla).
+func Embedded() []string {
+	ents, _ := files.ReadDir(".")
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tla") {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Spec is a model to load: an embedded name ("microbench.tla") or a path,
+// an optional cfg path, and constant values that replace the cfg's
+// ("Workers=3").
+type Spec struct {
+	Model  string
+	Config string
+	Consts []string
+}
+
+// Load parses and compiles a model. A name that is not an existing file
+// but names an embedded model loads the embedded one.
+func Load(s Spec) (*eval.Model, error) {
+	if s.Model == "" {
+		return nil, fmt.Errorf("no model given (--model FILE.tla, or one of %v)", Embedded())
+	}
+	ld := syntax.NewLoader()
+	var mod *syntax.Module
+	var conf *cfg.Config
+	if st, err := os.Stat(s.Model); err == nil && !st.IsDir() {
+		if mod, err = ld.LoadFile(s.Model); err != nil {
+			return nil, &eval.LoadError{Err: err}
+		}
+		cpath := s.Config
+		if cpath == "" {
+			cpath = strings.TrimSuffix(s.Model, filepath.Ext(s.Model)) + ".cfg"
+		}
+		if conf, err = cfg.ParseFile(cpath); err != nil {
+			return nil, &eval.ConfigError{Err: err}
+		}
+	} else {
+		name := strings.TrimSuffix(filepath.Base(s.Model), ".tla")
+		src, err := files.ReadFile(name + ".tla")
+		if err != nil || s.Model != name && s.Model != name+".tla" {
+			return nil, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %v)", s.Model, Embedded())
+		}
+		mods, err := syntax.ParseSource(name+".tla", src)
+		if err != nil {
+			return nil, &eval.LoadError{Err: err}
+		}
+		ld.Add(mods...)
+		mod = syntax.MainModule(name+".tla", mods)
+		if s.Config != "" {
+			if csrc, rerr := files.ReadFile(filepath.Base(s.Config)); rerr == nil && !fileExists(s.Config) {
+				conf, err = cfg.Parse(filepath.Base(s.Config), csrc) // an embedded cfg by name
+			} else {
+				conf, err = cfg.ParseFile(s.Config)
+			}
+		} else {
+			var csrc []byte
+			if csrc, err = files.ReadFile(name + ".cfg"); err == nil {
+				conf, err = cfg.Parse(name+".cfg", csrc)
+			}
+		}
+		if err != nil {
+			return nil, &eval.ConfigError{Err: err}
+		}
+	}
+	if err := setConsts(conf, s.Consts); err != nil {
+		return nil, &eval.ConfigError{Err: err}
+	}
+	return eval.Build(ld, mod, conf)
+}
+
+// setConsts replaces (or adds) constant values given as NAME=VALUE, with
+// VALUE in cfg syntax.
+func setConsts(conf *cfg.Config, consts []string) error {
+	for _, kv := range consts {
+		name, val, ok := strings.Cut(kv, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return fmt.Errorf("--const %q: want NAME=VALUE", kv)
+		}
+		c, err := cfg.Parse("--const", []byte("CONSTANT "+name+" = "+val+"\n"))
+		if err != nil || len(c.Constants) != 1 {
+			return fmt.Errorf("--const %q: bad value: %v", kv, err)
+		}
+		replaced := false
+		for i := range conf.Constants {
+			if conf.Constants[i].Name == name && conf.Constants[i].Module == "" {
+				conf.Constants[i] = c.Constants[0]
+				replaced = true
+			}
+		}
+		if !replaced {
+			conf.Constants = append(conf.Constants, c.Constants[0])
+		}
+	}
+	return nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

@@ -1,0 +1,103 @@
+package sidecar
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+)
+
+// The protocol's paths, versioned.
+const (
+	PathSimulate = "/v1/simulate"
+	PathHealth   = "/v1/health"
+	PathModel    = "/v1/model"
+)
+
+// TokenEnv is the environment variable that gives the server its bearer
+// token; Launch sets it to a fresh random token for every process.
+const TokenEnv = "MODELFUZZ_TLC_TOKEN"
+
+// ReadyPrefix starts the one line the server prints on stdout when it
+// accepts requests: "listening on http://127.0.0.1:PORT".
+const ReadyPrefix = "listening on "
+
+// DefaultMaxBody bounds a request body (16 MiB).
+const DefaultMaxBody = 16 << 20
+
+// Simulator simulates a sequence of model actions. sim.Simulator in
+// process (InProc), a Client of a server and a supervised Process all
+// implement it and answer the same Result for the same Request.
+type Simulator interface {
+	Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error)
+}
+
+// InProc adapts a *sim.Simulator to Simulator, without HTTP.
+type InProc struct{ *sim.Simulator }
+
+// Simulate runs req unless ctx is already done; a simulation in progress
+// is not interrupted.
+func (p InProc) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return p.Simulator.Simulate(req)
+}
+
+var (
+	_ Simulator = InProc{}
+	_ Simulator = (*Client)(nil)
+	_ Simulator = (*Process)(nil)
+)
+
+// Health answers GET /v1/health.
+type Health struct {
+	Status string `json:"status"`
+	// Model is the name of the model's root module.
+	Model string `json:"model"`
+	// Requests counts the simulate requests received since the start.
+	Requests int64 `json:"requests"`
+}
+
+// ModelInfo answers GET /v1/model.
+type ModelInfo struct {
+	Module     string       `json:"module"`
+	Variables  []string     `json:"variables"`
+	Actions    []ActionInfo `json:"actions"`
+	Invariants []string     `json:"invariants"`
+	// View says whether the cfg has a VIEW (the abstraction of the keys).
+	View bool `json:"view"`
+}
+
+// ActionInfo is an action operator and its formal parameters, in order.
+type ActionInfo struct {
+	Name   string   `json:"name"`
+	Params []string `json:"params"`
+}
+
+// errorBody is the body of every error answer. A 422 for an unknown
+// action also carries the simulation result up to that action.
+type errorBody struct {
+	Error string `json:"error"`
+	*sim.Result
+}
+
+// StatusError is an error answer of the server.
+type StatusError struct {
+	Code    int    // the HTTP status
+	Message string // the server's message
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("sidecar: %d %s: %s", e.Code, http.StatusText(e.Code), e.Message)
+}
+
+// NewToken returns a random bearer token (32 hex digits).
+func NewToken() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+type transition struct {
+	next []value.Value // nil: not enabled
+	n    int
+}
+
+// cache memoizes transitions (state, action, parameters) -> successor and
+// state facts, within a bound: two generations, the older dropped when the
+// newer fills up, so recently used entries survive.
+type cache struct {
+	mu       sync.Mutex
+	limit    int
+	cur, old map[uint64]transition
+	infoCur  map[uint64]info
+	infoOld  map[uint64]info
+}
+
+func newCache(limit int) *cache {
+	return &cache{limit: limit, cur: map[uint64]transition{}, infoCur: map[uint64]info{}}
+}
+
+func (c *cache) transition(k uint64) (transition, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.cur[k]; ok {
+		return t, true
+	}
+	if t, ok := c.old[k]; ok {
+		c.cur[k] = t
+		return t, true
+	}
+	return transition{}, false
+}
+
+func (c *cache) putTransition(k uint64, t transition) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.cur) >= c.limit/2 {
+		c.old, c.cur = c.cur, map[uint64]transition{}
+	}
+	c.cur[k] = t
+}
+
+func (c *cache) info(fp uint64) (info, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if in, ok := c.infoCur[fp]; ok {
+		return in, true
+	}
+	if in, ok := c.infoOld[fp]; ok {
+		c.infoCur[fp] = in
+		return in, true
+	}
+	return info{}, false
+}
+
+func (c *cache) putInfo(fp uint64, in info) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.infoCur) >= c.limit/2 {
+		c.infoOld, c.infoCur = c.infoCur, map[uint64]info{}
+	}
+	c.infoCur[fp] = in
+}
+
+// hasher combines fingerprints into a cache key.
+type hasher struct {
+	d    xxhash.Digest
+	init bool
+}
+
+func (h *hasher) start() {
+	if !h.init {
+		h.d.Reset()
+		h.init = true
+	}
+}
+
+func (h *hasher) add(x uint64) {
+	h.start()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], x)
+	h.d.Write(b[:])
+}
+
+func (h *hasher) addString(s string) {
+	h.start()
+	h.d.WriteString(s)
+	h.d.Write([]byte{0})
+}
+
+func (h *hasher) sum() uint64 { return h.d.Sum64() }

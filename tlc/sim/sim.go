@@ -1,0 +1,369 @@
+// Package sim replays a sequence of actions on a TLA+ model: from the
+// initial state, each action operator is evaluated with the given
+// parameters and its successor becomes the current state. It reports the
+// abstract states visited (fingerprints of the cfg's VIEW), where the
+// sequence diverges from the model (an unknown or disabled action), and
+// the invariants violated on the way. It memoizes transitions, since
+// fuzzing replays many sequences with shared prefixes.
+//
+// It is the engine behind the sidecar (tlc/sidecar) and the in-process
+// model guidance; it knows nothing of the fuzzer.
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// Action is one action to apply: an action operator of the model and its
+// parameters by formal name (JSON-shaped values: numbers, strings or model
+// value names, booleans, arrays as tuples, objects as records).
+type Action struct {
+	Name   string         `json:"name"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// Request is a simulation request.
+type Request struct {
+	Actions []Action `json:"actions"`
+	// Init selects the initial state when there are several: the values
+	// some variables must have.
+	Init map[string]any `json:"init,omitempty"`
+	// States, when false, leaves the states' variables out of the answer
+	// (keys only): what the fuzzer needs, at a fraction of the size.
+	States *bool `json:"include_states,omitempty"`
+}
+
+// State is one visited abstract state.
+type State struct {
+	Key   string                     `json:"key"` // the abstract fingerprint, 16 hex digits
+	State map[string]json.RawMessage `json:"state,omitempty"`
+	// Index is how many actions had been applied when it was reached
+	// (0: the initial state).
+	Index int `json:"index"`
+}
+
+// Divergence is where the actions stop matching the model.
+type Divergence struct {
+	Index  int    `json:"index"` // of the action, from 0; -1 for the initial state
+	Action string `json:"action"`
+	Reason string `json:"reason"`
+}
+
+// Violation is an invariant false in a visited state.
+type Violation struct {
+	Invariant string `json:"invariant"`
+	Index     int    `json:"index"` // as State.Index
+}
+
+// Choice records an action that had several successors; the first in the
+// engine's deterministic enumeration order was taken.
+type Choice struct {
+	Index      int `json:"index"`
+	Successors int `json:"successors"`
+}
+
+// Result is the answer to a Request.
+type Result struct {
+	States     []State     `json:"states"`
+	Divergence *Divergence `json:"divergence"`
+	Violations []Violation `json:"violations"`
+	Choices    []Choice    `json:"choices,omitempty"`
+	// Keys are the abstract fingerprints of States, as numbers.
+	Keys []uint64 `json:"-"`
+}
+
+// Simulator simulates actions on one model. It is safe for concurrent use.
+type Simulator struct {
+	m       *eval.Model
+	mvs     map[string]value.ModelValue
+	actions map[string]eval.ActionInfo
+	pool    sync.Pool // *eval.Evaluator
+	cache   *cache
+	initial [][]value.Value
+
+	mu    sync.Mutex
+	stats Stats
+}
+
+// Stats counts the simulator's work.
+type Stats struct {
+	Requests, Actions, CacheHits int64
+}
+
+// New prepares a simulator; cacheSize bounds the memoized transitions
+// (0: 1<<20).
+func New(m *eval.Model, cacheSize int) (*Simulator, error) {
+	if cacheSize <= 0 {
+		cacheSize = 1 << 20
+	}
+	s := &Simulator{m: m, mvs: m.ModelValues(), actions: map[string]eval.ActionInfo{}, cache: newCache(cacheSize)}
+	for _, a := range m.Actions() {
+		s.actions[a.Name] = a
+	}
+	s.pool.New = func() any { return m.NewEvaluator() }
+	ev := s.evaluator()
+	defer s.pool.Put(ev)
+	if err := ev.Init(func(st []value.Value) error {
+		s.initial = append(s.initial, st)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("initial states: %w", err)
+	}
+	if len(s.initial) == 0 {
+		return nil, fmt.Errorf("the model has no initial state")
+	}
+	return s, nil
+}
+
+func (s *Simulator) evaluator() *eval.Evaluator { return s.pool.Get().(*eval.Evaluator) }
+
+// Model returns the simulated model.
+func (s *Simulator) Model() *eval.Model { return s.m }
+
+// Actions lists the model's action operators.
+func (s *Simulator) Actions() []eval.ActionInfo {
+	out := make([]eval.ActionInfo, 0, len(s.actions))
+	for _, a := range s.actions {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Stats returns counters.
+func (s *Simulator) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// info is what is known of a state: its abstract key and the invariants it violates.
+type info struct {
+	key        uint64
+	violations []string
+}
+
+func (s *Simulator) stateInfo(ev *eval.Evaluator, st []value.Value, fp uint64) (info, error) {
+	if in, ok := s.cache.info(fp); ok {
+		return in, nil
+	}
+	v, err := ev.ViewOf(st)
+	if err != nil {
+		return info{}, fmt.Errorf("evaluating VIEW: %w", err)
+	}
+	in := info{key: value.Fingerprint(v)}
+	for i, name := range s.m.InvariantNames() {
+		ok, err := ev.Invariant(i, st)
+		if err != nil {
+			return info{}, fmt.Errorf("evaluating invariant %s: %w", name, err)
+		}
+		if !ok {
+			in.violations = append(in.violations, name)
+		}
+	}
+	s.cache.putInfo(fp, in)
+	return in, nil
+}
+
+// Simulate runs a request.
+func (s *Simulator) Simulate(req *Request) (*Result, error) {
+	ev := s.evaluator()
+	defer s.pool.Put(ev)
+	withStates := req.States == nil || *req.States
+	res := &Result{States: []State{}, Violations: []Violation{}}
+	cur, err := s.selectInit(req.Init)
+	if err != nil {
+		res.Divergence = &Divergence{Index: -1, Action: "Init", Reason: err.Error()}
+		return res, nil
+	}
+	var hits int64
+	visit := func(st []value.Value, index int) error {
+		fp := value.FingerprintState(st)
+		in, err := s.stateInfo(ev, st, fp)
+		if err != nil {
+			return err
+		}
+		for _, inv := range in.violations {
+			res.Violations = append(res.Violations, Violation{Invariant: inv, Index: index})
+		}
+		if n := len(res.Keys); n > 0 && res.Keys[n-1] == in.key {
+			return nil // consecutive states with the same view are one abstract state
+		}
+		res.Keys = append(res.Keys, in.key)
+		out := State{Key: fmt.Sprintf("%016x", in.key), Index: index}
+		if withStates {
+			if out.State, err = s.stateJSON(st); err != nil {
+				return err
+			}
+		}
+		res.States = append(res.States, out)
+		return nil
+	}
+	if err := visit(cur, 0); err != nil {
+		return nil, err
+	}
+	for i, a := range req.Actions {
+		next, n, hit, reason, err := s.step(ev, cur, &a)
+		if err != nil {
+			return nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
+		}
+		if hit {
+			hits++
+		}
+		if reason != "" {
+			res.Divergence = &Divergence{Index: i, Action: a.Name, Reason: reason}
+			break
+		}
+		if n > 1 {
+			res.Choices = append(res.Choices, Choice{Index: i, Successors: n})
+		}
+		cur = next
+		if err := visit(cur, i+1); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	s.stats.Requests++
+	s.stats.Actions += int64(len(req.Actions))
+	s.stats.CacheHits += hits
+	s.mu.Unlock()
+	return res, nil
+}
+
+func (s *Simulator) selectInit(want map[string]any) ([]value.Value, error) {
+	if len(want) == 0 {
+		return s.initial[0], nil
+	}
+	vars := s.m.Vars
+	idx := map[string]int{}
+	for i, v := range vars {
+		idx[v] = i
+	}
+	conds := map[int]value.Value{}
+	for name, x := range want {
+		i, ok := idx[name]
+		if !ok {
+			return nil, fmt.Errorf("init: the model has no variable %s", name)
+		}
+		v, err := value.FromJSONValue(x, s.mvs)
+		if err != nil {
+			return nil, fmt.Errorf("init: %s: %v", name, err)
+		}
+		conds[i] = v
+	}
+	for _, st := range s.initial {
+		ok := true
+		for i, v := range conds {
+			if eq, err := value.Equal(st[i], v); err != nil || !eq {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return st, nil
+		}
+	}
+	return nil, fmt.Errorf("no initial state has the values given in init")
+}
+
+// step applies one action. reason is non-empty for a divergence.
+func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, a *Action) (next []value.Value, n int, hit bool, reason string, err error) {
+	ai, ok := s.actions[a.Name]
+	if !ok {
+		if ai, ok = s.m.Action(a.Name); !ok {
+			return nil, 0, false, "the model has no action " + strconv.Quote(a.Name), nil
+		}
+	}
+	args := make([]value.Value, len(ai.Params))
+	var h hasher
+	h.add(value.FingerprintState(cur))
+	h.addString(a.Name)
+	for i, p := range ai.Params {
+		x, ok := a.Params[p]
+		if !ok {
+			return nil, 0, false, "missing parameter " + p, nil
+		}
+		v, err := value.FromJSONValue(x, s.mvs)
+		if err != nil {
+			return nil, 0, false, fmt.Sprintf("parameter %s: %v", p, err), nil
+		}
+		args[i] = v
+		h.add(value.Fingerprint(v))
+	}
+	if len(a.Params) > len(ai.Params) {
+		var extra []string
+		for k := range a.Params {
+			if !contains(ai.Params, k) {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		return nil, 0, false, fmt.Sprintf("unknown parameter(s) %v (the action takes %v)", extra, ai.Params), nil
+	}
+	key := h.sum()
+	if t, ok := s.cache.transition(key); ok {
+		if t.next == nil {
+			return nil, 0, true, "not enabled", nil
+		}
+		return t.next, t.n, true, "", nil
+	}
+	var first []value.Value
+	count := 0
+	err = ev.ActionSuccessors(a.Name, args, cur, func(t []value.Value) error {
+		if first == nil {
+			first = t
+		}
+		count++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, false, "evaluation error: " + err.Error(), nil
+	}
+	s.cache.putTransition(key, transition{next: first, n: count})
+	if first == nil {
+		return nil, 0, false, "not enabled", nil
+	}
+	return first, count, false, "", nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Simulator) stateJSON(st []value.Value) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(st))
+	for i, v := range st {
+		b, err := value.ToJSON(v)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", s.m.Vars[i], err)
+		}
+		out[s.m.Vars[i]] = b
+	}
+	return out, nil
+}
+
+// StateString renders a state TLC-style, for people.
+func (s *Simulator) StateString(st map[string]json.RawMessage) string {
+	names := make([]string, 0, len(st))
+	for n := range st {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := ""
+	for _, n := range names {
+		out += "/\\ " + n + " = " + string(st[n]) + "\n"
+	}
+	return out
+}

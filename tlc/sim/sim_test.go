@@ -1,0 +1,114 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/tlc/cfg"
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+)
+
+const counterSpec = `---- MODULE Counter ----
+EXTENDS Naturals
+VARIABLES x, y
+Init == x \in {0, 10} /\ y = 0
+Inc(n) == x' = x + n /\ UNCHANGED y
+Toggle == y' = 1 - y /\ UNCHANGED x
+Either == \/ x' = x + 1 /\ UNCHANGED y
+          \/ x' = x + 2 /\ UNCHANGED y
+Small == x < 15
+View == x
+====
+`
+
+func newSim(t *testing.T, view bool) *Simulator {
+	mods, err := syntax.ParseSource("Counter.tla", []byte(counterSpec))
+	require.NoError(t, err)
+	ld := syntax.NewLoader()
+	ld.Add(mods...)
+	src := "INIT Init\nNEXT Toggle\nINVARIANT Small\n"
+	if view {
+		src += "VIEW View\n"
+	}
+	c, err := cfg.Parse("Counter.cfg", []byte(src))
+	require.NoError(t, err)
+	m, err := eval.Build(ld, mods[0], c)
+	require.NoError(t, err)
+	s, err := New(m, 16)
+	require.NoError(t, err)
+	return s
+}
+
+func TestSimulateStatesDivergenceViolations(t *testing.T) {
+	s := newSim(t, false)
+	res, err := s.Simulate(&Request{Actions: []Action{
+		{Name: "Inc", Params: map[string]any{"n": int64(3)}},
+		{Name: "Toggle"},
+		{Name: "Inc", Params: map[string]any{"n": 20}},
+		{Name: "Nope"},
+		{Name: "Toggle"},
+	}})
+	require.NoError(t, err)
+	require.Len(t, res.States, 4)
+	require.Equal(t, []int{0, 1, 2, 3}, []int{res.States[0].Index, res.States[1].Index, res.States[2].Index, res.States[3].Index})
+	require.JSONEq(t, "23", string(res.States[3].State["x"]))
+	require.Equal(t, &Divergence{Index: 3, Action: "Nope", Reason: `the model has no action "Nope"`}, res.Divergence)
+	require.Equal(t, []Violation{{Invariant: "Small", Index: 3}}, res.Violations)
+	require.Len(t, res.Keys, 4)
+}
+
+func TestSimulateParameterProblems(t *testing.T) {
+	s := newSim(t, false)
+	for _, tc := range []struct {
+		a      Action
+		reason string
+	}{
+		{Action{Name: "Inc"}, "missing parameter n"},
+		{Action{Name: "Inc", Params: map[string]any{"n": 1, "m": 2}}, "unknown parameter(s) [m] (the action takes [n])"},
+		{Action{Name: "Inc", Params: map[string]any{"n": 1.5}}, "parameter n: JSON number 1.5 is not an integer"},
+		{Action{Name: "Inc", Params: map[string]any{"n": "a"}}, "evaluation error"},
+	} {
+		res, err := s.Simulate(&Request{Actions: []Action{tc.a}})
+		require.NoError(t, err)
+		require.NotNil(t, res.Divergence, "%+v", tc.a)
+		require.Contains(t, res.Divergence.Reason, tc.reason)
+	}
+}
+
+func TestViewMergesAndInitSelection(t *testing.T) {
+	s := newSim(t, true)
+	// Toggle changes y only: the same view (x), so one abstract state.
+	res, err := s.Simulate(&Request{Actions: []Action{{Name: "Toggle"}, {Name: "Toggle"}, {Name: "Inc", Params: map[string]any{"n": 1}}}})
+	require.NoError(t, err)
+	require.Len(t, res.States, 2)
+	require.Equal(t, 3, res.States[1].Index)
+	// The second initial state, selected by init.
+	res, err = s.Simulate(&Request{Init: map[string]any{"x": 10}})
+	require.NoError(t, err)
+	require.JSONEq(t, "10", string(res.States[0].State["x"]))
+	res, err = s.Simulate(&Request{Init: map[string]any{"x": 7}})
+	require.NoError(t, err)
+	require.Equal(t, -1, res.Divergence.Index)
+	// Several successors: the first is taken, and the choice reported.
+	res, err = s.Simulate(&Request{Actions: []Action{{Name: "Either"}}})
+	require.NoError(t, err)
+	require.Equal(t, []Choice{{Index: 0, Successors: 2}}, res.Choices)
+	require.JSONEq(t, "1", string(res.States[1].State["x"]))
+}
+
+func TestMemoizedTransitionsGiveTheSameAnswers(t *testing.T) {
+	s := newSim(t, false)
+	req := &Request{Actions: []Action{{Name: "Inc", Params: map[string]any{"n": 2}}, {Name: "Toggle"}, {Name: "Inc", Params: map[string]any{"n": 2}}}}
+	first, err := s.Simulate(req)
+	require.NoError(t, err)
+	for i := 0; i < 50; i++ { // far beyond the cache's 16 entries
+		again, err := s.Simulate(req)
+		require.NoError(t, err)
+		require.Equal(t, first.Keys, again.Keys)
+		_, err = s.Simulate(&Request{Actions: []Action{{Name: "Inc", Params: map[string]any{"n": int64(i)}}}})
+		require.NoError(t, err)
+	}
+	require.Greater(t, s.Stats().CacheHits, int64(0))
+}
