@@ -159,7 +159,15 @@ func (c *checker) evalFailure(err error, r *rec, what string) {
 	var inc *eval.IncompleteError
 	msg := err.Error()
 	if errors.As(err, &inc) {
+		// The error concerns the whole relation: locate it at its definition.
+		pos := c.m.NextPos()
+		if inc.Init {
+			pos = c.m.InitPos()
+		}
 		msg = inc.Error()
+		if pos.Line > 0 {
+			msg = pos.String() + ": " + msg
+		}
 	}
 	c.fail(&Result{Result: "error", ExitCode: ExitFailure, Error: what + ": " + msg, Trace: c.trace(r)})
 }
@@ -173,8 +181,13 @@ func (c *checker) checkInvariants(ev *eval.Evaluator, r *rec) bool {
 			return false
 		}
 		if !ok {
+			tr := c.trace(r)
+			// The violating state is on level len(tr) of the search, as in
+			// TLC, which records a new state before checking it.
+			for d := c.depth.Load(); d < int64(len(tr)) && !c.depth.CompareAndSwap(d, int64(len(tr))); d = c.depth.Load() {
+			}
 			c.fail(&Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
-				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name), Trace: c.trace(r)})
+				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name), Trace: tr})
 			return false
 		}
 	}
@@ -291,7 +304,7 @@ func (c *checker) expand(level []*rec, depth int) []*rec {
 				if i >= len(level) {
 					break
 				}
-				out = c.successors(ev, level[i], out)
+				out = c.successors(ev, level[i], depth, out)
 			}
 			outs[w] = out
 		}(w)
@@ -304,20 +317,28 @@ func (c *checker) expand(level []*rec, depth int) []*rec {
 	return next
 }
 
-func (c *checker) successors(ev *eval.Evaluator, r *rec, out []*rec) []*rec {
+// successors expands r, a state on level depth.
+func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) []*rec {
 	any := false
 	var gen int64
 	err := ev.Next(r.vals, func(t []value.Value) error {
 		any = true
 		gen++
+		// As in TLC, TLCGet("level") is the successor's level in its
+		// constraints and invariants, and r's in Next and the action
+		// constraints.
+		ev.SetLevel(depth + 1)
+		defer ev.SetLevel(depth)
 		ok, err := ev.InConstraints(t)
 		if err != nil {
 			return err
 		}
 		if ok && len(c.m.ActionConstraints) > 0 {
+			ev.SetLevel(depth)
 			if ok, err = ev.InActionConstraints(r.vals, t); err != nil {
 				return err
 			}
+			ev.SetLevel(depth + 1)
 		}
 		if !ok {
 			return nil

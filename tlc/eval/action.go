@@ -115,22 +115,27 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 	case *labelNode:
 		return c.enum(n.x, env, k)
 	case *callNode:
-		if n.d.kind == dkOp && n.d.compiled != nil && (n.d.state || n.d.prime || len(n.args) > 0) {
+		if n.d.kind == dkOp && n.d.compiled != nil && (n.d.state || n.d.prime || len(n.args) > 0 || n.hasInst) {
 			return c.enumCall(n, env, k)
 		}
 	case *letCallNode:
 		f := env.up(n.depth)
-		args := make([]value.Value, len(n.args))
-		for i, a := range n.args {
-			v, err := a.eval(c, env)
-			if err != nil {
-				return err
-			}
-			args[i] = v
+		fr, err := c.bindArgs(n.args, env, true)
+		if err != nil {
+			return err
 		}
-		return c.enum(n.d.body, &Env{vals: args, parent: f, inst: f.instFrame()}, k)
+		fr.parent, fr.inst = f, f.instFrame()
+		if err := c.enter(n.pos); err != nil {
+			return err
+		}
+		defer c.leave()
+		return c.enum(n.d.body, fr, k)
 	case *letRefNode:
 		if n.d.prime && n.d.fn == nil {
+			if err := c.enter(n.pos); err != nil {
+				return err
+			}
+			defer c.leave()
 			return c.enum(n.d.body, env.up(n.depth), k)
 		}
 	case *substNode:
@@ -237,47 +242,20 @@ func (c *ctx) enumUnchanged(vars []int, i int, k func() error) error {
 
 // enumCall expands a call of an action operator.
 func (c *ctx) enumCall(n *callNode, env *Env, k func() error) error {
-	args := make([]value.Value, len(n.args))
-	var ops []*Closure
-	byName := make([]bool, len(n.args))
-	for i, a := range n.args {
-		if c.byName(a, env) {
-			byName[i] = true
-			continue // passed by name, below
-		}
-		if cn, ok := a.(*closureNode); ok {
-			if ops == nil {
-				ops = make([]*Closure, len(n.args))
-			}
-			cl, err := cn.closure(c, env)
-			if err != nil {
-				return err
-			}
-			ops[i] = cl
-			continue
-		}
-		v, err := a.eval(c, env)
-		if err != nil {
-			return err
-		}
-		args[i] = v
-	}
-	inst, err := n.instFrame(c, env)
+	fr, err := c.bindArgs(n.args, env, true)
 	if err != nil {
 		return err
 	}
-	var fr *Env
-	if len(args) > 0 || inst != nil {
-		fr = &Env{vals: args, ops: ops, inst: inst}
+	if fr.inst, err = n.instFrame(c, env); err != nil {
+		return err
 	}
-	for i, a := range n.args {
-		if byName[i] {
-			if fr.lazy == nil {
-				fr.lazy = make([]*lazyArg, len(n.args))
-			}
-			fr.lazy[i] = &lazyArg{a, env}
-		}
+	if len(n.args) == 0 && fr.inst == nil {
+		fr = nil
 	}
+	if err := c.enter(n.pos); err != nil {
+		return err
+	}
+	defer c.leave()
 	return c.enum(n.d.compiled, fr, k)
 }
 

@@ -42,15 +42,34 @@ func (m *Model) compileIn(sc *scope, e syntax.Expr, lx *lex) (node, bool, bool, 
 	return n, c.state, c.prime, err
 }
 
+// maxCompileDepth bounds the nesting of definitions being compiled: a
+// subexpression reference into its own definition (A == \/ A!1) would
+// otherwise create new definitions without end.
+const maxCompileDepth = 2000
+
 // ensure compiles definition d if needed.
 func (m *Model) ensure(d *def) error {
 	if d.compiled != nil || d.kind == dkSubst && d.substNode != nil {
 		return nil
 	}
 	if d.compiling {
+		// Every definition on the cycle back to d is recursive: none of
+		// them may be cached as a constant (its evaluation would need its
+		// own value).
+		for i := len(m.compileStack) - 1; i >= 0; i-- {
+			m.compileStack[i].recursive = true
+			if m.compileStack[i] == d {
+				break
+			}
+		}
 		d.recursive = true
 		return nil
 	}
+	if len(m.compileStack) >= maxCompileDepth {
+		return errorf(d.pos, "definitions nest more than %d deep while compiling %s (a subexpression reference to itself?)", maxCompileDepth, d.name)
+	}
+	m.compileStack = append(m.compileStack, d)
+	defer func() { m.compileStack = m.compileStack[:len(m.compileStack)-1] }()
 	switch d.kind {
 	case dkOp:
 		d.compiling = true
@@ -81,7 +100,9 @@ func (m *Model) ensure(d *def) error {
 		if err != nil {
 			return err
 		}
-		d.substNode, d.state, d.prime = n, st || pr, pr
+		// A substituted variable stays state-level whatever replaces it, and
+		// an instance parameter may stand for a variable.
+		d.substNode, d.state, d.prime = n, d.state || st || pr || d.substLex != nil, pr
 	}
 	return nil
 }

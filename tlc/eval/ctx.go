@@ -3,7 +3,9 @@ package eval
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
@@ -18,10 +20,50 @@ type ctx struct {
 	// partial state, and x = e / x \in S assign x.
 	initMode bool
 	level    int
+
+	// depth counts the nested calls being evaluated (operators, recursive
+	// functions, LET definitions, closures): a definition that recurses
+	// without end fails with an error instead of overflowing the stack.
+	depth int
+	// steps counts calls and binder iterations; when maxSteps > 0 an
+	// evaluation fails once it has taken more (a bound for tests that run
+	// arbitrary input).
+	steps, maxSteps int64
+}
+
+// maxCallDepth bounds the nesting of calls. TLC's JVM stack gives out at
+// a similar depth; a Go stack overflow would kill the process.
+const maxCallDepth = 20000
+
+// enter records a call at pos; the caller must call leave when it returns.
+func (c *ctx) enter(pos syntax.Pos) error {
+	if c.depth >= maxCallDepth {
+		return errorf(pos, "the evaluation nests more than %d calls deep (a recursive definition that does not terminate?)", maxCallDepth)
+	}
+	if err := c.step(pos); err != nil {
+		return err
+	}
+	c.depth++
+	return nil
+}
+
+func (c *ctx) leave() { c.depth-- }
+
+// step counts one unit of work against maxSteps.
+func (c *ctx) step(pos syntax.Pos) error {
+	c.steps++
+	if c.maxSteps > 0 && c.steps > c.maxSteps {
+		return errorf(pos, "evaluation budget of %d steps exceeded", c.maxSteps)
+	}
+	return nil
 }
 
 // newCtx returns an evaluation context for model m.
-func (m *Model) newCtx() *ctx { return &ctx{m: m} }
+func (m *Model) newCtx() *ctx { return &ctx{m: m, maxSteps: defaultMaxSteps.Load()} }
+
+// defaultMaxSteps is the budget of every new context (0: none). Only tests
+// that evaluate arbitrary input (FuzzEval) set it.
+var defaultMaxSteps atomic.Int64
 
 // save returns a function that restores the context's state: evaluations
 // nest (a callback of an enumeration evaluates an invariant).

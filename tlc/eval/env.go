@@ -74,7 +74,12 @@ func (cl *Closure) call(c *ctx, args []value.Value) (value.Value, error) {
 	case cl.def != nil:
 		return c.callDef(cl.def, args, nil, cl.inst, cl.pos)
 	default:
-		return cl.body.eval(c, &Env{vals: args, parent: cl.env, inst: cl.env.instFrame()})
+		if err := c.enter(cl.pos); err != nil {
+			return nil, err
+		}
+		v, err := cl.body.eval(c, &Env{vals: args, parent: cl.env, inst: cl.env.instFrame()})
+		c.leave()
+		return v, err
 	}
 }
 

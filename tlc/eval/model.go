@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/modelfuzz/modelfuzz/tlc/cfg"
@@ -27,6 +28,7 @@ type Model struct {
 	init, next node
 	// InitName and NextName say where Init and Next came from.
 	InitName, NextName string
+	initPos, nextPos   syntax.Pos
 
 	Invariants        []Named
 	Constraints       []Named
@@ -42,6 +44,11 @@ type Model struct {
 	outMu sync.Mutex
 
 	registers registers
+	// compileMu guards compiling definitions on demand after Build (an
+	// action named by a simulation request).
+	compileMu sync.Mutex
+	// compileStack is the definitions being compiled, innermost last.
+	compileStack []*def
 	// Warnings are problems that TLC would also let pass.
 	Warnings []string
 
@@ -50,6 +57,15 @@ type Model struct {
 	Stats func() map[string]int64
 }
 
+// InitPos is where the initial predicate is defined (the definition the
+// cfg names), NextPos where the next-state relation is: the place an error
+// that concerns the whole relation, such as a successor state that is not
+// completely specified, points to.
+func (m *Model) InitPos() syntax.Pos { return m.initPos }
+
+// NextPos is where the next-state relation is defined; see InitPos.
+func (m *Model) NextPos() syntax.Pos { return m.nextPos }
+
 // Named is a compiled cfg entry (an invariant, a constraint).
 type Named struct {
 	Name string
@@ -57,6 +73,7 @@ type Named struct {
 }
 
 type assumeDef struct {
+	pos  syntax.Pos // of the ASSUME keyword
 	expr syntax.Expr
 	sc   *scope
 	name string
@@ -174,17 +191,34 @@ func (m *Model) applyConstants(conf *cfg.Config) error {
 		}
 	}
 	// Every constant must have a value now.
-	var missing []string
-	for name, d := range m.root.names {
+	var missing []*def
+	for _, d := range m.root.names {
 		if d.kind == dkConst {
-			missing = append(missing, name)
+			missing = append(missing, d)
 		}
 	}
 	if len(missing) > 0 {
-		sort.Strings(missing)
-		return fmt.Errorf("%s: no value for constant(s) %v: give them values in the cfg file", conf.File, missing)
+		sort.Slice(missing, func(i, j int) bool { return posLess(missing[i].pos, missing[j].pos, missing[i].name, missing[j].name) })
+		names := make([]string, len(missing))
+		for i, d := range missing {
+			names[i] = d.name
+		}
+		return errorf(missing[0].pos, "no value for constant(s) %s: give them values in %s", strings.Join(names, ", "), conf.File)
 	}
 	return nil
+}
+
+func posLess(a, b syntax.Pos, an, bn string) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	if a.Col != b.Col {
+		return a.Col < b.Col
+	}
+	return an < bn
 }
 
 func (m *Model) checkAssumes() error {
@@ -199,7 +233,7 @@ func (m *Model) checkAssumes() error {
 			return &EvalFailure{Err: err, What: "evaluating an ASSUME"}
 		}
 		if !ok {
-			return &AssumeFailure{Pos: a.expr.Position(), Name: a.name}
+			return &AssumeFailure{Pos: a.pos, Name: a.name}
 		}
 	}
 	return nil
@@ -212,6 +246,9 @@ type AssumeFailure struct {
 }
 
 func (e *AssumeFailure) Error() string {
+	if e.Name != "" {
+		return fmt.Sprintf("%s: assumption %s is false", e.Pos, e.Name)
+	}
 	return fmt.Sprintf("%s: assumption is false", e.Pos)
 }
 
@@ -252,21 +289,21 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 			return err
 		}
 	case conf.Init.Name != "" && conf.Next.Name != "":
-		n, _, err := m.compileName(conf, conf.Init, "INIT")
+		n, d, err := m.compileName(conf, conf.Init, "INIT")
 		if err != nil {
 			return err
 		}
-		m.init, m.InitName = n, conf.Init.Name
-		if n, _, err = m.compileName(conf, conf.Next, "NEXT"); err != nil {
+		m.init, m.InitName, m.initPos = n, conf.Init.Name, d.pos
+		if n, d, err = m.compileName(conf, conf.Next, "NEXT"); err != nil {
 			return err
 		}
-		m.next, m.NextName = n, conf.Next.Name
+		m.next, m.NextName, m.nextPos = n, conf.Next.Name, d.pos
 	case conf.Init.Name != "":
-		n, _, err := m.compileName(conf, conf.Init, "INIT")
+		n, d, err := m.compileName(conf, conf.Init, "INIT")
 		if err != nil {
 			return err
 		}
-		m.init, m.InitName = n, conf.Init.Name
+		m.init, m.InitName, m.initPos = n, conf.Init.Name, d.pos
 	default:
 		if len(m.Vars) > 0 {
 			return &ConfigError{fmt.Errorf("%s: no SPECIFICATION and no INIT/NEXT", conf.File)}
@@ -401,14 +438,14 @@ func (m *Model) splitSpec(d *def) error {
 		parts = append(parts, n)
 	}
 	m.init = &andNode{at{d.pos}, flatten(parts, true)}
-	m.InitName = d.name + " (initial predicate)"
+	m.InitName, m.initPos = d.name+" (initial predicate)", d.pos
 	if next != nil {
 		n, _, _, err := m.compileIn(next.sc, next.e, nil)
 		if err != nil {
 			return &LoadError{err}
 		}
 		m.next = n
-		m.NextName = d.name + " (next-state relation)"
+		m.NextName, m.nextPos = d.name+" (next-state relation)", next.e.Position()
 	}
 	return nil
 }

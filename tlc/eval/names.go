@@ -108,6 +108,11 @@ func (c *compiler) refInst(pos syntax.Pos, d *def, name string, args []syntax.Ex
 	if err != nil {
 		return nil, err
 	}
+	if d.kind == dkOp {
+		if err := checkOpArgs(name, nodes, d.params); err != nil {
+			return nil, err
+		}
+	}
 	return &callNode{at: at{pos}, d: d, args: nodes, instArgs: instArgs, hasInst: hasInst}, nil
 }
 
@@ -142,6 +147,21 @@ func (c *compiler) args(args []syntax.Expr, lx *lex, opArity func(i int) int) ([
 		out[i] = n
 	}
 	return out, nil
+}
+
+// checkOpArgs checks that the operators passed for operator parameters
+// take as many arguments as the parameters say, as SANY does.
+func checkOpArgs(name string, args []node, params []syntax.Param) error {
+	for i, a := range args {
+		cn, ok := a.(*closureNode)
+		if !ok || i >= len(params) || params[i].Arity == 0 {
+			continue
+		}
+		if cn.arity != params[i].Arity {
+			return errorf(cn.pos, "argument %d of %s must be an operator of %d argument(s), but %s takes %d", i+1, name, params[i].Arity, cn.name, cn.arity)
+		}
+	}
+	return nil
 }
 
 // opArgument compiles an argument passed for an operator parameter: the
@@ -265,6 +285,9 @@ func (c *compiler) opApp(e *syntax.OpApp, lx *lex) (node, error) {
 			}
 			args, err := c.args(e.Args, lx, func(i int) int { return ld.params[i].Arity })
 			if err != nil {
+				return nil, err
+			}
+			if err := checkOpArgs(e.Name, args, ld.params); err != nil {
 				return nil, err
 			}
 			if ld.prime {

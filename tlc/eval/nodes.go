@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
@@ -35,6 +36,10 @@ type varNode struct {
 }
 
 func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
+	if n.idx >= len(c.cur) {
+		// A constant-level evaluation: an ASSUME, a SYMMETRY set.
+		return nil, errorf(n.pos, "variable %s is used where there is no state (in a constant expression)", n.name)
+	}
 	var v value.Value
 	if c.primed > 0 {
 		v = c.next[n.idx]
@@ -57,6 +62,9 @@ type primeNode struct {
 }
 
 func (n *primeNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.initMode {
+		return nil, errorf(n.pos, "a primed expression in the initial predicate")
+	}
 	if c.next == nil {
 		return nil, errorf(n.pos, "a primed expression (%s) is evaluated where there is no next state", "'")
 	}
@@ -108,36 +116,78 @@ type callNode struct {
 }
 
 func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
-	var args []value.Value
-	if len(n.args) > 0 {
-		args = make([]value.Value, len(n.args))
+	if n.d.kind != dkOp || len(n.args) == 0 {
+		fr, err := c.bindArgs(n.args, env, false)
+		if err != nil {
+			return nil, err
+		}
+		inst, err := n.instFrame(c, env)
+		if err != nil {
+			return nil, err
+		}
+		return c.callDef(n.d, fr.vals, fr.ops, inst, n.pos)
 	}
-	var ops []*Closure
-	for i, a := range n.args {
+	if n.d.compiled == nil {
+		return nil, errorf(n.pos, "%s is used before its definition was compiled", n.d.name)
+	}
+	fr, err := c.bindArgs(n.args, env, true)
+	if err != nil {
+		return nil, err
+	}
+	if fr.inst, err = n.instFrame(c, env); err != nil {
+		return nil, err
+	}
+	if err := c.enter(n.pos); err != nil {
+		return nil, err
+	}
+	v, err := n.d.compiled.eval(c, fr)
+	c.leave()
+	return v, err
+}
+
+// bindArgs evaluates the arguments of a call into the callee's frame.
+// Operator arguments become closures. With byName, an argument that is a
+// state variable (or an assignable x') is passed by name, as TLC passes
+// arguments lazily: the callee reads it in the state it evaluates it in,
+// so Step(v) == v' > v called as Step(x) compares x' with x, and
+// Lose(q) == q' = Tail(q) assigns q'.
+func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
+	fr := &Env{}
+	if len(args) == 0 {
+		return fr, nil
+	}
+	fr.vals = make([]value.Value, len(args))
+	for i, a := range args {
 		if cn, ok := a.(*closureNode); ok {
-			if ops == nil {
-				ops = make([]*Closure, len(n.args))
+			if fr.ops == nil {
+				fr.ops = make([]*Closure, len(args))
 			}
 			cl, err := cn.closure(c, env)
 			if err != nil {
 				return nil, err
 			}
-			ops[i] = cl
+			fr.ops[i] = cl
+			continue
+		}
+		if byName && c.byName(a, env) {
+			if fr.lazy == nil {
+				fr.lazy = make([]*lazyArg, len(args))
+			}
+			fr.lazy[i] = &lazyArg{a, env}
 			continue
 		}
 		v, err := a.eval(c, env)
 		if err != nil {
 			return nil, err
 		}
-		args[i] = v
+		fr.vals[i] = v
 	}
-	inst, err := n.instFrame(c, env)
-	if err != nil {
-		return nil, err
-	}
-	return c.callDef(n.d, args, ops, inst, n.pos)
+	return fr, nil
 }
 
+// instFrame builds the frame of a parameterized instance's parameters for
+// M(a, b)!Op; variables are passed by name (see bindArgs), so that
+// M(x)!Init can assign x.
 func (n *callNode) instFrame(c *ctx, env *Env) (*Env, error) {
 	if !n.hasInst {
 		if n.d.sc.paramInst {
@@ -145,14 +195,11 @@ func (n *callNode) instFrame(c *ctx, env *Env) (*Env, error) {
 		}
 		return nil, nil
 	}
-	f := &Env{vals: make([]value.Value, len(n.instArgs)), inst: env.instFrame()}
-	for i, a := range n.instArgs {
-		v, err := a.eval(c, env)
-		if err != nil {
-			return nil, err
-		}
-		f.vals[i] = v
+	f, err := c.bindArgs(n.instArgs, env, true)
+	if err != nil {
+		return nil, err
 	}
+	f.inst = env.instFrame()
 	return f, nil
 }
 
@@ -170,7 +217,12 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 		if len(args) > 0 || inst != nil {
 			env = &Env{vals: args, ops: ops, inst: inst}
 		}
-		return d.compiled.eval(c, env)
+		if err := c.enter(pos); err != nil {
+			return nil, err
+		}
+		v, err := d.compiled.eval(c, env)
+		c.leave()
+		return v, err
 	case dkValue:
 		return d.val, nil
 	case dkBuiltin:
@@ -206,10 +258,15 @@ func (d *def) constValue(c *ctx) (value.Value, error) {
 // funcValue is the value of a function definition f[x \in S] == e.
 func (c *ctx) funcValue(d *def, pos syntax.Pos) (value.Value, error) {
 	fc := d.compiled.(*funcDefNode)
-	if !d.state && !d.sc.paramInst {
+	if !d.state && !d.sc.paramInst && !d.recursive {
 		return d.constValue(c)
 	}
-	return fc.eval(c, nil)
+	if err := c.enter(pos); err != nil {
+		return nil, err
+	}
+	v, err := fc.eval(c, nil)
+	c.leave()
+	return v, err
 }
 
 // funcDefNode builds the value of a function definition.
@@ -243,7 +300,12 @@ func (n *funcDefApp) eval(c *ctx, env *Env) (value.Value, error) {
 		v, err := value.Apply(f, a)
 		return v, located(n.pos, err)
 	}
-	return fc.lit.applyTo(c, nil, a, n.pos, n.d.name)
+	if err := c.enter(n.pos); err != nil {
+		return nil, err
+	}
+	v, err := fc.lit.applyTo(c, nil, a, n.pos, n.d.name)
+	c.leave()
+	return v, err
 }
 
 // paramCallNode calls an operator parameter (a higher-order argument).
@@ -342,6 +404,9 @@ func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if s.done && !n.d.prime {
 		return s.val, s.err
 	}
+	if err := c.enter(n.pos); err != nil {
+		return nil, err
+	}
 	var v value.Value
 	var err error
 	if n.d.fn != nil {
@@ -349,6 +414,7 @@ func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 	} else {
 		v, err = n.d.body.eval(c, f)
 	}
+	c.leave()
 	if !n.d.prime {
 		s.done, s.val, s.err = true, v, err
 	}
@@ -365,27 +431,17 @@ type letCallNode struct {
 
 func (n *letCallNode) eval(c *ctx, env *Env) (value.Value, error) {
 	f := env.up(n.depth)
-	args := make([]value.Value, len(n.args))
-	var ops []*Closure
-	for i, a := range n.args {
-		if cn, ok := a.(*closureNode); ok {
-			if ops == nil {
-				ops = make([]*Closure, len(n.args))
-			}
-			cl, err := cn.closure(c, env)
-			if err != nil {
-				return nil, err
-			}
-			ops[i] = cl
-			continue
-		}
-		v, err := a.eval(c, env)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = v
+	fr, err := c.bindArgs(n.args, env, true)
+	if err != nil {
+		return nil, err
 	}
-	return n.d.body.eval(c, &Env{vals: args, ops: ops, parent: f, inst: f.instFrame()})
+	fr.parent, fr.inst = f, f.instFrame()
+	if err := c.enter(n.pos); err != nil {
+		return nil, err
+	}
+	v, err := n.d.body.eval(c, fr)
+	c.leave()
+	return v, err
 }
 
 // letFuncApp applies a LET function definition to an argument.
@@ -401,7 +457,12 @@ func (n *letFuncApp) eval(c *ctx, env *Env) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return n.d.fn.applyTo(c, env.up(n.depth), a, n.pos, n.d.name)
+	if err := c.enter(n.pos); err != nil {
+		return nil, err
+	}
+	v, err := n.d.fn.applyTo(c, env.up(n.depth), a, n.pos, n.d.name)
+	c.leave()
+	return v, err
 }
 
 // builtinNode applies an operator of a standard module.
@@ -830,11 +891,21 @@ type binder struct {
 	width int // number of names
 }
 
-// each calls fn for every assignment of the bound names, in the canonical
-// order of the sets (first bound outermost), reusing one frame.
+// each calls fn for every assignment of the bound names, reusing one
+// frame. The order is TLC's (ContextEnumerator): every name (or tuple of
+// names) ranges over its set in canonical order, and the first one varies
+// fastest. The order decides which successor TLC finds first, and so its
+// error traces.
 func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
 	f := &Env{vals: make([]value.Value, b.width), parent: env, inst: env.instFrame()}
-	domains := make([][]value.Value, len(b.sets))
+	// One position per name, or per tuple of names.
+	type position struct {
+		dom   []value.Value
+		slot  int
+		bound int
+	}
+	var ps []position
+	slot := 0
 	for i, s := range b.sets {
 		sv, err := s.eval(c, env)
 		if err != nil {
@@ -844,59 +915,81 @@ func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
 		if err != nil {
 			return located(s.position(), err)
 		}
-		domains[i] = elems
-	}
-	var rec func(i, slot int) (bool, error)
-	rec = func(i, slot int) (bool, error) {
-		if i == len(b.sets) {
-			return fn(f)
+		if b.tuple[i] {
+			ps = append(ps, position{elems, slot, i})
+			slot += len(b.names[i])
+			continue
 		}
-		for _, e := range domains[i] {
-			if b.tuple[i] {
-				t, ok := e.(*value.Func)
-				if !ok || !t.IsSeq() || t.Len() != len(b.names[i]) {
-					return false, errorf(b.sets[i].position(), "cannot bind the tuple <<%v>> to %s", b.names[i], short(e))
-				}
-				copy(f.vals[slot:], t.Values())
-				more, err := rec(i+1, slot+len(b.names[i]))
-				if err != nil || !more {
-					return more, err
-				}
-				continue
+		for range b.names[i] {
+			ps = append(ps, position{elems, slot, i})
+			slot++
+		}
+	}
+	for _, p := range ps {
+		if len(p.dom) == 0 {
+			return nil
+		}
+	}
+	set := func(p position, e value.Value) error {
+		if !b.tuple[p.bound] {
+			f.vals[p.slot] = e
+			return nil
+		}
+		names := b.names[p.bound]
+		t, ok := e.(*value.Func)
+		if !ok || !t.IsSeq() || t.Len() != len(names) {
+			return errorf(b.sets[p.bound].position(), "cannot bind the tuple <<%s>> to %s", strings.Join(names, ", "), short(e))
+		}
+		copy(f.vals[p.slot:], t.Values())
+		return nil
+	}
+	pos := b.sets[0].position()
+	if len(ps) == 1 && !b.tuple[0] {
+		for _, e := range ps[0].dom {
+			if err := c.step(pos); err != nil {
+				return err
 			}
-			if len(b.names[i]) == 1 {
-				f.vals[slot] = e
-				more, err := rec(i+1, slot+1)
-				if err != nil || !more {
-					return more, err
-				}
-				continue
-			}
-			// x, y \in S: each name ranges over S independently.
-			more, err := b.multi(c, domains[i], f, slot, len(b.names[i]), func() (bool, error) { return rec(i+1, slot+len(b.names[i])) })
+			f.vals[0] = e
+			more, err := fn(f)
 			if err != nil || !more {
-				return more, err
+				return err
 			}
-			break
 		}
-		return true, nil
+		return nil
 	}
-	_, err := rec(0, 0)
-	return err
-}
-
-func (b *binder) multi(c *ctx, dom []value.Value, f *Env, slot, n int, k func() (bool, error)) (bool, error) {
-	if n == 0 {
-		return k()
+	idx := make([]int, len(ps))
+	for _, p := range ps {
+		if err := set(p, p.dom[0]); err != nil {
+			return err
+		}
 	}
-	for _, e := range dom {
-		f.vals[slot] = e
-		more, err := b.multi(c, dom, f, slot+1, n-1, k)
+	for {
+		if err := c.step(pos); err != nil {
+			return err
+		}
+		more, err := fn(f)
 		if err != nil || !more {
-			return more, err
+			return err
+		}
+		// Advance the odometer, first position fastest.
+		i := 0
+		for ; i < len(ps); i++ {
+			idx[i]++
+			if idx[i] < len(ps[i].dom) {
+				break
+			}
+			idx[i] = 0
+			if err := set(ps[i], ps[i].dom[0]); err != nil {
+				return err
+			}
+		}
+		if i == len(ps) {
+			return nil
+		}
+		if err := set(ps[i], ps[i].dom[idx[i]]); err != nil {
+			return err
 		}
 	}
-	return true, nil
 }
 
 type quantNode struct {
@@ -1135,7 +1228,8 @@ type enabledNode struct {
 var errFound = errors.New("found")
 
 func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
-	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level}
+	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
+		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps}
 	err := sub.enum(n.x, env, func() error { return errFound })
 	if err == errFound {
 		return value.True, nil

@@ -280,7 +280,7 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 		return l.instance(sc, u, paramInst)
 	case *syntax.Assume:
 		if sc == l.m.root || l.m.root == nil {
-			l.m.assumes = append(l.m.assumes, assumeDef{expr: u.Expr, sc: sc, name: u.Name})
+			l.m.assumes = append(l.m.assumes, assumeDef{pos: u.Pos, expr: u.Expr, sc: sc, name: u.Name})
 		}
 		if u.Name != "" {
 			sc.names[u.Name] = &def{kind: dkOp, name: u.Name, pos: u.Pos, body: u.Expr, sc: sc}

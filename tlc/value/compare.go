@@ -25,8 +25,8 @@ import (
 //     order in which its parser first saw them, which we do not reproduce;
 //     the two agree whenever a spec writes its strings in sorted order.
 //   - functions (and so records, tuples, sequences): by domain size, then
-//     by the pairs (domain element, value) in domain order, comparing the
-//     domain element first. Tuples of one length compare lexicographically.
+//     by their domains element by element, then by their values in domain
+//     order. Tuples of one length compare lexicographically.
 //   - sets: by cardinality, then element by element in canonical order.
 //     Infinite sets come after all finite ones, ordered among themselves by
 //     their representation (consistent, but not meaningful).
@@ -112,13 +112,17 @@ func compareFuncs(f, g *Func) int {
 		}
 		return 0
 	}
+	// As TLC's FcnRcdValue and RecordValue: the whole domains first, then
+	// the values.
 	sameDom := f.kind != fkInterval && g.kind != fkInterval && &f.dom[0] == &g.dom[0]
-	for i := range f.vals {
-		if !sameDom {
+	if !sameDom {
+		for i := range f.vals {
 			if c := compareKeys(f, i, g, i); c != 0 {
 				return c
 			}
 		}
+	}
+	for i := range f.vals {
 		if c := Compare(f.vals[i], g.vals[i]); c != 0 {
 			return c
 		}

@@ -145,7 +145,7 @@ func NewFunc(dom, vals []Value) (*Func, error) {
 func FuncOver(dom Value, fn func(Value) (Value, error)) (*Func, error) {
 	switch d := dom.(type) {
 	case *Interval:
-		if n, ok := d.card(); !ok || n > maxEnumerate {
+		if n, ok := d.card(); !ok || n > maxEnumerate() {
 			return nil, fmt.Errorf("cannot build a function over %s: too many elements", short(d))
 		}
 		vals := make([]Value, d.Len())

@@ -3,6 +3,7 @@ package value
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Interval is the set lo..hi, with lo <= hi (an empty range is EmptySet).
@@ -675,9 +676,21 @@ func productCard(s Value, sets []Value) (int64, error) {
 	return r, nil
 }
 
-// maxEnumerate bounds the sets Enumerate materializes, so that a typo in a
-// spec fails with an error instead of exhausting memory.
-const maxEnumerate = 1 << 26
+// DefaultEnumerateLimit bounds the sets Enumerate materializes, so that a
+// typo in a spec fails with an error instead of exhausting memory.
+const DefaultEnumerateLimit = 1 << 26
+
+var enumerateLimit atomic.Int64
+
+func init() { enumerateLimit.Store(DefaultEnumerateLimit) }
+
+// SetEnumerateLimit changes the largest set Enumerate (and so every
+// operation that lists a set's elements) materializes, and returns the
+// previous limit. A program that evaluates untrusted input, such as a fuzz
+// test, lowers it.
+func SetEnumerateLimit(n int64) int64 { return enumerateLimit.Swap(n) }
+
+func maxEnumerate() int64 { return enumerateLimit.Load() }
 
 // Enumerate returns the elements of the finite set s in canonical order (the
 // order of Compare, the order in which TLC's CHOOSE tries them). For a *Set
@@ -689,7 +702,7 @@ func Enumerate(s Value) ([]Value, error) {
 		return t.elems, nil
 	case *Interval:
 		n, ok := t.card()
-		if !ok || n > maxEnumerate {
+		if !ok || n > maxEnumerate() {
 			return nil, fmt.Errorf("cannot enumerate %s: too many elements", short(s))
 		}
 		return intervalSet(t).elems, nil
@@ -706,7 +719,7 @@ func Enumerate(s Value) ([]Value, error) {
 		// Their cardinality is a formula: check it before building them.
 		if n, err := Cardinality(s); err != nil {
 			return nil, err
-		} else if n > maxEnumerate {
+		} else if n > maxEnumerate() {
 			return nil, fmt.Errorf("cannot enumerate %s: %d elements", short(s), n)
 		} else if n == 0 {
 			return nil, nil
@@ -882,7 +895,7 @@ func Normalize(s Value) (*Set, error) {
 	case *Set:
 		return t, nil
 	case *Interval:
-		if n, ok := t.card(); !ok || n > maxEnumerate {
+		if n, ok := t.card(); !ok || n > maxEnumerate() {
 			return nil, fmt.Errorf("cannot enumerate %s: too many elements", short(s))
 		}
 		return intervalSet(t), nil
