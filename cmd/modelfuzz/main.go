@@ -50,14 +50,17 @@ schedule of a real cluster: which process runs, how many of its messages it
 receives, when it crashes or restarts, when its timer fires, when a client
 request arrives. Inputs that reach new coverage are kept and mutated further.
 
-A first campaign, on the built-in micro-benchmark with a seeded bug:
+A first campaign, on the built-in micro-benchmark with a seeded bug, guided
+by its TLA+ model:
 
-  modelfuzz run --adapter microbench --inject flush-before-last --iterations 5000
+  modelfuzz run --adapter microbench --model microbench.tla --inject flush-before-last --workers 3 --tasks 5 --iterations 5000
 
 Then look at what it found and replay it:
 
-  modelfuzz corpus list --corpus modelfuzz-corpus/microbench-trace
-  modelfuzz replay --corpus modelfuzz-corpus/microbench-trace B1`,
+  modelfuzz corpus list --corpus modelfuzz-corpus/microbench-model
+  modelfuzz replay --corpus modelfuzz-corpus/microbench-model B1
+
+The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
