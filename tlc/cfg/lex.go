@@ -169,7 +169,7 @@ func (l *lexer) string(p Pos) (token, error) {
 			case 'f':
 				b.WriteByte('\f')
 			default:
-				return token{}, l.errorf(l.pos(), "unknown escape \\%c in a string", e)
+				return token{}, l.errorf(l.pos(), "unknown escape %q in a string", "\\"+string(e))
 			}
 			l.advance(2)
 			continue

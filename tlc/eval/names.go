@@ -149,6 +149,17 @@ func (c *compiler) args(args []syntax.Expr, lx *lex, opArity func(i int) int) ([
 	return out, nil
 }
 
+// firstOrder rejects passing an operator that itself takes operator
+// arguments: only first-order operators can be arguments, as in SANY.
+func firstOrder(pos syntax.Pos, name string, params []syntax.Param) error {
+	for _, p := range params {
+		if p.Arity > 0 {
+			return errorf(pos, "%s takes an operator argument (%s) and cannot itself be passed as an argument", name, p.Name)
+		}
+	}
+	return nil
+}
+
 // checkOpArgs checks that the operators passed for operator parameters
 // take as many arguments as the parameters say, as SANY does.
 func checkOpArgs(name string, args []node, params []syntax.Param) error {
@@ -183,6 +194,12 @@ func (c *compiler) opArgument(a syntax.Expr, lx *lex) (node, error) {
 		if depth, idx, fr := lx.resolve(a.Name); fr != nil {
 			if fr.lets != nil {
 				ld := fr.lets[idx]
+				if ld.isFunc {
+					return nil, errorf(a.Pos, "%s is a function, not an operator", a.Name)
+				}
+				if err := firstOrder(a.Pos, a.Name, ld.params); err != nil {
+					return nil, err
+				}
 				return &closureNode{at: at{a.Pos}, name: a.Name, arity: ld.arity, body: ld.body, depth: depth, param: -1}, nil
 			}
 			if fr.arities[idx] > 0 {
@@ -222,6 +239,9 @@ func (c *compiler) defClosure(pos syntax.Pos, d *def, name string) (node, error)
 	case dkBuiltin:
 		return &closureNode{at: at{pos}, name: name, arity: d.builtin.Arity, d: d, param: -1}, nil
 	case dkOp:
+		if err := firstOrder(pos, name, d.params); err != nil {
+			return nil, err
+		}
 		return &closureNode{at: at{pos}, name: name, arity: len(d.params), d: d, inst: d.sc.paramInst, param: -1}, nil
 	case dkConst:
 		return nil, errorf(pos, "constant operator %s has no definition: give it one in the cfg file (%s <- Def)", name, name)

@@ -117,15 +117,20 @@ type callNode struct {
 
 func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if n.d.kind != dkOp || len(n.args) == 0 {
-		fr, err := c.bindArgs(n.args, env, false)
-		if err != nil {
-			return nil, err
+		var vals []value.Value
+		var ops []*Closure
+		if len(n.args) > 0 {
+			fr, err := c.bindArgs(n.args, env, false)
+			if err != nil {
+				return nil, err
+			}
+			vals, ops = fr.vals, fr.ops
 		}
 		inst, err := n.instFrame(c, env)
 		if err != nil {
 			return nil, err
 		}
-		return c.callDef(n.d, fr.vals, fr.ops, inst, n.pos)
+		return c.callDef(n.d, vals, ops, inst, n.pos)
 	}
 	if n.d.compiled == nil {
 		return nil, errorf(n.pos, "%s is used before its definition was compiled", n.d.name)
@@ -317,7 +322,11 @@ type paramCallNode struct {
 }
 
 func (n *paramCallNode) eval(c *ctx, env *Env) (value.Value, error) {
-	cl := env.up(n.depth).ops[n.idx]
+	f := env.up(n.depth)
+	if f == nil || n.idx >= len(f.ops) || f.ops[n.idx] == nil {
+		return nil, errorf(n.pos, "operator parameter %s has no operator", n.name)
+	}
+	cl := f.ops[n.idx]
 	args := make([]value.Value, len(n.args))
 	for i, a := range n.args {
 		v, err := a.eval(c, env)
@@ -350,7 +359,11 @@ func (n *closureNode) eval(c *ctx, env *Env) (value.Value, error) {
 func (n *closureNode) closure(c *ctx, env *Env) (*Closure, error) {
 	switch {
 	case n.param >= 0:
-		return env.up(n.depth).ops[n.param], nil
+		f := env.up(n.depth)
+		if f == nil || n.param >= len(f.ops) || f.ops[n.param] == nil {
+			return nil, errorf(n.pos, "operator parameter %s has no operator", n.name)
+		}
+		return f.ops[n.param], nil
 	case n.d != nil && n.d.kind == dkBuiltin:
 		return &Closure{arity: n.arity, name: n.name, builtin: n.d.builtin, pos: n.pos}, nil
 	case n.d != nil:

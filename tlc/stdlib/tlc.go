@@ -32,7 +32,7 @@ type AssertionError struct {
 }
 
 func (e *AssertionError) Error() string {
-	return "The first argument of Assert evaluated to FALSE; the second argument was:\n" + printable(e.Out)
+	return "The first argument of Assert evaluated to FALSE; the second argument was: " + printable(e.Out)
 }
 
 func registerTLC() {

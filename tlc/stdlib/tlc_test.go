@@ -32,7 +32,7 @@ func TestAssert(t *testing.T) {
 	var ae *AssertionError
 	require.True(t, errors.As(err, &ae))
 	assert.Equal(t, value.Str("bad thing"), ae.Out)
-	assert.Equal(t, "The first argument of Assert evaluated to FALSE; the second argument was:\n\"bad thing\"", err.Error())
+	assert.Equal(t, "The first argument of Assert evaluated to FALSE; the second argument was: \"bad thing\"", err.Error())
 	assert.Equal(t, "Assert: first argument is not a boolean: 1", fails(t, "TLC", "Assert", 1, "x"))
 }
 

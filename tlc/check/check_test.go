@@ -1,0 +1,153 @@
+package check
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+)
+
+// update rewrites testdata/*.expected: go test ./tlc/check/ -run TestGolden
+// -update. The expectations were derived by hand (each spec says how);
+// review every change.
+var update = flag.Bool("update", false, "rewrite testdata/*.expected")
+
+// loadFailure classifies a failure of eval.Load as the CLI does.
+func loadFailure(err error) (string, int) {
+	var se *syntax.Error
+	var le *eval.LoadError
+	var ce *eval.ConfigError
+	var af *eval.AssumeFailure
+	switch {
+	case errors.As(err, &af):
+		return "assumption", ExitAssumption
+	case errors.As(err, &ce):
+		return "config-error", ExitConfig
+	case errors.As(err, &se), errors.As(err, &le):
+		return "parse-error", ExitParse
+	}
+	return "error", ExitFailure
+}
+
+// runSpec checks testdata/name.tla with testdata/name.cfg on the given
+// number of workers and renders the outcome: result, exit code, counts,
+// error, trace and printed output.
+func runSpec(t *testing.T, name string, workers int) string {
+	t.Helper()
+	spec := filepath.Join("testdata", name+".tla")
+	m, err := eval.Load(spec, "")
+	if err != nil {
+		res, code := loadFailure(err)
+		msg := err.Error()
+		if strings.Contains(msg, "panic") {
+			t.Errorf("%s: the error looks like a Go panic: %s", name, msg)
+		}
+		return fmt.Sprintf("result: %s\nexit: %d\nerror: %s\n", res, code, msg)
+	}
+	var out bytes.Buffer
+	m.Out = &out
+	r := Check(m, Options{Workers: workers})
+	var b strings.Builder
+	fmt.Fprintf(&b, "result: %s\nexit: %d\ndistinct: %d\ngenerated: %d\ndepth: %d\n", r.Result, r.ExitCode, r.Distinct, r.Generated, r.Depth)
+	if r.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", r.Error)
+	}
+	if r.Invariant != "" {
+		fmt.Fprintf(&b, "invariant: %s\n", r.Invariant)
+	}
+	for i, st := range r.Trace {
+		parts := make([]string, len(st.Vars))
+		for j, v := range st.Values {
+			parts[j] = st.Vars[j] + " = " + v.String()
+		}
+		fmt.Fprintf(&b, "state %d: %s\n", i+1, strings.Join(parts, ", "))
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if l != "" {
+			fmt.Fprintf(&b, "print: %s\n", l)
+		}
+	}
+	return b.String()
+}
+
+func specNames(t *testing.T) []string {
+	files, err := filepath.Glob("testdata/*.tla")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var names []string
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".tla")
+		if _, err := os.Stat(filepath.Join("testdata", name+".expected")); err != nil && !*update {
+			continue // a module used by another spec (EXTENDS, INSTANCE)
+		}
+		if _, err := os.Stat(filepath.Join("testdata", name+".cfg")); err != nil {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// TestGolden checks every testdata/NAME.tla with NAME.cfg, on one worker,
+// against NAME.expected: the result, TLC's exit code, the distinct and
+// generated state counts, the depth, the error and its trace.
+func TestGolden(t *testing.T) {
+	for _, name := range specNames(t) {
+		t.Run(name, func(t *testing.T) {
+			got := runSpec(t, name, 1)
+			path := filepath.Join("testdata", name+".expected")
+			if *update {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+// TestGoldenWorkers checks that several workers find the same counts as
+// one when the search runs to its end (a violation stops the workers at
+// different points, so only its kind is compared).
+func TestGoldenWorkers(t *testing.T) {
+	for _, name := range specNames(t) {
+		t.Run(name, func(t *testing.T) {
+			one := withoutPrints(runSpec(t, name, 1))
+			many := withoutPrints(runSpec(t, name, 4))
+			if strings.HasPrefix(one, "result: success") {
+				assert.Equal(t, one, many)
+				return
+			}
+			assert.Equal(t, strings.SplitN(one, "\n", 3)[:2], strings.SplitN(many, "\n", 3)[:2])
+		})
+	}
+}
+
+// withoutPrints drops the printed lines: workers print in any order.
+func withoutPrints(out string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if !strings.HasPrefix(l, "print: ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
+// TestDeterministic checks that two runs give the same bytes.
+func TestDeterministic(t *testing.T) {
+	for _, name := range specNames(t) {
+		assert.Equal(t, runSpec(t, name, 1), runSpec(t, name, 1), name)
+	}
+}

@@ -1,0 +1,5 @@
+---- MODULE ErrCfgKeyword ----
+VARIABLE x
+Init == x = 0
+Next == UNCHANGED x
+====

@@ -1,0 +1,5 @@
+---- MODULE ErrInitIncomplete ----
+VARIABLES x, y
+Init == x = 0
+Next == UNCHANGED <<x, y>>
+====

@@ -1,0 +1,6 @@
+---- MODULE ErrNoConstant ----
+CONSTANT N
+VARIABLE x
+Init == x = N
+Next == UNCHANGED x
+====

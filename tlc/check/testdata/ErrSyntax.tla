@@ -1,0 +1,5 @@
+---- MODULE ErrSyntax ----
+VARIABLE x
+Init == x = 
+Next == UNCHANGED x
+====

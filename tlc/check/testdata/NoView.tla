@@ -1,0 +1,3 @@
+---- MODULE NoView ----
+EXTENDS View
+====
