@@ -298,14 +298,17 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 }
 
 // runBatch executes the next n inputs one after the other (a System is
-// not concurrent), measuring each concurrently with the executions that
-// follow it: a model measure waits on the model engine, often another
-// process. The inputs are taken from the queue before any of their
-// results is known, so a campaign is the same for every engine and
-// machine; results are then handled in order by finish.
+// not concurrent) and measures them: a BatchMeasure once for all of them
+// (a model engine in another process answers them in one round trip), the
+// other measures concurrently, per input. The inputs are taken from the
+// queue before any of their results is known, so a campaign is the same
+// whatever the engine and machine; results are then handled in order by
+// finish.
 func (f *Fuzzer) runBatch(n int) []*job {
 	jobs := make([]*job, n)
-	var wg sync.WaitGroup
+	var ins []*Input
+	var exs []*Execution
+	var ran []*job
 	for k := 0; k < n; k++ {
 		iter := f.counters.Iterations + 1 + int64(k)
 		r := f.rng(iter)
@@ -323,13 +326,28 @@ func (f *Fuzzer) runBatch(n int) []*job {
 		}
 		j.obs = make([]Observation, len(f.opt.Measures))
 		j.obsErr = make([]error, len(f.opt.Measures))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i, m := range f.opt.Measures {
-				j.obs[i], j.obsErr[i] = m.Measure(j.q.in, j.ex)
-			}
-		}()
+		ins, exs, ran = append(ins, j.q.in), append(exs, j.ex), append(ran, j)
+	}
+	var wg sync.WaitGroup
+	for mi, m := range f.opt.Measures {
+		if bm, ok := m.(BatchMeasure); ok && len(ran) > 1 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				obs, errs := bm.MeasureBatch(ins, exs)
+				for k, j := range ran {
+					j.obs[mi], j.obsErr[mi] = obs[k], errs[k]
+				}
+			}()
+			continue
+		}
+		for _, j := range ran {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				j.obs[mi], j.obsErr[mi] = m.Measure(j.q.in, j.ex)
+			}()
+		}
 	}
 	wg.Wait()
 	return jobs

@@ -19,6 +19,14 @@ type Measure interface {
 	Measure(in *Input, ex *Execution) (Observation, error)
 }
 
+// BatchMeasure is a Measure that is cheaper over several executions at
+// once (a model engine in another process: one round trip). The loop uses
+// it for the inputs it executes ahead.
+type BatchMeasure interface {
+	Measure
+	MeasureBatch(ins []*Input, exs []*Execution) ([]Observation, []error)
+}
+
 // Observation is what a measure saw in one execution.
 type Observation struct {
 	Items    []uint64

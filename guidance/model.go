@@ -20,6 +20,12 @@ type Simulator interface {
 	Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error)
 }
 
+// BatchSimulator is a model engine that takes several simulations in one
+// call (the sidecar: one round trip).
+type BatchSimulator interface {
+	SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error)
+}
+
 // ModelMeasure covers abstract model states: it maps an execution's trace
 // to model actions, simulates them, and reports the abstract states
 // visited as items, divergences from the model and violated model
@@ -40,25 +46,83 @@ func (m *ModelMeasure) Diverged() int64 { return m.diverged.Load() }
 
 // Measure implements fuzzer.Measure.
 func (m *ModelMeasure) Measure(in *fuzzer.Input, ex *fuzzer.Execution) (fuzzer.Observation, error) {
-	acts, err := m.Mapper.Map(in, ex)
+	acts, req, err := m.request(in, ex)
 	if err != nil {
 		return fuzzer.Observation{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), m.timeout())
+	defer cancel()
+	res, err := m.Sim.Simulate(ctx, req)
+	if err != nil {
+		return fuzzer.Observation{}, fmt.Errorf("model simulation: %w", err)
+	}
+	return m.observe(acts, res), nil
+}
+
+// MeasureBatch implements fuzzer.BatchMeasure: with a sidecar, the
+// executions of a pipeline are simulated in one round trip.
+func (m *ModelMeasure) MeasureBatch(ins []*fuzzer.Input, exs []*fuzzer.Execution) ([]fuzzer.Observation, []error) {
+	obs := make([]fuzzer.Observation, len(ins))
+	errs := make([]error, len(ins))
+	bs, ok := m.Sim.(BatchSimulator)
+	if !ok {
+		for i := range ins {
+			obs[i], errs[i] = m.Measure(ins[i], exs[i])
+		}
+		return obs, errs
+	}
+	acts := make([][]fuzzer.ModelAction, len(ins))
+	var reqs []*sim.Request
+	var idx []int
+	for i := range ins {
+		a, req, err := m.request(ins[i], exs[i])
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		acts[i] = a
+		reqs = append(reqs, req)
+		idx = append(idx, i)
+	}
+	if len(reqs) == 0 {
+		return obs, errs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), m.timeout())
+	defer cancel()
+	res, err := bs.SimulateBatch(ctx, reqs)
+	for k, i := range idx {
+		if err != nil {
+			errs[i] = fmt.Errorf("model simulation: %w", err)
+			continue
+		}
+		obs[i] = m.observe(acts[i], res[k])
+	}
+	return obs, errs
+}
+
+func (m *ModelMeasure) timeout() time.Duration {
+	if m.Timeout <= 0 {
+		return time.Minute
+	}
+	return m.Timeout
+}
+
+// request maps an execution to a simulation request (keys only).
+func (m *ModelMeasure) request(in *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAction, *sim.Request, error) {
+	acts, err := m.Mapper.Map(in, ex)
+	if err != nil {
+		return nil, nil, err
 	}
 	no := false
 	req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &no}
 	for i, a := range acts {
 		req.Actions[i] = sim.Action{Name: a.Name, Params: a.Params}
 	}
-	timeout := m.Timeout
-	if timeout <= 0 {
-		timeout = time.Minute
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	res, err := m.Sim.Simulate(ctx, req)
-	if err != nil {
-		return fuzzer.Observation{}, fmt.Errorf("model simulation: %w", err)
-	}
+	return acts, req, nil
+}
+
+// observe turns a simulation result into coverage items and failures.
+func (m *ModelMeasure) observe(acts []fuzzer.ModelAction, res *sim.Result) fuzzer.Observation {
 	m.simulated.Add(1)
 	obs := fuzzer.Observation{Items: res.Keys}
 	stepOf := func(i int) int {
@@ -92,7 +156,7 @@ func (m *ModelMeasure) Measure(in *fuzzer.Input, ex *fuzzer.Execution) (fuzzer.O
 			Step:      stepOf(v.Index - 1),
 		})
 	}
-	return obs, nil
+	return obs
 }
 
 func describe(acts []fuzzer.ModelAction, i int) string {

@@ -82,6 +82,26 @@ func (c *Client) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, e
 	return nil, statusError(status, resp)
 }
 
+// SimulateBatch sends several requests in one round trip.
+func (c *Client) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	body, err := appendBatch(make([]byte, 0, 256*len(reqs)), reqs)
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: encoding the batch: %w", err)
+	}
+	status, resp, err := c.do(ctx, http.MethodPost, PathSimulateBatch, body)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, statusError(status, resp)
+	}
+	res, err := decodeBatchResults(resp, len(reqs))
+	if err != nil {
+		return nil, &answerError{err}
+	}
+	return res, nil
+}
+
 // setKeys fills res.Keys from the states' hex keys, as sim does.
 func setKeys(res *sim.Result) error {
 	if res.States == nil {

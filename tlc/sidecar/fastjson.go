@@ -127,7 +127,11 @@ func decodeRequestFast(body []byte) (req *sim.Request, ok bool) {
 	if !gjson.ValidBytes(body) {
 		return nil, false
 	}
-	root := gjson.ParseBytes(body)
+	return requestFrom(gjson.ParseBytes(body))
+}
+
+// requestFrom reads a request from parsed, valid JSON.
+func requestFrom(root gjson.Result) (req *sim.Request, ok bool) {
 	if !root.IsObject() {
 		return nil, false
 	}
@@ -338,40 +342,146 @@ func decodeResultFast(body []byte) (*sim.Result, bool) {
 	if !gjson.ValidBytes(body) {
 		return nil, false
 	}
-	r := gjson.ParseBytes(body)
-	if r.Get("error").Exists() {
-		return nil, false
-	}
+	return resultFrom(gjson.ParseBytes(body))
+}
+
+// resultFrom reads an answer from parsed, valid JSON in one pass over its
+// fields (gjson's Get scans the object each time).
+func resultFrom(r gjson.Result) (*sim.Result, bool) {
 	res := &sim.Result{States: []sim.State{}, Violations: []sim.Violation{}}
 	good := true
-	r.Get("states").ForEach(func(_, st gjson.Result) bool {
-		if st.Get("state").Exists() {
+	r.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "states":
+			v.ForEach(func(_, st gjson.Result) bool {
+				var s sim.State
+				st.ForEach(func(f, x gjson.Result) bool {
+					switch f.Str {
+					case "key":
+						s.Key = x.Str
+					case "index":
+						s.Index = int(x.Int())
+					default: // "state": bodies are for the slow path
+						good = false
+					}
+					return good
+				})
+				key, err := strconv.ParseUint(s.Key, 16, 64)
+				if err != nil {
+					good = false
+				}
+				res.States = append(res.States, s)
+				res.Keys = append(res.Keys, key)
+				return good
+			})
+		case "divergence":
+			if v.IsObject() {
+				d := &sim.Divergence{}
+				v.ForEach(func(f, x gjson.Result) bool {
+					switch f.Str {
+					case "index":
+						d.Index = int(x.Int())
+					case "action":
+						d.Action = x.Str
+					case "reason":
+						d.Reason = x.Str
+					}
+					return true
+				})
+				res.Divergence = d
+			}
+		case "violations":
+			v.ForEach(func(_, x gjson.Result) bool {
+				res.Violations = append(res.Violations, sim.Violation{Invariant: x.Get("invariant").Str, Index: int(x.Get("index").Int())})
+				return true
+			})
+		case "choices":
+			v.ForEach(func(_, x gjson.Result) bool {
+				res.Choices = append(res.Choices, sim.Choice{Index: int(x.Get("index").Int()), Successors: int(x.Get("successors").Int())})
+				return true
+			})
+		default: // "error" and anything else: the slow path
 			good = false
+		}
+		return good
+	})
+	return res, good
+}
+
+// decodeBatch reads {"requests":[request, ...]}; each request is read as
+// DecodeRequest reads one, and an error names the request.
+func decodeBatch(body []byte) ([]*sim.Request, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, fmt.Errorf("invalid JSON: want {\"requests\":[...]}")
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, fmt.Errorf("invalid request: want a JSON object {\"requests\":[...]}")
+	}
+	var reqs []*sim.Request
+	var bad error
+	root.ForEach(func(k, v gjson.Result) bool {
+		if k.Str != "requests" || !v.IsArray() {
+			bad = fmt.Errorf("invalid request: a batch has one field, \"requests\", an array (found %q)", k.Str)
 			return false
 		}
-		key := st.Get("key").Str
-		k, err := strconv.ParseUint(key, 16, 64)
-		if err != nil {
-			good = false
-			return false
+		v.ForEach(func(_, e gjson.Result) bool {
+			req, ok := requestFrom(e)
+			if !ok {
+				var err error
+				if req, err = DecodeRequest([]byte(e.Raw)); err != nil {
+					bad = fmt.Errorf("request %d: %v", len(reqs), err)
+					return false
+				}
+			}
+			reqs = append(reqs, req)
+			return true
+		})
+		return bad == nil
+	})
+	return reqs, bad
+}
+
+// appendBatch encodes a batch of requests.
+func appendBatch(dst []byte, reqs []*sim.Request) ([]byte, error) {
+	dst = append(dst, `{"requests":[`...)
+	for i, r := range reqs {
+		if i > 0 {
+			dst = append(dst, ',')
 		}
-		res.States = append(res.States, sim.State{Key: key, Index: int(st.Get("index").Int())})
-		res.Keys = append(res.Keys, k)
-		return true
-	})
-	if !good {
-		return nil, false
+		var err error
+		if dst, err = appendRequest(dst, r); err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
 	}
-	if d := r.Get("divergence"); d.IsObject() {
-		res.Divergence = &sim.Divergence{Index: int(d.Get("index").Int()), Action: d.Get("action").Str, Reason: d.Get("reason").Str}
+	return append(dst, "]}"...), nil
+}
+
+// decodeBatchResults reads {"results":[...]}.
+func decodeBatchResults(body []byte, n int) ([]*sim.Result, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, fmt.Errorf("sidecar: the batch answer is not valid JSON")
 	}
-	r.Get("violations").ForEach(func(_, v gjson.Result) bool {
-		res.Violations = append(res.Violations, sim.Violation{Invariant: v.Get("invariant").Str, Index: int(v.Get("index").Int())})
+	var out []*sim.Result
+	var bad error
+	gjson.GetBytes(body, "results").ForEach(func(_, e gjson.Result) bool {
+		res, ok := resultFrom(e)
+		if !ok {
+			res = &sim.Result{}
+			if err := json.Unmarshal([]byte(e.Raw), res); err != nil {
+				bad = fmt.Errorf("sidecar: result %d: %v", len(out), err)
+				return false
+			}
+			if err := setKeys(res); err != nil {
+				bad = err
+				return false
+			}
+		}
+		out = append(out, res)
 		return true
 	})
-	r.Get("choices").ForEach(func(_, c gjson.Result) bool {
-		res.Choices = append(res.Choices, sim.Choice{Index: int(c.Get("index").Int()), Successors: int(c.Get("successors").Int())})
-		return true
-	})
-	return res, true
+	if bad == nil && len(out) != n {
+		bad = fmt.Errorf("sidecar: %d results for %d requests", len(out), n)
+	}
+	return out, bad
 }

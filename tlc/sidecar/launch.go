@@ -170,6 +170,17 @@ func (in *instance) stop(grace time.Duration) {
 	in.kill()
 }
 
+// SimulateBatch is Simulate for several requests in one round trip, with
+// the same restarts.
+func (p *Process) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	var res []*sim.Result
+	err := p.do(ctx, func(c *Client) (err error) {
+		res, err = c.SimulateBatch(ctx, reqs)
+		return err
+	})
+	return res, err
+}
+
 // Simulate runs req on the sidecar, restarting it (at most 3 times for
 // this request) when it is dead, hung or unreachable; an error answer is
 // returned as it is.

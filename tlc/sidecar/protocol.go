@@ -13,6 +13,11 @@ import (
 // The protocol's paths, versioned.
 const (
 	PathSimulate = "/v1/simulate"
+	// PathSimulateBatch takes {"requests":[request, ...]} and answers
+	// {"results":[result, ...]}, one result per request as /v1/simulate
+	// would give it (an unknown action is a divergence of its result): a
+	// fuzzer executing several inputs ahead pays one round trip for all.
+	PathSimulateBatch = "/v1/simulate/batch"
 	PathHealth   = "/v1/health"
 	PathModel    = "/v1/model"
 )
@@ -33,6 +38,8 @@ const DefaultMaxBody = 16 << 20
 // implement it and answer the same Result for the same Request.
 type Simulator interface {
 	Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error)
+	// SimulateBatch runs several requests; results are in their order.
+	SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error)
 }
 
 // InProc adapts a *sim.Simulator to Simulator, without HTTP.
@@ -45,6 +52,19 @@ func (p InProc) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, er
 		return nil, err
 	}
 	return p.Simulator.Simulate(req)
+}
+
+// SimulateBatch runs the requests one after the other.
+func (p InProc) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	out := make([]*sim.Result, len(reqs))
+	for i, r := range reqs {
+		res, err := p.Simulate(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res
+	}
+	return out, nil
 }
 
 var (

@@ -11,8 +11,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -128,6 +130,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if allow(rw, r, http.MethodPost) {
 			s.simulate(rw, r)
 		}
+	case PathSimulateBatch:
+		if allow(rw, r, http.MethodPost) {
+			s.simulateBatch(rw, r)
+		}
 	case PathHealth:
 		if allow(rw, r, http.MethodGet) {
 			h := s.health
@@ -204,6 +210,62 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(appendResult(make([]byte, 0, 256+64*len(res.States)), res))
+}
+
+// simulateBatch answers several simulate requests at once.
+func (s *Server) simulateBatch(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the limit of %d bytes", mbe.Limit))
+			return
+		}
+		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return
+	}
+	reqs, err := decodeBatch(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	// The simulations of a batch are independent: run them on every core.
+	results := make([]*sim.Result, len(reqs))
+	errs := make([]error, len(reqs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(reqs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(reqs) {
+					return
+				}
+				results[i], errs[i] = s.sim.Simulate(reqs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	out := make([]byte, 0, 1024)
+	out = append(out, `{"results":[`...)
+	for i, res := range results {
+		if errs[i] != nil {
+			s.log.Warn("simulation failed", "error", errs[i])
+			writeError(w, http.StatusInternalServerError, fmt.Sprintf("simulation of request %d: %v", i, errs[i]))
+			return
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendResult(out, res)
+	}
+	out = append(out, "]}"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
 }
 
 // firstUnknownAction returns the index of the first action that names no
