@@ -40,10 +40,10 @@ func TestBatchBadRequests(t *testing.T) {
 	s := newSim(t, "microbench.tla", microbenchConsts...)
 	hs, _ := newTestServer(t, s, ServerOptions{})
 	for body, want := range map[string]string{
-		`{"requests": 3}`:                         `"requests", an array`,
-		`{"reqs": []}`:                            `found "reqs"`,
+		`{"requests": 3}`: `"requests", an array`,
+		`{"reqs": []}`:    `found "reqs"`,
 		`{"requests": [{"actions": [], "x": 1}]}`: `request 0: invalid request: unknown field`,
-		`[`:                                       "invalid JSON",
+		`[`: "invalid JSON",
 	} {
 		req, _ := http.NewRequest(http.MethodPost, hs.URL+PathSimulateBatch, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+testToken)

@@ -18,8 +18,8 @@ const (
 	// would give it (an unknown action is a divergence of its result): a
 	// fuzzer executing several inputs ahead pays one round trip for all.
 	PathSimulateBatch = "/v1/simulate/batch"
-	PathHealth   = "/v1/health"
-	PathModel    = "/v1/model"
+	PathHealth        = "/v1/health"
+	PathModel         = "/v1/model"
 )
 
 // TokenEnv is the environment variable that gives the server its bearer
