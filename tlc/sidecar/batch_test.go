@@ -40,7 +40,7 @@ func TestBatchBadRequests(t *testing.T) {
 	s := newSim(t, "microbench.tla", microbenchConsts...)
 	hs, _ := newTestServer(t, s, ServerOptions{})
 	for body, want := range map[string]string{
-		`{"requests": 3}`: `"requests", an array`,
+		`{"requests": 3}`: `an array (found`,
 		`{"reqs": []}`:    `found "reqs"`,
 		`{"requests": [{"actions": [], "x": 1}]}`: `request 0: invalid request: unknown field`,
 		`[`: "invalid JSON",
