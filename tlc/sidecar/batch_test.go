@@ -41,7 +41,7 @@ func TestBatchBadRequests(t *testing.T) {
 	hs, _ := newTestServer(t, s, ServerOptions{})
 	for body, want := range map[string]string{
 		`{"requests": 3}`: `an array (found`,
-		`{"reqs": []}`:    `found "reqs"`,
+		`{"reqs": []}`:    `reqs`,
 		`{"requests": [{"actions": [], "x": 1}]}`: `request 0: invalid request: unknown field`,
 		`[`: "invalid JSON",
 	} {
