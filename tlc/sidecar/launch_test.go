@@ -3,8 +3,10 @@ package sidecar
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +23,25 @@ func killProcess(t *testing.T, pid int, sig syscall.Signal) {
 	t.Helper()
 	require.NotZero(t, pid)
 	require.NoError(t, syscall.Kill(pid, sig))
+}
+
+// waitStopped waits until the kernel reports pid stopped: a signal is
+// delivered asynchronously, and a busy machine can let a request through
+// before it takes effect.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return // not Linux: nothing to wait for
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d did not stop", pid)
 }
 
 func TestLaunchRestartsAKilledSidecar(t *testing.T) {
@@ -105,6 +126,7 @@ func TestLaunchRestartsAHungSidecar(t *testing.T) {
 	ctx := context.Background()
 	req := &sim.Request{Actions: microbenchTrace(20, 2)}
 	killProcess(t, p.PID(), syscall.SIGSTOP)
+	waitStopped(t, p.PID())
 	res, err := p.Simulate(ctx, req)
 	require.NoError(t, err)
 	assert.Nil(t, res.Divergence)
