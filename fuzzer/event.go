@@ -250,7 +250,21 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 	for _, f := range ex.Failures {
 		failAt[f.Step] = append(failAt[f.Step], f)
 	}
+	crashedAt := -1 // a panic ends an in-process execution
+	for _, f := range ex.Failures {
+		if f.Kind == "panic" && (crashedAt < 0 || f.Step < crashedAt) {
+			crashedAt = f.Step
+		}
+	}
 	for i, s := range in.Steps {
+		if crashedAt >= 0 && i > crashedAt {
+			if i == len(in.Steps)-1 {
+				fmt.Fprintf(&b, "step %3d  (not run: the system crashed at step %d)\n", i, crashedAt)
+			} else {
+				fmt.Fprintf(&b, "steps %d..%d  (not run: the system crashed at step %d)\n", i, len(in.Steps)-1, crashedAt)
+			}
+			break
+		}
 		fmt.Fprintf(&b, "step %3d  %-*s  %s\n", i, width, name(s.Process), stepText(s))
 		n := 0
 		for ; ev < len(ex.Trace) && ex.Trace[ev].Step == i; ev++ {
