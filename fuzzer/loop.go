@@ -31,9 +31,10 @@ type Options struct {
 	Duration       time.Duration
 	QueueMax       int  // most inputs waiting in the queue; mutants beyond are dropped
 	StopOnBug      bool // stop after the iteration that finds a new bug
-	// Pipeline is how many inputs are executed before the results of the
-	// first are handled; their measures run concurrently (1: strictly one
-	// after the other). A kill -9 loses at most these executions.
+	// Pipeline is how many inputs are executed as one batch; a batch is
+	// measured while the next one executes (1: strictly one after the
+	// other). A kill -9 loses at most the executions not yet recorded: up
+	// to two batches.
 	Pipeline int
 	// Progress, when set, is called about every ProgressEvery with current stats.
 	Progress      func(Stats)
@@ -197,26 +198,14 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	sum := &Summary{Strategy: f.opt.Strategy}
 	spent := f.counters.RunSeconds
 	var runErr error
-loop:
-	for {
-		n := int64(f.opt.Pipeline)
-		if f.opt.Iterations > 0 {
-			n = min(n, f.opt.Iterations-f.counters.Iterations)
-		}
-		if n <= 0 {
-			break
-		}
-		if f.opt.Duration > 0 && time.Since(start) >= f.opt.Duration {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			sum.Interrupted = true
-			break loop
-		default:
-		}
-		jobs := f.runBatch(int(n))
-		for _, j := range jobs {
+	// With a pipeline, the next batch is executed while the previous one
+	// is being measured (a model engine in another process works in
+	// parallel with the system), and batches are finished in order.
+	issued := f.counters.Iterations // iterations executed, finished or not
+	var pending *batch
+	handle := func(b *batch) (stop bool) {
+		b.wait()
+		for _, j := range b.jobs {
 			bugsBefore := len(f.bugList)
 			err := f.finish(j)
 			session++
@@ -224,20 +213,59 @@ loop:
 				var he *harnessError
 				if !errors.As(err, &he) {
 					runErr = err
-					break loop
+					return true
 				}
 				consecutiveErrs++
 				if consecutiveErrs >= 20 {
 					runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, he.err)
-					break loop
+					return true
 				}
 			} else {
 				consecutiveErrs = 0
 			}
 			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
 				sum.StoppedEarly = "found a bug (--stop-on-bug)"
+				return true
+			}
+		}
+		return false
+	}
+loop:
+	for {
+		n := int64(f.opt.Pipeline)
+		if f.opt.Iterations > 0 {
+			n = min(n, f.opt.Iterations-issued)
+		}
+		if f.opt.Duration > 0 && time.Since(start) >= f.opt.Duration {
+			n = 0
+		}
+		select {
+		case <-ctx.Done():
+			sum.Interrupted = true
+			n = 0
+		default:
+		}
+		var cur *batch
+		if n > 0 {
+			cur = f.runBatch(issued, int(n))
+			issued += n
+		}
+		if pending != nil && handle(pending) {
+			if cur != nil {
+				cur.wait() // executed but not recorded: in flight when the campaign stopped
+			}
+			break loop
+		}
+		pending = cur
+		if f.opt.Pipeline == 1 && pending != nil {
+			// One at a time: finish each execution before the next.
+			if handle(pending) {
 				break loop
 			}
+			pending = nil
+		}
+		if cur == nil {
+			break // nothing issued: the budget is used up and the last batch recorded
 		}
 		if f.opt.Progress != nil {
 			if now := time.Now(); now.Sub(lastProgress) >= f.opt.ProgressEvery {
@@ -304,13 +332,13 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 // queue before any of their results is known, so a campaign is the same
 // whatever the engine and machine; results are then handled in order by
 // finish.
-func (f *Fuzzer) runBatch(n int) []*job {
+func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 	jobs := make([]*job, n)
 	var ins []*Input
 	var exs []*Execution
 	var ran []*job
 	for k := 0; k < n; k++ {
-		iter := f.counters.Iterations + 1 + int64(k)
+		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
 		j := &job{iter: iter, r: r, q: f.next(iter, r)}
 		jobs[k] = j
@@ -318,7 +346,7 @@ func (f *Fuzzer) runBatch(n int) []*job {
 		if j.execErr != nil {
 			continue
 		}
-		if n > 1 {
+		if f.opt.Pipeline > 1 {
 			j.ex.Trace = j.ex.Trace.Clone() // the system reuses its buffers
 		}
 		for _, o := range f.opt.Oracles {
@@ -328,7 +356,8 @@ func (f *Fuzzer) runBatch(n int) []*job {
 		j.obsErr = make([]error, len(f.opt.Measures))
 		ins, exs, ran = append(ins, j.q.in), append(exs, j.ex), append(ran, j)
 	}
-	var wg sync.WaitGroup
+	b := &batch{jobs: jobs}
+	wg := &b.wg
 	for mi, m := range f.opt.Measures {
 		if bm, ok := m.(BatchMeasure); ok && len(ran) > 1 {
 			wg.Add(1)
@@ -349,9 +378,16 @@ func (f *Fuzzer) runBatch(n int) []*job {
 			}()
 		}
 	}
-	wg.Wait()
-	return jobs
+	return b
 }
+
+// batch is a group of executed inputs whose measures may still run.
+type batch struct {
+	jobs []*job
+	wg   sync.WaitGroup
+}
+
+func (b *batch) wait() { b.wg.Wait() }
 
 func bugNum(id string) int {
 	n, _ := strconv.Atoi(id[1:])

@@ -110,7 +110,7 @@ Strategies: model, trace, random (line guidance comes later).`,
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
-	fs.IntVar(&f.pipeline, "pipeline", 8, "inputs executed ahead while earlier ones are measured (part of the campaign's settings)")
+	fs.IntVar(&f.pipeline, "pipeline", 8, "inputs executed as a batch, measured while the next batch executes (1: one at a time; part of the campaign's settings)")
 	return cmd
 }
 
