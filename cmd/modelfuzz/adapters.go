@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
@@ -19,6 +20,11 @@ type adapterFlags struct {
 	workers int
 	tasks   int
 	inject  string
+
+	nodes         int
+	snapshotEvery int
+	preVote       bool
+	checkQuorum   bool
 }
 
 type adapterInfo struct {
@@ -36,6 +42,17 @@ type adapterInfo struct {
 }
 
 var adapters = map[string]adapterInfo{
+	"etcdraft": {
+		about: "a cluster of go.etcd.io/raft/v3 RawNodes (--nodes, --snapshot-every, --prevote, --checkquorum, --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart)",
+		steps: 100,
+		reqs:  5,
+		fromFlags: func(a *adapterFlags) (fuzzer.Factory, error) {
+			return etcdraft.NewFactory(etcdraft.Config{Nodes: a.nodes, SnapshotEvery: a.snapshotEvery,
+				PreVote: a.preVote, CheckQuorum: a.checkQuorum, Inject: a.inject})
+		},
+		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) { return etcdraft.FactoryFromConfig(raw) },
+		// No model or mapper yet.
+	},
 	"microbench": {
 		about: "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last)",
 		steps: 50,
@@ -73,7 +90,11 @@ func (a *adapterFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.name, "adapter", "microbench", "system under test: "+adapterNames())
 	fs.IntVar(&a.workers, "workers", 6, "microbench: number of workers")
 	fs.IntVar(&a.tasks, "tasks", 20, "microbench: execute messages per request")
-	fs.StringVar(&a.inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last)")
+	fs.IntVar(&a.nodes, "nodes", 3, "etcdraft: number of raft nodes")
+	fs.IntVar(&a.snapshotEvery, "snapshot-every", 3, "etcdraft: applied entries between snapshots")
+	fs.BoolVar(&a.preVote, "prevote", false, "etcdraft: enable PreVote")
+	fs.BoolVar(&a.checkQuorum, "checkquorum", false, "etcdraft: enable CheckQuorum")
+	fs.StringVar(&a.inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart)")
 }
 
 func (a *adapterFlags) factory() (fuzzer.Factory, adapterInfo, error) {

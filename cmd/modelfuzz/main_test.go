@@ -200,7 +200,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "replay", bad), "bad.json: input: line 3, column 1")
 	oneLineError(t, modelfuzz(t, "replay", filepath.Join(tmp, "missing.json")), "no such file")
 
-	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: microbench)`)
+	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: etcdraft, microbench)`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "magic", "--iterations", "1"), `unknown --strategy "magic"`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "line", "--iterations", "1"), "--strategy line is not available yet")
 	oneLineError(t, modelfuzz(t, "run", "--iterations", "ten"), `invalid argument "ten"`)

@@ -1,0 +1,248 @@
+package etcdraft
+
+import (
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/mutate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func newSystem(t testing.TB, cfg Config) (*Factory, fuzzer.System) {
+	f, err := NewFactory(cfg)
+	require.NoError(t, err)
+	s, err := f.New()
+	require.NoError(t, err)
+	return f, s
+}
+
+func run(t testing.TB, s fuzzer.System, in *fuzzer.Input) (*fuzzer.Execution, []byte) {
+	ex, err := s.Execute(in)
+	require.NoError(t, err)
+	return ex, fuzzer.EncodeTrace(ex.Trace)
+}
+
+func cfgWith(inject string) Config {
+	c := DefaultConfig()
+	c.Inject = inject
+	return c
+}
+
+// Schedule helpers.
+func d(p, n int) fuzzer.Step   { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
+func to(p int) fuzzer.Step     { return fuzzer.Step{Process: p, Action: fuzzer.Timeout} }
+func crash(p int) fuzzer.Step  { return fuzzer.Step{Process: p, Action: fuzzer.Crash} }
+func rs(p int) fuzzer.Step     { return fuzzer.Step{Process: p, Action: fuzzer.Restart} }
+func req(p, v int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Request, Value: v} }
+
+func TestDeterministicTraces(t *testing.T) {
+	for _, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
+		f, s1 := newSystem(t, cfg)
+		_, s2 := newSystem(t, cfg)
+		g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(1, 1))
+		runs := 1000 // per configuration: 2000 in all
+		if raceEnabled {
+			runs = 200
+		}
+		for i := 0; i < runs; i++ {
+			in := g.Random(r)
+			_, a := run(t, s1, in)
+			_, b := run(t, s1, in) // same instance, reused buffers
+			_, c := run(t, s2, in) // another instance
+			require.Equal(t, a, b)
+			require.Equal(t, a, c)
+		}
+	}
+}
+
+func TestCorrectSystemNeverFails(t *testing.T) {
+	n := 10000
+	if testing.Short() || raceEnabled {
+		n = 1000 // the race detector makes executions ~10x slower
+	}
+	for ci, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
+		f, s := newSystem(t, cfg)
+		g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(2, uint64(ci)))
+		in := g.Random(r)
+		runs := n
+		if ci > 0 {
+			runs = n / 5
+		}
+		leaders, applies, snaps, installs := 0, 0, 0, 0
+		for i := 0; i < runs; i++ {
+			if i%10 == 0 {
+				in = g.Random(r)
+			} else {
+				in = g.Mutate(r, in)
+			}
+			ex, _ := run(t, s, in)
+			require.Empty(t, ex.Failures, "config %+v input %s\n%s", cfg, fuzzer.EncodeInput(in), fuzzer.Timeline(f.Spec(), in, ex))
+			for _, e := range ex.Trace {
+				switch {
+				case e.Kind == "role" && e.Type == "leader":
+					leaders++
+				case e.Kind == "apply":
+					applies++
+				case e.Kind == "snapshot":
+					snaps++
+				case e.Kind == "install":
+					installs++
+				}
+			}
+		}
+		t.Logf("config %+v: %d runs, %d leaders, %d applies, %d snapshots, %d installs", cfg, runs, leaders, applies, snaps, installs)
+		require.Positive(t, leaders)
+		require.Positive(t, applies)
+		if ci == 0 {
+			require.Positive(t, snaps)
+			require.Positive(t, installs, "the schedules should make MsgSnap happen")
+		}
+	}
+}
+
+// elect makes n1 leader of term 1 with n2's vote.
+var elect = []fuzzer.Step{to(0), d(1, 1), d(0, 1)}
+
+func steps(parts ...[]fuzzer.Step) *fuzzer.Input {
+	var s []fuzzer.Step
+	for _, p := range parts {
+		s = append(s, p...)
+	}
+	return &fuzzer.Input{Steps: s}
+}
+
+func requireFailure(t *testing.T, cfg Config, in *fuzzer.Input, sig string) {
+	t.Helper()
+	f, s := newSystem(t, cfg)
+	ex, _ := run(t, s, in)
+	require.NotEmpty(t, ex.Failures, "want %q\n%s", sig, fuzzer.Timeline(f.Spec(), in, ex))
+	require.Equal(t, "safety", ex.Failures[0].Kind)
+	require.Equal(t, sig, ex.Failures[0].Signature, "%s", fuzzer.Timeline(f.Spec(), in, ex))
+
+	clean := cfg
+	clean.Inject = ""
+	f, s = newSystem(t, clean)
+	ex, _ = run(t, s, in)
+	require.Empty(t, ex.Failures, "without the injection\n%s", fuzzer.Timeline(f.Spec(), in, ex))
+}
+
+func TestInjectForgetHardState(t *testing.T) {
+	// n1 wins term 1 with n2's vote and crashes; n2 restarts without its
+	// vote and votes for n3 in term 1 too.
+	in := steps(elect, []fuzzer.Step{crash(0), crash(1), rs(1), crash(2), rs(2), to(2), d(1, 5), d(2, 5)})
+	requireFailure(t, cfgWith(InjectForgetHardState), in, "safety: two leaders in one term")
+}
+
+func TestInjectSendBeforePersist(t *testing.T) {
+	// n2's vote leaves before it is durable; n2 crashes and votes again.
+	in := steps(elect, []fuzzer.Step{crash(0), crash(1), rs(1), crash(2), rs(2), to(2), d(1, 5), d(2, 5)})
+	requireFailure(t, cfgWith(InjectSendBeforePersist), in, "safety: two leaders in one term")
+}
+
+func TestInjectApplyUncommitted(t *testing.T) {
+	// n1 applies its uncommitted entries, crashes; n2 becomes leader of
+	// term 2 and applies its own empty entry at index 2.
+	in := steps(elect, []fuzzer.Step{req(0, 1), crash(0), crash(2), rs(2), to(1), d(2, 20), d(1, 50)})
+	requireFailure(t, cfgWith(InjectApplyUncommitted), in, "safety: different entries applied at one index")
+}
+
+func TestInjectDropSnapshotOnRestart(t *testing.T) {
+	// n1 and n2 commit and apply 3 entries; n2 snapshots, restarts without
+	// its snapshot (and log) and votes for n3, whose log lacks them.
+	in := steps(elect, []fuzzer.Step{req(0, 1), req(0, 2), d(1, 50), d(0, 50), d(1, 50), d(0, 50), d(1, 50),
+		crash(0), crash(1), rs(1), to(2), to(2), d(1, 50), d(2, 100)})
+	requireFailure(t, cfgWith(InjectDropSnapshotOnRestart), in, "safety: committed entry lost")
+}
+
+func TestRestartKeepsDurableState(t *testing.T) {
+	// n2 votes for n1 in term 1, crashes and restarts: term and vote
+	// survive, so it refuses n3 in term 1.
+	in := steps(elect, []fuzzer.Step{crash(1), rs(1)})
+	_, s := newSystem(t, DefaultConfig())
+	ex, _ := run(t, s, in)
+	last := ex.Trace[len(ex.Trace)-1]
+	for i := len(ex.Trace) - 1; i >= 0; i-- {
+		if ex.Trace[i].Kind == fuzzer.EvRestart {
+			last = ex.Trace[i]
+			break
+		}
+	}
+	require.Equal(t, fuzzer.EvRestart, last.Kind)
+	require.Equal(t, "restart term=1 vote=0 commit=1 snapindex=1 lastindex=1", last.Label())
+
+	_, s = newSystem(t, cfgWith(InjectForgetHardState))
+	ex, _ = run(t, s, in)
+	for i := len(ex.Trace) - 1; i >= 0; i-- {
+		if ex.Trace[i].Kind == fuzzer.EvRestart {
+			require.Equal(t, "restart term=0 vote=-1 commit=1 snapindex=1 lastindex=1", ex.Trace[i].Label())
+			break
+		}
+	}
+}
+
+func TestTimelineGolden(t *testing.T) {
+	in := steps(elect, []fuzzer.Step{d(1, 2), d(2, 2), d(0, 5), req(1, 7), d(0, 3), d(2, 5), d(0, 5),
+		d(1, 10), d(2, 10), crash(2), req(0, 8), d(0, 5), d(1, 20), rs(2), d(0, 20), d(2, 20), d(0, 20), d(2, 20), to(1)})
+	f, s := newSystem(t, DefaultConfig())
+	ex, _ := run(t, s, in)
+	require.Empty(t, ex.Failures)
+	got := fuzzer.Timeline(f.Spec(), in, ex)
+	path := filepath.Join("testdata", "timeline.txt")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), got)
+}
+
+func TestConfigErrors(t *testing.T) {
+	_, err := NewFactory(Config{Nodes: 0, SnapshotEvery: 1})
+	require.ErrorContains(t, err, "--nodes must be at least 1")
+	_, err = NewFactory(Config{Nodes: 3, SnapshotEvery: 0})
+	require.ErrorContains(t, err, "--snapshot-every must be at least 1")
+	_, err = NewFactory(Config{Nodes: 3, SnapshotEvery: 1, Inject: "nope"})
+	require.ErrorContains(t, err, `unknown --inject "nope"`)
+	f, err := NewFactory(DefaultConfig())
+	require.NoError(t, err)
+	g, err := FactoryFromConfig(f.Config())
+	require.NoError(t, err)
+	require.Equal(t, f.Cfg(), g.Cfg())
+	_, s := newSystem(t, DefaultConfig())
+	_, err = s.Execute(&fuzzer.Input{Steps: []fuzzer.Step{d(5, 1)}})
+	require.ErrorContains(t, err, "process 5 out of range")
+}
+
+func TestSkips(t *testing.T) {
+	_, s := newSystem(t, DefaultConfig())
+	ex, _ := run(t, s, steps([]fuzzer.Step{rs(0), crash(0), crash(0), d(0, 1), to(0), req(0, 1), rs(0)}))
+	require.Equal(t, 5, ex.Skipped) // restart of a live node, then crash, deliver, timeout, request at a crashed one
+}
+
+func BenchmarkExecute(b *testing.B) {
+	f, s := newSystem(b, DefaultConfig())
+	g, _ := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+	r := rand.New(rand.NewPCG(1, 1))
+	ins := make([]*fuzzer.Input, 256)
+	for i := range ins {
+		ins[i] = g.Random(r)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Execute(ins[i%len(ins)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}

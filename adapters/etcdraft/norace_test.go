@@ -1,0 +1,5 @@
+//go:build !race
+
+package etcdraft
+
+const raceEnabled = false
