@@ -9,15 +9,16 @@ build:
 	$(GO) build -o modelfuzz ./cmd/modelfuzz
 
 # The command CI runs (.ci/run): formatting, vet, every test with the race
-# detector, then the TLA+ conformance suite (../shared/tla-examples, skipped
-# with a message when absent) without it: it model-checks 48 real specs and
-# would take far longer instrumented.
+# detector, then the exhaustive model checks without it: the TLA+
+# conformance suite (../shared/tla-examples, skipped with a message when
+# absent; 48 real specs) and our own models, which would take far longer
+# instrumented.
 test:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -race -timeout 30m ./...
-	$(GO) test -count=1 -run TestConformance -timeout 30m ./tlc/check/
+	$(GO) test -count=1 -run 'TestConformance|TestEmbeddedModelsCheck' -timeout 30m ./tlc/check/ ./models/
 
 vet:
 	$(GO) vet ./...

@@ -1,27 +1,12 @@
 package models
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 )
-
-// Every embedded model passes `modelfuzz tlc check` with its own cfg.
-func TestEmbeddedModelsCheck(t *testing.T) {
-	names := Embedded()
-	require.Contains(t, names, "microbench.tla")
-	for _, name := range names {
-		// A model's _check.cfg is its configuration for exhaustive checking.
-		m, err := Load(Spec{Model: name, Config: strings.TrimSuffix(name, ".tla") + "_check.cfg"})
-		require.NoError(t, err, name)
-		res := check.Check(m, check.Options{Workers: 2})
-		require.Equal(t, "success", res.Result, "%s: %s", name, res.Error)
-		require.Greater(t, res.Distinct, int64(10), name)
-	}
-}
 
 func TestConstOverridesAndErrors(t *testing.T) {
 	m, err := Load(Spec{Model: "microbench", Config: "microbench_check.cfg", Consts: []string{"Workers=1", "Tasks = 2"}})

@@ -1,0 +1,505 @@
+-------------------------------- MODULE raft --------------------------------
+(***************************************************************************)
+(* Raft as go.etcd.io/raft/v3 behaves, seen by an observer of its messages *)
+(* and state changes. Written from the Raft paper's rules (Ongaro and      *)
+(* Ousterhout, "In Search of an Understandable Consensus Algorithm") and   *)
+(* the library's handling of each message.                                 *)
+(*                                                                         *)
+(* Written for trace simulation, like microbench.tla: every action takes   *)
+(* the contents of the message it handles as parameters and checks them    *)
+(* against the state; there is no message bag. A message's contents are    *)
+(* checked against history variables (the leaders of each term and what    *)
+(* they held, the votes cast) so that a message no sender could have sent  *)
+(* is a divergence, and the receiver's answer (granted, success) is        *)
+(* checked against what Raft allows.                                       *)
+(*                                                                         *)
+(* Logs are compacted: log[i] holds the entries after snapshotIndex[i];    *)
+(* the entry at index k (k > snapshotIndex[i]) is log[i][k - snapshotIndex[i]]. *)
+(***************************************************************************)
+EXTENDS Integers, Sequences, FiniteSets, TLC
+
+CONSTANTS
+    Servers,      \* a set of integers 1 .. N
+    Nil,          \* a model value: no vote
+    MaxTerm,      \* bounds for exhaustive checking (not used by simulation)
+    MaxLogLen,
+    MaxRequests
+
+VARIABLES
+    currentTerm,   \* durable
+    votedFor,      \* durable
+    log,           \* durable: the entries after the snapshot
+    snapshotIndex, \* durable
+    snapshotTerm,  \* durable
+    commitIndex,   \* durable in etcd (HardState.Commit)
+    role,          \* volatile
+    votesGranted,  \* volatile: candidate i's granted votes (itself included)
+    votesRejected, \* volatile: candidate i's rejections
+    matchIndex,    \* volatile: leader i's knowledge of what j holds
+    live,          \* the servers not crashed
+    \* History variables (not part of the protocol's state):
+    elections,     \* {<<term, server>>}: who became leader in which term
+    leaderLog,     \* leaderLog[t]: what the leader of term t held and committed
+    votesCast      \* {<<term, voter, candidate>>}: the votes granted
+
+serverVars == <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, role>>
+candVars == <<votesGranted, votesRejected>>
+histVars == <<elections, leaderLog, votesCast>>
+vars == <<serverVars, candVars, matchIndex, live, histVars>>
+
+Roles == {"follower", "precandidate", "candidate", "leader"}
+Min(a, b) == IF a < b THEN a ELSE b
+Max(a, b) == IF a > b THEN a ELSE b
+SetMin(S) == CHOOSE k \in S : \A m \in S : k <= m
+Quorum(S) == 2 * Cardinality(S) > Cardinality(Servers)
+
+LastIndex(i) == snapshotIndex[i] + Len(log[i])
+\* The term of i's entry k: snapshotTerm at the snapshot, -1 when i has no
+\* entry k (compacted away or beyond the end).
+TermAt(i, k) ==
+    IF k = snapshotIndex[i] THEN snapshotTerm[i]
+    ELSE IF k > snapshotIndex[i] /\ k <= LastIndex(i) THEN log[i][k - snapshotIndex[i]].term
+    ELSE -1
+LastTerm(i) == TermAt(i, LastIndex(i))
+HasEntry(i, k) == k > snapshotIndex[i] /\ k <= LastIndex(i)
+EntryAt(i, k) == log[i][k - snapshotIndex[i]]
+
+\* The same on a leaderLog record L (fields base, baseTerm, ents).
+LLast(L) == L.base + Len(L.ents)
+LKnown(L, k) == k >= L.base /\ k <= LLast(L)
+LTerm(L, k) == IF k = L.base THEN L.baseTerm ELSE L.ents[k - L.base].term
+
+IsLeaderOf(j, t) == <<t, j>> \in elections
+
+Values == {"v=" \o ToString(k) : k \in 1 .. MaxRequests}
+
+Init ==
+    /\ currentTerm = [i \in Servers |-> 0]
+    /\ votedFor = [i \in Servers |-> Nil]
+    /\ log = [i \in Servers |-> <<>>]
+    /\ snapshotIndex = [i \in Servers |-> 0]
+    /\ snapshotTerm = [i \in Servers |-> 0]
+    /\ commitIndex = [i \in Servers |-> 0]
+    /\ role = [i \in Servers |-> "follower"]
+    /\ votesGranted = [i \in Servers |-> {}]
+    /\ votesRejected = [i \in Servers |-> {}]
+    /\ matchIndex = [i \in Servers |-> [j \in Servers |-> 0]]
+    /\ live = Servers
+    /\ elections = {}
+    /\ leaderLog = [t \in {} |-> 0]
+    /\ votesCast = {}
+
+\* i moves to term t as a follower (a message with a higher term).
+NoMatch == [j \in Servers |-> 0]
+
+\* Volatile state is kept canonical (cleared when it stops mattering) so
+\* that states that differ only in stale leftovers are one state.
+StepDown(i, t) ==
+    /\ currentTerm' = [currentTerm EXCEPT ![i] = t]
+    /\ role' = [role EXCEPT ![i] = "follower"]
+    /\ votedFor' = [votedFor EXCEPT ![i] = Nil]
+    /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+    /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+    /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+
+-----------------------------------------------------------------------------
+(* Elections *)
+
+\* i's pre-vote phase starts (etcd with PreVote): no term change. The
+\* pre-vote messages are not modelled.
+BecomePreCandidate(i) ==
+    /\ i \in live
+    /\ role[i] # "leader"
+    /\ role' = [role EXCEPT ![i] = "precandidate"]
+    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
+                   candVars, matchIndex, live, histVars>>
+
+\* i's election timer fires: it becomes candidate in the next term and
+\* votes for itself.
+Timeout(i) ==
+    /\ i \in live
+    /\ role[i] # "leader"
+    /\ currentTerm' = [currentTerm EXCEPT ![i] = @ + 1]
+    /\ role' = [role EXCEPT ![i] = "candidate"]
+    /\ votedFor' = [votedFor EXCEPT ![i] = i]
+    /\ votesGranted' = [votesGranted EXCEPT ![i] = {i}]
+    /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+    /\ votesCast' = votesCast \cup {<<currentTerm[i] + 1, i, i>>}
+    /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, matchIndex, live,
+                   elections, leaderLog>>
+
+\* i handles j's vote request for term `term` (j's last entry: lastLogTerm,
+\* lastLogIndex) and answers `granted`. A vote is granted only for a term at
+\* least i's, to a candidate whose log is at least as up to date as i's, when
+\* i has not voted for another in that term. A refusal is always allowed
+\* (etcd also refuses when it knows a leader in the term).
+HandleVoteRequest(i, j, term, lastLogTerm, lastLogIndex, granted) ==
+    LET upToDate == \/ lastLogTerm > LastTerm(i)
+                    \/ lastLogTerm = LastTerm(i) /\ lastLogIndex >= LastIndex(i)
+        vote == IF term > currentTerm[i] THEN Nil ELSE votedFor[i]
+    IN
+    /\ i \in live
+    /\ i # j
+    /\ lastLogIndex \in Nat /\ lastLogTerm \in Nat /\ lastLogTerm <= term
+    /\ granted \in BOOLEAN
+    /\ granted => /\ term >= currentTerm[i]
+                  /\ vote \in {Nil, j}
+                  /\ upToDate
+    /\ IF term > currentTerm[i]
+          THEN /\ currentTerm' = [currentTerm EXCEPT ![i] = term]
+               /\ role' = [role EXCEPT ![i] = "follower"]
+               /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+               /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+               /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+          ELSE UNCHANGED <<currentTerm, role, candVars, matchIndex>>
+    /\ votedFor' = [votedFor EXCEPT ![i] = IF granted THEN j ELSE vote]
+    /\ votesCast' = IF granted THEN votesCast \cup {<<term, i, j>>} ELSE votesCast
+    /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live,
+                   elections, leaderLog>>
+
+\* i handles j's answer to its vote request. A granted vote must have been
+\* cast. A higher term makes i a follower; a lower one is ignored; a quorum
+\* of refusals makes a candidate a follower (etcd's poll).
+HandleVoteResponse(i, j, term, granted) ==
+    /\ i \in live
+    /\ i # j
+    /\ granted \in BOOLEAN
+    /\ granted => <<term, j, i>> \in votesCast
+    /\ \/ /\ term > currentTerm[i]
+          /\ StepDown(i, term)
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, histVars>>
+       \/ /\ term = currentTerm[i]
+          /\ role[i] = "candidate"
+          /\ IF granted
+                THEN /\ votesGranted' = [votesGranted EXCEPT ![i] = @ \cup {j}]
+                     /\ UNCHANGED <<votesRejected, role>>
+                ELSE IF Quorum(votesRejected[i] \cup {j})
+                THEN /\ role' = [role EXCEPT ![i] = "follower"]
+                     /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+                     /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+                ELSE /\ votesRejected' = [votesRejected EXCEPT ![i] = @ \cup {j}]
+                     /\ UNCHANGED <<votesGranted, role>>
+          /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
+                         matchIndex, live, histVars>>
+       \/ /\ term < currentTerm[i] \/ term = currentTerm[i] /\ role[i] # "candidate"
+          /\ UNCHANGED vars
+
+\* Candidate i has a quorum of votes in `term` and becomes leader; the
+\* library appends an empty entry of the new term.
+BecomeLeader(i, term) ==
+    /\ i \in live
+    /\ role[i] = "candidate"
+    /\ currentTerm[i] = term
+    /\ Quorum(votesGranted[i])
+    /\ role' = [role EXCEPT ![i] = "leader"]
+    /\ log' = [log EXCEPT ![i] = Append(@, [term |-> term, value |-> ""])]
+    /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+    /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+    /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+    /\ elections' = elections \cup {<<term, i>>}
+    /\ leaderLog' = (term :> [leader |-> i, base |-> snapshotIndex[i], baseTerm |-> snapshotTerm[i],
+                              ents |-> log'[i], commit |-> commitIndex[i]]) @@ leaderLog
+    /\ UNCHANGED <<currentTerm, votedFor, snapshotIndex, snapshotTerm, commitIndex,
+                   live, votesCast>>
+
+-----------------------------------------------------------------------------
+(* Log replication *)
+
+\* Leader i appends a client's value.
+ClientRequest(i, value) ==
+    LET t == currentTerm[i]
+        e == [term |-> t, value |-> value]
+    IN
+    /\ i \in live
+    /\ role[i] = "leader"
+    /\ log' = [log EXCEPT ![i] = Append(@, e)]
+    /\ leaderLog' = IF t \in DOMAIN leaderLog
+                       THEN [leaderLog EXCEPT ![t].ents = Append(@, e)]
+                       ELSE leaderLog
+    /\ UNCHANGED <<currentTerm, votedFor, snapshotIndex, snapshotTerm, commitIndex, role,
+                   candVars, matchIndex, live, elections, votesCast>>
+
+\* The message (term, prevLogIndex, prevLogTerm, entries, commit) is one the
+\* leader of `term` could have sent: it agrees with what that leader held.
+AppendSendable(j, term, prevLogIndex, prevLogTerm, entries, commit) ==
+    LET L == leaderLog[term] IN
+    /\ IsLeaderOf(j, term)
+    /\ term \in DOMAIN leaderLog
+    /\ prevLogIndex \in Nat /\ commit \in Nat
+    /\ prevLogIndex + Len(entries) <= LLast(L)
+    /\ LKnown(L, prevLogIndex) => LTerm(L, prevLogIndex) = prevLogTerm
+    /\ \A k \in 1 .. Len(entries) :
+          /\ prevLogIndex + k > L.base => L.ents[prevLogIndex + k - L.base] = entries[k]
+          /\ prevLogIndex + k = L.base => L.baseTerm = entries[k].term
+    /\ commit <= LLast(L)
+
+\* The indexes (1 .. Len(ents)) where ents disagrees with i's log.
+Conflicts(i, prev, ents) == {k \in 1 .. Len(ents) : TermAt(i, prev + k) # ents[k].term}
+
+\* i handles j's append request. A lower term is refused. Otherwise i
+\* follows j in `term`; a request below i's commit index is acknowledged
+\* without change (etcd); one whose previous entry i holds is accepted: i's
+\* log is cut at the first conflicting entry (never a committed one) and the
+\* rest appended, and i's commit index moves to min(commit, last new index).
+HandleAppendRequest(i, j, term, prevLogIndex, prevLogTerm, entries, commit, success) ==
+    /\ i \in live
+    /\ i # j
+    /\ success \in BOOLEAN
+    /\ AppendSendable(j, term, prevLogIndex, prevLogTerm, entries, commit)
+    /\ IF term < currentTerm[i]
+          THEN /\ ~success
+               /\ UNCHANGED vars
+          ELSE
+          LET lastNew == prevLogIndex + Len(entries)
+              cs == Conflicts(i, prevLogIndex, entries)
+              newLog == IF cs = {} THEN log[i]
+                        ELSE SubSeq(log[i], 1, prevLogIndex + SetMin(cs) - 1 - snapshotIndex[i])
+                             \o SubSeq(entries, SetMin(cs), Len(entries))
+          IN
+          /\ currentTerm' = [currentTerm EXCEPT ![i] = term]
+          /\ role' = [role EXCEPT ![i] = "follower"]
+          /\ votedFor' = [votedFor EXCEPT ![i] = IF term > currentTerm[i] THEN Nil ELSE @]
+          /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+          /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+          /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+          /\ IF prevLogIndex < commitIndex[i]
+                THEN /\ success
+                     /\ UNCHANGED <<log, commitIndex>>
+                ELSE IF TermAt(i, prevLogIndex) = prevLogTerm
+                THEN /\ success
+                     /\ cs # {} => prevLogIndex + SetMin(cs) > commitIndex[i]
+                     /\ log' = [log EXCEPT ![i] = newLog]
+                     /\ commitIndex' = [commitIndex EXCEPT ![i] = Max(@, Min(commit, lastNew))]
+                ELSE /\ ~success
+                     /\ UNCHANGED <<log, commitIndex>>
+          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, histVars>>
+
+\* Leader i handles j's answer to an append request. A success tells i that
+\* j holds i's log up to `index`; a refusal (rejectHint <= index) changes
+\* nothing the model tracks (next indexes are not modelled).
+HandleAppendResponse(i, j, term, success, index, rejectHint) ==
+    /\ i \in live
+    /\ i # j
+    /\ success \in BOOLEAN
+    /\ index \in Nat /\ rejectHint \in Nat
+    /\ \/ /\ term > currentTerm[i]
+          /\ StepDown(i, term)
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, histVars>>
+       \/ /\ term = currentTerm[i]
+          /\ role[i] = "leader"
+          /\ IF success
+                THEN /\ index <= LastIndex(i)
+                     /\ matchIndex' = [matchIndex EXCEPT ![i][j] = Max(@, index)]
+                ELSE /\ rejectHint <= index
+                     /\ UNCHANGED matchIndex
+          /\ UNCHANGED <<serverVars, candVars, live, histVars>>
+       \/ /\ term < currentTerm[i] \/ term = currentTerm[i] /\ role[i] # "leader"
+          /\ UNCHANGED vars
+
+\* Leader i's commit index moves to `index`: an entry of its own term that
+\* a quorum holds.
+AdvanceCommit(i, index) ==
+    LET t == currentTerm[i] IN
+    /\ i \in live
+    /\ role[i] = "leader"
+    /\ index > commitIndex[i]
+    /\ index <= LastIndex(i)
+    /\ TermAt(i, index) = t
+    /\ Quorum({i} \cup {k \in Servers : matchIndex[i][k] >= index})
+    /\ commitIndex' = [commitIndex EXCEPT ![i] = index]
+    /\ leaderLog' = IF t \in DOMAIN leaderLog
+                       THEN [leaderLog EXCEPT ![t].commit = Max(@, index)]
+                       ELSE leaderLog
+    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, role,
+                   candVars, matchIndex, live, elections, votesCast>>
+
+-----------------------------------------------------------------------------
+(* Snapshots *)
+
+\* i compacts its log up to a committed index.
+Snapshot(i, index) ==
+    /\ i \in live
+    /\ index > snapshotIndex[i]
+    /\ index <= commitIndex[i]
+    /\ snapshotTerm' = [snapshotTerm EXCEPT ![i] = TermAt(i, index)]
+    /\ snapshotIndex' = [snapshotIndex EXCEPT ![i] = index]
+    /\ log' = [log EXCEPT ![i] = SubSeq(@, index - snapshotIndex[i] + 1, Len(@))]
+    /\ UNCHANGED <<currentTerm, votedFor, commitIndex, role, candVars, matchIndex, live, histVars>>
+
+\* i handles the snapshot (index, snapTerm) that the leader j of `term`
+\* sent. A lower term is ignored. Otherwise i follows j; a snapshot at or
+\* below i's commit index is ignored; one whose last entry i holds only
+\* moves i's commit index (etcd); otherwise i's log is replaced.
+HandleSnapshot(i, j, term, index, snapTerm) ==
+    LET L == leaderLog[term] IN
+    /\ i \in live
+    /\ i # j
+    /\ IsLeaderOf(j, term)
+    /\ term \in DOMAIN leaderLog
+    /\ index \in Nat /\ snapTerm \in Nat /\ snapTerm <= term
+    /\ index <= LLast(L)
+    /\ LKnown(L, index) => LTerm(L, index) = snapTerm
+    /\ IF term < currentTerm[i]
+          THEN UNCHANGED vars
+          ELSE
+          /\ currentTerm' = [currentTerm EXCEPT ![i] = term]
+          /\ role' = [role EXCEPT ![i] = "follower"]
+          /\ votedFor' = [votedFor EXCEPT ![i] = IF term > currentTerm[i] THEN Nil ELSE @]
+          /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+          /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+          /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+          /\ IF index <= commitIndex[i]
+                THEN UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex>>
+                ELSE IF TermAt(i, index) = snapTerm
+                THEN /\ commitIndex' = [commitIndex EXCEPT ![i] = index]
+                     /\ UNCHANGED <<log, snapshotIndex, snapshotTerm>>
+                ELSE /\ log' = [log EXCEPT ![i] = <<>>]
+                     /\ snapshotIndex' = [snapshotIndex EXCEPT ![i] = index]
+                     /\ snapshotTerm' = [snapshotTerm EXCEPT ![i] = snapTerm]
+                     /\ commitIndex' = [commitIndex EXCEPT ![i] = index]
+          /\ UNCHANGED <<live, histVars>>
+
+-----------------------------------------------------------------------------
+(* Failures *)
+
+\* i crashes: its volatile state is lost (cleared here, so a crashed
+\* server shows as a follower).
+Crash(i) ==
+    /\ i \in live
+    /\ live' = live \ {i}
+    /\ role' = [role EXCEPT ![i] = "follower"]
+    /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+    /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+    /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, histVars>>
+
+\* i restarts from its durable state (term, vote, log, snapshot and commit
+\* index, as etcd's HardState and storage hold them); volatile state resets.
+Restart(i) ==
+    /\ i \in Servers \ live
+    /\ live' = live \cup {i}
+    /\ role' = [role EXCEPT ![i] = "follower"]
+    /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
+    /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
+    /\ matchIndex' = [matchIndex EXCEPT ![i] = [j \in Servers |-> 0]]
+    /\ commitIndex' = [commitIndex EXCEPT ![i] = Max(@, snapshotIndex[i])]
+    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, histVars>>
+
+-----------------------------------------------------------------------------
+(* The next-state relation for exhaustive checking: every message is one a  *)
+(* sender could send (from the history variables or the sender's state), so *)
+(* stale and reordered messages are explored.                               *)
+
+\* Whether Raft lets i grant j's vote request (term, lastLogTerm, lastLogIndex).
+Grantable(i, j, term, lastLogTerm, lastLogIndex) ==
+    /\ term >= currentTerm[i]
+    /\ (IF term > currentTerm[i] THEN Nil ELSE votedFor[i]) \in {Nil, j}
+    /\ \/ lastLogTerm > LastTerm(i)
+       \/ lastLogTerm = LastTerm(i) /\ lastLogIndex >= LastIndex(i)
+
+\* The largest index where i's and j's logs agree (both hold it with one term).
+MatchPoint(i, j) ==
+    LET S == {k \in snapshotIndex[j] .. LastIndex(j) : TermAt(i, k) = TermAt(j, k) /\ TermAt(j, k) # -1}
+    IN IF S = {} THEN -1 ELSE CHOOSE k \in S : \A m \in S : m <= k
+
+Next ==
+    \/ \E i \in Servers : Timeout(i) \/ Crash(i) \/ Restart(i)
+    \/ \E i \in Servers : BecomeLeader(i, currentTerm[i])
+    \/ \E i \in Servers, v \in Values : ClientRequest(i, v)
+    \* vote requests of current candidates, answered as Raft says (the
+    \* library's other refusals are not explored)
+    \/ \E i, j \in Servers :
+          /\ role[j] = "candidate"
+          /\ HandleVoteRequest(i, j, currentTerm[j], LastTerm(j), LastIndex(j),
+                               Grantable(i, j, currentTerm[j], LastTerm(j), LastIndex(j)))
+    \* answers: a grant that was cast, or a refusal from a server that did
+    \* not vote for i in its term
+    \/ \E i, j \in Servers :
+          HandleVoteResponse(i, j, currentTerm[j], <<currentTerm[j], j, i>> \in votesCast)
+    \* append requests of any leader of any term, from what it held: no
+    \* entries (a heartbeat-like probe) or all it held after prevLogIndex
+    \/ \E t \in DOMAIN leaderLog, i \in Servers :
+          LET L == leaderLog[t] IN
+          \E prev \in L.base .. LLast(L) : \E n \in {0, LLast(L) - prev} :
+          \E success \in BOOLEAN :
+             HandleAppendRequest(i, L.leader, t, prev, LTerm(L, prev),
+                                 SubSeq(L.ents, prev - L.base + 1, prev - L.base + n),
+                                 Min(L.commit, prev + n), success)
+    \* success answers tell how far j agrees with the leader in its term;
+    \* refusals are always possible
+    \/ \E i, j \in Servers :
+          \/ /\ currentTerm[j] = currentTerm[i]
+             /\ MatchPoint(i, j) >= 0
+             /\ HandleAppendResponse(i, j, currentTerm[j], TRUE, MatchPoint(i, j), 0)
+          \/ HandleAppendResponse(i, j, currentTerm[j], FALSE, 0, 0)
+    \/ \E i \in Servers, idx \in 1 .. MaxLogLen : AdvanceCommit(i, idx)
+    \* compaction of everything committed
+    \/ \E i \in Servers : Snapshot(i, commitIndex[i])
+    \/ \E i, j \in Servers :
+          /\ role[j] = "leader"
+          /\ snapshotIndex[j] > 0
+          /\ HandleSnapshot(i, j, currentTerm[j], snapshotIndex[j], snapshotTerm[j])
+
+Spec == Init /\ [][Next]_vars
+
+\* Exhaustive checking needs bounds; simulation does not use them.
+Bounded == /\ \A i \in Servers : currentTerm[i] <= MaxTerm /\ LastIndex(i) <= MaxLogLen
+           /\ Cardinality(live) + 1 >= Cardinality(Servers)  \* one crashed at a time
+           \* at most MaxTerm candidacies in all (a candidate votes for itself)
+           /\ Cardinality({v \in votesCast : v[2] = v[3]}) <= MaxTerm
+
+-----------------------------------------------------------------------------
+(* Invariants *)
+
+Entries == [term : Nat, value : STRING]
+
+TypeOK ==
+    /\ currentTerm \in [Servers -> Nat]
+    /\ votedFor \in [Servers -> Servers \cup {Nil}]
+    /\ \A i \in Servers : log[i] \in Seq(Entries)
+    /\ snapshotIndex \in [Servers -> Nat]
+    /\ snapshotTerm \in [Servers -> Nat]
+    /\ commitIndex \in [Servers -> Nat]
+    /\ \A i \in Servers : snapshotIndex[i] <= commitIndex[i] /\ commitIndex[i] <= LastIndex(i)
+    /\ role \in [Servers -> Roles]
+    /\ votesGranted \in [Servers -> SUBSET Servers]
+    /\ votesRejected \in [Servers -> SUBSET Servers]
+    /\ matchIndex \in [Servers -> [Servers -> Nat]]
+    /\ live \subseteq Servers
+
+\* At most one leader per term.
+ElectionSafety == \A e, f \in elections : e[1] = f[1] => e[2] = f[2]
+
+\* Two logs with an entry of the same term at the same index agree up to it
+\* (as far as both still hold entries).
+LogMatching ==
+    \A i, j \in Servers : \A k \in 1 .. Min(LastIndex(i), LastIndex(j)) :
+       (TermAt(i, k) # -1 /\ TermAt(i, k) = TermAt(j, k)) =>
+          \A m \in Max(snapshotIndex[i], snapshotIndex[j]) .. k :
+             /\ TermAt(i, m) = TermAt(j, m)
+             /\ HasEntry(i, m) /\ HasEntry(j, m) => EntryAt(i, m) = EntryAt(j, m)
+
+\* Two servers never commit different entries at an index.
+StateMachineSafety ==
+    \A i, j \in Servers : \A k \in 1 .. Min(commitIndex[i], commitIndex[j]) :
+       /\ TermAt(i, k) # -1 /\ TermAt(j, k) # -1 => TermAt(i, k) = TermAt(j, k)
+       /\ HasEntry(i, k) /\ HasEntry(j, k) => EntryAt(i, k) = EntryAt(j, k)
+
+\* A leader holds every entry committed by a server whose term is not
+\* greater than the leader's (a stale leader need not hold what later
+\* leaders committed).
+LeaderCompleteness ==
+    \A i \in Servers : role[i] = "leader" =>
+       \A j \in Servers : currentTerm[j] <= currentTerm[i] =>
+          \A k \in 1 .. commitIndex[j] :
+             /\ k <= LastIndex(i)
+             /\ TermAt(i, k) # -1 /\ TermAt(j, k) # -1 => TermAt(i, k) = TermAt(j, k)
+             /\ HasEntry(i, k) /\ HasEntry(j, k) => EntryAt(i, k) = EntryAt(j, k)
+
+-----------------------------------------------------------------------------
+\* The coverage abstraction (the paper's): the state with the terms of
+\* non-leaders forgotten. Roles, logs (with their entries' terms), snapshot
+\* and commit indexes and liveness are kept.
+View == <<[i \in Servers |-> IF role[i] = "leader" THEN currentTerm[i] ELSE 0],
+          role, log, snapshotIndex, commitIndex, live>>
+=============================================================================
