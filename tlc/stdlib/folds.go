@@ -29,15 +29,7 @@ func registerFolds() {
 
 func mapThenFoldSet(_ Context, args []Arg) (value.Value, error) {
 	const name = "MapThenFoldSet"
-	op, err := opArg(name, 0, 5, args, 2)
-	if err != nil {
-		return nil, err
-	}
-	f, err := opArg(name, 2, 5, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	choose, err := opArg(name, 3, 5, args, 1)
+	op, f, choose, err := mapThenFoldOps(name, args)
 	if err != nil {
 		return nil, err
 	}
@@ -104,4 +96,19 @@ func foldLeft(xs []value.Value, base value.Value, op Op) (value.Value, error) {
 		}
 	}
 	return acc, nil
+}
+
+// mapThenFoldOps reads the operator arguments of MapThenFoldSet and
+// MapThenFoldBag: the fold (binary), the map and the choice (unary).
+func mapThenFoldOps(name string, args []Arg) (op, f, choose Op, err error) {
+	if op, err = opArg(name, 0, 5, args, 2); err != nil {
+		return nil, nil, nil, err
+	}
+	if f, err = opArg(name, 2, 5, args, 1); err != nil {
+		return nil, nil, nil, err
+	}
+	if choose, err = opArg(name, 3, 5, args, 1); err != nil {
+		return nil, nil, nil, err
+	}
+	return op, f, choose, nil
 }

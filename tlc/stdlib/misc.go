@@ -104,15 +104,7 @@ func foldBag(b *value.Func, order []value.Value, base value.Value, op, f Op) (va
 
 func mapThenFoldBag(_ Context, args []Arg) (value.Value, error) {
 	const name = "MapThenFoldBag"
-	op, err := opArg(name, 0, 5, args, 2)
-	if err != nil {
-		return nil, err
-	}
-	f, err := opArg(name, 2, 5, args, 1)
-	if err != nil {
-		return nil, err
-	}
-	choose, err := opArg(name, 3, 5, args, 1)
+	op, f, choose, err := mapThenFoldOps(name, args)
 	if err != nil {
 		return nil, err
 	}
