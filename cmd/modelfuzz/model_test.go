@@ -163,3 +163,8 @@ func TestTLCSimulate(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &r), res.stdout)
 	require.Equal(t, 2, r.Divergence.Index)
 }
+
+func TestModelMustBeTheAdaptersModel(t *testing.T) {
+	oneLineError(t, modelfuzz(t, "run", "--model", "raft.tla", "--iterations", "1", "--corpus", filepath.Join(t.TempDir(), "c")),
+		"adapter microbench maps its executions onto microbench.tla, not raft.tla")
+}

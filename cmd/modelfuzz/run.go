@@ -186,7 +186,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		if info.mapperFor == nil {
 			return fmt.Errorf("adapter %s has no mapper to a TLA+ model yet; run without --model", f.adapter.name)
 		}
-		if st, err := os.Stat(f.model); (err != nil || st.IsDir()) && strings.TrimSuffix(f.model, ".tla") != strings.TrimSuffix(info.model, ".tla") {
+		if st, err := os.Stat(f.model); (err != nil || st.IsDir()) && embeddedModel(f.model) && strings.TrimSuffix(f.model, ".tla") != strings.TrimSuffix(info.model, ".tla") {
 			return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", f.adapter.name, info.model, f.model)
 		}
 		mapr, camp.ModelConsts = info.mapperFor(fac)
@@ -501,4 +501,14 @@ func startModelEngine(f *runFlags, consts []string, logger hclog.Logger) (guidan
 		}
 		p.Close()
 	}, nil
+}
+
+// embeddedModel reports whether name names a model shipped in the binary.
+func embeddedModel(name string) bool {
+	for _, e := range models.Embedded() {
+		if name == e || name+".tla" == e {
+			return true
+		}
+	}
+	return false
 }
