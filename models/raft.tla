@@ -181,7 +181,8 @@ HandleVoteResponse(i, j, term, granted) ==
                      /\ UNCHANGED <<votesGranted, role>>
           /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
                          matchIndex, live, histVars>>
-       \/ /\ term < currentTerm[i] \/ term = currentTerm[i] /\ role[i] # "candidate"
+       \/ /\ \/ term < currentTerm[i]
+             \/ term = currentTerm[i] /\ role[i] # "candidate"
           /\ UNCHANGED vars
 
 \* Candidate i has a quorum of votes in `term` and becomes leader; the
@@ -293,7 +294,8 @@ HandleAppendResponse(i, j, term, success, index, rejectHint) ==
                 ELSE /\ rejectHint <= index
                      /\ UNCHANGED matchIndex
           /\ UNCHANGED <<serverVars, candVars, live, histVars>>
-       \/ /\ term < currentTerm[i] \/ term = currentTerm[i] /\ role[i] # "leader"
+       \/ /\ \/ term < currentTerm[i]
+             \/ term = currentTerm[i] /\ role[i] # "leader"
           /\ UNCHANGED vars
 
 \* Leader i's commit index moves to `index`: an entry of its own term that

@@ -51,7 +51,11 @@ var adapters = map[string]adapterInfo{
 				PreVote: a.preVote, CheckQuorum: a.checkQuorum, Inject: a.inject})
 		},
 		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) { return etcdraft.FactoryFromConfig(raw) },
-		// No model or mapper yet.
+		model:      "raft.tla",
+		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
+			m := mapper.NewEtcdraft(fac.(*etcdraft.Factory).Cfg())
+			return m, m.Consts()
+		},
 	},
 	"microbench": {
 		about: "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last)",

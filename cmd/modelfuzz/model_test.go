@@ -165,6 +165,16 @@ func TestTLCSimulate(t *testing.T) {
 }
 
 func TestModelMustBeTheAdaptersModel(t *testing.T) {
-	oneLineError(t, modelfuzz(t, "run", "--model", "raft.tla", "--iterations", "1", "--corpus", filepath.Join(t.TempDir(), "c")),
+	oneLineError(t, modelfuzz(t, "run", "--adapter", "microbench", "--model", "raft.tla", "--iterations", "1", "--corpus", filepath.Join(t.TempDir(), "c")),
 		"adapter microbench maps its executions onto microbench.tla, not raft.tla")
+}
+
+// The model names its adapter: raft.tla runs the etcd raft cluster.
+func TestRaftModelRunsEtcdraft(t *testing.T) {
+	res := modelfuzz(t, "run", "--model", "raft.tla", "--iterations", "300", "--seed", "2", "--json", "--tlc", "inproc",
+		"--corpus", filepath.Join(t.TempDir(), "c"))
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastModelJSON(t, res.stdout)
+	require.Greater(t, *r.ModelStates, 100)
+	require.Zero(t, *r.Divergences)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -155,6 +156,14 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	}
 	if f.pipeline < 1 || f.pipeline > 1024 {
 		return fmt.Errorf("--pipeline must be between 1 and 1024, got %d", f.pipeline)
+	}
+	if f.model != "" && !cmd.Flags().Changed("adapter") {
+		// The model names its system: raft.tla goes with etcdraft.
+		for name, a := range adapters {
+			if a.model != "" && strings.TrimSuffix(filepath.Base(f.model), ".tla") == strings.TrimSuffix(a.model, ".tla") {
+				f.adapter.name = name
+			}
+		}
 	}
 	fac, info, err := f.adapter.factory()
 	if err != nil {

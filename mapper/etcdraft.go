@@ -1,0 +1,486 @@
+// # The etcdraft mapper
+//
+// Etcdraft maps the traces of adapters/etcdraft onto models/raft.tla.
+// Process p is server p+1.
+//
+// Indexes are shifted by one: every node of the adapter starts from a
+// bootstrap snapshot at index 1, term 1, where the model starts with an
+// empty log (snapshot index 0, term 0). Index k of the system is index k-1
+// of the model, and the bootstrap entry (system index 1) has term 0 in the
+// model. Terms are not shifted: the system's nodes start in term 0 too, and
+// every entry after the bootstrap has the term of the leader that made it.
+// Entries are records [term |-> t, value |-> data], data "" for the empty
+// entry a new leader appends and "v=<n>" for client requests.
+//
+// Mapped events (the model action follows the event that shows it):
+//
+//   - recv MsgVote → HandleVoteRequest(i, j, term, lastLogTerm,
+//     lastLogIndex, granted): granted when i answered with a MsgVoteResp
+//     without reject before its next receive.
+//   - recv MsgVoteResp → HandleVoteResponse(i, j, term, granted).
+//   - recv MsgApp → HandleAppendRequest(i, j, term, prevLogIndex,
+//     prevLogTerm, entries, commit, success): success when i answered with a
+//     MsgAppResp of the request's term without reject.
+//   - recv MsgHeartbeat → HandleAppendRequest with no entries and
+//     prevLogIndex = commit: etcd's heartbeat carries min(match, commit), an
+//     index the follower holds, and the follower commits up to it. The
+//     term of that entry (prevLogTerm) is the term of the committed entry
+//     at that index, known from earlier apply, snapshot and install events.
+//     success when i answered with a MsgHeartbeatResp.
+//   - recv MsgAppResp → HandleAppendResponse(i, j, term, success, index,
+//     rejectHint); also the answers to MsgSnap and, with CheckQuorum or
+//     PreVote, to stale MsgApp and MsgHeartbeat (index 0 is clamped to 0).
+//   - recv MsgSnap → HandleSnapshot(i, j, term, index, snapTerm).
+//   - recv rejected MsgPreVoteResp of a term above the receiver's →
+//     HandleVoteResponse(granted FALSE): etcd steps down to that term.
+//   - timeout → Timeout(i) (without PreVote) or BecomePreCandidate(i) (with
+//     PreVote), unless i is leader (etcd ignores the campaign).
+//   - role "candidate" → Timeout(i) when the timeout did not already map to
+//     it (PreVote: the pre-vote was won); role "precandidate" →
+//     BecomePreCandidate(i) likewise; role "leader" → BecomeLeader(i, term)
+//     (preceded by Timeout(i) when a single-node cluster skips the
+//     candidate role event).
+//   - request at a leader and recv MsgProp at a leader → ClientRequest(i,
+//     "v=<n>"), once per proposed entry.
+//   - commit at a leader → AdvanceCommit(i, index).
+//   - snapshot → Snapshot(i, index).
+//   - crash → Crash(i); restart → Restart(i).
+//
+// Unmapped events (counted by Unmapped), and why:
+//
+//   - send: the model has no message bag; a message's effect is mapped when
+//     it is received.
+//   - recv MsgHeartbeatResp: the leader's state the model tracks does not
+//     change (etcd only resumes sending appends).
+//   - recv MsgPreVote, granted MsgPreVoteResp and rejected MsgPreVoteResp
+//     that do not raise the term: pre-vote messages are not modelled
+//     (winning the pre-vote shows as the role event "candidate").
+//   - recv MsgProp at a non-leader: forwarded (a send) or dropped.
+//   - request at a non-leader: forwarded as MsgProp or dropped.
+//   - commit at a non-leader: part of the HandleAppendRequest or
+//     HandleSnapshot of the message that advanced it.
+//   - install: part of HandleSnapshot.
+//   - role "follower": the consequence of a mapped message (a higher term, a
+//     lost vote); a precandidate losing its pre-vote has no model action and
+//     stays "precandidate" in the model.
+//   - recv MsgVote of a higher term that a CheckQuorum node ignores in its
+//     leader lease (no answer, no new term): as if the message were lost.
+//   - timeout at a leader: etcd ignores it.
+//   - recv MsgVoteResp and MsgAppResp of a term below the receiver's (the
+//     mapper tracks each node's term): etcd ignores them, and raft.tla's
+//     no-op branch for them is not enabled at a current candidate (leader)
+//     as written (see staleResponse).
+//   - apply, proposal (dropped), skip: no protocol state changes.
+package mapper
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+// Etcdraft maps adapters/etcdraft traces onto models/raft.tla. It is safe
+// for concurrent use.
+type Etcdraft struct {
+	cfg etcdraft.Config
+
+	mu       sync.Mutex
+	unmapped map[string]int
+}
+
+// NewEtcdraft returns the mapper for an etcdraft configuration.
+func NewEtcdraft(cfg etcdraft.Config) *Etcdraft {
+	return &Etcdraft{cfg: cfg, unmapped: map[string]int{}}
+}
+
+// Consts are the model's constants that must match the system.
+func (m *Etcdraft) Consts() []string {
+	ids := make([]string, m.cfg.Nodes)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	return []string{"Servers={" + strings.Join(ids, ",") + "}"}
+}
+
+// Unmapped returns how many events of each kind the mapper left out, over
+// all the traces it mapped (a copy).
+func (m *Etcdraft) Unmapped() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]int, len(m.unmapped))
+	for k, v := range m.unmapped {
+		out[k] = v
+	}
+	return out
+}
+
+// UnmappedKeys returns the keys of Unmapped, sorted.
+func (m *Etcdraft) UnmappedKeys() []string {
+	u := m.Unmapped()
+	keys := make([]string, 0, len(u))
+	for k := range u {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sarg(e *fuzzer.Event, key string) (string, bool) {
+	for _, a := range e.Args {
+		if a.Key == key && a.IsStr {
+			return a.Str, true
+		}
+	}
+	return "", false
+}
+
+// mIndex is the model's index of the system's index k.
+func mIndex(k int64) int64 { return max(k-1, 0) }
+
+// mTerm is the model's term of the system's entry (k, t): the bootstrap
+// entry has term 0 in the model.
+func mTerm(k, t int64) int64 {
+	if k <= 1 {
+		return 0
+	}
+	return t
+}
+
+// staleResponse counts the vote and append responses of a term below the
+// receiver's, which etcd ignores. raft.tla means to allow them without a
+// change (the last disjunct of HandleVoteResponse and HandleAppendResponse)
+// but writes "term < currentTerm[i] \/ term = currentTerm[i] /\ role[i] #
+// R" without parentheses, which parses as "(... \/ ...) /\ role[i] # R": a
+// stale response to a current candidate (leader) is not enabled. Leaving
+// them out is the intended no-op.
+const staleResponse = "recv stale MsgVoteResp/MsgAppResp (ignored by etcd)"
+
+const (
+	roleFollower     = "follower"
+	roleCandidate    = "candidate"
+	rolePreCandidate = "precandidate"
+	roleLeader       = "leader"
+)
+
+// etcdMap is the state of one Map call.
+type etcdMap struct {
+	cfg      etcdraft.Config
+	t        fuzzer.Trace
+	out      []fuzzer.ModelAction
+	unmapped map[string]int
+	role     []string
+	term     []int64
+	// committed is the term of the committed entry at each system index,
+	// from apply, snapshot and install events.
+	committed map[int64]int64
+}
+
+// Map implements fuzzer.Mapper.
+func (m *Etcdraft) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAction, error) {
+	n := m.cfg.Nodes
+	st := &etcdMap{cfg: m.cfg, t: ex.Trace, unmapped: map[string]int{},
+		role: make([]string, n), term: make([]int64, n), committed: map[int64]int64{}}
+	for i := range st.role {
+		st.role[i] = roleFollower
+	}
+	for k := range st.t {
+		if err := st.event(k); err != nil {
+			return nil, err
+		}
+	}
+	m.mu.Lock()
+	for k, v := range st.unmapped {
+		m.unmapped[k] += v
+	}
+	m.mu.Unlock()
+	return st.out, nil
+}
+
+func (st *etcdMap) add(e *fuzzer.Event, name string, params map[string]any) {
+	st.out = append(st.out, fuzzer.ModelAction{Name: name, Params: params, Step: e.Step})
+}
+
+func (st *etcdMap) skip(key string) { st.unmapped[key]++ }
+
+func (st *etcdMap) need(e *fuzzer.Event, keys ...string) ([]int64, error) {
+	vs := make([]int64, len(keys))
+	for i, k := range keys {
+		v, ok := arg(e, k)
+		if !ok {
+			return nil, fmt.Errorf("etcdraft mapper: %s event %s of n%d has no %q", e.Kind, e.Type, e.Node+1, k)
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+// response finds the message of type typ that the receiver of the recv
+// event k sent back to the sender while handling it: the adapter processes
+// the receiver's Ready right after each receive, before anything else
+// happens in the cluster.
+func (st *etcdMap) response(k int, typ string) *fuzzer.Event {
+	r := &st.t[k]
+	for x := k + 1; x < len(st.t); x++ {
+		e := &st.t[x]
+		if e.Step != r.Step || e.Kind == fuzzer.EvRecv || e.Node != r.Node {
+			return nil
+		}
+		if e.Kind == fuzzer.EvSend && e.Peer == r.Peer && e.Type == typ {
+			return e
+		}
+	}
+	return nil
+}
+
+// raise records that process p is at least in term t.
+func (st *etcdMap) raise(p int, t int64) {
+	if p >= 0 && p < len(st.term) && t > st.term[p] {
+		st.term[p] = t
+	}
+}
+
+func parseEntries(s string) ([]any, error) {
+	ents := []any{}
+	if s == "" {
+		return ents, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		ts, data, ok := strings.Cut(part, ":")
+		if !ok {
+			return nil, fmt.Errorf("etcdraft mapper: bad entry %q in %q", part, s)
+		}
+		t, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("etcdraft mapper: bad entry term %q in %q", ts, s)
+		}
+		ents = append(ents, map[string]any{"term": t, "value": data})
+	}
+	return ents, nil
+}
+
+func (st *etcdMap) event(k int) error {
+	e := &st.t[k]
+	p := e.Node
+	i := int64(p + 1)
+	switch e.Kind {
+	case fuzzer.EvSend:
+		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" {
+			st.raise(p, t)
+		}
+		st.skip("send")
+		return nil
+	case fuzzer.EvRecv:
+		return st.recv(k)
+	case fuzzer.EvCrash:
+		st.add(e, "Crash", map[string]any{"i": i})
+		st.role[p] = roleFollower
+	case fuzzer.EvRestart:
+		v, err := st.need(e, "term")
+		if err != nil {
+			return err
+		}
+		st.term[p] = v[0]
+		st.add(e, "Restart", map[string]any{"i": i})
+		st.role[p] = roleFollower
+	case fuzzer.EvTimeout:
+		switch {
+		case st.role[p] == roleLeader:
+			st.skip("timeout at a leader")
+		case st.cfg.PreVote:
+			st.add(e, "BecomePreCandidate", map[string]any{"i": i})
+			st.role[p] = rolePreCandidate
+		default:
+			st.add(e, "Timeout", map[string]any{"i": i})
+			st.role[p] = roleCandidate
+			st.term[p]++
+		}
+	case fuzzer.EvRequest:
+		v, err := st.need(e, "value")
+		if err != nil {
+			return err
+		}
+		if st.role[p] != roleLeader {
+			st.skip("request at a non-leader")
+			return nil
+		}
+		st.add(e, "ClientRequest", map[string]any{"i": i, "value": "v=" + strconv.FormatInt(v[0], 10)})
+	case "role":
+		v, err := st.need(e, "term")
+		if err != nil {
+			return err
+		}
+		switch e.Type {
+		case roleCandidate:
+			if st.role[p] != roleCandidate {
+				st.add(e, "Timeout", map[string]any{"i": i})
+			} else {
+				st.skip("role candidate")
+			}
+		case rolePreCandidate:
+			if st.role[p] != rolePreCandidate {
+				st.add(e, "BecomePreCandidate", map[string]any{"i": i})
+			} else {
+				st.skip("role precandidate")
+			}
+		case roleLeader:
+			if st.role[p] != roleCandidate {
+				st.add(e, "Timeout", map[string]any{"i": i})
+			}
+			st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
+		default:
+			st.skip("role " + e.Type)
+		}
+		st.role[p] = e.Type
+		st.term[p] = v[0]
+	case "commit":
+		v, err := st.need(e, "index")
+		if err != nil {
+			return err
+		}
+		if st.role[p] != roleLeader {
+			st.skip("commit at a non-leader")
+			return nil
+		}
+		st.add(e, "AdvanceCommit", map[string]any{"i": i, "index": mIndex(v[0])})
+	case "snapshot":
+		v, err := st.need(e, "index", "term")
+		if err != nil {
+			return err
+		}
+		st.committed[v[0]] = v[1]
+		st.add(e, "Snapshot", map[string]any{"i": i, "index": mIndex(v[0])})
+	case "install":
+		v, err := st.need(e, "index", "term")
+		if err != nil {
+			return err
+		}
+		st.committed[v[0]] = v[1]
+		st.skip("install")
+	case "apply":
+		v, err := st.need(e, "index", "term")
+		if err != nil {
+			return err
+		}
+		st.committed[v[0]] = v[1]
+		st.skip("apply")
+	default:
+		st.skip(e.Kind)
+	}
+	return nil
+}
+
+func (st *etcdMap) recv(k int) error {
+	e := &st.t[k]
+	p := e.Node
+	i, j := int64(p+1), int64(e.Peer+1)
+	v, err := st.need(e, "term", "logterm", "index", "commit", "reject", "rejecthint")
+	if err != nil {
+		return err
+	}
+	term, logterm, index, commit, reject, hint := v[0], v[1], v[2], v[3], v[4] != 0, v[5]
+	switch e.Type {
+	case "MsgVote":
+		r := st.response(k, "MsgVoteResp")
+		if r == nil && st.cfg.CheckQuorum && term > st.term[p] {
+			// In its leader lease, a CheckQuorum node ignores the request
+			// altogether (no new term, no answer): as if it were lost.
+			st.skip("recv MsgVote ignored in a CheckQuorum lease")
+			return nil
+		}
+		granted := false
+		if r != nil {
+			rj, _ := arg(r, "reject")
+			granted = rj == 0
+		}
+		st.add(e, "HandleVoteRequest", map[string]any{"i": i, "j": j, "term": term,
+			"lastLogTerm": mTerm(index, logterm), "lastLogIndex": mIndex(index), "granted": granted})
+		if r != nil { // with CheckQuorum, a vote request in the lease is ignored: no answer, no new term
+			st.raise(p, term)
+		}
+	case "MsgVoteResp":
+		if term < st.term[p] {
+			st.skip(staleResponse)
+			return nil
+		}
+		st.add(e, "HandleVoteResponse", map[string]any{"i": i, "j": j, "term": term, "granted": !reject})
+		st.raise(p, term)
+	case "MsgPreVoteResp":
+		if reject && term > st.term[p] {
+			st.add(e, "HandleVoteResponse", map[string]any{"i": i, "j": j, "term": term, "granted": false})
+			st.raise(p, term)
+			return nil
+		}
+		st.skip("recv MsgPreVoteResp")
+	case "MsgApp":
+		s, _ := sarg(e, "entries")
+		ents, err := parseEntries(s)
+		if err != nil {
+			return err
+		}
+		r := st.response(k, "MsgAppResp")
+		success := false
+		if r != nil {
+			rj, _ := arg(r, "reject")
+			rt, _ := arg(r, "term")
+			success = rj == 0 && rt == term
+		}
+		st.add(e, "HandleAppendRequest", map[string]any{"i": i, "j": j, "term": term,
+			"prevLogIndex": mIndex(index), "prevLogTerm": mTerm(index, logterm),
+			"entries": ents, "commit": mIndex(commit), "success": success})
+		st.raise(p, term)
+	case "MsgHeartbeat":
+		ct, ok := st.committed[commit]
+		if commit <= 1 {
+			ct, ok = 0, true
+		}
+		if !ok {
+			// Not seen applied: cannot happen on the correct adapter (the
+			// leader applied everything it committed before it ticks).
+			st.skip("heartbeat with an unknown commit term")
+			ct = term
+		}
+		success := st.response(k, "MsgHeartbeatResp") != nil
+		st.add(e, "HandleAppendRequest", map[string]any{"i": i, "j": j, "term": term,
+			"prevLogIndex": mIndex(commit), "prevLogTerm": mTerm(commit, ct),
+			"entries": []any{}, "commit": mIndex(commit), "success": success})
+		st.raise(p, term)
+	case "MsgAppResp":
+		if term < st.term[p] {
+			st.skip(staleResponse)
+			return nil
+		}
+		idx, h := mIndex(index), mIndex(hint)
+		st.add(e, "HandleAppendResponse", map[string]any{"i": i, "j": j, "term": term,
+			"success": !reject, "index": idx, "rejectHint": min(h, idx)})
+		st.raise(p, term)
+	case "MsgSnap":
+		sv, err := st.need(e, "snapindex", "snapterm")
+		if err != nil {
+			return err
+		}
+		st.add(e, "HandleSnapshot", map[string]any{"i": i, "j": j, "term": term,
+			"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
+		st.raise(p, term)
+	case "MsgProp":
+		if st.role[p] != roleLeader {
+			st.skip("recv MsgProp at a non-leader")
+			return nil
+		}
+		s, _ := sarg(e, "entries")
+		ents, err := parseEntries(s)
+		if err != nil {
+			return err
+		}
+		for _, x := range ents {
+			st.add(e, "ClientRequest", map[string]any{"i": i, "value": x.(map[string]any)["value"]})
+		}
+	default:
+		st.skip("recv " + e.Type)
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package mapper_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+)
+
+var debugRun = -1
+
+type divergenceStats struct {
+	runs, diverged int
+	reasons        map[string]int // "Action: reason" → executions
+	violations     map[string]int // model invariant → executions
+	example        map[string]string
+}
+
+// simulateEtcdraft runs the adapter on random inputs, maps every trace and
+// replays it on raft.tla.
+func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p mutate.Params, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
+	t.Helper()
+	fac, err := etcdraft.NewFactory(cfg)
+	require.NoError(t, err)
+	sys, err := fac.New()
+	require.NoError(t, err)
+	mp := mapper.NewEtcdraft(cfg)
+	m, err := models.Load(models.Spec{Model: "raft.tla", Consts: mp.Consts()})
+	require.NoError(t, err)
+	s, err := sim.New(m, 0)
+	require.NoError(t, err)
+	g, err := mutate.NewGenerator(fac.Spec(), p)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(seed, seed))
+	ds := divergenceStats{reasons: map[string]int{}, violations: map[string]int{}, example: map[string]string{}}
+	no := false
+	for n := 0; n < runs; n++ {
+		in := g.Random(r)
+		ex, err := sys.Execute(in)
+		require.NoError(t, err)
+		if cfg.Inject == "" {
+			require.Empty(t, ex.Failures, "the correct adapter failed on %s", fuzzer.EncodeInput(in))
+		}
+		acts, err := mp.Map(in, ex)
+		require.NoError(t, err)
+		req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &no}
+		for k, a := range acts {
+			req.Actions[k] = sim.Action{Name: a.Name, Params: a.Params}
+		}
+		res, err := s.Simulate(req)
+		require.NoError(t, err)
+		ds.runs++
+		seen := map[string]bool{}
+		for _, v := range res.Violations {
+			if !seen[v.Invariant] {
+				seen[v.Invariant] = true
+				ds.violations[v.Invariant]++
+			}
+		}
+		if d := res.Divergence; d != nil {
+			ds.diverged++
+			key := d.Action + ": " + fuzzer.BlankNumbers(d.Reason)
+			ds.reasons[key]++
+			if _, ok := ds.example[key]; !ok {
+				ds.example[key] = fmt.Sprintf("run %d, action %d %s %v at step %d", n, d.Index, acts[d.Index].Name,
+					acts[d.Index].Params, acts[d.Index].Step)
+				if debugRun == n {
+					for _, e := range ex.Trace {
+						t.Logf("trace %d n%d %s %s peer %d %v", e.Step, e.Node+1, e.Kind, e.Type, e.Peer+1, e.Args)
+					}
+					for k, a := range acts[:d.Index+1] {
+						t.Logf("act %d step %d %s %v", k, a.Step, a.Name, a.Params)
+					}
+				}
+			}
+		}
+	}
+	return ds, mp
+}
+
+func (ds divergenceStats) log(t *testing.T, mp *mapper.Etcdraft) {
+	t.Helper()
+	t.Logf("%d of %d executions diverge", ds.diverged, ds.runs)
+	keys := make([]string, 0, len(ds.reasons))
+	for k := range ds.reasons {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("  %4d  %s (e.g. %s)", ds.reasons[k], k, ds.example[k])
+	}
+	for inv, c := range ds.violations {
+		t.Logf("  model invariant %s violated in %d executions", inv, c)
+	}
+	u := mp.Unmapped()
+	for _, k := range mp.UnmappedKeys() {
+		t.Logf("  unmapped %-40s %d", k, u[k])
+	}
+}
+
+// The correct adapter's executions replay on the model: no divergence, no
+// model invariant violated.
+func TestEtcdraftReplaysOnModel(t *testing.T) {
+	runs := 400
+	if testing.Short() {
+		runs = 100
+	}
+	p := mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	ds, mp := simulateEtcdraft(t, etcdraft.DefaultConfig(), p, runs, 7)
+	ds.log(t, mp)
+	require.Zero(t, ds.diverged, "divergences: %v", ds.reasons)
+	require.Empty(t, ds.violations)
+	require.NotContains(t, mp.Unmapped(), "heartbeat with an unknown commit term")
+}
+
+func TestEtcdraftConsts(t *testing.T) {
+	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraft.DefaultConfig()).Consts())
+	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(etcdraft.Config{Nodes: 1, SnapshotEvery: 1}).Consts())
+}
+
+// A seeded bug shows as divergences: with forget-hardstate a restarted node
+// votes again in a term it already voted in.
+func TestEtcdraftSeededBugDiverges(t *testing.T) {
+	cfg := etcdraft.DefaultConfig()
+	cfg.Inject = etcdraft.InjectForgetHardState
+	p := mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	ds, _ := simulateEtcdraft(t, cfg, p, 100, 7)
+	t.Logf("%d of %d executions diverge: %v", ds.diverged, ds.runs, ds.reasons)
+	require.Greater(t, ds.diverged, 10)
+}
