@@ -256,7 +256,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	sum, runErr := fz.Run(ctx)
 	prog.done()
 	if sum != nil {
-		printSummary(cmd.OutOrStdout(), sum, f.corpusDir, f.jsonOut)
+		var unmapped map[string]int
+		if u, ok := mapr.(interface{ Unmapped() map[string]int }); ok {
+			unmapped = u.Unmapped()
+		}
+		printSummary(cmd.OutOrStdout(), sum, f.corpusDir, f.jsonOut, unmapped)
 	}
 	return runErr
 }
@@ -403,23 +407,26 @@ type jsonBug struct {
 	FirstIteration int64  `json:"first_iteration"`
 }
 
-func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
+// printSummary prints a campaign's summary; unmapped counts, by type, the
+// events the model mapper does not turn into model actions (nil: none).
+func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmapped map[string]int) {
 	if asJSON {
 		out := struct {
-			Iterations   int64     `json:"iterations"`
-			DurationS    float64   `json:"duration_s"`
-			ExecsPerSec  float64   `json:"execs_per_sec"`
-			Strategy     string    `json:"strategy"`
-			UniqueTraces int       `json:"unique_traces"`
-			ModelStates  *int      `json:"model_states,omitempty"`
-			Divergences  *int64    `json:"divergences,omitempty"`
-			CorpusSize   int       `json:"corpus_size"`
-			Bugs         []jsonBug `json:"bugs"`
-			Interrupted  bool      `json:"interrupted"`
-			Corpus       string    `json:"corpus"`
+			Iterations   int64          `json:"iterations"`
+			DurationS    float64        `json:"duration_s"`
+			ExecsPerSec  float64        `json:"execs_per_sec"`
+			Strategy     string         `json:"strategy"`
+			UniqueTraces int            `json:"unique_traces"`
+			ModelStates  *int           `json:"model_states,omitempty"`
+			Divergences  *int64         `json:"divergences,omitempty"`
+			Unmapped     map[string]int `json:"unmapped_events,omitempty"`
+			CorpusSize   int            `json:"corpus_size"`
+			Bugs         []jsonBug      `json:"bugs"`
+			Interrupted  bool           `json:"interrupted"`
+			Corpus       string         `json:"corpus"`
 		}{Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 			Strategy: s.Strategy, UniqueTraces: s.Coverage[fuzzer.MeasureTraces], CorpusSize: s.CorpusSize,
-			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir}
+			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped}
 		for _, b := range s.Bugs {
 			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
 		}
@@ -441,6 +448,9 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool) {
 	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
 	if _, ok := s.Coverage[fuzzer.MeasureModel]; ok {
 		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[fuzzer.MeasureModel], s.Divergences)
+		if len(unmapped) > 0 {
+			fmt.Fprintf(w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", coverageText(unmapped))
+		}
 	}
 	if len(s.Bugs) == 0 {
 		fmt.Fprintln(w, "no bugs found")
