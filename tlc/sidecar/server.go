@@ -174,16 +174,26 @@ func allow(w http.ResponseWriter, r *http.Request, method string) bool {
 	return false
 }
 
-func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
+// readBody counts the request and reads its body within the size limit;
+// on failure it has answered (413 or 400) and ok is false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 	s.requests.Add(1)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the limit of %d bytes", mbe.Limit))
-			return
+			return nil, false
 		}
 		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	req, err := DecodeRequest(body)
@@ -214,15 +224,8 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request) {
 
 // simulateBatch answers several simulate requests at once.
 func (s *Server) simulateBatch(w http.ResponseWriter, r *http.Request) {
-	s.requests.Add(1)
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over the limit of %d bytes", mbe.Limit))
-			return
-		}
-		writeError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	reqs, err := decodeBatch(body)
