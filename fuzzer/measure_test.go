@@ -1,6 +1,7 @@
 package fuzzer
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,4 +60,25 @@ func TestTraceHashLargeMessageIDs(t *testing.T) {
 	c := Trace{send(0, 0, 1, -5, "a"), recv(1, 1, 0, -5, "a")}
 	require.Equal(t, TraceHash(a), TraceHash(b))
 	require.Equal(t, TraceHash(a), TraceHash(c))
+}
+
+func TestCoverageSet(t *testing.T) {
+	c := NewCoverage()
+	ref := map[uint64]bool{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		x := r.Uint64() % 30000 // repeats, small values and 0
+		require.Equal(t, ref[x], c.Has(x))
+		fresh := c.New([]uint64{x, x})
+		if ref[x] {
+			require.Empty(t, fresh)
+		} else {
+			require.Equal(t, []uint64{x}, fresh)
+		}
+		c.Add(fresh)
+		ref[x] = true
+		require.Equal(t, len(ref), c.Len())
+	}
+	require.True(t, c.Has(0) == ref[0])
+	require.LessOrEqual(t, c.Bytes(), 8*4*len(ref)) // at most 3/4 full after growing
 }
