@@ -9,7 +9,8 @@
 //	i/<id: 8 bytes BE>      JSON fuzzer.InputRecord
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet
 //	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
-//	b/<n: 4 bytes BE>       JSON fuzzer.BugRecord (ID "B<n>")
+//	b/<n: 4 bytes BE>       JSON fuzzer.BugRecord (ID "B<n>"), with its minimized input
+//	s/<seq: 8 bytes BE>     JSON fuzzer.StatsRecord, a snapshot every --stats-every
 //
 // The directory also holds MODELFUZZ (a marker naming the format, so that
 // --fresh never deletes a directory that is not a corpus) and modelfuzz.lock

@@ -31,6 +31,7 @@ var (
 	prefCov     = []byte("c/")
 	prefBug     = []byte("b/")
 	prefPending = []byte("p/")
+	prefStats   = []byte("s/")
 )
 
 // Options for Open.
@@ -302,6 +303,15 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 				}
 			}
 		}
+		if b.Stats != nil {
+			v, err := json.Marshal(b.Stats)
+			if err != nil {
+				return err
+			}
+			if err := txn.Set(idKey(prefStats, b.Stats.Seq), v); err != nil {
+				return err
+			}
+		}
 		for _, bug := range b.Bugs {
 			k, err := bugKey(bug.ID)
 			if err != nil {
@@ -321,7 +331,7 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 
 // Load implements fuzzer.Store.
 func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
-	snap := &fuzzer.Snapshot{Coverage: map[string]map[uint64]struct{}{}}
+	snap := &fuzzer.Snapshot{Coverage: map[string][]uint64{}}
 	if _, err := s.get(keyCounters, &snap.Counters); err != nil {
 		return nil, err
 	}
@@ -340,18 +350,17 @@ func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
 		}
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 		defer it.Close()
+		lastMeasure := ""
 		for it.Seek(prefCov); it.ValidForPrefix(prefCov); it.Next() {
 			k := it.Item().Key()[len(prefCov):]
 			if len(k) < 9 || k[len(k)-9] != '/' {
 				return fmt.Errorf("bad coverage key %q", it.Item().Key())
 			}
-			m := string(k[:len(k)-9])
-			set := snap.Coverage[m]
-			if set == nil {
-				set = map[uint64]struct{}{}
-				snap.Coverage[m] = set
+			m := k[:len(k)-9]
+			if string(m) != lastMeasure {
+				lastMeasure = string(m)
 			}
-			set[binary.BigEndian.Uint64(k[len(k)-8:])] = struct{}{}
+			snap.Coverage[lastMeasure] = append(snap.Coverage[lastMeasure], binary.BigEndian.Uint64(k[len(k)-8:]))
 		}
 		for it.Seek(prefBug); it.ValidForPrefix(prefBug); it.Next() {
 			rec := &fuzzer.BugRecord{}
@@ -520,4 +529,46 @@ func (s *Store) Bug(id string) (*fuzzer.BugRecord, error) {
 		return nil, fmt.Errorf("corpus %s: no bug with id %s", s.dir, id)
 	}
 	return &rec, nil
+}
+
+// Stats returns the campaign's stats snapshots, oldest first.
+func (s *Store) Stats() ([]*fuzzer.StatsRecord, error) {
+	var out []*fuzzer.StatsRecord
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: prefStats})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			rec := &fuzzer.StatsRecord{}
+			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
+				return fmt.Errorf("stats snapshot %x: %v", it.Item().Key()[len(prefStats):], err)
+			}
+			out = append(out, rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+	}
+	return out, nil
+}
+
+// Bugs returns every stored bug, in id order.
+func (s *Store) Bugs() ([]*fuzzer.BugRecord, error) {
+	var out []*fuzzer.BugRecord
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: prefBug})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			rec := &fuzzer.BugRecord{}
+			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
+				return fmt.Errorf("bug %x: %v", it.Item().Key()[len(prefBug):], err)
+			}
+			out = append(out, rec)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+	}
+	return out, nil
 }

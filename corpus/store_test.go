@@ -47,7 +47,7 @@ func TestCommitLoadRoundTrip(t *testing.T) {
 	require.Equal(t, uint64(1), snap.Inputs[0].Parent+snap.Inputs[0].ID)
 	require.Equal(t, input(2), snap.Inputs[1].Input)
 	require.Equal(t, map[string]int{"traces": 1}, snap.Inputs[0].NewItems)
-	require.Equal(t, map[uint64]struct{}{5: {}, 1 << 63: {}}, snap.Coverage["traces"])
+	require.Equal(t, []uint64{5, 1 << 63}, snap.Coverage["traces"])
 	require.Len(t, snap.Bugs, 1)
 	b, err := s.Bug("B1")
 	require.NoError(t, err)
@@ -115,4 +115,38 @@ func TestCorruptedDatabaseIsAClearError(t *testing.T) {
 	require.NotContains(t, err.Error(), "\n")
 	// The lock is released after the failed open.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "db", "MANIFEST"), nil, 0o644))
+}
+
+func TestStatsSnapshotsAndBugs(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	for i := uint64(1); i <= 3; i++ {
+		require.NoError(t, s.Commit(&fuzzer.Batch{Stats: &fuzzer.StatsRecord{Seq: i, Iterations: int64(10 * i),
+			Coverage: map[string]int{"traces": int(i)}}}))
+	}
+	require.NoError(t, s.Commit(&fuzzer.Batch{Bugs: []*fuzzer.BugRecord{
+		{ID: "B2", Kind: "safety", Signature: "b", Input: input(2), Minimized: input(1), MinimizeTries: 7, MinimizeDone: true},
+		{ID: "B1", Kind: "panic", Signature: "a", Input: input(3)},
+	}}))
+	require.NoError(t, s.Close())
+	s, err = Open(dir, Options{MustExist: true})
+	require.NoError(t, err)
+	defer s.Close()
+	st, err := s.Stats()
+	require.NoError(t, err)
+	require.Len(t, st, 3)
+	for i, r := range st {
+		require.Equal(t, uint64(i+1), r.Seq)
+		require.Equal(t, i+1, r.Coverage["traces"])
+	}
+	bugs, err := s.Bugs()
+	require.NoError(t, err)
+	require.Len(t, bugs, 2)
+	require.Equal(t, "B1", bugs[0].ID)
+	require.Nil(t, bugs[0].Minimized)
+	require.Equal(t, input(1), bugs[1].Minimized)
+	require.Equal(t, input(1), bugs[1].Reproducer())
+	require.Equal(t, input(3), bugs[0].Reproducer())
+	require.True(t, bugs[1].MinimizeDone)
 }

@@ -31,14 +31,12 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
-	sys, err := fac.New()
-	require.NoError(t, err)
 	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}, Seed: c.seed,
 		SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: c.iterations}
 	if c.strategy == "trace" {
 		opt.Guide = fuzzer.TraceMeasure{}
 	}
-	f, err := fuzzer.New(opt, sys, gen, st)
+	f, err := fuzzer.New(opt, fac, gen, st)
 	require.NoError(t, err)
 	return f, st
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,9 +37,25 @@ type Options struct {
 	// other). A kill -9 loses at most the executions not yet recorded: up
 	// to two batches.
 	Pipeline int
+	// Parallel is how many system instances execute the inputs of a batch
+	// at once (1: one). The inputs of a batch are chosen before any runs and
+	// finished in order, so the campaign is the same for every Parallel.
+	Parallel int
+	// ExecTimeout stops an execution that runs longer and records it as a
+	// hang bug (0: no limit).
+	ExecTimeout time.Duration
+	// StatsEvery is how often a stats snapshot is stored (0: never).
+	StatsEvery time.Duration
+	// Minimize, when set, minimizes every bug in the background (and the
+	// bugs of earlier sessions not minimized to the end) within
+	// MinimizeBudget; fuzzing goes on meanwhile.
+	Minimize       bool
+	MinimizeBudget MinimizeOptions
 	// Progress, when set, is called about every ProgressEvery with current stats.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+	// Logf, when set, reports events of the campaign worth a log line.
+	Logf func(format string, args ...any)
 }
 
 // Stats is a view of a running campaign.
@@ -53,6 +70,7 @@ type Stats struct {
 	Coverage    map[string]int // measure -> items
 	Bugs        int
 	Failures    int64
+	Minimizing  int // bugs waiting for or under minimization
 }
 
 // Summary is what a campaign reports when it ends.
@@ -83,7 +101,8 @@ type queued struct {
 // Fuzzer runs one campaign.
 type Fuzzer struct {
 	opt      Options
-	sys      System
+	fac      Factory
+	execs    []*executor // one per parallel worker
 	gen      Generator
 	store    Store
 	counters Counters
@@ -94,10 +113,14 @@ type Fuzzer struct {
 	queue    []queued
 	qhead    int
 	dropped  int64
+	min      *bgMinimizer
+	last     *batch // the batch issued last
 }
 
 // New prepares a campaign on store, continuing what store already holds.
-func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
+// The systems under test come from fac: one per parallel worker, and one
+// for the background minimizer.
+func New(opt Options, fac Factory, gen Generator, store Store) (*Fuzzer, error) {
 	if opt.SeedPopulation < 1 {
 		return nil, fmt.Errorf("--seed-population must be at least 1, got %d", opt.SeedPopulation)
 	}
@@ -108,13 +131,19 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 		return nil, fmt.Errorf("--mutations must not be negative, got %d", opt.Mutations)
 	}
 	if opt.QueueMax <= 0 {
-		opt.QueueMax = 100000
+		opt.QueueMax = 20000
 	}
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 250 * time.Millisecond
 	}
 	if opt.Pipeline <= 0 {
 		opt.Pipeline = 1
+	}
+	if opt.Parallel <= 0 {
+		opt.Parallel = 1
+	}
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
 	}
 	if opt.Guide != nil {
 		found := false
@@ -125,8 +154,11 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 			opt.Measures = append(opt.Measures, opt.Guide)
 		}
 	}
-	f := &Fuzzer{opt: opt, sys: sys, gen: gen, store: store,
+	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
 		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
+	for w := 0; w < opt.Parallel; w++ {
+		f.execs = append(f.execs, newExecutor(fac, opt.ExecTimeout))
+	}
 	for _, m := range opt.Measures {
 		f.cov[m.Name()] = NewCoverage()
 	}
@@ -141,9 +173,7 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 		if c == nil {
 			continue
 		}
-		for it := range items {
-			c.items[it] = struct{}{}
-		}
+		c.Add(items)
 	}
 	for _, b := range snap.Bugs {
 		f.bugs[b.Signature] = b
@@ -152,7 +182,7 @@ func New(opt Options, sys System, gen Generator, store Store) (*Fuzzer, error) {
 	// Imported inputs not run yet go first; then a mutant of every kept input,
 	// so a continued campaign picks up where its corpus is, not from scratch.
 	r := f.rng(-1)
-	spec := sys.Spec()
+	spec := fac.Spec()
 	f.corpus = int(f.counters.Interesting)
 	for _, rec := range snap.Inputs {
 		if rec.Source == "import" && rec.Iteration == 0 {
@@ -186,18 +216,26 @@ func (f *Fuzzer) rng(iteration int64) *rand.Rand {
 // ErrTooManyHarnessErrors stops a campaign whose harness keeps failing.
 var ErrTooManyHarnessErrors = errors.New("the system's harness failed 20 times in a row")
 
-// Run fuzzes until the budget is used up or ctx is cancelled. It commits
-// after every execution, so an abrupt stop loses at most the execution in
-// flight.
+// Run fuzzes until the budget is used up or ctx is cancelled. Every
+// executed input is committed to the store, in order; an abrupt stop
+// loses at most the executions not yet recorded (see Options.Pipeline).
 func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	f.counters.Sessions++
 	start := time.Now()
-	lastProgress := start
+	lastProgress, lastStats := start, start
 	var session int64
 	var consecutiveErrs int
 	sum := &Summary{Strategy: f.opt.Strategy}
 	spent := f.counters.RunSeconds
 	var runErr error
+	if f.opt.Minimize {
+		f.min = newBgMinimizer(f)
+		for _, b := range f.bugList {
+			if !b.MinimizeDone {
+				f.min.enqueue(b)
+			}
+		}
+	}
 	// With a pipeline, the next batch is executed while the previous one
 	// is being measured (a model engine in another process works in
 	// parallel with the system), and batches are finished in order.
@@ -225,6 +263,17 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 			}
 			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
 				sum.StoppedEarly = "found a bug (--stop-on-bug)"
+				return true
+			}
+		}
+		if err := f.applyMinimized(false); err != nil {
+			runErr = err
+			return true
+		}
+		if f.opt.StatsEvery > 0 && time.Since(lastStats) >= f.opt.StatsEvery {
+			lastStats = time.Now()
+			if err := f.snapshot(session, lastStats.Sub(start), spent); err != nil {
+				runErr = err
 				return true
 			}
 		}
@@ -274,10 +323,29 @@ loop:
 			}
 		}
 	}
+	if f.min != nil {
+		// Minimizations still running finish within their budget; an
+		// interrupted campaign keeps what they reached so far, and the next
+		// session goes on from there.
+		if sum.Interrupted || runErr != nil {
+			f.min.cancel()
+		} else if f.min.busy() > 0 {
+			f.opt.Logf("waiting for the minimization of %d bug(s)", f.min.busy())
+			if f.opt.Progress != nil {
+				f.opt.Progress(f.stats(session, time.Since(start)))
+			}
+		}
+		f.min.close()
+		if err := f.applyMinimized(true); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	elapsed := time.Since(start)
 	f.counters.RunSeconds = spent + elapsed.Seconds()
-	if err := f.store.Commit(&Batch{Counters: &f.counters}); err != nil && runErr == nil {
-		runErr = err
+	if runErr == nil || errors.Is(runErr, ErrTooManyHarnessErrors) {
+		if err := f.snapshot(session, elapsed, spent); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	sum.Iterations = f.counters.Iterations
 	sum.Session = session
@@ -295,6 +363,20 @@ loop:
 	}
 	return sum, runErr
 }
+
+// snapshot stores the campaign's counters and a stats record.
+func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) error {
+	f.counters.RunSeconds = spent + elapsed.Seconds()
+	f.counters.NextStats++
+	st := f.stats(session, elapsed)
+	rec := &StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
+		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
+		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
+		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes()}
+	return f.store.Commit(&Batch{Counters: &f.counters, Stats: rec})
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 // job is one iteration between execution and its commit.
 type job struct {
@@ -325,39 +407,66 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 	return q
 }
 
-// runBatch executes the next n inputs one after the other (a System is
-// not concurrent) and measures them: a BatchMeasure once for all of them
-// (a model engine in another process answers them in one round trip), the
+// runBatch executes the next n inputs, on Parallel system instances at
+// once, and starts measuring them: a BatchMeasure once for all of them (a
+// model engine in another process answers them in one round trip), the
 // other measures concurrently, per input. The inputs are taken from the
 // queue before any of their results is known, so a campaign is the same
-// whatever the engine and machine; results are then handled in order by
-// finish.
+// whatever the engine, the parallelism and the machine; results are then
+// handled in order by finish.
 func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 	jobs := make([]*job, n)
-	var ins []*Input
-	var exs []*Execution
-	var ran []*job
 	for k := 0; k < n; k++ {
 		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
-		j := &job{iter: iter, r: r, q: f.next(iter, r)}
-		jobs[k] = j
-		j.ex, j.execErr = f.sys.Execute(j.q.in)
-		if j.execErr != nil {
-			continue
-		}
-		if f.opt.Pipeline > 1 {
-			j.ex.Trace = j.ex.Trace.Clone() // the system reuses its buffers
-		}
-		for _, o := range f.opt.Oracles {
-			j.ex.Failures = append(j.ex.Failures, o.Check(j.q.in, j.ex)...)
-		}
-		j.obs = make([]Observation, len(f.opt.Measures))
-		j.obsErr = make([]error, len(f.opt.Measures))
-		ins, exs, ran = append(ins, j.q.in), append(exs, j.ex), append(ran, j)
+		jobs[k] = &job{iter: iter, r: r, q: f.next(iter, r)}
 	}
-	b := &batch{jobs: jobs}
-	wg := &b.wg
+	keep := f.opt.Pipeline > 1 || len(f.execs) > 1 // the trace outlives the system's next execution
+	b := &batch{jobs: jobs, executed: make(chan struct{}), done: make(chan struct{})}
+	prev := f.last
+	f.last = b
+	// Executions and measures run in the background: the loop meanwhile
+	// records the previous batch. The systems are free once the previous
+	// batch is executed.
+	go func() {
+		defer close(b.done)
+		if prev != nil {
+			<-prev.executed
+		}
+		workers := min(len(f.execs), n)
+		var next atomic.Int64
+		var ewg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			ewg.Add(1)
+			go func(e *executor) {
+				defer ewg.Done()
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= n {
+						return
+					}
+					f.execute(e, jobs[k], keep)
+				}
+			}(f.execs[w])
+		}
+		ewg.Wait()
+		close(b.executed)
+		f.measure(jobs)
+	}()
+	return b
+}
+
+// measure measures executed jobs and waits for the measures.
+func (f *Fuzzer) measure(jobs []*job) {
+	var ins []*Input
+	var exs []*Execution
+	var ran []*job
+	for _, j := range jobs {
+		if j.execErr == nil {
+			ins, exs, ran = append(ins, j.q.in), append(exs, j.ex), append(ran, j)
+		}
+	}
+	var wg sync.WaitGroup
 	for mi, m := range f.opt.Measures {
 		if bm, ok := m.(BatchMeasure); ok && len(ran) > 1 {
 			wg.Add(1)
@@ -370,6 +479,11 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 			}()
 			continue
 		}
+		if len(ran) == 1 {
+			j := ran[0]
+			j.obs[mi], j.obsErr[mi] = m.Measure(j.q.in, j.ex)
+			continue
+		}
 		for _, j := range ran {
 			wg.Add(1)
 			go func() {
@@ -378,16 +492,33 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 			}()
 		}
 	}
-	return b
+	wg.Wait()
 }
 
-// batch is a group of executed inputs whose measures may still run.
+// execute runs one job on e and applies the oracles.
+func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
+	j.ex, j.execErr = e.run(j.q.in)
+	if j.execErr != nil {
+		return
+	}
+	if keep {
+		j.ex.Trace = j.ex.Trace.Clone()
+	}
+	for _, o := range f.opt.Oracles {
+		j.ex.Failures = append(j.ex.Failures, o.Check(j.q.in, j.ex)...)
+	}
+	j.obs = make([]Observation, len(f.opt.Measures))
+	j.obsErr = make([]error, len(f.opt.Measures))
+}
+
+// batch is a group of inputs whose executions and measures may still run.
 type batch struct {
-	jobs []*job
-	wg   sync.WaitGroup
+	jobs     []*job
+	executed chan struct{} // closed when every job is executed (the systems are free)
+	done     chan struct{} // closed when every job is executed and measured
 }
 
-func (b *batch) wait() { b.wg.Wait() }
+func (b *batch) wait() { <-b.done }
 
 func bugNum(id string) int {
 	n, _ := strconv.Atoi(id[1:])
@@ -478,6 +609,7 @@ func (f *Fuzzer) finish(j *job) error {
 	if len(ex.Failures) > 0 {
 		f.counters.Failures++
 	}
+	var fresh []*BugRecord
 	for i := range ex.Failures {
 		if ex.Failures[i].Kind == "divergence" {
 			f.counters.Divergences++
@@ -499,8 +631,18 @@ func (f *Fuzzer) finish(j *job) error {
 		f.bugs[fl.Signature] = b
 		f.bugList = append(f.bugList, b)
 		batch.Bugs = append(batch.Bugs, b)
+		fresh = append(fresh, b)
 	}
-	return f.store.Commit(batch)
+	if err := f.store.Commit(batch); err != nil {
+		return err
+	}
+	for _, b := range fresh {
+		f.opt.Logf("new bug %s (%s) at iteration %d: %s", b.ID, b.Kind, iter, b.Message)
+		if f.min != nil {
+			f.min.enqueue(b)
+		}
+	}
+	return nil
 }
 
 func (f *Fuzzer) coverageCounts() map[string]int {
@@ -515,6 +657,9 @@ func (f *Fuzzer) stats(session int64, elapsed time.Duration) Stats {
 	s := Stats{Strategy: f.opt.Strategy, Iterations: f.counters.Iterations, Session: session,
 		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead,
 		Coverage: f.coverageCounts(), Bugs: len(f.bugList), Failures: f.counters.Failures}
+	if f.min != nil {
+		s.Minimizing = f.min.busy()
+	}
 	if elapsed > 0 {
 		s.ExecsPerSec = float64(session) / elapsed.Seconds()
 	}

@@ -54,6 +54,7 @@ type Counters struct {
 	Sessions    int     `json:"sessions"`
 	NextInputID uint64  `json:"next_input_id"`
 	NextBugID   int     `json:"next_bug_id"`
+	NextStats   uint64  `json:"next_stats,omitempty"` // seq of the next stats snapshot
 }
 
 // InputRecord is one stored input.
@@ -77,7 +78,42 @@ type BugRecord struct {
 	FirstIteration int64  `json:"first_iteration"`
 	LastIteration  int64  `json:"last_iteration"`
 	Hits           int64  `json:"hits"`
-	Input          *Input `json:"input"`
+	Input          *Input `json:"input"` // the input that found it, as it was
+	// Minimized is the smallest input found that still shows the bug
+	// (same signature), nil until a minimization ran; MinimizeTries counts
+	// the executions it took, MinimizeDone says it reached a fixpoint (not
+	// stopped by its budget or the end of a session).
+	Minimized     *Input `json:"minimized,omitempty"`
+	MinimizeTries int    `json:"minimize_tries,omitempty"`
+	MinimizeDone  bool   `json:"minimize_done,omitempty"`
+	// MinimizeNote says why there is no minimized input (the input did
+	// not show the bug again when replayed: a flaky bug).
+	MinimizeNote string `json:"minimize_note,omitempty"`
+}
+
+// Reproducer is the input to replay a bug with: the minimized one when
+// there is one.
+func (b *BugRecord) Reproducer() *Input {
+	if b.Minimized != nil {
+		return b.Minimized
+	}
+	return b.Input
+}
+
+// StatsRecord is a snapshot of a campaign's progress, stored every
+// --stats-every so coverage over time survives restarts.
+type StatsRecord struct {
+	Seq         uint64         `json:"seq"`         // 1, 2, ... over the campaign
+	Time        string         `json:"time"`        // RFC 3339 wall clock
+	RunSeconds  float64        `json:"run_seconds"` // fuzzing time over all sessions
+	Session     int            `json:"session"`
+	Iterations  int64          `json:"iterations"`
+	ExecsPerSec float64        `json:"execs_per_sec"` // this session so far
+	Corpus      int64          `json:"corpus"`
+	Bugs        int            `json:"bugs"`
+	Failures    int64          `json:"failures"`
+	Coverage    map[string]int `json:"coverage"`
+	RSSBytes    int64          `json:"rss_bytes,omitempty"` // of the modelfuzz process
 }
 
 // CoverageItems are new items of one measure, reached first by input InputID
@@ -94,13 +130,14 @@ type Batch struct {
 	Inputs   []*InputRecord
 	Coverage []CoverageItems
 	Bugs     []*BugRecord // new or updated (hits, last iteration)
+	Stats    *StatsRecord
 }
 
 // Snapshot is the state a campaign continues from.
 type Snapshot struct {
 	Counters Counters
-	Inputs   []*InputRecord                 // by id: pending imports and the most recent kept inputs
-	Coverage map[string]map[uint64]struct{} // measure -> items
+	Inputs   []*InputRecord      // by id: pending imports and the most recent kept inputs
+	Coverage map[string][]uint64 // measure -> items
 	Bugs     []*BugRecord
 }
 

@@ -82,15 +82,13 @@ func TestDivergenceIsReported(t *testing.T) {
 func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
 	cfg := microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectFlushBeforeLast}
 	fac, mm := setup(t, cfg)
-	sys, err := fac.New()
-	require.NoError(t, err)
 	g, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
 	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}, mm},
-		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 5000}, sys, g, st)
+		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 5000}, fac, g, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)

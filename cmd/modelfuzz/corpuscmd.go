@@ -251,7 +251,7 @@ func newItemsText(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func sortedCoverage(m map[string]map[uint64]struct{}) []string {
+func sortedCoverage(m map[string][]uint64) []string {
 	var ks []string
 	for k := range m {
 		ks = append(ks, k)

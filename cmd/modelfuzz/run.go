@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -52,6 +53,12 @@ type runFlags struct {
 	tlcURL         string
 	stopOnBug      bool
 	pipeline       int
+	parallel       int
+	execTimeout    time.Duration
+	statsEvery     time.Duration
+	minimize       bool
+	minimizeTries  int
+	minimizeTime   time.Duration
 }
 
 var strategies = map[string]string{
@@ -111,7 +118,13 @@ Strategies: model, trace, random (line guidance comes later).`,
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
-	fs.IntVar(&f.pipeline, "pipeline", 8, "inputs executed as a batch, measured while the next batch executes (1: one at a time; part of the campaign's settings)")
+	fs.IntVar(&f.pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
+	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
+	fs.DurationVar(&f.execTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit)")
+	fs.DurationVar(&f.statsEvery, "stats-every", 10*time.Second, "store a stats snapshot in the corpus this often (coverage over time)")
+	fs.BoolVar(&f.minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
+	fs.IntVar(&f.minimizeTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
+	fs.DurationVar(&f.minimizeTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
 	return cmd
 }
 
@@ -154,8 +167,17 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if f.duration < 0 {
 		return fmt.Errorf("--duration must not be negative")
 	}
-	if f.pipeline < 1 || f.pipeline > 1024 {
+	if f.pipeline < 0 || f.pipeline > 1024 || (f.pipeline == 0 && cmd.Flags().Changed("pipeline")) {
 		return fmt.Errorf("--pipeline must be between 1 and 1024, got %d", f.pipeline)
+	}
+	if f.parallel < 1 || f.parallel > 1024 {
+		return fmt.Errorf("--parallel must be between 1 and 1024, got %d", f.parallel)
+	}
+	if f.execTimeout < 0 || f.statsEvery < 0 || f.minimizeTime < 0 {
+		return fmt.Errorf("--exec-timeout, --stats-every and --minimize-time must not be negative")
+	}
+	if f.minimizeTries < 1 {
+		return fmt.Errorf("--minimize-tries must be at least 1, got %d", f.minimizeTries)
 	}
 	if f.model != "" && !cmd.Flags().Changed("adapter") {
 		// The model names its system: raft.tla goes with etcdraft.
@@ -211,6 +233,18 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.pipeline == 0 {
+		// Not given: a continued campaign keeps its own; a new one batches
+		// at least as many inputs as run at once.
+		f.pipeline = max(8, f.parallel)
+		if old != nil && old.Pipeline > 0 {
+			f.pipeline = old.Pipeline
+		}
+		camp.Pipeline = f.pipeline
+	}
+	if f.parallel > f.pipeline {
+		logger.Warn("only --pipeline inputs run at once", "parallel", f.parallel, "pipeline", f.pipeline)
+	}
 	if old != nil {
 		if diff := campaignDiff(old, camp); diff != "" {
 			return fmt.Errorf("corpus %s holds a campaign with %s; run with the same settings to continue it, or add --fresh to start over", f.corpusDir, diff)
@@ -220,14 +254,12 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 
-	sys, err := fac.New()
-	if err != nil {
-		return err
-	}
 	opt := fuzzer.Options{
 		Strategy: f.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}, Seed: f.seed,
 		SeedPopulation: f.seedPopulation, ReseedEvery: f.reseedEvery, Mutations: f.mutations,
 		Iterations: f.iterations, Duration: f.duration, StopOnBug: f.stopOnBug, Pipeline: f.pipeline,
+		Parallel: f.parallel, ExecTimeout: f.execTimeout, StatsEvery: f.statsEvery,
+		Minimize: f.minimize, MinimizeBudget: fuzzer.MinimizeOptions{MaxTries: f.minimizeTries, MaxTime: f.minimizeTime},
 	}
 	if f.strategy == "trace" {
 		opt.Guide = fuzzer.TraceMeasure{}
@@ -246,7 +278,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	}
 	prog := newProgress(os.Stderr, logger)
 	opt.Progress = prog.update
-	fz, err := fuzzer.New(opt, sys, gen, store)
+	opt.Logf = func(format string, args ...any) {
+		prog.clearLine()
+		logger.Info(fmt.Sprintf(format, args...))
+	}
+	fz, err := fuzzer.New(opt, fac, gen, store)
 	if err != nil {
 		return err
 	}
@@ -354,8 +390,12 @@ func newProgress(w *os.File, logger hclog.Logger) *progress {
 func (p *progress) update(s fuzzer.Stats) {
 	cov := coverageText(s.Coverage)
 	if p.tty {
-		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d  queue %d  %s",
-			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, s.Queue, s.Elapsed.Round(time.Second))
+		minimizing := ""
+		if s.Minimizing > 0 {
+			minimizing = fmt.Sprintf(" (minimizing %d)", s.Minimizing)
+		}
+		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  queue %d  %s",
+			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, minimizing, s.Queue, s.Elapsed.Round(time.Second))
 		p.written.Store(true)
 		return
 	}

@@ -1,0 +1,180 @@
+package fuzzer
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Interruptible is a System that can stop an execution early: Interrupt,
+// called from another goroutine while Execute runs, makes Execute return
+// soon (with the trace so far). The system is usable again afterwards.
+// Systems that cannot be interrupted are abandoned when they hang (their
+// goroutine is left behind) and replaced by a new instance.
+type Interruptible interface {
+	Interrupt()
+}
+
+// KindHang is the kind of the failure recorded for an execution that did
+// not finish within the execution timeout.
+const KindHang = "hang"
+
+// interruptGrace is how long an interrupted system has to return before it
+// is abandoned.
+const interruptGrace = time.Second
+
+// executor runs inputs on one system instance, with a timeout: an
+// execution that hangs becomes a hang failure, and the system is
+// interrupted or replaced so that the next execution runs.
+type executor struct {
+	fac     Factory
+	sys     System
+	timeout time.Duration // 0: none
+	// Abandoned counts systems left hanging (not interruptible, or not
+	// returning after Interrupt).
+	abandoned int
+}
+
+func newExecutor(fac Factory, timeout time.Duration) *executor {
+	return &executor{fac: fac, timeout: timeout}
+}
+
+type execResult struct {
+	ex  *Execution
+	err error
+}
+
+// run executes in. The Execution may share the system's buffers (valid
+// until the next run).
+func (e *executor) run(in *Input) (*Execution, error) {
+	if e.sys == nil {
+		sys, err := e.fac.New()
+		if err != nil {
+			return nil, err
+		}
+		e.sys = sys
+	}
+	if e.timeout <= 0 {
+		return e.sys.Execute(in)
+	}
+	done := make(chan execResult, 1)
+	sys := e.sys
+	go func() {
+		ex, err := sys.Execute(in)
+		done <- execResult{ex, err}
+	}()
+	timer := time.NewTimer(e.timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.ex, r.err
+	case <-timer.C:
+	}
+	// Hung: interrupt it if it can be, else (or if it does not return)
+	// abandon it and take a new instance.
+	if is, ok := sys.(Interruptible); ok {
+		is.Interrupt()
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return nil, r.err
+			}
+			ex := &Execution{Trace: r.ex.Trace, Skipped: r.ex.Skipped}
+			ex.Failures = append(ex.Failures, hangFailure(in, ex.Trace, e.timeout))
+			return ex, nil
+		case <-time.After(interruptGrace):
+		}
+	}
+	e.abandoned++
+	e.sys = nil
+	return &Execution{Failures: []Failure{hangFailure(in, nil, e.timeout)}}, nil
+}
+
+// hangFailure describes an execution stopped by the timeout. The step it
+// hung in is the step of the last event (the partial trace of an
+// interrupted system); without a trace it is unknown (-1).
+func hangFailure(in *Input, t Trace, timeout time.Duration) Failure {
+	step := -1
+	if len(t) > 0 {
+		step = t[len(t)-1].Step
+	}
+	where := "at an unknown step (the system could not be interrupted)"
+	sig := "hang: unknown step"
+	if step >= 0 && step < len(in.Steps) {
+		where = fmt.Sprintf("in step %d (%s)", step, in.Steps[step])
+		sig = "hang: in a " + string(in.Steps[step].Action) + " step"
+	}
+	return Failure{Kind: KindHang, Signature: sig, Step: step,
+		Message: fmt.Sprintf("the execution did not finish within %v; it hung %s", timeout, where)}
+}
+
+// Checker runs inputs and gathers every failure they show: the system's
+// own, the oracles' and the measures' (a model's divergences and violated
+// invariants). It is what minimization and triage replay inputs with. A
+// Checker is used by one goroutine at a time.
+type Checker struct {
+	exec     *executor
+	oracles  []Oracle
+	measures []Measure
+}
+
+// NewChecker makes a checker with its own system instance from fac.
+func NewChecker(fac Factory, oracles []Oracle, measures []Measure, timeout time.Duration) *Checker {
+	return &Checker{exec: newExecutor(fac, timeout), oracles: oracles, measures: measures}
+}
+
+// Run executes in and returns its execution (trace copied) with all
+// failures, the measures' observations in the order of the measures.
+func (c *Checker) Run(in *Input) (*Execution, []Observation, error) {
+	ex, err := c.exec.run(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]Failure(nil), ex.Failures...)}
+	for _, o := range c.oracles {
+		out.Failures = append(out.Failures, o.Check(in, out)...)
+	}
+	obs := make([]Observation, len(c.measures))
+	for i, m := range c.measures {
+		o, err := m.Measure(in, out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("measure %s: %w", m.Name(), err)
+		}
+		obs[i] = o
+		out.Failures = append(out.Failures, o.Failures...)
+	}
+	return out, obs, nil
+}
+
+// Reproduces reports whether in shows a failure with the given signature.
+func (c *Checker) Reproduces(in *Input, signature string) (bool, error) {
+	ex, _, err := c.Run(in)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range ex.Failures {
+		if f.Signature == signature {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// rssBytes is the resident set size of this process (Linux; 0 elsewhere).
+func rssBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
