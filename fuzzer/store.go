@@ -39,6 +39,7 @@ type Campaign struct {
 	Mutations      int             `json:"mutations"`
 	Pipeline       int             `json:"pipeline,omitempty"`
 	Model          string          `json:"model,omitempty"`        // the model guiding or measuring the campaign
+	ModelConfig    string          `json:"model_config,omitempty"` // its cfg when not the default
 	ModelConsts    []string        `json:"model_consts,omitempty"` // its constants set from the system
 	Created        string          `json:"created"`                // RFC 3339, for people; never read by the loop
 }

@@ -5,10 +5,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
 
@@ -17,6 +17,8 @@ func newReplayCmd() *cobra.Command {
 		af        adapterFlags
 		corpusDir string
 		jsonOut   bool
+		original  bool
+		timeout   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "replay [--corpus DIR] (INPUT.json | INPUT_ID | BUG_ID)",
@@ -24,20 +26,46 @@ func newReplayCmd() *cobra.Command {
 		Long: `Re-execute one input and print what happened, step by step.
 
 The input is a JSON file, or the id of an input (12) or of a bug (B1) stored
-in --corpus. With --corpus, the system is configured as the campaign was;
-otherwise from the adapter flags. Executions are deterministic: the same
-input always gives the same trace, byte for byte (--json prints it).`,
+in --corpus; a bug replays its minimized input when it has one (--original:
+the input that found it). With --corpus, the system is configured as the
+campaign was and, when the campaign had a model, the execution is checked
+against it as well; otherwise the system comes from the adapter flags.
+Executions are deterministic: the same input always gives the same trace,
+byte for byte (--json prints it).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fac, in, what, err := loadReplayInput(&af, corpusDir, args[0])
-			if err != nil {
-				return err
+			var chk *fuzzer.Checker
+			var spec *fuzzer.SystemSpec
+			var in *fuzzer.Input
+			var what string
+			if corpusDir == "" {
+				data, err := os.ReadFile(args[0])
+				if err != nil {
+					return fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
+				}
+				if in, err = fuzzer.DecodeInput(data); err != nil {
+					return fmt.Errorf("%s: %v", args[0], err)
+				}
+				fac, _, err := af.factory()
+				if err != nil {
+					return err
+				}
+				what, spec, chk = args[0], fac.Spec(), fuzzer.NewChecker(fac, nil, nil, timeout)
+			} else {
+				env, err := openCampaign(corpusDir)
+				if err != nil {
+					return err
+				}
+				defer env.close()
+				if in, what, err = env.resolveInput(args[0], original); err != nil {
+					return err
+				}
+				if chk, err = env.checker(timeout); err != nil {
+					return err
+				}
+				spec = env.fac.Spec()
 			}
-			sys, err := fac.New()
-			if err != nil {
-				return err
-			}
-			ex, err := sys.Execute(in)
+			ex, _, err := chk.Run(in)
 			if err != nil {
 				return fmt.Errorf("replay %s: %v", what, err)
 			}
@@ -46,8 +74,8 @@ input always gives the same trace, byte for byte (--json prints it).`,
 				w.Write(fuzzer.EncodeTrace(ex.Trace))
 				return nil
 			}
-			fmt.Fprintf(w, "replay of %s on %s: %d steps, %d events, %d skipped\n\n", what, fac.Spec().Name, in.Len(), len(ex.Trace), ex.Skipped)
-			fmt.Fprint(w, fuzzer.Timeline(fac.Spec(), in, ex))
+			fmt.Fprintf(w, "replay of %s on %s: %d steps, %d events, %d skipped\n\n", what, spec.Name, in.Len(), len(ex.Trace), ex.Skipped)
+			fmt.Fprint(w, fuzzer.Timeline(spec, in, ex))
 			if len(ex.Failures) == 0 {
 				fmt.Fprintln(w, "\nno failure")
 			}
@@ -60,64 +88,38 @@ input always gives the same trace, byte for byte (--json prints it).`,
 	af.register(cmd.Flags())
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "campaign directory holding the input, and the system's configuration")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the event trace as JSON instead of a timeline")
+	cmd.Flags().BoolVar(&original, "original", false, "for a bug: replay the input that found it, not its minimized input")
+	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and report a hang (0: no limit)")
 	return cmd
 }
 
-// loadReplayInput resolves the argument of replay to a system and an input.
-func loadReplayInput(af *adapterFlags, corpusDir, arg string) (fuzzer.Factory, *fuzzer.Input, string, error) {
-	if corpusDir == "" {
-		data, err := os.ReadFile(arg)
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
-		}
-		in, err := fuzzer.DecodeInput(data)
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %v", arg, err)
-		}
-		fac, _, err := af.factory()
-		return fac, in, arg, err
-	}
-	store, err := corpus.Open(corpusDir, corpus.Options{MustExist: true})
-	if err != nil {
-		return nil, nil, "", err
-	}
-	defer store.Close()
-	camp, err := store.Campaign()
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if camp == nil {
-		return nil, nil, "", fmt.Errorf("corpus %s: holds no campaign yet", corpusDir)
-	}
-	info, err := lookupAdapter(camp.Adapter)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("corpus %s: %v", corpusDir, err)
-	}
-	fac, err := info.fromConfig(camp.AdapterConfig)
-	if err != nil {
-		return nil, nil, "", err
-	}
+// resolveInput finds the input an argument names: a JSON file, an input
+// id or a bug id of the campaign.
+func (e *campaignEnv) resolveInput(arg string, original bool) (*fuzzer.Input, string, error) {
 	if data, err := os.ReadFile(arg); err == nil {
 		in, err := fuzzer.DecodeInput(data)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("%s: %v", arg, err)
+			return nil, "", fmt.Errorf("%s: %v", arg, err)
 		}
-		return fac, in, arg, nil
+		return in, arg, nil
 	}
 	if strings.HasPrefix(arg, "B") {
-		bug, err := store.Bug(arg)
+		bug, err := e.store.Bug(arg)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, "", err
 		}
-		return fac, bug.Input, "bug " + bug.ID, nil
+		if original || bug.Minimized == nil {
+			return bug.Input, "bug " + bug.ID, nil
+		}
+		return bug.Minimized, "bug " + bug.ID + " (minimized)", nil
 	}
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
+		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
 	}
-	rec, err := store.Input(id)
+	rec, err := e.store.Input(id)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
-	return fac, rec.Input, "input " + arg, nil
+	return rec.Input, "input " + arg, nil
 }

@@ -221,7 +221,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 			return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", f.adapter.name, info.model, f.model)
 		}
 		mapr, camp.ModelConsts = info.mapperFor(fac)
-		camp.Model = f.model
+		camp.Model, camp.ModelConfig = f.model, f.modelConfig
 	}
 
 	store, err := corpus.Open(f.corpusDir, corpus.Options{Fresh: f.fresh})
@@ -342,6 +342,7 @@ func campaignDiff(old, cur *fuzzer.Campaign) string {
 		{"--reseed-every", old.ReseedEvery, cur.ReseedEvery},
 		{"--mutations", old.Mutations, cur.Mutations},
 		{"--model", old.Model, cur.Model},
+		{"--model-config", old.ModelConfig, cur.ModelConfig},
 		{"--pipeline", old.Pipeline, cur.Pipeline},
 	}
 	for _, fl := range fields {
