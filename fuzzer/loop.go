@@ -92,9 +92,14 @@ type Summary struct {
 // campaign mutates to refill its queue.
 const resumeInputs = 1000
 
+// queued is an input waiting to run. A mutant is kept as its parent and
+// the seed of its mutation, and made when it is taken from the queue: a
+// queue entry costs a few words instead of a whole input.
 type queued struct {
-	in     *Input
-	parent uint64
+	in     *Input       // a random or imported input; nil for a mutant not made yet
+	from   *Input       // the parent of a mutant
+	seed   uint64       // of the mutant's random choices
+	parent uint64       // id of the parent in the corpus
 	rec    *InputRecord // an imported input not run yet
 }
 
@@ -194,7 +199,7 @@ func New(opt Options, fac Factory, gen Generator, store Store) (*Fuzzer, error) 
 	}
 	for i := len(snap.Inputs) - 1; i >= 0 && len(f.queue) < opt.QueueMax; i-- {
 		if rec := snap.Inputs[i]; rec.Source == "fuzz" {
-			f.queue = append(f.queue, queued{in: gen.Mutate(r, rec.Input), parent: rec.ID})
+			f.queue = append(f.queue, queued{from: rec.Input, seed: r.Uint64(), parent: rec.ID})
 		}
 	}
 	if f.counters.NextInputID == 0 {
@@ -399,6 +404,10 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 	}
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
+	if q.in == nil {
+		q.in = f.gen.Mutate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from)
+		q.from = nil
+	}
 	f.qhead++
 	if f.qhead > 4096 && f.qhead*2 > len(f.queue) {
 		f.queue = append(f.queue[:0], f.queue[f.qhead:]...)
@@ -601,7 +610,7 @@ func (f *Fuzzer) finish(j *job) error {
 			batch.Coverage[i].InputID = id
 		}
 		for k := 0; k < newGuide*f.opt.Mutations; k++ {
-			if !f.push(queued{in: f.gen.Mutate(r, q.in), parent: id}) {
+			if !f.push(queued{from: q.in, seed: r.Uint64(), parent: id}) {
 				break
 			}
 		}

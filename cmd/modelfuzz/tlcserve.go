@@ -60,7 +60,7 @@ stops the server after the requests in flight.`,
 	fs.StringArrayVar(&f.consts, "const", nil, "replace a constant of the cfg: NAME=VALUE in cfg syntax (repeatable)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: any free port)")
 	fs.Int64Var(&f.maxBody, "max-body", sidecar.DefaultMaxBody, "largest request body in bytes")
-	fs.IntVar(&f.cache, "cache", 0, "most memoized transitions (0: 1048576)")
+	fs.IntVar(&f.cache, "cache", 0, "most memoized transitions (0: 16384)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the server to this file")
 	return cmd
