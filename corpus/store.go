@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/tidwall/gjson"
@@ -40,14 +41,29 @@ type Options struct {
 	Fresh bool
 	// MustExist refuses to create a new corpus (for read-only commands).
 	MustExist bool
+	// MinFree overrides the free space writes need (0: MinFree).
+	MinFree uint64
 }
 
 // Store is an open corpus directory.
 type Store struct {
-	dir  string
-	db   *badger.DB
-	lock *os.File
+	dir       string
+	db        *badger.DB
+	lock      *os.File
+	minFree   uint64
+	lastCheck time.Time
 }
+
+// MinFree is the free space a corpus needs on its file system to accept
+// writes. The database writes through memory-mapped files; a write that
+// finds the disk full there kills the process (SIGBUS) and leaves files
+// that cannot be read back until space is freed, so the store refuses to
+// write before that can happen: it checks the free space at Open and
+// about every second of commits.
+const MinFree = 256 << 20
+
+// ErrDiskFull is returned (wrapped) when the corpus's disk is almost full.
+var ErrDiskFull = errors.New("disk almost full")
 
 var _ fuzzer.Store = (*Store)(nil)
 
@@ -66,6 +82,10 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("corpus %s: no such directory", dir)
 	}
 	exists := err == nil
+	minFree := opt.MinFree
+	if minFree == 0 {
+		minFree = MinFree
+	}
 	if exists {
 		if err := checkMarker(dir, opt.MustExist); err != nil {
 			return nil, err
@@ -80,6 +100,14 @@ func Open(dir string, opt Options) (*Store, error) {
 	}
 	if opt.Fresh && exists {
 		if err := clear(dir); err != nil {
+			releaseLock(lock)
+			return nil, err
+		}
+	}
+	if !opt.MustExist {
+		// A campaign about to write; read-only commands may read a corpus
+		// on a full disk (their rare writes are checked at commit).
+		if err := checkSpace(dir, minFree); err != nil {
 			releaseLock(lock)
 			return nil, err
 		}
@@ -105,7 +133,21 @@ func Open(dir string, opt Options) (*Store, error) {
 		releaseLock(lock)
 		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s", dir, oneLine(err))
 	}
-	return &Store{dir: dir, db: db, lock: lock}, nil
+	return &Store{dir: dir, db: db, lock: lock, minFree: minFree}, nil
+}
+
+// checkSpace refuses writes when the corpus's file system is almost full.
+func checkSpace(dir string, minFree uint64) error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return nil // cannot tell; the writes will say
+	}
+	free := st.Bavail * uint64(st.Bsize)
+	if free < minFree {
+		return fmt.Errorf("corpus %s: %w: %d MiB free, a corpus needs %d MiB to write safely; free some space and run again (nothing was lost)",
+			dir, ErrDiskFull, free>>20, minFree>>20)
+	}
+	return nil
 }
 
 // openBadger opens badger, turning a panic inside it (which some corrupted
@@ -269,6 +311,12 @@ func covKey(measure string, item uint64) []byte {
 
 // Commit implements fuzzer.Store: one atomic transaction.
 func (s *Store) Commit(b *fuzzer.Batch) error {
+	if now := time.Now(); now.Sub(s.lastCheck) >= time.Second {
+		s.lastCheck = now
+		if err := checkSpace(s.dir, s.minFree); err != nil {
+			return err
+		}
+	}
 	return s.update(func(txn *badger.Txn) error {
 		if b.Counters != nil {
 			v, err := json.Marshal(b.Counters)

@@ -256,6 +256,7 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 				var he *harnessError
 				if !errors.As(err, &he) {
 					runErr = err
+					f.counters.Iterations = j.iter - 1 // not recorded
 					return true
 				}
 				consecutiveErrs++

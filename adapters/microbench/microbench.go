@@ -27,7 +27,9 @@ package microbench
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
@@ -39,8 +41,13 @@ type Config struct {
 	Inject  string `json:"inject,omitempty"` // "" or "flush-before-last"
 }
 
-// InjectFlushBeforeLast is the seeded concurrency bug.
-const InjectFlushBeforeLast = "flush-before-last"
+// Seeded bugs: InjectFlushBeforeLast crashes the worker that processes a
+// flush right before the last execute of a request; InjectHangOnFlush
+// makes it loop forever instead (a hang, for --exec-timeout).
+const (
+	InjectFlushBeforeLast = "flush-before-last"
+	InjectHangOnFlush     = "hang-on-flush-before-last"
+)
 
 // Validate checks the configuration.
 func (c Config) Validate() error {
@@ -50,8 +57,8 @@ func (c Config) Validate() error {
 	if c.Tasks < 1 {
 		return fmt.Errorf("microbench: --tasks must be at least 1, got %d", c.Tasks)
 	}
-	if c.Inject != "" && c.Inject != InjectFlushBeforeLast {
-		return fmt.Errorf("microbench: unknown --inject %q (known: %s)", c.Inject, InjectFlushBeforeLast)
+	if c.Inject != "" && c.Inject != InjectFlushBeforeLast && c.Inject != InjectHangOnFlush {
+		return fmt.Errorf("microbench: unknown --inject %q (known: %s, %s)", c.Inject, InjectFlushBeforeLast, InjectHangOnFlush)
 	}
 	return nil
 }
@@ -141,6 +148,8 @@ type request struct {
 type System struct {
 	cfg  Config
 	spec *fuzzer.SystemSpec
+	// interrupted is set by Interrupt, from another goroutine.
+	interrupted atomic.Bool
 
 	// Execution state, reset by Execute.
 	inbox      [][]message // per process, arrival order
@@ -158,6 +167,9 @@ type System struct {
 
 // Spec implements fuzzer.System.
 func (s *System) Spec() *fuzzer.SystemSpec { return s.spec }
+
+// Interrupt implements fuzzer.Interruptible: a hung execution stops.
+func (s *System) Interrupt() { s.interrupted.Store(true) }
 
 func (s *System) reset() {
 	n := s.spec.Processes
@@ -188,6 +200,7 @@ func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
 		return nil, err
 	}
 	s.reset()
+	s.interrupted.Store(false)
 	ex := &fuzzer.Execution{}
 	// A panic ends the execution: the crashed process takes the whole
 	// in-process system with it.
@@ -196,7 +209,7 @@ func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
 			s.step = i
 			s.run(st, ex)
 		}
-	}); f != nil {
+	}); f != nil && !s.interrupted.Load() {
 		ex.Failures = append(ex.Failures, *f)
 	}
 	ex.Trace = s.trace
@@ -321,8 +334,16 @@ func (s *System) handleMaster(m message) {
 func (s *System) handleWorker(w int, m message) {
 	switch m.typ {
 	case mExecute:
-		if s.cfg.Inject == InjectFlushBeforeLast && s.lastFlush[w] && m.k == s.cfg.Tasks {
-			panic(fmt.Sprintf("worker-%d: flush processed right before the last execute (request %d, task %d)", w-1, m.req, m.k))
+		if s.lastFlush[w] && m.k == s.cfg.Tasks {
+			switch s.cfg.Inject {
+			case InjectFlushBeforeLast:
+				panic(fmt.Sprintf("worker-%d: flush processed right before the last execute (request %d, task %d)", w-1, m.req, m.k))
+			case InjectHangOnFlush:
+				for !s.interrupted.Load() {
+					runtime.Gosched()
+				}
+				panic("interrupted")
+			}
 		}
 		s.lastFlush[w] = false
 		s.buffer[w] = append(s.buffer[w], m.k)

@@ -58,7 +58,7 @@ var adapters = map[string]adapterInfo{
 		},
 	},
 	"microbench": {
-		about: "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last)",
+		about: "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last|hang-on-flush-before-last)",
 		steps: 50,
 		reqs:  2,
 		fromFlags: func(a *adapterFlags) (fuzzer.Factory, error) {
@@ -98,7 +98,7 @@ func (a *adapterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.snapshotEvery, "snapshot-every", 3, "etcdraft: applied entries between snapshots")
 	fs.BoolVar(&a.preVote, "prevote", false, "etcdraft: enable PreVote")
 	fs.BoolVar(&a.checkQuorum, "checkquorum", false, "etcdraft: enable CheckQuorum")
-	fs.StringVar(&a.inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart)")
+	fs.StringVar(&a.inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart)")
 }
 
 func (a *adapterFlags) factory() (fuzzer.Factory, adapterInfo, error) {

@@ -291,6 +291,9 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	defer stop()
 	sum, runErr := fz.Run(ctx)
 	prog.done()
+	if sum != nil && runErr != nil {
+		sum.StoppedEarly = "by the error below"
+	}
 	if sum != nil {
 		var unmapped map[string]int
 		if u, ok := mapr.(interface{ Unmapped() map[string]int }); ok {
@@ -481,8 +484,11 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 		return
 	}
 	state := "done"
-	if s.Interrupted {
+	switch {
+	case s.Interrupted:
 		state = "interrupted"
+	case s.StoppedEarly != "":
+		state = "stopped: " + s.StoppedEarly
 	}
 	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
 		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
