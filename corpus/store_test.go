@@ -150,3 +150,26 @@ func TestStatsSnapshotsAndBugs(t *testing.T) {
 	require.Equal(t, input(3), bugs[0].Reproducer())
 	require.True(t, bugs[1].MinimizeDone)
 }
+
+// An almost full disk is refused before the database's memory-mapped
+// writes could hit it: at Open for a campaign, at Commit otherwise.
+func TestAlmostFullDiskIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: 7}}))
+	require.NoError(t, s.Close())
+
+	_, err = Open(dir, Options{MinFree: 1 << 62})
+	require.ErrorIs(t, err, ErrDiskFull)
+	require.Contains(t, err.Error(), "free some space")
+
+	s, err = Open(dir, Options{MustExist: true, MinFree: 1 << 62})
+	require.NoError(t, err, "reading a corpus on a full disk works")
+	defer s.Close()
+	err = s.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: 8}})
+	require.ErrorIs(t, err, ErrDiskFull)
+	snap, err := s.Load(-1)
+	require.NoError(t, err)
+	require.Equal(t, int64(7), snap.Counters.Iterations)
+}

@@ -20,7 +20,7 @@ for strategy in model trace random; do
   for seed in $(seq 1 "$seeds"); do
     out=$(/tmp/modelfuzz-exp run --adapter microbench --workers "$workers" --tasks "$tasks" \
       --inject flush-before-last --model microbench.tla --tlc inproc --strategy "$strategy" \
-      --seed "$seed" --iterations "$budget" --stop-on-bug --json --log-level error \
+      --seed "$seed" --iterations "$budget" --stop-on-bug --minimize=false --json --log-level error \
       --corpus "$tmp/$strategy-$seed" --fresh | tail -1)
     first=$(echo "$out" | sed -n 's/.*"kind":"panic","first_iteration":\([0-9]*\).*/\1/p')
     if [ -z "$first" ]; then row+=("-"); vals+=($((budget + 1))); else row+=("$first"); vals+=("$first"); fi

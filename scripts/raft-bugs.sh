@@ -17,7 +17,7 @@ for bug in forget-hardstate send-before-persist apply-uncommitted drop-snapshot-
     row=(); found=()
     for seed in $(seq 1 "$seeds"); do
       out=$(/tmp/modelfuzz-raft run --model raft.tla --inject "$bug" --tlc inproc --strategy "$strategy" \
-        --seed "$seed" --iterations "$budget" --stop-on-bug --json --log-level error \
+        --seed "$seed" --iterations "$budget" --stop-on-bug --minimize=false --json --log-level error \
         --corpus "$tmp/$bug-$strategy-$seed" --fresh | tail -1)
       first=$(echo "$out" | grep -o '"first_iteration":[0-9]*' | head -1 | cut -d: -f2)
       if [ -z "$first" ]; then row+=("-"); else row+=("$first"); found+=("$first"); fi

@@ -129,9 +129,11 @@ func TestRunWithoutInjectionFindsNothing(t *testing.T) {
 }
 
 type stored struct {
-	inputs map[uint64]string
-	bugs   map[string]string
-	iters  int64
+	inputs    map[uint64]string
+	bugs      map[string]string
+	minimized map[string]int // bug -> steps of its minimized input
+	stats     map[uint64]string
+	iters     int64
 }
 
 func readCorpus(t *testing.T, dir string) stored {
@@ -140,26 +142,38 @@ func readCorpus(t *testing.T, dir string) stored {
 	defer st.Close()
 	snap, err := st.Load(-1)
 	require.NoError(t, err)
-	s := stored{inputs: map[uint64]string{}, bugs: map[string]string{}, iters: snap.Counters.Iterations}
+	s := stored{inputs: map[uint64]string{}, bugs: map[string]string{}, minimized: map[string]int{},
+		stats: map[uint64]string{}, iters: snap.Counters.Iterations}
 	for _, r := range snap.Inputs {
 		s.inputs[r.ID] = string(fuzzer.EncodeInput(r.Input))
 	}
 	for _, b := range snap.Bugs {
 		s.bugs[b.ID] = b.Signature + "\n" + string(fuzzer.EncodeInput(b.Input))
+		if b.Minimized != nil {
+			s.minimized[b.ID] = b.Minimized.Len()
+		}
+	}
+	recs, err := st.Stats()
+	require.NoError(t, err)
+	for _, r := range recs {
+		js, _ := json.Marshal(r)
+		s.stats[r.Seq] = string(js)
 	}
 	return s
 }
 
-// TestKill9LosesNothingCommitted kills a running campaign with SIGKILL at
-// random moments and continues it each time: every input and bug stored
-// before a kill is still there, unchanged, and the campaign goes on.
+// TestKill9LosesNothingCommitted kills a running --parallel 2 campaign with
+// SIGKILL at random moments and continues it each time: every input, bug
+// and stats snapshot stored before a kill is still there, unchanged (a
+// minimized input may only get shorter), the corpus opens cleanly, and the
+// campaign goes on.
 func TestKill9LosesNothingCommitted(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
 	args := []string{"run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
-		"--strategy", "trace", "--seed", "1", "--corpus", dir, "--log-level", "error"}
+		"--strategy", "trace", "--seed", "1", "--corpus", dir, "--log-level", "error", "--parallel", "2", "--stats-every", "100ms"}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	var prev stored
-	for round := 0; round < 6; round++ {
+	for round := 0; round < 10; round++ {
 		cmd := exec.Command(binary, args...)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -175,10 +189,19 @@ func TestKill9LosesNothingCommitted(t *testing.T) {
 		for id, b := range prev.bugs {
 			require.Equal(t, b, cur.bugs[id], "round %d: bug %s lost or changed", round, id)
 		}
+		for id, n := range prev.minimized {
+			require.Contains(t, cur.minimized, id, "round %d: minimized input of %s lost", round, id)
+			require.LessOrEqual(t, cur.minimized[id], n, "round %d: minimized input of %s grew", round, id)
+		}
+		for seq, js := range prev.stats {
+			require.Equal(t, js, cur.stats[seq], "round %d: stats snapshot %d lost or changed", round, seq)
+		}
 		require.Greater(t, cur.iters, prev.iters, "round %d: the campaign continued", round)
 		prev = cur
 	}
 	require.NotEmpty(t, prev.bugs)
+	require.NotEmpty(t, prev.stats)
+	require.NotEmpty(t, prev.minimized)
 	// A clean finish after all that.
 	res := modelfuzz(t, append(args, "--iterations", "1", "--json")...)
 	require.Equal(t, 0, res.code, res.stderr)
@@ -266,4 +289,51 @@ func TestImportedInputsRunFirst(t *testing.T) {
 	res = modelfuzz(t, "corpus", "list", "--corpus", dir)
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "iterations 50 over 1 session(s)")
+}
+
+// SIGINT finishes the executions in flight, stops the minimization under
+// way (keeping what it reached), prints the summary and exits 0; a second
+// signal exits at once with 130. The corpus opens cleanly either way.
+func TestSignalsStopACampaignCleanly(t *testing.T) {
+	for _, signals := range []int{1, 2} {
+		dir := filepath.Join(t.TempDir(), "c")
+		cmd := exec.Command(binary, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3",
+			"--tasks", "5", "--strategy", "trace", "--corpus", dir, "--parallel", "2", "--json")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		require.NoError(t, cmd.Start())
+		time.Sleep(1500 * time.Millisecond)
+		start := time.Now()
+		for i := 0; i < signals; i++ {
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			time.Sleep(20 * time.Millisecond)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("still running 30 s after SIGINT: %s", errb.String())
+		}
+		t.Logf("%d signal(s): exited %v after the first", signals, time.Since(start).Round(time.Millisecond))
+		if signals == 1 {
+			require.Equal(t, 0, cmd.ProcessState.ExitCode(), errb.String())
+			var sum struct {
+				Interrupted bool  `json:"interrupted"`
+				Iterations  int64 `json:"iterations"`
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum), out.String())
+			require.True(t, sum.Interrupted)
+			require.Equal(t, sum.Iterations, readCorpus(t, dir).iters, "every iteration of the summary is in the corpus")
+		} else {
+			// Exit 130 from the handler, or killed by the SIGINT itself when
+			// it came after the handler was gone (the shell shows 130 too).
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			require.True(t, cmd.ProcessState.ExitCode() == 130 || (ws.Signaled() && ws.Signal() == syscall.SIGINT),
+				"exit %v: %s", cmd.ProcessState, errb.String())
+			readCorpus(t, dir)
+		}
+	}
 }

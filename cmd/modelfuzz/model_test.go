@@ -178,3 +178,66 @@ func TestRaftModelRunsEtcdraft(t *testing.T) {
 	require.Greater(t, *r.ModelStates, 100)
 	require.Zero(t, *r.Divergences)
 }
+
+// The acceptance run of minimization and triage: a campaign on etcd raft
+// with a seeded bug finds it, minimizes every bug to at most half its
+// length, and each minimized input replays to the same signature;
+// `bugs` lists one row per distinct bug and `bugs show` walks the model.
+func TestSeededRaftBugIsMinimizedAndTriaged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	res := modelfuzz(t, "run", "--model", "raft.tla", "--inject", "send-before-persist", "--iterations", "300",
+		"--seed", "1", "--json", "--tlc", "inproc", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	sum := lastJSON(t, res.stdout)
+	require.NotEmpty(t, sum.Bugs)
+	kinds := map[string]bool{}
+	for _, b := range sum.Bugs {
+		kinds[b.Kind] = true
+	}
+	require.True(t, kinds["safety"] || kinds["panic"], "a safety violation or a crash of the library: %v", sum.Bugs)
+
+	res = modelfuzz(t, "bugs", "--corpus", dir, "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var rows []struct {
+		ID             string `json:"id"`
+		Signature      string `json:"signature"`
+		OriginalSteps  int    `json:"original_steps"`
+		MinimizedSteps *int   `json:"minimized_steps"`
+		MinimizeDone   bool   `json:"minimize_done"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &rows))
+	require.Len(t, rows, len(sum.Bugs), "one row per distinct bug")
+	sigs := map[string]bool{}
+	for _, r := range rows {
+		require.False(t, sigs[r.Signature], "signature %q listed twice", r.Signature)
+		sigs[r.Signature] = true
+		require.NotNil(t, r.MinimizedSteps, "%s minimized", r.ID)
+		require.LessOrEqual(t, 2**r.MinimizedSteps, r.OriginalSteps, "%s: %d -> %d steps", r.ID, r.OriginalSteps, *r.MinimizedSteps)
+		require.True(t, r.MinimizeDone, r.ID)
+		rep := modelfuzz(t, "replay", "--corpus", dir, r.ID)
+		require.Equal(t, 0, rep.code, rep.stderr)
+		require.Contains(t, rep.stdout, "(minimized)")
+		require.Contains(t, rep.stdout, "signature: "+r.Signature+"\n", "%s replays to its signature", r.ID)
+		a, b := modelfuzz(t, "replay", "--corpus", dir, r.ID, "--json"), modelfuzz(t, "replay", "--corpus", dir, r.ID, "--json")
+		require.Equal(t, a.stdout, b.stdout, "replays are byte-identical")
+	}
+
+	res = modelfuzz(t, "bugs", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, len(rows)+3, strings.Count(res.stdout, "\n"), res.stdout) // header, rows, blank, footer
+	res = modelfuzz(t, "bugs", "show", "--corpus", dir, rows[0].ID)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "the replay shows "+rows[0].ID+" again")
+	require.Contains(t, res.stdout, "model raft.tla: ")
+	require.Contains(t, res.stdout, "abstract state(s) visited")
+
+	// minimize on the command line continues from the stored result and
+	// writes a replayable input file.
+	out := filepath.Join(t.TempDir(), "min.json")
+	res = modelfuzz(t, "minimize", "--corpus", dir, rows[0].ID, "-o", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "a fixpoint")
+	res = modelfuzz(t, "replay", "--corpus", dir, out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "signature: "+rows[0].Signature+"\n")
+}

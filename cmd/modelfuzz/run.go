@@ -82,7 +82,18 @@ it runs empty and every --reseed-every iterations.
 
 The campaign lives in --corpus DIR: running the same command again continues
 it (--iterations counts the campaign's total); --fresh starts over. Ctrl-C
-stops after the execution in flight and prints a summary.
+(or SIGTERM) finishes the executions in flight, stores everything and
+prints a summary; a second Ctrl-C exits at once, losing only what was not
+stored yet.
+
+For unattended runs: --parallel system instances execute the inputs of a
+batch at once (the campaign's results do not depend on it); an execution
+longer than --exec-timeout is stopped and recorded as a hang bug; a stats
+snapshot (coverage, corpus, bugs, executions per second, memory) goes into
+the corpus every --stats-every; and every new bug is minimized in the
+background within --minimize-tries and --minimize-time ("modelfuzz bugs"
+lists them). A disk with less than 256 MiB free stops the campaign with a
+message before the corpus could be damaged.
 
 With --model, every execution is also mapped onto a TLA+ model and the
 abstract model states it reaches are measured (model_states) for every
