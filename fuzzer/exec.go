@@ -3,6 +3,7 @@ package fuzzer
 import (
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +161,17 @@ func (c *Checker) Reproduces(in *Input, signature string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// heapBytes is the memory of the Go heap's objects, live or not yet
+// collected.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // rssBytes is the resident set size of this process (Linux; 0 elsewhere).

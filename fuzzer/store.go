@@ -114,7 +114,8 @@ type StatsRecord struct {
 	Bugs        int            `json:"bugs"`
 	Failures    int64          `json:"failures"`
 	Coverage    map[string]int `json:"coverage"`
-	RSSBytes    int64          `json:"rss_bytes,omitempty"` // of the modelfuzz process
+	RSSBytes    int64          `json:"rss_bytes,omitempty"`  // of the modelfuzz process
+	HeapBytes   int64          `json:"heap_bytes,omitempty"` // Go heap in use (live and not yet collected)
 }
 
 // CoverageItems are new items of one measure, reached first by input InputID

@@ -228,7 +228,64 @@ func newCorpusCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, export, imp)
+	var statsJSON bool
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Print the campaign's stats snapshots (coverage over time) as CSV, or JSON lines",
+		Long: `Print the stats snapshots a campaign stored every --stats-every: fuzzing
+time over all sessions, iterations, executions per second, corpus size,
+bugs, every measure's coverage and the process's memory. CSV with a
+header by default (one column per measure), --json for one JSON object per
+line. This is coverage over time, across restarts, ready to plot.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := open(false)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			recs, err := st.Stats()
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if statsJSON {
+				enc := json.NewEncoder(w)
+				for _, r := range recs {
+					if err := enc.Encode(r); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			measures := map[string]bool{}
+			for _, r := range recs {
+				for m := range r.Coverage {
+					measures[m] = true
+				}
+			}
+			var ms []string
+			for m := range measures {
+				ms = append(ms, m)
+			}
+			sort.Strings(ms)
+			fmt.Fprint(w, "seq,time,run_seconds,session,iterations,execs_per_sec,corpus,bugs,failures")
+			for _, m := range ms {
+				fmt.Fprintf(w, ",%s", m)
+			}
+			fmt.Fprintln(w, ",rss_bytes,heap_bytes")
+			for _, r := range recs {
+				fmt.Fprintf(w, "%d,%s,%g,%d,%d,%g,%d,%d,%d", r.Seq, r.Time, r.RunSeconds, r.Session, r.Iterations, r.ExecsPerSec, r.Corpus, r.Bugs, r.Failures)
+				for _, m := range ms {
+					fmt.Fprintf(w, ",%d", r.Coverage[m])
+				}
+				fmt.Fprintf(w, ",%d,%d\n", r.RSSBytes, r.HeapBytes)
+			}
+			return nil
+		},
+	}
+	stats.Flags().BoolVar(&statsJSON, "json", false, "one JSON object per snapshot and line")
+	cmd.AddCommand(list, show, export, imp, stats)
 	return cmd
 }
 

@@ -47,6 +47,7 @@ type runFlags struct {
 	jsonOut        bool
 	logLevel       string
 	cpuProfile     string
+	memProfile     string
 	model          string
 	modelConfig    string
 	tlcMode        string
@@ -128,6 +129,7 @@ Strategies: model, trace, random (line guidance comes later).`,
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a Go heap profile to this file when the campaign ends")
 	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
 	fs.IntVar(&f.pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
@@ -302,6 +304,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	defer stop()
 	sum, runErr := fz.Run(ctx)
 	prog.done()
+	if f.memProfile != "" {
+		if err := writeHeapProfile(f.memProfile); err != nil {
+			logger.Error("--memprofile", "error", err)
+		}
+	}
 	if sum != nil && runErr != nil {
 		sum.StoppedEarly = "by the error below"
 	}
@@ -588,4 +595,14 @@ func embeddedModel(name string) bool {
 		}
 	}
 	return false
+}
+
+func writeHeapProfile(path string) error {
+	pf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	runtime.GC()
+	return pprof.WriteHeapProfile(pf)
 }
