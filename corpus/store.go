@@ -317,64 +317,79 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 			return err
 		}
 	}
-	return s.update(func(txn *badger.Txn) error {
-		if b.Counters != nil {
-			v, err := json.Marshal(b.Counters)
-			if err != nil {
-				return err
-			}
-			if err := txn.Set(keyCounters, v); err != nil {
-				return err
-			}
+	// Gather the writes, the counters last: a batch too large for one
+	// transaction is written in several, and the counters (what a
+	// continued campaign trusts) only move once everything else is in.
+	var kvs []kv
+	for _, in := range b.Inputs {
+		kvs = append(kvs, kv{k: inputKey(in.ID), v: in.AppendJSON(nil)})
+		if in.Source == "import" {
+			kvs = append(kvs, kv{k: idKey(prefPending, in.ID), del: in.Iteration != 0})
 		}
-		for _, in := range b.Inputs {
-			if err := txn.Set(inputKey(in.ID), in.AppendJSON(nil)); err != nil {
-				return err
-			}
-			if in.Source == "import" {
+	}
+	for _, c := range b.Coverage {
+		v := binary.BigEndian.AppendUint64(nil, c.InputID)
+		for _, item := range c.Items {
+			kvs = append(kvs, kv{k: covKey(c.Measure, item), v: v})
+		}
+	}
+	if b.Stats != nil {
+		v, err := json.Marshal(b.Stats)
+		if err != nil {
+			return err
+		}
+		kvs = append(kvs, kv{k: idKey(prefStats, b.Stats.Seq), v: v})
+	}
+	for _, bug := range b.Bugs {
+		k, err := bugKey(bug.ID)
+		if err != nil {
+			return err
+		}
+		v, err := json.Marshal(bug)
+		if err != nil {
+			return err
+		}
+		kvs = append(kvs, kv{k: k, v: v})
+	}
+	if b.Counters != nil {
+		v, err := json.Marshal(b.Counters)
+		if err != nil {
+			return err
+		}
+		kvs = append(kvs, kv{k: keyCounters, v: v})
+	}
+	for len(kvs) > 0 {
+		n := 0
+		err := s.db.Update(func(txn *badger.Txn) error {
+			for n < len(kvs) {
+				e := kvs[n]
 				var err error
-				if in.Iteration == 0 {
-					err = txn.Set(idKey(prefPending, in.ID), nil)
+				if e.del {
+					err = txn.Delete(e.k)
 				} else {
-					err = txn.Delete(idKey(prefPending, in.ID))
+					err = txn.Set(e.k, e.v)
+				}
+				if errors.Is(err, badger.ErrTxnTooBig) && n > 0 {
+					return nil // commit what fits; the rest goes in the next one
 				}
 				if err != nil {
 					return err
 				}
+				n++
 			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("corpus %s: write failed: %w", s.dir, err)
 		}
-		for _, c := range b.Coverage {
-			v := binary.BigEndian.AppendUint64(nil, c.InputID)
-			for _, item := range c.Items {
-				if err := txn.Set(covKey(c.Measure, item), v); err != nil {
-					return err
-				}
-			}
-		}
-		if b.Stats != nil {
-			v, err := json.Marshal(b.Stats)
-			if err != nil {
-				return err
-			}
-			if err := txn.Set(idKey(prefStats, b.Stats.Seq), v); err != nil {
-				return err
-			}
-		}
-		for _, bug := range b.Bugs {
-			k, err := bugKey(bug.ID)
-			if err != nil {
-				return err
-			}
-			v, err := json.Marshal(bug)
-			if err != nil {
-				return err
-			}
-			if err := txn.Set(k, v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		kvs = kvs[n:]
+	}
+	return nil
+}
+
+type kv struct {
+	k, v []byte
+	del  bool
 }
 
 // Load implements fuzzer.Store.

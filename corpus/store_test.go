@@ -173,3 +173,25 @@ func TestAlmostFullDiskIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(7), snap.Counters.Iterations)
 }
+
+// A batch too large for one badger transaction is written in several,
+// the counters last.
+func TestLargeBatchIsWrittenWhole(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	items := make([]uint64, 300000)
+	for i := range items {
+		items[i] = uint64(i)*2654435761 + 1
+	}
+	require.NoError(t, s.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: 3},
+		Coverage: []fuzzer.CoverageItems{{Measure: "model", InputID: 1, Items: items}}}))
+	require.NoError(t, s.Close())
+	s, err = Open(dir, Options{MustExist: true})
+	require.NoError(t, err)
+	defer s.Close()
+	snap, err := s.Load(-1)
+	require.NoError(t, err)
+	require.Equal(t, int64(3), snap.Counters.Iterations)
+	require.Len(t, snap.Coverage["model"], len(items))
+}

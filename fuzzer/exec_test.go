@@ -139,7 +139,7 @@ func TestAFailingWriteStopsTheCampaign(t *testing.T) {
 	defer st.Close()
 	snap, err := st.Load(-1)
 	require.NoError(t, err)
-	require.Equal(t, int64(100), snap.Counters.Iterations, "every commit before the failure is kept")
+	require.Equal(t, int64(8*100), snap.Counters.Iterations, "every batch committed before the failure is kept (one commit a batch of 8)")
 	f, err = fuzzer.New(opt, fac, gen, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())

@@ -248,29 +248,36 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	var pending *batch
 	handle := func(b *batch) (stop bool) {
 		b.wait()
+		// A batch's results are committed in one transaction.
+		acc := &Batch{Counters: &f.counters}
 		for _, j := range b.jobs {
 			bugsBefore := len(f.bugList)
-			err := f.finish(j)
+			err := f.finish(j, acc)
 			session++
 			if err != nil {
-				var he *harnessError
-				if !errors.As(err, &he) {
-					runErr = err
-					f.counters.Iterations = j.iter - 1 // not recorded
-					return true
-				}
 				consecutiveErrs++
 				if consecutiveErrs >= 20 {
-					runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, he.err)
-					return true
+					runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, err.(*harnessError).err)
+					stop = true
+					break
 				}
 			} else {
 				consecutiveErrs = 0
 			}
 			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
 				sum.StoppedEarly = "found a bug (--stop-on-bug)"
-				return true
+				stop = true
+				break
 			}
+		}
+		if err := f.store.Commit(acc); err != nil {
+			runErr = fmt.Errorf("the campaign stopped: %w", err)
+			f.counters.Iterations = b.jobs[0].iter - 1 // the batch is not recorded
+			session -= int64(len(b.jobs))
+			return true
+		}
+		if stop {
+			return true
 		}
 		if err := f.applyMinimized(false); err != nil {
 			runErr = err
@@ -550,27 +557,20 @@ func (f *Fuzzer) push(q queued) bool {
 
 // finish records one executed and measured input: coverage, corpus,
 // mutants, bugs, all committed in one transaction.
-func (f *Fuzzer) finish(j *job) error {
+func (f *Fuzzer) finish(j *job, batch *Batch) error {
 	iter, r, q, ex := j.iter, j.r, j.q, j.ex
 	f.counters.Iterations = iter
-	batch := &Batch{Counters: &f.counters}
 	if q.rec != nil { // an imported input ran: record when
 		q.rec.Iteration = iter
 		batch.Inputs = append(batch.Inputs, q.rec)
 	}
 	if j.execErr != nil {
 		f.counters.HarnessErrs++
-		if cerr := f.store.Commit(batch); cerr != nil {
-			return cerr
-		}
 		return &harnessError{j.execErr}
 	}
 	for i, m := range f.opt.Measures {
 		if j.obsErr[i] != nil {
 			f.counters.HarnessErrs++
-			if cerr := f.store.Commit(batch); cerr != nil {
-				return cerr
-			}
 			return &harnessError{fmt.Errorf("measure %s: %w", m.Name(), j.obsErr[i])}
 		}
 	}
@@ -642,9 +642,6 @@ func (f *Fuzzer) finish(j *job) error {
 		f.bugList = append(f.bugList, b)
 		batch.Bugs = append(batch.Bugs, b)
 		fresh = append(fresh, b)
-	}
-	if err := f.store.Commit(batch); err != nil {
-		return err
 	}
 	for _, b := range fresh {
 		f.opt.Logf("new bug %s (%s) at iteration %d: %s", b.ID, b.Kind, iter, b.Message)
