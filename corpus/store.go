@@ -596,35 +596,24 @@ func (s *Store) Bug(id string) (*fuzzer.BugRecord, error) {
 
 // Stats returns the campaign's stats snapshots, oldest first.
 func (s *Store) Stats() ([]*fuzzer.StatsRecord, error) {
-	var out []*fuzzer.StatsRecord
-	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: prefStats})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			rec := &fuzzer.StatsRecord{}
-			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
-				return fmt.Errorf("stats snapshot %x: %v", it.Item().Key()[len(prefStats):], err)
-			}
-			out = append(out, rec)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
-	}
-	return out, nil
+	return scanJSON[fuzzer.StatsRecord](s, prefStats, "stats snapshot")
 }
 
 // Bugs returns every stored bug, in id order.
 func (s *Store) Bugs() ([]*fuzzer.BugRecord, error) {
-	var out []*fuzzer.BugRecord
+	return scanJSON[fuzzer.BugRecord](s, prefBug, "bug")
+}
+
+// scanJSON decodes every record under prefix, in key order.
+func scanJSON[T any](s *Store, prefix []byte, what string) ([]*T, error) {
+	var out []*T
 	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: prefBug})
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			rec := &fuzzer.BugRecord{}
+			rec := new(T)
 			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
-				return fmt.Errorf("bug %x: %v", it.Item().Key()[len(prefBug):], err)
+				return fmt.Errorf("%s %x: %v", what, it.Item().Key()[len(prefix):], err)
 			}
 			out = append(out, rec)
 		}
