@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,6 +27,15 @@ const KindHang = "hang"
 // is abandoned.
 const interruptGrace = time.Second
 
+// UnitTracker reads which code units of the system under test an
+// execution covered: Go's coverage counters of the system's packages
+// (package linecov). The counters are global to the process, so
+// executions measured with it run one at a time.
+type UnitTracker interface {
+	Reset() error
+	Covered(dst []uint64) ([]uint64, error)
+}
+
 // executor runs inputs on one system instance, with a timeout: an
 // execution that hangs becomes a hang failure, and the system is
 // interrupted or replaced so that the next execution runs.
@@ -33,6 +43,10 @@ type executor struct {
 	fac     Factory
 	sys     System
 	timeout time.Duration // 0: none
+	// units, when set, records the units each execution covers; lock
+	// serializes the executions of every executor sharing the counters.
+	units UnitTracker
+	lock  *sync.Mutex
 	// Abandoned counts systems left hanging (not interruptible, or not
 	// returning after Interrupt).
 	abandoned int
@@ -50,6 +64,29 @@ type execResult struct {
 // run executes in. The Execution may share the system's buffers (valid
 // until the next run).
 func (e *executor) run(in *Input) (*Execution, error) {
+	if e.lock == nil {
+		return e.runUnlocked(in)
+	}
+	e.lock.Lock()
+	defer e.lock.Unlock()
+	if e.units != nil {
+		if err := e.units.Reset(); err != nil {
+			return nil, fmt.Errorf("line coverage: %v", err)
+		}
+	}
+	ex, err := e.runUnlocked(in)
+	if err != nil || e.units == nil {
+		return ex, err
+	}
+	units, err := e.units.Covered(nil)
+	if err != nil {
+		return nil, fmt.Errorf("line coverage: %v", err)
+	}
+	ex.Units = units
+	return ex, nil
+}
+
+func (e *executor) runUnlocked(in *Input) (*Execution, error) {
 	if e.sys == nil {
 		sys, err := e.fac.New()
 		if err != nil {
@@ -133,7 +170,7 @@ func (c *Checker) Run(in *Input) (*Execution, []Observation, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]Failure(nil), ex.Failures...)}
+	out := &Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]Failure(nil), ex.Failures...), Units: ex.Units}
 	for _, o := range c.oracles {
 		out.Failures = append(out.Failures, o.Check(in, out)...)
 	}

@@ -46,6 +46,14 @@ type Options struct {
 	ExecTimeout time.Duration
 	// StatsEvery is how often a stats snapshot is stored (0: never).
 	StatsEvery time.Duration
+	// Units, when set, records the code units every execution covers
+	// (Execution.Units, for UnitsMeasure). The counters it reads are global
+	// to the process: executions then run one at a time (Parallel is 1).
+	Units UnitTracker
+	// Observe, when set, is called after every ObserveEvery-th iteration
+	// is recorded, with the coverage so far: coverage over iterations.
+	Observe      func(iteration int64, coverage map[string]int)
+	ObserveEvery int64
 	// Minimize, when set, minimizes every bug in the background (and the
 	// bugs of earlier sessions not minimized to the end) within
 	// MinimizeBudget; fuzzing goes on meanwhile.
@@ -120,6 +128,7 @@ type Fuzzer struct {
 	dropped  int64
 	min      *bgMinimizer
 	last     *batch // the batch issued last
+	execLock *sync.Mutex // serializes every execution when Units is set
 }
 
 // New prepares a campaign on store, continuing what store already holds.
@@ -161,8 +170,14 @@ func New(opt Options, fac Factory, gen Generator, store Store) (*Fuzzer, error) 
 	}
 	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
 		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
-	for w := 0; w < opt.Parallel; w++ {
-		f.execs = append(f.execs, newExecutor(fac, opt.ExecTimeout))
+	if opt.Units != nil {
+		f.opt.Parallel = 1
+		f.execLock = &sync.Mutex{}
+	}
+	for w := 0; w < f.opt.Parallel; w++ {
+		e := newExecutor(fac, opt.ExecTimeout)
+		e.units, e.lock = opt.Units, f.execLock
+		f.execs = append(f.execs, e)
 	}
 	for _, m := range opt.Measures {
 		f.cov[m.Name()] = NewCoverage()
@@ -263,6 +278,9 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 				}
 			} else {
 				consecutiveErrs = 0
+			}
+			if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
+				f.opt.Observe(j.iter, f.coverageCounts())
 			}
 			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
 				sum.StoppedEarly = "found a bug (--stop-on-bug)"

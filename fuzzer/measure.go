@@ -136,6 +136,18 @@ func hashLabel(d *xxhash.Digest, e *Event) {
 	}
 }
 
+// UnitsMeasure covers the code units (basic blocks) of the system under
+// test: line coverage, from Go's coverage counters (Options.Units).
+type UnitsMeasure struct{}
+
+// Name implements Measure.
+func (UnitsMeasure) Name() string { return MeasureLines }
+
+// Measure implements Measure.
+func (UnitsMeasure) Measure(_ *Input, ex *Execution) (Observation, error) {
+	return Observation{Items: ex.Units}, nil
+}
+
 // Coverage is the set of items seen so far for one measure. It is an
 // open-addressing hash set of the 64-bit items themselves (items are
 // already hashes): 8 bytes a slot, at most 3/4 full, so a campaign's

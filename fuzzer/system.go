@@ -68,6 +68,9 @@ type Execution struct {
 	// Skipped counts steps that could not run in the state they met
 	// (restart of a live process, delivery to a crashed one).
 	Skipped int `json:"skipped"`
+	// Units are the code units (basic blocks) of the system under test the
+	// execution covered, when the campaign tracks them (Options.Units).
+	Units []uint64 `json:"-"`
 }
 
 // Failure is one bug observation: what went wrong, where, and a signature

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -60,6 +61,8 @@ type runFlags struct {
 	minimize       bool
 	minimizeTries  int
 	minimizeTime   time.Duration
+	series         string
+	seriesEvery    int64
 }
 
 var strategies = map[string]string{
@@ -138,6 +141,8 @@ Strategies: model, trace, random (line guidance comes later).`,
 	fs.BoolVar(&f.minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&f.minimizeTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
 	fs.DurationVar(&f.minimizeTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
+	fs.StringVar(&f.series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
+	fs.Int64Var(&f.seriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 	return cmd
 }
 
@@ -188,6 +193,9 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	}
 	if f.execTimeout < 0 || f.statsEvery < 0 || f.minimizeTime < 0 {
 		return fmt.Errorf("--exec-timeout, --stats-every and --minimize-time must not be negative")
+	}
+	if f.seriesEvery < 1 {
+		return fmt.Errorf("--series-every must be at least 1, got %d", f.seriesEvery)
 	}
 	if f.minimizeTries < 1 {
 		return fmt.Errorf("--minimize-tries must be at least 1, got %d", f.minimizeTries)
@@ -287,6 +295,20 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		opt.Measures = append(opt.Measures, mm)
 		if f.strategy == "model" {
 			opt.Guide = mm
+		}
+	}
+	if f.series != "" {
+		sf, err := os.Create(f.series)
+		if err != nil {
+			return fmt.Errorf("--series: %v", err)
+		}
+		defer sf.Close()
+		bw := bufio.NewWriter(sf)
+		defer bw.Flush()
+		enc := json.NewEncoder(bw)
+		opt.ObserveEvery = f.seriesEvery
+		opt.Observe = func(iter int64, cov map[string]int) {
+			enc.Encode(seriesPoint{Iteration: iter, Coverage: cov})
 		}
 	}
 	prog := newProgress(os.Stderr, logger)
@@ -460,6 +482,12 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// seriesPoint is one line of --series: coverage after an iteration.
+type seriesPoint struct {
+	Iteration int64          `json:"iteration"`
+	Coverage  map[string]int `json:"coverage"`
 }
 
 type jsonBug struct {
