@@ -127,7 +127,7 @@ type Fuzzer struct {
 	qhead    int
 	dropped  int64
 	min      *bgMinimizer
-	last     *batch // the batch issued last
+	last     *batch      // the batch issued last
 	execLock *sync.Mutex // serializes every execution when Units is set
 }
 
