@@ -119,9 +119,18 @@ func Open(dir string, opt Options) (*Store, error) {
 	bo := badger.DefaultOptions(filepath.Join(dir, "db")).
 		WithLogger(nil).
 		WithSyncWrites(false).
-		WithMemTableSize(16 << 20).
+		// Memory: a memtable's arena and the builder that flushes it are
+		// allocated whole, so the memtable size sets the database's peaks
+		// (16 MiB tables swung the heap by 100 MiB; docs/results.md).
+		WithMemTableSize(8 << 20).
+		// Inputs (kilobytes of JSON, one per kept input) go to the value
+		// log, written once; the LSM tree keeps keys, coverage items and
+		// pointers, so its compactions stay small (compacting inputs held
+		// 200 MiB of table builders at times).
+		WithValueThreshold(256).
+		WithBaseTableSize(1 << 20).
 		WithNumMemtables(2).
-		WithBlockCacheSize(16 << 20).
+		WithBlockCacheSize(8 << 20).
 		WithValueLogFileSize(64 << 20).
 		WithNumCompactors(2).
 		WithNumGoroutines(2).

@@ -44,8 +44,10 @@ type Options struct {
 	// ExecTimeout stops an execution that runs longer and records it as a
 	// hang bug (0: no limit).
 	ExecTimeout time.Duration
-	// StatsEvery is how often a stats snapshot is stored (0: never).
+	// StatsEvery is how often a stats snapshot is stored (0: never);
+	// OnSnapshot, when set, sees every snapshot stored.
 	StatsEvery time.Duration
+	OnSnapshot func(*StatsRecord)
 	// Units, when set, records the code units every execution covers
 	// (Execution.Units, for UnitsMeasure). The counters it reads are global
 	// to the process: executions then run one at a time (Parallel is 1).
@@ -404,7 +406,13 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
 		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
 		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes()}
-	return f.store.Commit(&Batch{Counters: &f.counters, Stats: rec})
+	if err := f.store.Commit(&Batch{Counters: &f.counters, Stats: rec}); err != nil {
+		return err
+	}
+	if f.opt.OnSnapshot != nil {
+		f.opt.OnSnapshot(rec)
+	}
+	return nil
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
