@@ -1,12 +1,20 @@
 # modelfuzz: build, test, benchmark.
 GO ?= go
 
-.PHONY: all build test vet bench conformance clean
+.PHONY: all build cover test vet bench conformance clean
 
 all: build
 
 build:
 	$(GO) build -o modelfuzz ./cmd/modelfuzz
+
+# The fuzzer with Go coverage counters in the etcd raft library, for line
+# coverage guidance (package linecov). The main package is in -coverpkg
+# because go build (Go 1.26) starts the coverage runtime only from an
+# instrumented main package: without it runtime/coverage has no data.
+# linecov ignores the main package's own units.
+cover:
+	$(GO) build -cover -covermode=atomic -coverpkg=go.etcd.io/raft/v3/...,github.com/modelfuzz/modelfuzz/cmd/modelfuzz -o modelfuzz-cover ./cmd/modelfuzz
 
 # The command CI runs (.ci/run): formatting, vet, every test with the race
 # detector, then the exhaustive model checks without it: the TLA+
