@@ -1,0 +1,194 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/modelfuzz/modelfuzz/stats"
+)
+
+// Analyze fills c.Tests with the comparison of strategy base against every
+// other strategy:
+//
+//   - for every measure in the runs' Final, the final coverage (higher is
+//     better; runs without the measure are left out);
+//   - the iteration of the first bug (lower is better), where a run that
+//     found no bug counts as Budget()+1: it needed more than the whole
+//     budget. This test is made only when one of the two strategies found a
+//     bug at all.
+//
+// A12 > 0.5 thus means base tends to reach more coverage, and for the first
+// bug that base tends to need more iterations, i.e. that it is worse.
+// It is an error when base is not one of c's strategies.
+func Analyze(c *Comparison, base string) error {
+	bi := slices.IndexFunc(c.Strategies, func(s Strategy) bool { return s.Name == base })
+	if bi < 0 {
+		names := make([]string, len(c.Strategies))
+		for i, s := range c.Strategies {
+			names[i] = s.Name
+		}
+		return fmt.Errorf("report: base strategy %q is not among the strategies compared %q", base, names)
+	}
+	a := &c.Strategies[bi]
+	c.Tests = nil
+	for _, m := range c.Measures() {
+		for i := range c.Strategies {
+			b := &c.Strategies[i]
+			if i == bi {
+				continue
+			}
+			if t, ok := compare(FinalMeasure(m), a, b, finalValues(*a, m), finalValues(*b, m)); ok {
+				c.Tests = append(c.Tests, t)
+			}
+		}
+	}
+	budget := c.Budget()
+	for i := range c.Strategies {
+		b := &c.Strategies[i]
+		if i == bi || (bugRuns(*a) == 0 && bugRuns(*b) == 0) {
+			continue
+		}
+		if t, ok := compare(MeasureFirstBug, a, b, firstBugValues(*a, budget), firstBugValues(*b, budget)); ok {
+			c.Tests = append(c.Tests, t)
+		}
+	}
+	return nil
+}
+
+func compare(measure string, a, b *Strategy, xs, ys []float64) (Test, bool) {
+	u, p, err := stats.MannWhitneyU(xs, ys)
+	if err != nil { // a strategy without values for this measure
+		return Test{}, false
+	}
+	a12 := stats.A12(xs, ys)
+	return Test{
+		Measure: measure, A: a.Name, B: b.Name,
+		U: u, P: p, A12: a12, Magnitude: stats.A12Magnitude(a12),
+		MedianA: stats.Median(xs), MedianB: stats.Median(ys),
+		NA: len(xs), NB: len(ys),
+	}, true
+}
+
+// finalValues is the final coverage of measure in every run that has it.
+func finalValues(s Strategy, measure string) []float64 {
+	var xs []float64
+	for _, r := range s.Runs {
+		if v, ok := r.Final[measure]; ok {
+			xs = append(xs, v)
+		}
+	}
+	return xs
+}
+
+// firstBugValues is the iteration of the first bug of every run, budget+1
+// for a run without a bug.
+func firstBugValues(s Strategy, budget int64) []float64 {
+	xs := make([]float64, len(s.Runs))
+	for i, r := range s.Runs {
+		xs[i] = float64(budget + 1)
+		if r.FirstBug != nil {
+			xs[i] = float64(*r.FirstBug)
+		}
+	}
+	return xs
+}
+
+func bugRuns(s Strategy) int {
+	n := 0
+	for _, r := range s.Runs {
+		if r.FirstBug != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary describes the runs of one strategy.
+type Summary struct {
+	Strategy string `json:"strategy"`
+	Runs     int    `json:"runs"`
+	// Final is the spread of the final coverage per measure.
+	Final map[string]Spread `json:"final"`
+	// RunsWithBug is the number of runs that found at least one bug.
+	RunsWithBug int `json:"runs_with_bug"`
+	// MedianFirstBug is the median iteration of the first bug, counting a
+	// run without a bug as budget+1 (so it exceeds the budget when fewer
+	// than half of the runs found a bug). It and MedianSeconds are 0 when
+	// there are no runs.
+	MedianFirstBug float64 `json:"median_first_bug"`
+	// Bugs are the distinct bug signatures of all runs.
+	Bugs          []BugSummary `json:"bugs"`
+	MedianSeconds float64      `json:"median_seconds"`
+}
+
+// Spread is the median, mean and range of a sample.
+type Spread struct {
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+	Mean   float64 `json:"mean"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// BugSummary is one distinct bug signature over the runs of a strategy.
+type BugSummary struct {
+	Signature string `json:"signature"`
+	Kind      string `json:"kind"`
+	// Runs is the number of runs that found it.
+	Runs int `json:"runs"`
+	// FirstIteration is the earliest iteration any run found it at.
+	FirstIteration int64 `json:"first_iteration"`
+}
+
+// Summarize describes every strategy of c, in c's order.
+func Summarize(c *Comparison) []Summary {
+	budget := c.Budget()
+	measures := c.Measures()
+	out := make([]Summary, len(c.Strategies))
+	for i, s := range c.Strategies {
+		sum := Summary{Strategy: s.Name, Runs: len(s.Runs), Final: map[string]Spread{}}
+		if len(s.Runs) == 0 { // no medians: zeros rather than NaN, which JSON cannot encode
+			out[i] = sum
+			continue
+		}
+		sum.RunsWithBug = bugRuns(s)
+		sum.MedianFirstBug = stats.Median(firstBugValues(s, budget))
+		for _, m := range measures {
+			if xs := finalValues(s, m); len(xs) > 0 {
+				sum.Final[m] = spread(xs)
+			}
+		}
+		bugs := map[string]*BugSummary{}
+		seconds := make([]float64, len(s.Runs))
+		for j, r := range s.Runs {
+			seconds[j] = r.Seconds
+			inRun := map[string]bool{}
+			for _, h := range r.Bugs {
+				b := bugs[h.Signature]
+				if b == nil {
+					b = &BugSummary{Signature: h.Signature, Kind: h.Kind, FirstIteration: h.FirstIteration}
+					bugs[h.Signature] = b
+				}
+				b.FirstIteration = min(b.FirstIteration, h.FirstIteration)
+				if !inRun[h.Signature] {
+					inRun[h.Signature] = true
+					b.Runs++
+				}
+			}
+		}
+		for _, b := range bugs {
+			sum.Bugs = append(sum.Bugs, *b)
+		}
+		slices.SortFunc(sum.Bugs, func(a, b BugSummary) int {
+			return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.FirstIteration, b.FirstIteration), cmp.Compare(a.Signature, b.Signature))
+		})
+		sum.MedianSeconds = stats.Median(seconds)
+		out[i] = sum
+	}
+	return out
+}
+
+func spread(xs []float64) Spread {
+	return Spread{N: len(xs), Median: stats.Median(xs), Mean: stats.Mean(xs), Min: stats.Min(xs), Max: stats.Max(xs)}
+}

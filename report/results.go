@@ -1,0 +1,176 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Point is a coverage value after an iteration of a campaign.
+type Point struct {
+	Iteration int64   `json:"iteration"`
+	Value     float64 `json:"value"`
+}
+
+// BugHit is a distinct bug found by a run, by its deduplication signature.
+type BugHit struct {
+	Signature      string `json:"signature"`
+	Kind           string `json:"kind"`
+	FirstIteration int64  `json:"first_iteration"`
+}
+
+// Run is the outcome of one campaign of one strategy with one seed.
+type Run struct {
+	Seed uint64 `json:"seed"`
+	// Coverage maps a measure ("model", "traces", "lines") to its coverage
+	// over the campaign, by increasing iteration.
+	Coverage map[string][]Point `json:"coverage"`
+	// Final maps a measure to its coverage at the end of the campaign.
+	Final map[string]float64 `json:"final"`
+	Bugs  []BugHit           `json:"bugs"`
+	// FirstBug is the iteration of the first bug, nil when none was found.
+	FirstBug   *int64  `json:"first_bug"`
+	Iterations int64   `json:"iterations"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// Strategy is the runs of one fuzzing strategy, one per seed.
+type Strategy struct {
+	Name string `json:"name"`
+	Runs []Run  `json:"runs"`
+}
+
+// Comparison is the outcome of running every strategy with the same seeds.
+type Comparison struct {
+	Adapter string `json:"adapter"`
+	Model   string `json:"model"`
+	// Iterations is the budget of every run.
+	Iterations int64      `json:"iterations"`
+	Seeds      []uint64   `json:"seeds"`
+	Strategies []Strategy `json:"strategies"`
+	Created    string     `json:"created"`
+	// Tests are the statistical comparisons, filled by Analyze.
+	Tests []Test `json:"tests"`
+}
+
+// Test is one statistical comparison of strategy A against strategy B on one
+// measure: the two-sided Mann-Whitney U test and the Vargha-Delaney A12
+// effect size of A's values against B's (the probability that a run of A
+// gives a larger value than a run of B, ties counting half).
+type Test struct {
+	// Measure is "final <measure>" (coverage at the end of the runs, higher
+	// is better) or MeasureFirstBug (iteration of the first bug, lower is
+	// better).
+	Measure string `json:"measure"`
+	A       string `json:"a"`
+	B       string `json:"b"`
+	// U is the Mann-Whitney statistic of A, P its two-sided p-value.
+	U float64 `json:"u"`
+	P float64 `json:"p"`
+	// A12 is P(value of A > value of B) + P(equal)/2; Magnitude names it
+	// (negligible, small, medium, large).
+	A12       float64 `json:"a12"`
+	Magnitude string  `json:"magnitude"`
+	MedianA   float64 `json:"median_a"`
+	MedianB   float64 `json:"median_b"`
+	// NA and NB are the numbers of runs compared.
+	NA int `json:"n_a"`
+	NB int `json:"n_b"`
+}
+
+// MeasureFirstBug is the Test.Measure of the comparison of the iterations to
+// the first bug.
+const MeasureFirstBug = "first bug"
+
+// FinalMeasure is the Test.Measure of the comparison of the final coverage of
+// a measure.
+func FinalMeasure(measure string) string { return "final " + measure }
+
+// LowerIsBetter reports whether smaller values of a Test's measure are
+// better: true for MeasureFirstBug, false for coverage.
+func LowerIsBetter(testMeasure string) bool { return testMeasure == MeasureFirstBug }
+
+// Budget is the iteration budget of a run: c.Iterations, or when it is not
+// set the largest number of iterations any run made.
+func (c *Comparison) Budget() int64 {
+	if c.Iterations > 0 {
+		return c.Iterations
+	}
+	var b int64
+	for _, s := range c.Strategies {
+		for _, r := range s.Runs {
+			b = max(b, r.Iterations, lastIteration(r.Coverage))
+		}
+	}
+	return b
+}
+
+func lastIteration(cov map[string][]Point) int64 {
+	var last int64
+	for _, pts := range cov {
+		for _, p := range pts {
+			last = max(last, p.Iteration)
+		}
+	}
+	return last
+}
+
+// Measures lists the coverage measures any run has in Final or Coverage:
+// "model", "traces" and "lines" first in that order, then any others by
+// name.
+func (c *Comparison) Measures() []string {
+	seen := map[string]bool{}
+	for _, s := range c.Strategies {
+		for _, r := range s.Runs {
+			for m := range r.Final {
+				seen[m] = true
+			}
+			for m, pts := range r.Coverage {
+				if len(pts) > 0 {
+					seen[m] = true
+				}
+			}
+		}
+	}
+	var ms []string
+	for m := range seen {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b string) int {
+		return cmp.Or(cmp.Compare(measureRank(a), measureRank(b)), cmp.Compare(a, b))
+	})
+	return ms
+}
+
+// Measure names as the fuzzer writes them (fuzzer.MeasureModel, ...), with
+// what one item of coverage is.
+var measureUnits = []struct{ name, unit, long string }{
+	{"model", "abstract model states", "abstract states of the TLA+ model"},
+	{"traces", "unique traces", "Mazurkiewicz trace classes (executions up to reordering of independent events)"},
+	{"lines", "covered statements", "statements of the system under test"},
+}
+
+func measureRank(m string) int {
+	for i, u := range measureUnits {
+		if u.name == m {
+			return i
+		}
+	}
+	return len(measureUnits)
+}
+
+// MeasureUnit is what one item of a coverage measure counts, for axis labels:
+// "abstract model states", "unique traces", "covered statements"; "items" for
+// an unknown measure.
+func MeasureUnit(measure string) string {
+	if i := measureRank(measure); i < len(measureUnits) {
+		return measureUnits[i].unit
+	}
+	return "items"
+}
+
+func measureLong(measure string) string {
+	if i := measureRank(measure); i < len(measureUnits) {
+		return measureUnits[i].long
+	}
+	return "coverage items"
+}

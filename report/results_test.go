@@ -1,0 +1,126 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestResultsJSONRoundTrip(t *testing.T) {
+	c := syntheticComparison(4, 5, 5000)
+	require.NoError(t, Analyze(c, "model"))
+	b, err := json.MarshalIndent(c, "", "  ")
+	require.NoError(t, err)
+	for _, key := range []string{`"first_bug"`, `"first_iteration"`, `"median_a"`, `"n_b"`, `"a12"`, `"coverage"`, `"iterations"`} {
+		require.Contains(t, string(b), key)
+	}
+	var back Comparison
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, c, &back)
+}
+
+func ints(v int64) *int64 { return &v }
+
+// twoStrategies has final model coverage {1,2,3} for "model" and {4,5,6}
+// for "random"; model finds a bug at 10 and 20 and misses once, random never
+// finds one; the budget is 100.
+func twoStrategies() *Comparison {
+	run := func(final float64, firstBug *int64) Run {
+		return Run{Final: map[string]float64{"model": final}, FirstBug: firstBug, Iterations: 100}
+	}
+	return &Comparison{
+		Iterations: 100,
+		Strategies: []Strategy{
+			{Name: "model", Runs: []Run{run(1, ints(10)), run(2, ints(20)), run(3, nil)}},
+			{Name: "random", Runs: []Run{run(4, nil), run(5, nil), run(6, nil)}},
+		},
+	}
+}
+
+func TestAnalyze(t *testing.T) {
+	c := twoStrategies()
+	require.NoError(t, Analyze(c, "model"))
+	require.Len(t, c.Tests, 2)
+
+	final := c.Tests[0]
+	require.Equal(t, Test{
+		Measure: "final model", A: "model", B: "random",
+		U: 0, P: final.P, A12: 0, Magnitude: "large", MedianA: 2, MedianB: 5, NA: 3, NB: 3,
+	}, final)
+	require.InDelta(t, 0.1, final.P, 1e-12) // exact: 2 of the 20 arrangements
+
+	// Runs without a bug count as 101: {10, 20, 101} against {101, 101, 101}.
+	// No pair is won, the 3 pairs (101, 101) tie: U = 1.5, A12 = 1.5/9.
+	bug := c.Tests[1]
+	require.Equal(t, MeasureFirstBug, bug.Measure)
+	require.Equal(t, 1.5, bug.U)
+	require.InDelta(t, 1.5/9, bug.A12, 1e-12)
+	require.Equal(t, 20.0, bug.MedianA)
+	require.Equal(t, 101.0, bug.MedianB)
+	// Normal approximation: 4 tied values (Σ t³-t = 60), N = 6.
+	z := (math.Abs(1.5-4.5) - 0.5) / math.Sqrt(9.0/12*(7-60.0/30))
+	require.InDelta(t, math.Erfc(z/math.Sqrt2), bug.P, 1e-12)
+
+	// Analyze replaces earlier tests rather than appending.
+	require.NoError(t, Analyze(c, "model"))
+	require.Len(t, c.Tests, 2)
+}
+
+func TestAnalyzeOtherBaseAndNoBugs(t *testing.T) {
+	c := twoStrategies()
+	for i := range c.Strategies[0].Runs {
+		c.Strategies[0].Runs[i].FirstBug = nil
+	}
+	require.NoError(t, Analyze(c, "random"))
+	require.Len(t, c.Tests, 1, "no first-bug test when neither strategy found a bug")
+	require.Equal(t, "random", c.Tests[0].A)
+	require.Equal(t, 1.0, c.Tests[0].A12)
+
+	err := Analyze(c, "trace")
+	require.ErrorContains(t, err, `base strategy "trace" is not among the strategies compared ["model" "random"]`)
+}
+
+func TestMeasuresOrder(t *testing.T) {
+	c := &Comparison{Strategies: []Strategy{{Name: "a", Runs: []Run{
+		{Final: map[string]float64{"zeta": 1, "lines": 2}},
+		{Coverage: map[string][]Point{"model": {{1, 1}}, "alpha": {{1, 1}}, "empty": nil}},
+		{Final: map[string]float64{"traces": 3}},
+	}}}}
+	require.Equal(t, []string{"model", "traces", "lines", "alpha", "zeta"}, c.Measures())
+}
+
+func TestBudget(t *testing.T) {
+	c := &Comparison{Strategies: []Strategy{{Runs: []Run{
+		{Iterations: 40},
+		{Coverage: map[string][]Point{"model": {{70, 1}}}},
+	}}}}
+	require.Equal(t, int64(70), c.Budget(), "without Iterations, the longest run")
+	c.Iterations = 50
+	require.Equal(t, int64(50), c.Budget())
+}
+
+func TestSummarize(t *testing.T) {
+	c := twoStrategies()
+	c.Strategies[0].Runs[0].Bugs = []BugHit{{Signature: "s1", Kind: "crash", FirstIteration: 10}, {Signature: "s2", Kind: "invariant", FirstIteration: 40}}
+	c.Strategies[0].Runs[1].Bugs = []BugHit{{Signature: "s2", Kind: "invariant", FirstIteration: 20}}
+	c.Strategies = append(c.Strategies, Strategy{Name: "empty"})
+	sums := Summarize(c)
+	require.Len(t, sums, 3)
+	m := sums[0]
+	require.Equal(t, "model", m.Strategy)
+	require.Equal(t, 2, m.RunsWithBug)
+	require.Equal(t, 20.0, m.MedianFirstBug)
+	require.Equal(t, Spread{N: 3, Median: 2, Mean: 2, Min: 1, Max: 3}, m.Final["model"])
+	require.Equal(t, []BugSummary{
+		{Signature: "s2", Kind: "invariant", Runs: 2, FirstIteration: 20},
+		{Signature: "s1", Kind: "crash", Runs: 1, FirstIteration: 10},
+	}, m.Bugs)
+	require.Equal(t, 101.0, sums[1].MedianFirstBug)
+
+	// A strategy without runs has zeros rather than NaN, so it encodes.
+	require.Equal(t, Summary{Strategy: "empty", Final: map[string]Spread{}}, sums[2])
+	_, err := json.Marshal(sums)
+	require.NoError(t, err)
+}
