@@ -39,6 +39,9 @@ type adapterInfo struct {
 	// model constants that must match the system's configuration.
 	model     string
 	mapperFor func(fac fuzzer.Factory) (fuzzer.Mapper, []string)
+	// lineCoverage: the system runs in this process and a coverage build
+	// (make cover) instruments it.
+	lineCoverage bool
 }
 
 var adapters = map[string]adapterInfo{
@@ -50,8 +53,9 @@ var adapters = map[string]adapterInfo{
 			return etcdraft.NewFactory(etcdraft.Config{Nodes: a.nodes, SnapshotEvery: a.snapshotEvery,
 				PreVote: a.preVote, CheckQuorum: a.checkQuorum, Inject: a.inject})
 		},
-		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) { return etcdraft.FactoryFromConfig(raw) },
-		model:      "raft.tla",
+		fromConfig:   func(raw json.RawMessage) (fuzzer.Factory, error) { return etcdraft.FactoryFromConfig(raw) },
+		model:        "raft.tla",
+		lineCoverage: true,
 		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
 			m := mapper.NewEtcdraft(fac.(*etcdraft.Factory).Cfg())
 			return m, m.Consts()

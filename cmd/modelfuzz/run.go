@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -63,12 +64,14 @@ type runFlags struct {
 	minimizeTime   time.Duration
 	series         string
 	seriesEvery    int64
+	memoryLimit    int64
 }
 
 var strategies = map[string]string{
 	"random": "no guidance: every input is random or a mutant of a random input",
 	"trace":  "new classes of the happens-before partial order (Mazurkiewicz traces)",
 	"model":  "new abstract states of the TLA+ model (the ModelFuzz algorithm)",
+	"line":   "new source lines of the system under test (Go coverage counters; needs make cover)",
 }
 
 func newRunCmd() *cobra.Command {
@@ -106,7 +109,10 @@ ones. The model engine runs as a supervised subprocess (--tlc subprocess,
 the default), in this process (--tlc inproc), or is an already running
 sidecar (--tlc-url, token in $MODELFUZZ_TLC_TOKEN).
 
-Strategies: model, trace, random (line guidance comes later).`,
+Strategies: model, line (a coverage build: make cover), trace, random. In a
+coverage build every strategy also reports lines_covered: the source lines of
+the system under test (the go.etcd.io/raft/v3 packages) its executions
+covered.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
 	}
@@ -132,7 +138,7 @@ Strategies: model, trace, random (line guidance comes later).`,
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
-	fs.StringVar(&f.memProfile, "memprofile", "", "write a Go heap profile to this file when the campaign ends")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a Go heap profile to this file at the largest heap a stats snapshot saw, and when the campaign ends")
 	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
 	fs.IntVar(&f.pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
 	fs.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
@@ -141,6 +147,7 @@ Strategies: model, trace, random (line guidance comes later).`,
 	fs.BoolVar(&f.minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&f.minimizeTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
 	fs.DurationVar(&f.minimizeTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
+	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of this process's Go heap in MiB: the garbage collector works harder near it (0: none; $GOMEMLIMIT wins)")
 	fs.StringVar(&f.series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
 	fs.Int64Var(&f.seriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 	return cmd
@@ -168,10 +175,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		}
 	}
 	if _, ok := strategies[f.strategy]; !ok {
-		if f.strategy == "line" {
-			return fmt.Errorf("--strategy line is not available yet: it needs a coverage-instrumented build, not in this version (use model, trace or random)")
-		}
-		return fmt.Errorf("unknown --strategy %q (known: model, trace, random)", f.strategy)
+		return fmt.Errorf("unknown --strategy %q (known: model, line, trace, random)", f.strategy)
 	}
 	if f.strategy == "model" && f.model == "" {
 		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", modelHint(f.adapter.name))
@@ -194,6 +198,12 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if f.execTimeout < 0 || f.statsEvery < 0 || f.minimizeTime < 0 {
 		return fmt.Errorf("--exec-timeout, --stats-every and --minimize-time must not be negative")
 	}
+	if f.memoryLimit < 0 {
+		return fmt.Errorf("--memory-limit must not be negative")
+	}
+	if f.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(f.memoryLimit << 20)
+	}
 	if f.seriesEvery < 1 {
 		return fmt.Errorf("--series-every must be at least 1, got %d", f.seriesEvery)
 	}
@@ -211,6 +221,17 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	fac, info, err := f.adapter.factory()
 	if err != nil {
 		return err
+	}
+	// Line coverage: measured for every strategy in a coverage build, for
+	// the adapters whose system runs in this process.
+	var lines *lineTracker
+	if info.lineCoverage {
+		lines, err = newLineTracker()
+		if err != nil && f.strategy == "line" {
+			return fmt.Errorf("--strategy line needs a coverage build of modelfuzz: make cover, then run ./modelfuzz-cover (%v)", err)
+		}
+	} else if f.strategy == "line" {
+		return fmt.Errorf("--strategy line: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", f.adapter.name)
 	}
 	if f.steps == 0 {
 		f.steps = info.steps
@@ -285,6 +306,16 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if f.strategy == "trace" {
 		opt.Guide = fuzzer.TraceMeasure{}
 	}
+	if lines != nil {
+		opt.Units = lines
+		opt.Measures = append(opt.Measures, fuzzer.UnitsMeasure{})
+		if f.strategy == "line" {
+			opt.Guide = fuzzer.UnitsMeasure{}
+		}
+		if f.parallel > 1 {
+			logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+		}
+	}
 	if mapr != nil {
 		simulator, closeSim, err := startModelEngine(f, camp.ModelConsts, logger)
 		if err != nil {
@@ -311,6 +342,17 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 			enc.Encode(seriesPoint{Iteration: iter, Coverage: cov})
 		}
 	}
+	if f.memProfile != "" {
+		var peak int64
+		opt.OnSnapshot = func(r *fuzzer.StatsRecord) {
+			if r.HeapBytes > peak {
+				peak = r.HeapBytes
+				if err := writeHeapProfile(f.memProfile, false); err != nil {
+					logger.Error("--memprofile", "error", err)
+				}
+			}
+		}
+	}
 	prog := newProgress(os.Stderr, logger)
 	opt.Progress = prog.update
 	opt.Logf = func(format string, args ...any) {
@@ -326,10 +368,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	defer stop()
 	sum, runErr := fz.Run(ctx)
 	prog.done()
-	if f.memProfile != "" {
-		if err := writeHeapProfile(f.memProfile); err != nil {
+	if f.memProfile != "" && f.statsEvery == 0 {
+		if err := writeHeapProfile(f.memProfile, true); err != nil {
 			logger.Error("--memprofile", "error", err)
 		}
+		runtime.KeepAlive(fz) // the campaign's memory is what the profile is for
 	}
 	if sum != nil && runErr != nil {
 		sum.StoppedEarly = "by the error below"
@@ -508,6 +551,7 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			Strategy     string         `json:"strategy"`
 			UniqueTraces int            `json:"unique_traces"`
 			ModelStates  *int           `json:"model_states,omitempty"`
+			LinesCovered *int           `json:"lines_covered,omitempty"`
 			Divergences  *int64         `json:"divergences,omitempty"`
 			Unmapped     map[string]int `json:"unmapped_events,omitempty"`
 			CorpusSize   int            `json:"corpus_size"`
@@ -519,6 +563,9 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped}
 		for _, b := range s.Bugs {
 			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
+		}
+		if n, ok := s.Coverage[fuzzer.MeasureLines]; ok {
+			out.LinesCovered = &n
 		}
 		if n, ok := s.Coverage[fuzzer.MeasureModel]; ok {
 			d := s.Divergences
@@ -625,12 +672,16 @@ func embeddedModel(name string) bool {
 	return false
 }
 
-func writeHeapProfile(path string) error {
+// writeHeapProfile writes the heap profile as of the last garbage
+// collection (gc: collect first, for the live heap now).
+func writeHeapProfile(path string, gc bool) error {
 	pf, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer pf.Close()
-	runtime.GC()
+	if gc {
+		runtime.GC()
+	}
 	return pprof.WriteHeapProfile(pf)
 }
