@@ -250,30 +250,49 @@ func showBug(w io.Writer, env *campaignEnv, b *fuzzer.BugRecord, original bool, 
 		fmt.Fprintf(w, "; %s", b.MinimizeNote)
 	}
 	fmt.Fprintln(w, ")")
-	chk, err := env.checker(timeout)
+	timeline, modelView, err := replayBug(env, b, in, timeout)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "\n%s", timeline)
+	if modelView != "" {
+		fmt.Fprintf(w, "\n%s", modelView)
+	}
+	return nil
+}
+
+// replayBug replays in, an input of bug b, and returns its timeline with
+// the failures it shows, and the model's view of it (empty without a
+// model).
+func replayBug(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, timeout time.Duration) (timeline, modelView string, err error) {
+	chk, err := env.checker(timeout)
+	if err != nil {
+		return "", "", err
+	}
 	ex, _, err := chk.Run(in)
 	if err != nil {
-		return fmt.Errorf("replay of %s: %v", b.ID, err)
+		return "", "", fmt.Errorf("replay of %s: %v", b.ID, err)
 	}
-	fmt.Fprintf(w, "\n%s", fuzzer.Timeline(env.fac.Spec(), in, ex))
+	var t strings.Builder
+	t.WriteString(fuzzer.Timeline(env.fac.Spec(), in, ex))
 	reproduced := false
 	for _, f := range ex.Failures {
-		fmt.Fprintf(w, "\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
+		fmt.Fprintf(&t, "\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
 		reproduced = reproduced || f.Signature == b.Signature
 	}
 	if reproduced {
-		fmt.Fprintf(w, "\nthe replay shows %s again (same signature)\n", b.ID)
+		fmt.Fprintf(&t, "\nthe replay shows %s again (same signature)\n", b.ID)
 	} else {
-		fmt.Fprintf(w, "\nthe replay does NOT show %s (signature not seen)\n", b.ID)
+		fmt.Fprintf(&t, "\nthe replay does NOT show %s (signature not seen)\n", b.ID)
 	}
-	if env.camp.Model != "" {
-		fmt.Fprintln(w)
-		return showModelRun(w, env, in, ex)
+	if env.camp.Model == "" {
+		return t.String(), "", nil
 	}
-	return nil
+	var m strings.Builder
+	if err := showModelRun(&m, env, in, ex); err != nil {
+		return "", "", err
+	}
+	return t.String(), m.String(), nil
 }
 
 // showModelRun prints the model actions an execution maps to and the

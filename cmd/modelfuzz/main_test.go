@@ -337,3 +337,61 @@ func TestSignalsStopACampaignCleanly(t *testing.T) {
 		}
 	}
 }
+
+// The acceptance run of compare on the micro-benchmark: three strategies,
+// five runs each; results.json and report.html hold all three with U and
+// A12 values, and the plots are written.
+func TestCompareMicrobench(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cmp")
+	res := modelfuzz(t, "compare", "--adapter", "microbench", "--model", "microbench.tla", "--strategies", "model,trace,random",
+		"--runs", "5", "--iterations", "2000", "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	var c struct {
+		Strategies []struct {
+			Name string `json:"name"`
+			Runs []struct {
+				Seed     uint64                       `json:"seed"`
+				Coverage map[string][]json.RawMessage `json:"coverage"`
+				Final    map[string]float64           `json:"final"`
+			} `json:"runs"`
+		} `json:"strategies"`
+		Tests []struct {
+			Measure string  `json:"measure"`
+			A       string  `json:"a"`
+			B       string  `json:"b"`
+			P       float64 `json:"p"`
+			A12     float64 `json:"a12"`
+		} `json:"tests"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &c))
+	require.Len(t, c.Strategies, 3)
+	for _, s := range c.Strategies {
+		require.Len(t, s.Runs, 5, s.Name)
+		for i, r := range s.Runs {
+			require.Equal(t, uint64(i+1), r.Seed, "the same seeds for every strategy")
+			require.Greater(t, r.Final["model"], 0.0)
+			require.Greater(t, len(r.Coverage["model"]), 100, "coverage over iterations")
+		}
+	}
+	against := map[string]bool{}
+	for _, tt := range c.Tests {
+		if tt.Measure == "final model" {
+			require.Equal(t, "model", tt.A)
+			against[tt.B] = true
+			require.True(t, tt.P > 0 && tt.P <= 1, "p-value %v", tt.P)
+			require.True(t, tt.A12 >= 0 && tt.A12 <= 1, "A12 %v", tt.A12)
+		}
+	}
+	require.True(t, against["trace"] && against["random"], "model against trace and random: %+v", c.Tests)
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	for _, want := range []string{"model", "trace", "random", "Mann-Whitney", "A12", "data:image/png;base64,"} {
+		require.Contains(t, string(html), want)
+	}
+	for _, png := range []string{"coverage-model.png", "coverage-traces.png"} {
+		_, err := os.Stat(filepath.Join(out, png))
+		require.NoError(t, err)
+	}
+}

@@ -241,3 +241,54 @@ func TestSeededRaftBugIsMinimizedAndTriaged(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "signature: "+rows[0].Signature+"\n")
 }
+
+// Line guidance needs the coverage build; without it the tool says which
+// command builds it. With it (built here as make cover does), compare on
+// etcd raft runs all four strategies and every run reports lines.
+func TestLineGuidanceAndCompareOnRaft(t *testing.T) {
+	res := modelfuzz(t, "run", "--model", "raft.tla", "--strategy", "line", "--iterations", "10", "--corpus", filepath.Join(t.TempDir(), "c"))
+	oneLineError(t, res, "make cover")
+
+	cover := filepath.Join(t.TempDir(), "modelfuzz-cover")
+	out, err := exec.Command("go", "build", "-cover", "-covermode=atomic",
+		"-coverpkg=go.etcd.io/raft/v3/...,github.com/modelfuzz/modelfuzz/cmd/modelfuzz", "-o", cover, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	dir := filepath.Join(t.TempDir(), "cmp")
+	cmd := exec.Command(cover, "compare", "--adapter", "etcdraft", "--model", "raft.tla", "--strategies", "model,line,trace,random",
+		"--runs", "2", "--iterations", "150", "--parallel", "2", "--out", dir)
+	cmd.Env = append(os.Environ(), "GOCOVERDIR="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	var c struct {
+		Strategies []struct {
+			Name string `json:"name"`
+			Runs []struct {
+				Final map[string]float64 `json:"final"`
+			} `json:"runs"`
+		} `json:"strategies"`
+		Tests []struct {
+			Measure string `json:"measure"`
+			B       string `json:"b"`
+		} `json:"tests"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &c))
+	require.Len(t, c.Strategies, 4)
+	for _, s := range c.Strategies {
+		for _, r := range s.Runs {
+			require.Greater(t, r.Final["lines"], 500.0, "%s reports lines covered", s.Name)
+			require.Greater(t, r.Final["model"], 0.0)
+		}
+	}
+	lines := 0
+	for _, tt := range c.Tests {
+		if tt.Measure == "final lines" {
+			lines++
+		}
+	}
+	require.Equal(t, 3, lines, "model against line, trace and random on lines")
+	_, err = os.Stat(filepath.Join(dir, "coverage-lines.png"))
+	require.NoError(t, err)
+}
