@@ -87,7 +87,7 @@ func campaignReport(env *campaignEnv, timeout time.Duration) (*report.Campaign, 
 	set("seed", strconv.FormatUint(c.Seed, 10))
 	set("inputs", fmt.Sprintf("%d steps, at most %d messages a delivery, crash quota %d, %d requests", c.Steps, c.MaxMessages, c.CrashQuota, c.Requests))
 	set("created", c.Created)
-	set("iterations", fmt.Sprintf("%d over %d session(s), %s of fuzzing", cnt.Iterations, cnt.Sessions, (time.Duration(cnt.RunSeconds) * time.Second).String()))
+	set("iterations", fmt.Sprintf("%d over %d session(s), %s of fuzzing", cnt.Iterations, cnt.Sessions, (time.Duration(cnt.RunSeconds)*time.Second).String()))
 	set("corpus size", fmt.Sprintf("%d inputs", cnt.Interesting))
 	var covText []string
 	for _, m := range sortedCoverage(snap.Coverage) {
@@ -141,4 +141,3 @@ func campaignReport(env *campaignEnv, timeout time.Duration) (*report.Campaign, 
 	}
 	return cp, nil
 }
-
