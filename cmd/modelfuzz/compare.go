@@ -38,6 +38,7 @@ type compareFlags struct {
 	points     int
 	steps      int
 	keep       bool
+	stopOnBug  bool
 }
 
 func newCompareCmd() *cobra.Command {
@@ -78,6 +79,7 @@ compare ...).`,
 	fs.StringVar(&f.base, "base", "model", "the strategy compared against every other one")
 	fs.IntVar(&f.points, "points", 200, "coverage samples recorded per campaign")
 	fs.IntVar(&f.steps, "steps", 0, "steps of a random input (default: the adapter's)")
+	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "end each campaign at its first bug (bug-finding experiments; coverage curves then end there)")
 	fs.BoolVar(&f.keep, "keep", false, "keep every campaign's corpus under DIR/runs (default: only the series and summaries)")
 	return cmd
 }
@@ -170,6 +172,9 @@ func runCompare(cmd *cobra.Command, f *compareFlags) error {
 				"--iterations", strconv.FormatInt(f.iterations, 10), "--corpus", filepath.Join(dir, "corpus"), "--fresh",
 				"--series", filepath.Join(dir, "series.jsonl"), "--series-every", strconv.FormatInt(every, 10),
 				"--parallel", "1", "--minimize=false", "--json", "--log-level", "error")
+			if f.stopOnBug {
+				args = append(args, "--stop-on-bug")
+			}
 			jobs = append(jobs, compareJob{strategy: s, seed: seed, dir: dir, args: args})
 		}
 	}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The ModelFuzz chapter's micro-benchmark experiment at this machine's
+# scale: iterations to the first bug (the seeded flush-before-last crash)
+# for m = 6 workers and n tasks, per strategy, with the same seeds.
+# Usage: scripts/exp-microbench.sh [RUNS] [BUDGET] [OUT] [TASKS...]
+#   defaults: 10 runs, 30000 iterations, /tmp/exp-microbench, n = 10 20 30 40
+# Each n writes a compare report (OUT/tasks-N/report.html, first-bug.png);
+# the table at the end summarizes them.
+set -euo pipefail
+runs=${1:-10}
+budget=${2:-30000}
+out=${3:-/tmp/exp-microbench}
+shift $(($# < 3 ? $# : 3))
+tasks=("$@")
+[ ${#tasks[@]} -gt 0 ] || tasks=(10 20 30 40)
+bin=$(mktemp -d)/modelfuzz
+go build -o "$bin" ./cmd/modelfuzz
+mkdir -p "$out"
+for n in "${tasks[@]}"; do
+	"$bin" compare --adapter microbench --workers 6 --tasks "$n" --inject flush-before-last \
+		--model microbench.tla --strategies model,trace,random --runs "$runs" --iterations "$budget" \
+		--stop-on-bug --parallel 2 --out "$out/tasks-$n" 2>/dev/null >"$out/tasks-$n.txt"
+done
+python3 - "$out" "$budget" "${tasks[@]}" <<'PY'
+import json, statistics, sys
+out, budget, tasks = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+print(f"first-bug iterations, median over runs (found/runs), budget {budget}; A12 of model vs other (lower = model sooner)")
+print(f"{'n':>3} {'model':>16} {'trace':>16} {'random':>16}   A12 model-trace  A12 model-random")
+for n in tasks:
+    c = json.load(open(f"{out}/tasks-{n}/results.json"))
+    cells = {}
+    for s in c["strategies"]:
+        its = [r["first_bug"] if r["first_bug"] is not None else budget + 1 for r in s["runs"]]
+        found = sum(r["first_bug"] is not None for r in s["runs"])
+        med = statistics.median(its)
+        cells[s["name"]] = (f">{budget}" if med > budget else f"{med:.0f}") + f" ({found}/{len(its)})"
+    a12 = {t["b"]: t["a12"] for t in c["tests"] if t["measure"] == "first bug"}
+    fmt = lambda k: f"{a12[k]:.2f}" if k in a12 else "-"
+    print(f"{n:>3} {cells.get('model',''):>16} {cells.get('trace',''):>16} {cells.get('random',''):>16}   {fmt('trace'):>15}  {fmt('random'):>16}")
+PY
