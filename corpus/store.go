@@ -136,7 +136,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
 		WithDetectConflicts(false).
-		WithCompactL0OnClose(true)
+		WithCompactL0OnClose(false)
 	db, err := openBadger(bo)
 	if err != nil {
 		releaseLock(lock)
