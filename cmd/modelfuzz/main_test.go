@@ -395,3 +395,25 @@ func TestCompareMicrobench(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// report writes one campaign as a self-contained page: coverage over time
+// from the stats snapshots, and every bug with its reproducer's timeline.
+func TestReportOfACampaign(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	res := modelfuzz(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--strategy", "trace", "--iterations", "3000", "--stats-every", "50ms", "--corpus", dir, "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	out := filepath.Join(t.TempDir(), "r.html")
+	res = modelfuzz(t, "report", "--corpus", dir, "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "1 bug(s)")
+	page, err := os.ReadFile(out)
+	require.NoError(t, err)
+	s := string(page)
+	require.Contains(t, s, "data:image/png;base64,")
+	require.Contains(t, s, "flush processed right before the last execute")
+	require.Contains(t, s, "the replay shows B1 again")
+	require.NotContains(t, s, "http://")
+	require.NotContains(t, s, "https://")
+	oneLineError(t, modelfuzz(t, "report", "--corpus", dir), "--out FILE.html is required")
+}
