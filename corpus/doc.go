@@ -6,7 +6,7 @@
 //
 //	m/campaign              JSON fuzzer.Campaign, written once when the campaign starts
 //	m/counters              JSON fuzzer.Counters, rewritten by every commit
-//	i/<id: 8 bytes BE>      JSON fuzzer.InputRecord
+//	i/<id: 8 bytes BE>      fuzzer.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet
 //	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
 //	b/<n: 4 bytes BE>       JSON fuzzer.BugRecord (ID "B<n>"), with its minimized input

@@ -123,11 +123,11 @@ func Open(dir string, opt Options) (*Store, error) {
 		// allocated whole, so the memtable size sets the database's peaks
 		// (16 MiB tables swung the heap by 100 MiB; docs/results.md).
 		WithMemTableSize(8 << 20).
-		// Inputs (kilobytes of JSON, one per kept input) go to the value
-		// log, written once; the LSM tree keeps keys, coverage items and
-		// pointers, so its compactions stay small (compacting inputs held
-		// 200 MiB of table builders at times).
-		WithValueThreshold(256).
+		// Small tables keep compactions' table builders small (2 MiB
+		// tables held 200 MiB of builders at times). Values stay in the
+		// LSM tree, compressed: badger maps its value log files whole, so
+		// inputs there made the process's resident memory grow with the
+		// corpus.
 		WithBaseTableSize(1 << 20).
 		WithNumMemtables(2).
 		WithBlockCacheSize(8 << 20).
@@ -331,7 +331,7 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 	// continued campaign trusts) only move once everything else is in.
 	var kvs []kv
 	for _, in := range b.Inputs {
-		kvs = append(kvs, kv{k: inputKey(in.ID), v: in.AppendJSON(nil)})
+		kvs = append(kvs, kv{k: inputKey(in.ID), v: encodeRecord(nil, in)})
 		if in.Source == "import" {
 			kvs = append(kvs, kv{k: idKey(prefPending, in.ID), del: in.Iteration != 0})
 		}
@@ -521,6 +521,9 @@ func (s *Store) eachInput(txn *badger.Txn, fn func(*fuzzer.InputRecord) error) e
 // continued campaign loads, so it reads by path with gjson instead of
 // reflection, and validates what it reads.
 func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
+	if len(b) > 0 && b[0] == recordV1 {
+		return decodeRecord(b, rec)
+	}
 	if !gjson.ValidBytes(b) {
 		return fmt.Errorf("record is not valid JSON")
 	}

@@ -195,3 +195,37 @@ func TestLargeBatchIsWrittenWhole(t *testing.T) {
 	require.Equal(t, int64(3), snap.Counters.Iterations)
 	require.Len(t, snap.Coverage["model"], len(items))
 }
+
+// The compact record form round-trips, is an eighth of the JSON form or less, old
+// JSON records still read, and damaged records are errors.
+func TestRecordForm(t *testing.T) {
+	in := &fuzzer.Input{}
+	for i := 0; i < 100; i++ {
+		st := fuzzer.Step{Process: i % 3, Action: fuzzer.AllActions[i%5]}
+		if st.Action == fuzzer.Deliver {
+			st.Messages = 1 + i%5
+		}
+		if st.Action == fuzzer.Request {
+			st.Value = i - 50
+		}
+		in.Steps = append(in.Steps, st)
+	}
+	rec := &fuzzer.InputRecord{ID: 1 << 40, Iteration: 123456, Source: "fuzz", Parent: 77,
+		NewItems: map[string]int{"model": 12, "traces": 1}, Input: in}
+	b := encodeRecord(nil, rec)
+	js := rec.AppendJSON(nil)
+	require.Less(t, 8*len(b), len(js), "binary %d bytes, JSON %d", len(b), len(js))
+	var got fuzzer.InputRecord
+	require.NoError(t, decodeInput(b, &got))
+	require.Equal(t, *rec, got)
+	var old fuzzer.InputRecord
+	require.NoError(t, decodeInput(js, &old))
+	require.Equal(t, *rec, old)
+	for n := 0; n < len(b); n++ {
+		var r fuzzer.InputRecord
+		require.Error(t, decodeInput(b[:n], &r), "truncated to %d bytes", n)
+	}
+	bad := append([]byte(nil), b...)
+	bad = append(bad, 0)
+	require.Error(t, decodeInput(bad, &fuzzer.InputRecord{}))
+}
