@@ -39,6 +39,7 @@ type compareFlags struct {
 	steps      int
 	keep       bool
 	stopOnBug  bool
+	mutations  int
 }
 
 func newCompareCmd() *cobra.Command {
@@ -79,6 +80,7 @@ compare ...).`,
 	fs.StringVar(&f.base, "base", "model", "the strategy compared against every other one")
 	fs.IntVar(&f.points, "points", 200, "coverage samples recorded per campaign")
 	fs.IntVar(&f.steps, "steps", 0, "steps of a random input (default: the adapter's)")
+	fs.IntVar(&f.mutations, "mutations", 0, "mutants queued per new coverage item in every campaign (default: run's)")
 	fs.BoolVar(&f.stopOnBug, "stop-on-bug", false, "end each campaign at its first bug (bug-finding experiments; coverage curves then end there)")
 	fs.BoolVar(&f.keep, "keep", false, "keep every campaign's corpus under DIR/runs (default: only the series and summaries)")
 	return cmd
@@ -157,6 +159,9 @@ func runCompare(cmd *cobra.Command, f *compareFlags) error {
 	}
 	if f.steps > 0 {
 		common = append(common, "--steps", strconv.Itoa(f.steps))
+	}
+	if f.mutations > 0 {
+		common = append(common, "--mutations", strconv.Itoa(f.mutations))
 	}
 	every := max(1, f.iterations/int64(f.points))
 	var jobs []compareJob
