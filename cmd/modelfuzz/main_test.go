@@ -225,7 +225,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 
 	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: etcdraft, microbench)`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "magic", "--iterations", "1"), `unknown --strategy "magic"`)
-	oneLineError(t, modelfuzz(t, "run", "--strategy", "line", "--iterations", "1"), "--strategy line is not available yet")
+	oneLineError(t, modelfuzz(t, "run", "--strategy", "line", "--iterations", "1"), "--strategy line: adapter microbench has no line coverage")
 	oneLineError(t, modelfuzz(t, "run", "--iterations", "ten"), `invalid argument "ten"`)
 	oneLineError(t, modelfuzz(t, "run", "--no-such-flag"), "unknown flag: --no-such-flag")
 
