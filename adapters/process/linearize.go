@@ -1,0 +1,178 @@
+package process
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+// KindLinearizability is the kind of the failure of a client history that
+// is not linearizable; its signature is "linearizability: kv".
+const KindLinearizability = "linearizability"
+
+// checkTimeout bounds porcupine's search; an undecided history is not
+// reported.
+const checkTimeout = 5 * time.Second
+
+// kvModel is a key-value store of put and get, partitioned by key: each
+// partition is a register whose state is the value ("" when none).
+var kvModel = porcupine.Model{
+	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+		byKey := map[string][]porcupine.Operation{}
+		var keys []string
+		for _, o := range h {
+			k := o.Input.(Op).Key
+			if _, ok := byKey[k]; !ok {
+				keys = append(keys, k)
+			}
+			byKey[k] = append(byKey[k], o)
+		}
+		sort.Strings(keys)
+		out := make([][]porcupine.Operation, len(keys))
+		for i, k := range keys {
+			out[i] = byKey[k]
+		}
+		return out
+	},
+	Init: func() any { return "" },
+	Step: func(state, input, output any) (bool, any) {
+		in := input.(Op)
+		if in.Put {
+			return true, in.Arg
+		}
+		return output.(string) == state.(string), state
+	},
+	DescribeOperation: func(input, output any) string {
+		in := input.(Op)
+		if in.Put {
+			s := fmt.Sprintf("put(%s, %q)", in.Key, in.Arg)
+			if in.Pending {
+				s += " (no answer)"
+			}
+			return s
+		}
+		return fmt.Sprintf("get(%s) -> %q", in.Key, output.(string))
+	},
+	DescribeState: func(state any) string { return strconv.Quote(state.(string)) },
+}
+
+// operations turns a history into porcupine's form. Clients (the rows of
+// the visualization) are assigned so that each one's operations do not
+// overlap.
+func operations(h History) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(h))
+	var busyUntil []int64 // by client
+	for i, o := range h {
+		c := -1
+		for k, until := range busyUntil {
+			if until < o.Call {
+				c = k
+				break
+			}
+		}
+		if c < 0 {
+			c = len(busyUntil)
+			busyUntil = append(busyUntil, 0)
+		}
+		busyUntil[c] = o.Return
+		ops[i] = porcupine.Operation{ClientId: c, Input: o, Call: o.Call, Output: o.Out, Return: o.Return}
+	}
+	return ops
+}
+
+// Linearizable checks a history against the key-value model. It returns
+// porcupine's verdict (Ok, Illegal or Unknown when the check timed out)
+// and the key of the first partition that is not linearizable.
+func Linearizable(h History) (porcupine.CheckResult, string) {
+	byKey := map[string]History{}
+	for _, o := range h {
+		byKey[o.Key] = append(byKey[o.Key], o)
+	}
+	result := porcupine.Ok
+	for _, k := range sortedKeys(byKey) {
+		switch porcupine.CheckOperationsTimeout(kvModel, operations(byKey[k]), checkTimeout) {
+		case porcupine.Illegal:
+			return porcupine.Illegal, k
+		case porcupine.Unknown:
+			result = porcupine.Unknown
+		}
+	}
+	return result, ""
+}
+
+// checkLinearizable is the execution's linearizability oracle. The
+// failure's step is the latest step in which an operation on the failing
+// key was issued or answered.
+func checkLinearizable(h History, steps int) *fuzzer.Failure {
+	if len(h) == 0 {
+		return nil
+	}
+	res, key := Linearizable(h)
+	if res != porcupine.Illegal {
+		return nil
+	}
+	step, n := 0, 0
+	for _, o := range h {
+		if o.Key == key {
+			n++
+			step = max(step, o.Step, o.RetStep)
+		}
+	}
+	if steps > 0 {
+		step = min(step, steps-1)
+	}
+	return &fuzzer.Failure{Kind: KindLinearizability, Signature: "linearizability: kv", Step: step,
+		Message: fmt.Sprintf("the client history of key %s (%d operations) is not linearizable", key, n)}
+}
+
+const historyMarker = "client history (JSON):\n"
+
+// historyDetail renders a history for a failure's detail, one operation
+// per line; HistoryFromDetail reads it back.
+func historyDetail(h History) string {
+	var b strings.Builder
+	b.WriteString(historyMarker)
+	b.WriteString("[")
+	for i, o := range h {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		line, _ := json.Marshal(o)
+		b.WriteString("\n  ")
+		b.Write(line)
+	}
+	b.WriteString("\n]\n")
+	return b.String()
+}
+
+// HistoryFromDetail reads the client history from the detail of a
+// linearizability failure (to visualize a stored bug).
+func HistoryFromDetail(detail string) (History, error) {
+	_, rest, ok := strings.Cut(detail, historyMarker)
+	if !ok {
+		return nil, errors.New("the failure's detail has no client history")
+	}
+	var h History
+	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&h); err != nil {
+		return nil, fmt.Errorf("client history: %w", err)
+	}
+	return h, nil
+}
+
+// WriteVisualization writes porcupine's interactive HTML view of a history
+// (its operations per key, and the longest linearizable prefixes) to path.
+func WriteVisualization(h History, path string) error {
+	_, info := porcupine.CheckOperationsVerbose(kvModel, operations(h), checkTimeout)
+	if err := porcupine.VisualizePath(kvModel, info, path); err != nil {
+		return fmt.Errorf("visualization: %w", err)
+	}
+	return nil
+}

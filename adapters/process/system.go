@@ -1,0 +1,787 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+)
+
+// System runs inputs on a cluster of OS processes. It is used by one
+// goroutine at a time (Interrupt excepted). Callers must Close it (or the
+// Factory) when done: an execution stops all its processes when it ends,
+// but the System's run directory stays until Close.
+type System struct {
+	fac    *Factory
+	cl     *Cluster
+	spec   *fuzzer.SystemSpec
+	log    hclog.Logger
+	runDir string
+
+	execMu sync.Mutex // held by Execute and Close
+	closed bool
+	seq    int // executions run
+
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc // of the running execution
+
+	// Of the last execution.
+	history History
+	outputs []Output
+}
+
+var _ fuzzer.Interruptible = (*System)(nil)
+
+// Spec implements fuzzer.System.
+func (s *System) Spec() *fuzzer.SystemSpec { return s.spec }
+
+// Interrupt implements fuzzer.Interruptible: the running Execute stops
+// its current step, stops the cluster and returns the trace so far.
+func (s *System) Interrupt() {
+	s.cancelMu.Lock()
+	defer s.cancelMu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// Close interrupts a running execution, waits for it to end and removes
+// the System's directories. Closing twice is harmless.
+func (s *System) Close() error {
+	s.Interrupt()
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.fac.forget(s)
+	return os.RemoveAll(s.runDir)
+}
+
+// History returns the client history of the last execution (valid until
+// the next Execute).
+func (s *System) History() History { return s.history }
+
+// Output returns what each replica printed during the last execution.
+func (s *System) Output() []Output { return s.outputs }
+
+// startAttempts is how often an execution tries to start its cluster: a
+// replica that cannot bind the port it was given (taken by someone else
+// since it was chosen) exits, and a new set of ports usually works.
+const startAttempts = 3
+
+// Execute implements fuzzer.System: it starts the cluster on fresh data
+// directories, runs the steps and stops every process.
+func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
+	if err := in.Validate(s.spec); err != nil {
+		return nil, err
+	}
+	s.execMu.Lock()
+	defer s.execMu.Unlock()
+	if s.closed {
+		return nil, errors.New("process: Execute on a closed System")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancelMu.Lock()
+	s.cancel = cancel
+	s.cancelMu.Unlock()
+	defer func() {
+		s.cancelMu.Lock()
+		s.cancel = nil
+		s.cancelMu.Unlock()
+		cancel()
+	}()
+
+	e, err := s.begin(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &fuzzer.Execution{}, nil // interrupted while starting
+		}
+		return nil, err
+	}
+	for i, st := range in.Steps {
+		if ctx.Err() != nil {
+			break
+		}
+		e.runStep(i, st)
+	}
+	return e.finish(len(in.Steps)), nil
+}
+
+// begin starts a cluster and waits until every replica is ready.
+func (s *System) begin(ctx context.Context) (*execution, error) {
+	var err error
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		var e *execution
+		e, err = s.newExecution(ctx)
+		if err != nil {
+			return nil, err
+		}
+		err = e.startAll()
+		if err == nil {
+			return e, nil
+		}
+		e.teardown()
+		if ctx.Err() != nil || !errors.Is(err, errExited) {
+			break
+		}
+		s.log.Debug("a replica exited while starting; trying new ports", "attempt", attempt, "error", err)
+	}
+	return nil, err
+}
+
+// execution is the state of one Execute. Its mutex guards the fields below
+// it, shared with the interception server's handlers and the client
+// requests' goroutines.
+type execution struct {
+	s    *System
+	cl   *Cluster
+	ctx  context.Context
+	dir  string
+	url  string // the interception server
+	srv  *http.Server
+	http *http.Client // fuzzer -> replica calls
+	t0   time.Time
+
+	ops       []*op
+	opsWG     sync.WaitGroup
+	opsCtx    context.Context
+	opsCancel context.CancelFunc
+	reqHTTP   *http.Client
+
+	mu       sync.Mutex
+	step     int
+	startup  bool // before the first step
+	over     bool // teardown started: the handlers refuse everything
+	trace    fuzzer.Trace
+	failures []fuzzer.Failure
+	skipped  int
+	nextMsg  int
+	reps     []*replica
+	activity time.Time
+	// merge is the index in trace of the current step's own event (timeout,
+	// restart, request) that the replica's report of the same kind
+	// completes; -1 when none.
+	merge int
+}
+
+// replica is one process of the cluster, over its incarnations.
+type replica struct {
+	index  int
+	vars   procVars
+	client string // base URL of its client endpoint
+	out    *output
+
+	proc     *proc // nil while crashed
+	starting bool  // being started: proc is not set yet, but it may call
+	addr     string
+	info     json.RawMessage // of the last registration
+	ready    chan struct{}   // closed when the current incarnation is ready
+	isReady  bool
+	inbox    []envelope
+}
+
+// envelope is a message in an inbox: the body to deliver as it was
+// received, and what its recv event records.
+type envelope struct {
+	id, from int
+	typ      string
+	args     []fuzzer.Arg
+	body     []byte
+}
+
+func (s *System) newExecution(ctx context.Context) (*execution, error) {
+	s.seq++
+	dir := filepath.Join(s.runDir, strconv.Itoa(s.seq))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("execution directory: %w", err)
+	}
+	n := s.cl.Processes
+	ports, err := freePorts(2 * n)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	var cluster []string
+	for i := 0; i < n; i++ {
+		cluster = append(cluster, strconv.Itoa(i+1)+"=127.0.0.1:"+strconv.Itoa(ports[2*i]))
+	}
+	e := &execution{s: s, cl: s.cl, ctx: ctx, dir: dir, merge: -1, startup: true, t0: time.Now()}
+	e.http = &http.Client{Transport: &http.Transport{}}
+	e.reqHTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	e.opsCtx, e.opsCancel = context.WithCancel(ctx)
+	for i := 0; i < n; i++ {
+		v := procVars{index: i, port: ports[2*i], clientPort: ports[2*i+1], cluster: strings.Join(cluster, ","), processes: n}
+		rel := strings.NewReplacer("{id}", strconv.Itoa(i+1), "{index}", strconv.Itoa(i)).Replace(s.cl.DataDir)
+		v.data = filepath.Join(dir, rel)
+		if err := os.MkdirAll(v.data, 0o755); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("data directory: %w", err)
+		}
+		e.reps = append(e.reps, &replica{index: i, vars: v, client: s.cl.expand(s.cl.Client, v), out: newOutput(s.fac.opts.OutputLimit)})
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("interception server: %w", err)
+	}
+	e.url = "http://" + ln.Addr().String()
+	e.srv = &http.Server{Handler: e.handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = e.srv.Serve(ln) }()
+	return e, nil
+}
+
+// freePorts asks the kernel for n distinct free ports on loopback.
+func freePorts(n int) ([]int, error) {
+	lns := make([]net.Listener, 0, n)
+	defer func() {
+		for _, ln := range lns {
+			_ = ln.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("choosing free ports: %w", err)
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// exitGrace is how long a call that lost its connection waits for the
+// replica's exit.
+const exitGrace = 500 * time.Millisecond
+
+var (
+	errExited   = errors.New("exited before it was ready")
+	errNotReady = errors.New("not ready in time")
+)
+
+// startAll starts every replica, waits until all are ready and puts the
+// messages and events of the start in a deterministic order.
+func (e *execution) startAll() error {
+	for _, r := range e.reps {
+		if err := e.startReplica(r); err != nil {
+			return err
+		}
+	}
+	deadline := time.Now().Add(e.cl.readyTimeout)
+	for _, r := range e.reps {
+		if err := e.waitReady(r, deadline); err != nil {
+			return fmt.Errorf("n%d %w (within %v)\n%s", r.index+1, err, e.cl.readyTimeout,
+				formatOutputs([]Output{r.output()}))
+		}
+	}
+	e.waitQuiet(time.Now())
+	e.mu.Lock()
+	e.normalizeStart()
+	e.startup = false
+	e.mu.Unlock()
+	return e.ctx.Err()
+}
+
+// startReplica starts a new incarnation of r.
+func (e *execution) startReplica(r *replica) error {
+	cl := e.cl
+	argv := []string{e.s.fac.command}
+	for _, a := range cl.Args {
+		argv = append(argv, cl.expand(a, r.vars))
+	}
+	var extra []string
+	for _, k := range sortedKeys(cl.Env) {
+		extra = append(extra, k+"="+cl.expand(cl.Env[k], r.vars))
+	}
+	wd := cl.resolvePath(cl.expand(cl.Workdir, r.vars))
+	ready := make(chan struct{})
+	e.mu.Lock()
+	r.addr, r.isReady, r.ready, r.starting = "", false, ready, true
+	e.mu.Unlock()
+	p, err := startProc(e.s.fac.reg, argv, environ(extra, e.url, r.index+1), wd, r.out)
+	e.mu.Lock()
+	r.proc, r.starting = p, false
+	e.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("n%d: starting %s: %w", r.index+1, argv[0], err)
+	}
+	e.s.log.Debug("started", "replica", r.index+1, "pid", p.pgid)
+	go func() {
+		<-p.done
+		e.exited(r, p)
+	}()
+	return nil
+}
+
+// waitReady waits until r's current incarnation is ready.
+func (e *execution) waitReady(r *replica, deadline time.Time) error {
+	e.mu.Lock()
+	p, ready := r.proc, r.ready
+	e.mu.Unlock()
+	if p == nil {
+		return errExited
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	if !e.cl.register() {
+		return e.waitClient(r, p, timer.C)
+	}
+	select {
+	case <-ready:
+		return nil
+	case <-p.done:
+		return errExited
+	case <-timer.C:
+		return errNotReady
+	case <-e.ctx.Done():
+		return e.ctx.Err()
+	}
+}
+
+// waitClient waits until r's client endpoint accepts connections (the
+// readiness of replicas that do not register).
+func (e *execution) waitClient(r *replica, p *proc, timeout <-chan time.Time) error {
+	host := strings.TrimPrefix(strings.TrimPrefix(r.client, "http://"), "https://")
+	host, _, _ = strings.Cut(host, "/")
+	for {
+		c, err := net.DialTimeout("tcp", host, 100*time.Millisecond)
+		if err == nil {
+			_ = c.Close()
+			return nil
+		}
+		select {
+		case <-p.done:
+			return errExited
+		case <-timeout:
+			return errNotReady
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// exited handles the end of an incarnation: if the fuzzer did not kill it,
+// it is a failure of the system (the replica crashed by itself).
+func (e *execution) exited(r *replica, p *proc) {
+	if _, killed := p.exited(); killed {
+		return
+	}
+	status := p.exitStatus()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r.proc != p || e.over {
+		return
+	}
+	r.proc, r.addr, r.inbox = nil, "", nil
+	e.activity = time.Now()
+	if e.startup {
+		return // begin reports it
+	}
+	e.record("exit", r.index, -1, 0, "exit", []fuzzer.Arg{fuzzer.S("status", status)})
+	sig := "exit: " + status
+	if first := panicLine(r.out.stderr.String()); first != "" {
+		sig = "exit: " + first
+	}
+	e.failLocked("exit", sig, fmt.Sprintf("n%d exited by itself (%s)", r.index+1, status))
+}
+
+// panicLine finds the first line of a Go panic or fatal error in a log,
+// without the numbers that vary between runs (addresses, goroutine ids).
+func panicLine(log string) string {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			if len(line) > 120 {
+				line = line[:120]
+			}
+			return strings.Map(func(c rune) rune {
+				if c >= '0' && c <= '9' {
+					return 'N'
+				}
+				return c
+			}, line)
+		}
+	}
+	return ""
+}
+
+// normalizeStart orders what the replicas sent while they were starting
+// (concurrently) by replica, keeping each replica's order, and numbers the
+// messages in that order, so that the start looks the same every time.
+func (e *execution) normalizeStart() {
+	sort.SliceStable(e.trace, func(i, j int) bool { return e.trace[i].Node < e.trace[j].Node })
+	renum := map[int]int{}
+	n := 0
+	for i := range e.trace {
+		if ev := &e.trace[i]; ev.Kind == fuzzer.EvSend {
+			n++
+			renum[ev.Msg] = n
+			ev.Msg = n
+		}
+	}
+	for _, r := range e.reps {
+		for k := range r.inbox {
+			r.inbox[k].id = renum[r.inbox[k].id]
+		}
+		slices.SortStableFunc(r.inbox, func(a, b envelope) int { return a.id - b.id })
+	}
+}
+
+// runStep runs one step; the events that arrive until the step is quiet
+// belong to it.
+func (e *execution) runStep(i int, st fuzzer.Step) {
+	e.mu.Lock()
+	e.step = i
+	e.merge = -1
+	r := e.reps[st.Process]
+	e.mu.Unlock()
+	switch st.Action {
+	case fuzzer.Deliver:
+		e.deliver(r, st.Messages)
+	case fuzzer.Crash:
+		e.crash(r)
+	case fuzzer.Restart:
+		e.restart(r)
+	case fuzzer.Timeout:
+		e.timeout(r)
+	case fuzzer.Request:
+		e.request(r, st.Value)
+	}
+	e.mu.Lock()
+	e.merge = -1
+	e.mu.Unlock()
+}
+
+// skipLocked records a step that cannot run in the state it meets.
+func (e *execution) skipLocked(r *replica, why string) {
+	e.skipped++
+	e.record(fuzzer.EvSkip, r.index, -1, 0, why, nil)
+}
+
+func (e *execution) deliver(r *replica, n int) {
+	delivered := false
+	for k := 0; k < n && e.ctx.Err() == nil; k++ {
+		e.mu.Lock()
+		if r.proc == nil {
+			if k == 0 {
+				e.skipLocked(r, "deliver to a crashed process")
+			}
+			e.mu.Unlock()
+			break
+		}
+		if len(r.inbox) == 0 {
+			e.mu.Unlock()
+			break
+		}
+		m := r.inbox[0]
+		r.inbox = r.inbox[1:]
+		e.record(fuzzer.EvRecv, r.index, m.from, m.id, m.typ, m.args)
+		addr := r.addr
+		e.mu.Unlock()
+		e.call(r, addr, "/message", m.body)
+		delivered = true
+	}
+	if delivered {
+		e.waitQuiet(time.Now())
+	}
+}
+
+func (e *execution) crash(r *replica) {
+	e.mu.Lock()
+	p := r.proc
+	if p == nil {
+		e.skipLocked(r, "crash of a crashed process")
+		e.mu.Unlock()
+		return
+	}
+	e.record(fuzzer.EvCrash, r.index, -1, 0, fuzzer.EvCrash, nil)
+	r.proc, r.addr, r.inbox, r.isReady = nil, "", nil, false
+	e.mu.Unlock()
+	p.kill()
+}
+
+func (e *execution) restart(r *replica) {
+	e.mu.Lock()
+	if r.proc != nil {
+		e.skipLocked(r, "restart of a live process")
+		e.mu.Unlock()
+		return
+	}
+	e.own(fuzzer.EvRestart, r.index, nil)
+	e.mu.Unlock()
+	r.out.mark("restart")
+	if err := e.startReplica(r); err != nil {
+		e.fail("restart", "restart: cannot start", err.Error())
+		return
+	}
+	err := e.waitReady(r, time.Now().Add(e.cl.readyTimeout))
+	switch {
+	case err == nil:
+	case errors.Is(err, errNotReady):
+		e.fail("restart", "restart: not ready", fmt.Sprintf("n%d did not become ready within %v of its restart", r.index+1, e.cl.readyTimeout))
+		e.mu.Lock()
+		p := r.proc
+		r.proc, r.addr, r.inbox = nil, "", nil
+		e.mu.Unlock()
+		if p != nil {
+			p.kill()
+		}
+	default: // exited (a failure already) or interrupted
+		return
+	}
+	e.waitQuiet(time.Now())
+}
+
+func (e *execution) timeout(r *replica) {
+	e.mu.Lock()
+	if r.proc == nil {
+		e.skipLocked(r, "timeout at a crashed process")
+		e.mu.Unlock()
+		return
+	}
+	e.own(fuzzer.EvTimeout, r.index, nil)
+	addr := r.addr
+	e.mu.Unlock()
+	e.call(r, addr, "/timeout", []byte("{}"))
+	e.waitQuiet(time.Now())
+}
+
+func (e *execution) request(r *replica, v int) {
+	e.mu.Lock()
+	if r.proc == nil {
+		e.skipLocked(r, "request at a crashed process")
+		e.mu.Unlock()
+		return
+	}
+	o := e.newOp(r, v)
+	kind := fuzzer.EvRequest // a put: a proposal
+	if !o.Put {
+		kind = kindRead
+	}
+	e.own(kind, r.index, []fuzzer.Arg{fuzzer.I("value", int64(v)), fuzzer.S("key", o.Key)})
+	e.mu.Unlock()
+	written := e.issue(r, o)
+	timer := time.NewTimer(e.cl.callTimeout)
+	select {
+	case <-written:
+	case <-timer.C:
+	case <-e.ctx.Done():
+	}
+	timer.Stop()
+	e.waitQuiet(time.Now())
+}
+
+// kindRead is the kind of the event of a request step that reads (a get):
+// not an EvRequest, which a raft mapper takes for a proposal.
+const kindRead = "read"
+
+// own records the step's own event (restart, timeout, request), which the
+// replica's report of the same kind in this step completes.
+func (e *execution) own(kind string, node int, args []fuzzer.Arg) {
+	e.merge = len(e.trace)
+	e.record(kind, node, -1, 0, kind, args)
+}
+
+// call posts body to a replica's endpoint and waits for its answer: the
+// replica answers when it has handed over everything the call caused.
+func (e *execution) call(r *replica, addr, path string, body []byte) {
+	if addr == "" {
+		return
+	}
+	url := addr
+	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+		url = "http://" + url
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, e.cl.callTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+path, bytes.NewReader(body))
+	if err != nil {
+		e.s.log.Warn("bad replica address", "replica", r.index+1, "addr", addr, "error", err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := e.http.Do(req)
+	if err != nil {
+		e.mu.Lock()
+		p := r.proc
+		e.mu.Unlock()
+		if p != nil && e.ctx.Err() == nil && ctx.Err() == nil {
+			// The connection broke: if the replica is dying, its exit
+			// belongs to this step.
+			select {
+			case <-p.done:
+				e.exited(r, p)
+			case <-time.After(exitGrace):
+			}
+		}
+		e.mu.Lock()
+		gone := r.proc == nil
+		e.mu.Unlock()
+		switch {
+		case e.ctx.Err() != nil, gone:
+		case ctx.Err() != nil:
+			e.fail("unresponsive", "unresponsive: "+strings.TrimPrefix(path, "/"),
+				fmt.Sprintf("n%d did not answer POST %s within %v", r.index+1, path, e.cl.callTimeout))
+		default:
+			e.s.log.Warn("replica call failed", "replica", r.index+1, "path", path, "error", err)
+		}
+		return
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	_ = resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		e.s.log.Warn("replica refused a call", "replica", r.index+1, "path", path, "status", resp.StatusCode, "answer", string(msg))
+	}
+}
+
+// waitQuiet waits until nothing arrived for the quiet period, counted from
+// from at the earliest.
+func (e *execution) waitQuiet(from time.Time) {
+	q := e.cl.quiet
+	if q <= 0 {
+		return
+	}
+	for {
+		e.mu.Lock()
+		last := e.activity
+		e.mu.Unlock()
+		if last.Before(from) {
+			last = from
+		}
+		d := q - time.Since(last)
+		if d <= 0 {
+			return
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-e.ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// record appends an event of the current step.
+func (e *execution) record(kind string, node, peer, msg int, typ string, args []fuzzer.Arg) {
+	e.trace = append(e.trace, fuzzer.Event{Step: e.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
+}
+
+func (e *execution) fail(kind, sig, msg string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failLocked(kind, sig, msg)
+}
+
+// failLocked records a failure, once per signature and execution.
+func (e *execution) failLocked(kind, sig, msg string) {
+	for _, f := range e.failures {
+		if f.Signature == sig {
+			return
+		}
+	}
+	e.failures = append(e.failures, fuzzer.Failure{Kind: kind, Signature: sig, Message: msg, Step: e.step})
+}
+
+// finish ends the execution: outstanding client requests get the drain
+// period to answer, then everything is stopped and checked.
+func (e *execution) finish(steps int) *fuzzer.Execution {
+	if e.ctx.Err() == nil && len(e.ops) > 0 {
+		done := make(chan struct{})
+		go func() { e.opsWG.Wait(); close(done) }()
+		t := time.NewTimer(e.cl.drain)
+		select {
+		case <-done:
+		case <-t.C:
+		case <-e.ctx.Done():
+		}
+		t.Stop()
+	}
+	e.teardown()
+	e.mu.Lock()
+	if e.ctx.Err() == nil {
+		e.recordResponses(steps) // after the last step
+	} else {
+		e.recordResponses(e.step) // interrupted: where it stopped
+	}
+	e.mu.Unlock()
+
+	outs := make([]Output, len(e.reps))
+	for i, r := range e.reps {
+		outs[i] = r.output()
+	}
+	h := e.history()
+	e.s.history, e.s.outputs = h, outs
+	if f := checkLinearizable(h, steps); f != nil {
+		f.Detail = historyDetail(h) + "\n" + outputDetail(outs)
+		e.failures = append(e.failures, *f)
+	}
+	for i := range e.failures {
+		if e.failures[i].Detail == "" {
+			e.failures[i].Detail = outputDetail(outs)
+		}
+	}
+	return &fuzzer.Execution{Trace: e.trace, Failures: e.failures, Skipped: e.skipped}
+}
+
+// teardown stops the client requests and every process, shuts the
+// interception server down and removes the execution's directory.
+func (e *execution) teardown() {
+	e.opsCancel()
+	e.opsWG.Wait()
+	e.mu.Lock()
+	e.over = true
+	var procs []*proc
+	for _, r := range e.reps {
+		if r.proc != nil {
+			procs = append(procs, r.proc)
+			r.proc = nil
+		}
+	}
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.kill() }()
+	}
+	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	if err := e.srv.Shutdown(ctx); err != nil {
+		_ = e.srv.Close()
+	}
+	cancel()
+	e.http.CloseIdleConnections()
+	e.reqHTTP.CloseIdleConnections()
+	if err := os.RemoveAll(e.dir); err != nil {
+		e.s.log.Warn("cannot remove the execution's directory", "dir", e.dir, "error", err)
+	}
+}
+
+// up reports whether r runs (or is being started).
+func (r *replica) up() bool { return r.proc != nil || r.starting }
+
+func (r *replica) output() Output {
+	return Output{Process: r.index, Stdout: r.out.stdout.String(), Stderr: r.out.stderr.String()}
+}
+
+func outputDetail(outs []Output) string {
+	return "process output:\n" + formatOutputs(outs)
+}
