@@ -99,7 +99,13 @@ func (e *execution) reply(w http.ResponseWriter, r *http.Request, problem string
 		_, _ = w.Write([]byte(`{"ok":true}` + "\n"))
 		return
 	}
-	e.s.log.Warn("interception server: bad request", "path", r.URL.Path, "remote", r.RemoteAddr, "error", problem)
+	if strings.Contains(problem, " is crashed") {
+		// A message sent to a replica that crashed in this schedule is
+		// normal (the trace has a drop event); logged for debugging only.
+		e.s.log.Debug("interception server: refused", "path", r.URL.Path, "remote", r.RemoteAddr, "error", problem)
+	} else {
+		e.s.log.Warn("interception server: bad request", "path", r.URL.Path, "remote", r.RemoteAddr, "error", problem)
+	}
 	w.WriteHeader(http.StatusBadRequest)
 	b, _ := json.Marshal(map[string]string{"error": problem})
 	_, _ = w.Write(append(b, '\n'))

@@ -6,10 +6,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/pflag"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
+	"github.com/modelfuzz/modelfuzz/adapters/process"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
 )
@@ -25,6 +27,8 @@ type adapterFlags struct {
 	snapshotEvery int
 	preVote       bool
 	checkQuorum   bool
+
+	cluster string
 }
 
 type adapterInfo struct {
@@ -42,6 +46,8 @@ type adapterInfo struct {
 	// lineCoverage: the system runs in this process and a coverage build
 	// (make cover) instruments it.
 	lineCoverage bool
+	// explicit: only chosen by --adapter, never from the model's name.
+	explicit bool
 }
 
 var adapters = map[string]adapterInfo{
@@ -58,6 +64,37 @@ var adapters = map[string]adapterInfo{
 		lineCoverage: true,
 		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
 			m := mapper.NewEtcdraft(fac.(*etcdraft.Factory).Cfg())
+			return m, m.Consts()
+		},
+	},
+	"process": {
+		about:    "a cluster of real OS processes on loopback through the interception API (--cluster FILE, e.g. adapters/process/raftkv.json; --inject is passed to every replica; docs/process-api.md)",
+		steps:    30,
+		reqs:     4,
+		explicit: true,
+		fromFlags: func(a *adapterFlags) (fuzzer.Factory, error) {
+			if a.cluster == "" {
+				return nil, fmt.Errorf("adapter process needs --cluster FILE (for raftkv: adapters/process/raftkv.json)")
+			}
+			cl, err := process.LoadCluster(a.cluster)
+			if err != nil {
+				return nil, err
+			}
+			if a.inject != "" {
+				cl.Args = append(cl.Args, "--inject", a.inject)
+			}
+			raw, err := json.Marshal(cl)
+			if err != nil {
+				return nil, err
+			}
+			return process.FactoryFromConfig(raw, process.Options{Logger: adapterLogger})
+		},
+		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) {
+			return process.FactoryFromConfig(raw, process.Options{Logger: adapterLogger})
+		},
+		model: "raft.tla",
+		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
+			m := mapper.NewEtcdraft(etcdraft.Config{Nodes: fac.(*process.Factory).Cluster().Processes})
 			return m, m.Consts()
 		},
 	},
@@ -102,7 +139,8 @@ func (a *adapterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.snapshotEvery, "snapshot-every", 3, "etcdraft: applied entries between snapshots")
 	fs.BoolVar(&a.preVote, "prevote", false, "etcdraft: enable PreVote")
 	fs.BoolVar(&a.checkQuorum, "checkquorum", false, "etcdraft: enable CheckQuorum")
-	fs.StringVar(&a.inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart)")
+	fs.StringVar(&a.inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
+	fs.StringVar(&a.cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
 }
 
 func (a *adapterFlags) factory() (fuzzer.Factory, adapterInfo, error) {
@@ -112,4 +150,16 @@ func (a *adapterFlags) factory() (fuzzer.Factory, adapterInfo, error) {
 	}
 	f, err := info.fromFlags(a)
 	return f, info, err
+}
+
+// adapterLogger receives the process adapter's complaints about replicas
+// (a malformed request, an unknown replica); run sets it to its logger.
+var adapterLogger hclog.Logger
+
+// closeFactory stops what a factory still runs (the process adapter's
+// replicas and temporary directories).
+func closeFactory(fac fuzzer.Factory) {
+	if c, ok := fac.(interface{ Close() error }); ok {
+		c.Close()
+	}
 }

@@ -108,7 +108,12 @@ func (e *campaignEnv) checker(timeout time.Duration) (*fuzzer.Checker, error) {
 	return fuzzer.NewChecker(e.fac, nil, measures, timeout), nil
 }
 
-func (e *campaignEnv) close() { e.store.Close() }
+func (e *campaignEnv) close() {
+	if e.fac != nil {
+		closeFactory(e.fac)
+	}
+	e.store.Close()
+}
 
 func newBugsCmd() *cobra.Command {
 	var (

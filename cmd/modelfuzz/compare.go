@@ -248,7 +248,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags) error {
 // adapterFlagNames are the flags of adapterFlags.register passed on to
 // every campaign.
 var adapterFlagNames = map[string]bool{"workers": true, "tasks": true, "nodes": true, "snapshot-every": true,
-	"prevote": true, "checkquorum": true, "inject": true}
+	"prevote": true, "checkquorum": true, "inject": true, "cluster": true}
 
 func isAdapterFlag(name string) bool { return adapterFlagNames[name] }
 

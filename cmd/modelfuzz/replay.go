@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +21,7 @@ func newReplayCmd() *cobra.Command {
 		jsonOut   bool
 		original  bool
 		timeout   time.Duration
+		repeat    int
 	)
 	cmd := &cobra.Command{
 		Use:   "replay [--corpus DIR] (INPUT.json | INPUT_ID | BUG_ID)",
@@ -34,8 +37,12 @@ Executions are deterministic: the same input always gives the same trace,
 byte for byte (--json prints it).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if repeat < 1 {
+				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
+			}
 			var chk *fuzzer.Checker
 			var spec *fuzzer.SystemSpec
+			var signature string
 			var in *fuzzer.Input
 			var what string
 			if corpusDir == "" {
@@ -50,6 +57,7 @@ byte for byte (--json prints it).`,
 				if err != nil {
 					return err
 				}
+				defer closeFactory(fac)
 				what, spec, chk = args[0], fac.Spec(), fuzzer.NewChecker(fac, nil, nil, timeout)
 			} else {
 				env, err := openCampaign(corpusDir)
@@ -59,6 +67,11 @@ byte for byte (--json prints it).`,
 				defer env.close()
 				if in, what, err = env.resolveInput(args[0], original); err != nil {
 					return err
+				}
+				if strings.HasPrefix(args[0], "B") {
+					if b, err := env.store.Bug(args[0]); err == nil {
+						signature = b.Signature
+					}
 				}
 				if chk, err = env.checker(timeout); err != nil {
 					return err
@@ -70,6 +83,9 @@ byte for byte (--json prints it).`,
 				return fmt.Errorf("replay %s: %v", what, err)
 			}
 			w := cmd.OutOrStdout()
+			if repeat > 1 {
+				return replayRepeat(w, chk, in, ex, what, signature, repeat)
+			}
 			if jsonOut {
 				w.Write(fuzzer.EncodeTrace(ex.Trace))
 				return nil
@@ -90,7 +106,45 @@ byte for byte (--json prints it).`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the event trace as JSON instead of a timeline")
 	cmd.Flags().BoolVar(&original, "original", false, "for a bug: replay the input that found it, not its minimized input")
 	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and report a hang (0: no limit)")
+	cmd.Flags().IntVar(&repeat, "repeat", 1, "replay this many times and print how many gave the same trace as the first (and, for a bug, showed its signature)")
 	return cmd
+}
+
+// replayRepeat replays in n times in all and reports how often the trace
+// was byte-identical to the first one's and, for a bug, how often its
+// signature showed.
+func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *fuzzer.Input, first *fuzzer.Execution, what, signature string, n int) error {
+	want := fuzzer.EncodeTrace(first.Trace)
+	same, shows := 1, 0
+	has := func(ex *fuzzer.Execution) bool {
+		for _, f := range ex.Failures {
+			if f.Signature == signature {
+				return true
+			}
+		}
+		return false
+	}
+	if has(first) {
+		shows++
+	}
+	for i := 1; i < n; i++ {
+		ex, _, err := chk.Run(in)
+		if err != nil {
+			return fmt.Errorf("replay %s (run %d): %v", what, i+1, err)
+		}
+		if bytes.Equal(fuzzer.EncodeTrace(ex.Trace), want) {
+			same++
+		}
+		if has(ex) {
+			shows++
+		}
+	}
+	fmt.Fprintf(w, "replayed %s %d times: %d/%d gave the same trace as the first", what, n, same, n)
+	if signature != "" {
+		fmt.Fprintf(w, "; %d/%d showed its signature %q", shows, n, signature)
+	}
+	fmt.Fprintln(w)
+	return nil
 }
 
 // resolveInput finds the input an argument names: a JSON file, an input

@@ -213,15 +213,17 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if f.model != "" && !cmd.Flags().Changed("adapter") {
 		// The model names its system: raft.tla goes with etcdraft.
 		for name, a := range adapters {
-			if a.model != "" && strings.TrimSuffix(filepath.Base(f.model), ".tla") == strings.TrimSuffix(a.model, ".tla") {
+			if a.model != "" && !a.explicit && strings.TrimSuffix(filepath.Base(f.model), ".tla") == strings.TrimSuffix(a.model, ".tla") {
 				f.adapter.name = name
 			}
 		}
 	}
+	adapterLogger = logger.Named("process")
 	fac, info, err := f.adapter.factory()
 	if err != nil {
 		return err
 	}
+	defer closeFactory(fac)
 	// Line coverage: measured for every strategy in a coverage build, for
 	// the adapters whose system runs in this process.
 	var lines *lineTracker
