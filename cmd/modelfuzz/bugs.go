@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/adapters/process"
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
@@ -255,11 +257,28 @@ func showBug(w io.Writer, env *campaignEnv, b *fuzzer.BugRecord, original bool, 
 		fmt.Fprintf(w, "; %s", b.MinimizeNote)
 	}
 	fmt.Fprintln(w, ")")
-	timeline, modelView, err := replayBug(env, b, in, timeout)
+	timeline, modelView, detail, err := replayBugDetail(env, b, in, timeout)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%s", timeline)
+	if b.Kind == process.KindLinearizability {
+		// porcupine's picture of the history that is not linearizable:
+		// the replay's when it showed the bug, else the stored one.
+		if detail == "" {
+			detail = b.Detail
+		}
+		hist, err := process.HistoryFromDetail(detail)
+		if err == nil {
+			path := filepath.Join(env.dir, b.ID+"-linearizability.html")
+			if err = process.WriteVisualization(hist, path); err == nil {
+				fmt.Fprintf(w, "\nporcupine's visualization of the client history: %s\n", path)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(w, "\nno visualization of the client history: %v\n", err)
+		}
+	}
 	if modelView != "" {
 		fmt.Fprintf(w, "\n%s", modelView)
 	}
@@ -270,20 +289,29 @@ func showBug(w io.Writer, env *campaignEnv, b *fuzzer.BugRecord, original bool, 
 // the failures it shows, and the model's view of it (empty without a
 // model).
 func replayBug(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, timeout time.Duration) (timeline, modelView string, err error) {
+	timeline, modelView, _, err = replayBugDetail(env, b, in, timeout)
+	return timeline, modelView, err
+}
+
+// replayBugDetail is replayBug that also returns the Detail of the
+// replay's failure with the bug's signature ("" when it did not show).
+func replayBugDetail(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, timeout time.Duration) (timeline, modelView, detail string, err error) {
 	chk, err := env.checker(timeout)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	ex, _, err := chk.Run(in)
 	if err != nil {
-		return "", "", fmt.Errorf("replay of %s: %v", b.ID, err)
+		return "", "", "", fmt.Errorf("replay of %s: %v", b.ID, err)
 	}
 	var t strings.Builder
 	t.WriteString(fuzzer.Timeline(env.fac.Spec(), in, ex))
 	reproduced := false
 	for _, f := range ex.Failures {
 		fmt.Fprintf(&t, "\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
-		reproduced = reproduced || f.Signature == b.Signature
+		if f.Signature == b.Signature && !reproduced {
+			reproduced, detail = true, f.Detail
+		}
 	}
 	if reproduced {
 		fmt.Fprintf(&t, "\nthe replay shows %s again (same signature)\n", b.ID)
@@ -291,13 +319,13 @@ func replayBug(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, timeout 
 		fmt.Fprintf(&t, "\nthe replay does NOT show %s (signature not seen)\n", b.ID)
 	}
 	if env.camp.Model == "" {
-		return t.String(), "", nil
+		return t.String(), "", detail, nil
 	}
 	var m strings.Builder
 	if err := showModelRun(&m, env, in, ex); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return t.String(), m.String(), nil
+	return t.String(), m.String(), detail, nil
 }
 
 // showModelRun prints the model actions an execution maps to and the

@@ -292,3 +292,32 @@ func TestLineGuidanceAndCompareOnRaft(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "coverage-lines.png"))
 	require.NoError(t, err)
 }
+
+// A campaign killed with SIGKILL leaves no model sidecar behind.
+func TestKill9LeavesNoSidecar(t *testing.T) {
+	cmd := exec.Command(binary, "run", "--adapter", "microbench", "--model", "microbench.tla", "--corpus", filepath.Join(t.TempDir(), "c"))
+	require.NoError(t, cmd.Start())
+	var children []int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(children) == 0; time.Sleep(100 * time.Millisecond) {
+		out, _ := exec.Command("pgrep", "-P", strconv.Itoa(cmd.Process.Pid)).Output()
+		for _, f := range strings.Fields(string(out)) {
+			pid, _ := strconv.Atoi(f)
+			children = append(children, pid)
+		}
+	}
+	require.NotEmpty(t, children, "the sidecar started")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	cmd.Wait()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		alive := 0
+		for _, pid := range children {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(b), ") Z ") {
+				alive++
+			}
+		}
+		if alive == 0 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "the sidecar outlived its fuzzer")
+	}
+}

@@ -113,6 +113,7 @@ func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx = sidecar.WatchParent(ctx) // a launched sidecar ends with its fuzzer
 	logger.Info("serving", "model", m.Module.Name, "addr", ln.Addr().String())
 	fmt.Fprintf(stdout, "%shttp://%s\n", sidecar.ReadyPrefix, ln.Addr())
 	return srv.Serve(ctx, ln)

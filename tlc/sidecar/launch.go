@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -92,7 +93,11 @@ func Launch(ctx context.Context, opt LaunchOptions) (*Process, error) {
 func (p *Process) start(ctx context.Context) (*instance, error) {
 	token := NewToken()
 	cmd := exec.Command(p.opt.Binary, p.opt.Args...)
-	cmd.Env = append(os.Environ(), TokenEnv+"="+token)
+	// The sidecar must not outlive a fuzzer killed with SIGKILL: the kernel
+	// kills it with its parent (Linux), and it watches its parent itself
+	// (ParentEnv) where that is not available.
+	cmd.Env = append(os.Environ(), TokenEnv+"="+token, ParentEnv+"="+strconv.Itoa(os.Getpid()))
+	cmd.SysProcAttr = sidecarProcAttr()
 	ready := &readyWriter{url: make(chan string, 1)}
 	cmd.Stdout = ready
 	inst := &instance{cmd: cmd, stderr: &tailWriter{w: p.opt.Stderr}, done: make(chan struct{})}

@@ -1,0 +1,7 @@
+package sidecar
+
+import "syscall"
+
+func sidecarProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

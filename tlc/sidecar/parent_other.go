@@ -1,0 +1,7 @@
+//go:build !linux
+
+package sidecar
+
+import "syscall"
+
+func sidecarProcAttr() *syscall.SysProcAttr { return nil }
