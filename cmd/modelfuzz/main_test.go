@@ -422,4 +422,18 @@ func TestReportOfACampaign(t *testing.T) {
 	require.NotContains(t, s, "http://")
 	require.NotContains(t, s, "https://")
 	oneLineError(t, modelfuzz(t, "report", "--corpus", dir), "--out FILE.html is required")
+
+	// The stats snapshots behind the figures, as CSV and JSON lines.
+	res = modelfuzz(t, "corpus", "stats", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	rows := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.GreaterOrEqual(t, len(rows), 2)
+	require.Equal(t, "seq,time,run_seconds,session,iterations,execs_per_sec,corpus,bugs,failures,traces,rss_bytes,heap_bytes", rows[0])
+	res = modelfuzz(t, "corpus", "stats", "--corpus", dir, "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var last fuzzer.StatsRecord
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+	require.Equal(t, int64(3000), last.Iterations)
+	require.Equal(t, len(rows)-1, len(lines))
 }
