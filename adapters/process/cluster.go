@@ -318,6 +318,8 @@ func jsonError(data []byte, err error) error {
 		}
 	case err == io.EOF:
 		return errors.New("empty file")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: the file ends before the object is complete")
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if off < 0 {

@@ -122,3 +122,8 @@ func TestConfigRoundTrip(t *testing.T) {
 	}), nil)
 	require.Equal(t, []fuzzer.Action{fuzzer.Crash, fuzzer.Restart}, fac3.Spec().Actions)
 }
+
+func TestTruncatedClusterFile(t *testing.T) {
+	_, err := ParseCluster([]byte(`{"name": "x", "processes": 3, "command": `), "/")
+	require.EqualError(t, err, "invalid JSON: the file ends before the object is complete")
+}
