@@ -142,7 +142,6 @@ campaign has a model, the model states it visits.`,
 			if err != nil {
 				return err
 			}
-			sort.Slice(bugs, func(i, j int) bool { return bugNumber(bugs[i].ID) < bugNumber(bugs[j].ID) })
 			w := cmd.OutOrStdout()
 			if jsonOut {
 				type row struct {
@@ -226,12 +225,6 @@ func minimizedText(b *fuzzer.BugRecord) string {
 		return fmt.Sprintf("%d (partial)", b.Minimized.Len())
 	}
 	return fmt.Sprint(b.Minimized.Len())
-}
-
-func bugNumber(id string) int {
-	var n int
-	fmt.Sscanf(id, "B%d", &n)
-	return n
 }
 
 // showBug prints a bug, the timeline of its reproducer and the model's view.

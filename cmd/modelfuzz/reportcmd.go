@@ -74,7 +74,6 @@ func campaignReport(env *campaignEnv, timeout time.Duration) (*report.Campaign, 
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(bugs, func(i, j int) bool { return bugNumber(bugs[i].ID) < bugNumber(bugs[j].ID) })
 	cnt := snap.Counters
 	cp := &report.Campaign{Title: fmt.Sprintf("modelfuzz campaign: %s, strategy %s", c.Adapter, c.Strategy)}
 	set := func(k, v string) { cp.Settings = append(cp.Settings, [2]string{k, v}) }
