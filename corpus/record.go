@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Input records are stored in a compact binary form: a campaign keeps an
@@ -22,7 +23,7 @@ import (
 //	id, iteration (signed), parent
 //	source: length-prefixed string
 //	new items: count, then (length-prefixed measure name, count) pairs, sorted by name
-//	steps: count, then per step: process, action index (fuzzer.AllActions), messages, value (signed)
+//	steps: count, then per step: process, action index (schedule.AllActions), messages, value (signed)
 const recordV1 = 0x01
 
 // encodeRecord appends the binary form of r to dst.
@@ -57,8 +58,8 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, s...)
 }
 
-func actionIndex(a fuzzer.Action) byte {
-	for i, b := range fuzzer.AllActions {
+func actionIndex(a schedule.Action) byte {
+	for i, b := range schedule.AllActions {
 		if a == b {
 			return byte(i)
 		}
@@ -145,7 +146,7 @@ func decodeRecord(b []byte, rec *fuzzer.InputRecord) error {
 	if r.err == nil && nSteps > uint64(len(r.b)) {
 		return errTruncated
 	}
-	rec.Input = &fuzzer.Input{Steps: make([]fuzzer.Step, 0, nSteps)}
+	rec.Input = &schedule.Input{Steps: make([]schedule.Step, 0, nSteps)}
 	for i := uint64(0); i < nSteps && r.err == nil; i++ {
 		p := r.uvarint()
 		a := r.byte()
@@ -154,10 +155,10 @@ func decodeRecord(b []byte, rec *fuzzer.InputRecord) error {
 		if r.err != nil {
 			break
 		}
-		if int(a) >= len(fuzzer.AllActions) {
+		if int(a) >= len(schedule.AllActions) {
 			return fmt.Errorf("step %d has an unknown action %d", i, a)
 		}
-		rec.Input.Steps = append(rec.Input.Steps, fuzzer.Step{Process: int(p), Action: fuzzer.AllActions[a], Messages: int(m), Value: int(v)})
+		rec.Input.Steps = append(rec.Input.Steps, schedule.Step{Process: int(p), Action: schedule.AllActions[a], Messages: int(m), Value: int(v)})
 	}
 	if r.err != nil {
 		return r.err

@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 const (
@@ -541,14 +542,14 @@ func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
 		})
 	}
 	in := r.Get("input")
-	if v := in.Get("version"); v.Int() != fuzzer.InputVersion {
-		return fmt.Errorf("input version %s, want %d", v.Raw, fuzzer.InputVersion)
+	if v := in.Get("version"); v.Int() != schedule.InputVersion {
+		return fmt.Errorf("input version %s, want %d", v.Raw, schedule.InputVersion)
 	}
 	steps := in.Get("steps")
 	if !steps.IsArray() {
 		return fmt.Errorf("input has no steps")
 	}
-	rec.Input = &fuzzer.Input{Steps: make([]fuzzer.Step, 0, 64)}
+	rec.Input = &schedule.Input{Steps: make([]schedule.Step, 0, 64)}
 	var bad error
 	steps.ForEach(func(_, st gjson.Result) bool {
 		p, a := st.Get("process"), st.Get("action")
@@ -556,7 +557,7 @@ func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
 			bad = fmt.Errorf("step %d lacks process or action", len(rec.Input.Steps))
 			return false
 		}
-		rec.Input.Steps = append(rec.Input.Steps, fuzzer.Step{Process: int(p.Int()), Action: fuzzer.Action(a.Str),
+		rec.Input.Steps = append(rec.Input.Steps, schedule.Step{Process: int(p.Int()), Action: schedule.Action(a.Str),
 			Messages: int(st.Get("messages").Int()), Value: int(st.Get("value").Int())})
 		return true
 	})

@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-func input(n int) *fuzzer.Input {
-	return &fuzzer.Input{Steps: []fuzzer.Step{{Process: n, Action: fuzzer.Deliver, Messages: 1}}}
+func input(n int) *schedule.Input {
+	return &schedule.Input{Steps: []schedule.Step{{Process: n, Action: schedule.Deliver, Messages: 1}}}
 }
 
 func TestCommitLoadRoundTrip(t *testing.T) {
@@ -199,13 +200,13 @@ func TestLargeBatchIsWrittenWhole(t *testing.T) {
 // The compact record form round-trips, is an eighth of the JSON form or less, old
 // JSON records still read, and damaged records are errors.
 func TestRecordForm(t *testing.T) {
-	in := &fuzzer.Input{}
+	in := &schedule.Input{}
 	for i := 0; i < 100; i++ {
-		st := fuzzer.Step{Process: i % 3, Action: fuzzer.AllActions[i%5]}
-		if st.Action == fuzzer.Deliver {
+		st := schedule.Step{Process: i % 3, Action: schedule.AllActions[i%5]}
+		if st.Action == schedule.Deliver {
 			st.Messages = 1 + i%5
 		}
-		if st.Action == fuzzer.Request {
+		if st.Action == schedule.Request {
 			st.Value = i - 50
 		}
 		in.Steps = append(in.Steps, st)

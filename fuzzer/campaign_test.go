@@ -9,7 +9,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 type campaignSetup struct {
@@ -27,7 +27,7 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	if c.steps == 0 {
 		c.steps = 50
 	}
-	gen, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: c.steps, MaxMessages: 5, Requests: 2})
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: c.steps, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestCampaignsAreReproducible(t *testing.T) {
 	require.Equal(t, len(a.Bugs), len(b.Bugs))
 	for i := range a.Bugs {
 		require.Equal(t, a.Bugs[i].FirstIteration, b.Bugs[i].FirstIteration)
-		require.Equal(t, fuzzer.EncodeInput(a.Bugs[i].Input), fuzzer.EncodeInput(b.Bugs[i].Input))
+		require.Equal(t, schedule.EncodeInput(a.Bugs[i].Input), schedule.EncodeInput(b.Bugs[i].Input))
 	}
 	c.seed = 8
 	d := runCampaign(t, t.TempDir(), c)

@@ -1,9 +1,11 @@
-// Package fuzzer is the heart of modelfuzz: the core types (Input, Step, Event,
-// Trace), the interfaces every system under test and every coverage notion
-// implements (System, Measure, Oracle), and the fuzz loop of the ModelFuzz
-// algorithm (Algorithm 5 of the ModelFuzz chapter) with its campaign state.
+// Package fuzzer is the fuzz loop of the ModelFuzz algorithm (Algorithm 5
+// of the ModelFuzz chapter): the queue and its energy, batches executed on
+// parallel system instances, the coverage sets, bug deduplication and
+// background minimization, the campaign's counters and stats, and the
+// Store interface the corpus implements.
 //
-// It must not know any concrete adapter or model: adapters plug in through
-// System, coverage notions through Measure, storage through Store. The loop
-// computes; the edges (adapters, the corpus, the terminal) do I/O.
+// It must not know any concrete adapter, model or measure: systems plug in
+// through schedule.Factory, coverage notions through Measure (package
+// guidance implements them), storage through Store. The loop computes; the
+// edges (adapters, the corpus, the terminal) do I/O.
 package fuzzer

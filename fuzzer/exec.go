@@ -8,20 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
-
-// Interruptible is a System that can stop an execution early: Interrupt,
-// called from another goroutine while Execute runs, makes Execute return
-// soon (with the trace so far). The system is usable again afterwards.
-// Systems that cannot be interrupted are abandoned when they hang (their
-// goroutine is left behind) and replaced by a new instance.
-type Interruptible interface {
-	Interrupt()
-}
-
-// KindHang is the kind of the failure recorded for an execution that did
-// not finish within the execution timeout.
-const KindHang = "hang"
 
 // interruptGrace is how long an interrupted system has to return before it
 // is abandoned.
@@ -40,8 +29,8 @@ type UnitTracker interface {
 // execution that hangs becomes a hang failure, and the system is
 // interrupted or replaced so that the next execution runs.
 type executor struct {
-	fac     Factory
-	sys     System
+	fac     schedule.Factory
+	sys     schedule.System
 	timeout time.Duration // 0: none
 	// units, when set, records the units each execution covers; lock
 	// serializes the executions of every executor sharing the counters.
@@ -52,18 +41,18 @@ type executor struct {
 	abandoned int
 }
 
-func newExecutor(fac Factory, timeout time.Duration) *executor {
+func newExecutor(fac schedule.Factory, timeout time.Duration) *executor {
 	return &executor{fac: fac, timeout: timeout}
 }
 
 type execResult struct {
-	ex  *Execution
+	ex  *schedule.Execution
 	err error
 }
 
 // run executes in. The Execution may share the system's buffers (valid
 // until the next run).
-func (e *executor) run(in *Input) (*Execution, error) {
+func (e *executor) run(in *schedule.Input) (*schedule.Execution, error) {
 	if e.lock == nil {
 		return e.runUnlocked(in)
 	}
@@ -86,7 +75,7 @@ func (e *executor) run(in *Input) (*Execution, error) {
 	return ex, nil
 }
 
-func (e *executor) runUnlocked(in *Input) (*Execution, error) {
+func (e *executor) runUnlocked(in *schedule.Input) (*schedule.Execution, error) {
 	if e.sys == nil {
 		sys, err := e.fac.New()
 		if err != nil {
@@ -112,14 +101,14 @@ func (e *executor) runUnlocked(in *Input) (*Execution, error) {
 	}
 	// Hung: interrupt it if it can be, else (or if it does not return)
 	// abandon it and take a new instance.
-	if is, ok := sys.(Interruptible); ok {
+	if is, ok := sys.(schedule.Interruptible); ok {
 		is.Interrupt()
 		select {
 		case r := <-done:
 			if r.err != nil {
 				return nil, r.err
 			}
-			ex := &Execution{Trace: r.ex.Trace, Skipped: r.ex.Skipped}
+			ex := &schedule.Execution{Trace: r.ex.Trace, Skipped: r.ex.Skipped}
 			ex.Failures = append(ex.Failures, hangFailure(in, ex.Trace, e.timeout))
 			return ex, nil
 		case <-time.After(interruptGrace):
@@ -127,13 +116,13 @@ func (e *executor) runUnlocked(in *Input) (*Execution, error) {
 	}
 	e.abandoned++
 	e.sys = nil
-	return &Execution{Failures: []Failure{hangFailure(in, nil, e.timeout)}}, nil
+	return &schedule.Execution{Failures: []schedule.Failure{hangFailure(in, nil, e.timeout)}}, nil
 }
 
 // hangFailure describes an execution stopped by the timeout. The step it
 // hung in is the step of the last event (the partial trace of an
 // interrupted system); without a trace it is unknown (-1).
-func hangFailure(in *Input, t Trace, timeout time.Duration) Failure {
+func hangFailure(in *schedule.Input, t schedule.Trace, timeout time.Duration) schedule.Failure {
 	step := -1
 	if len(t) > 0 {
 		step = t[len(t)-1].Step
@@ -144,7 +133,7 @@ func hangFailure(in *Input, t Trace, timeout time.Duration) Failure {
 		where = fmt.Sprintf("in step %d (%s)", step, in.Steps[step])
 		sig = "hang: in a " + string(in.Steps[step].Action) + " step"
 	}
-	return Failure{Kind: KindHang, Signature: sig, Step: step,
+	return schedule.Failure{Kind: schedule.KindHang, Signature: sig, Step: step,
 		Message: fmt.Sprintf("the execution did not finish within %v; it hung %s", timeout, where)}
 }
 
@@ -154,26 +143,22 @@ func hangFailure(in *Input, t Trace, timeout time.Duration) Failure {
 // Checker is used by one goroutine at a time.
 type Checker struct {
 	exec     *executor
-	oracles  []Oracle
 	measures []Measure
 }
 
 // NewChecker makes a checker with its own system instance from fac.
-func NewChecker(fac Factory, oracles []Oracle, measures []Measure, timeout time.Duration) *Checker {
-	return &Checker{exec: newExecutor(fac, timeout), oracles: oracles, measures: measures}
+func NewChecker(fac schedule.Factory, measures []Measure, timeout time.Duration) *Checker {
+	return &Checker{exec: newExecutor(fac, timeout), measures: measures}
 }
 
 // Run executes in and returns its execution (trace copied) with all
 // failures, the measures' observations in the order of the measures.
-func (c *Checker) Run(in *Input) (*Execution, []Observation, error) {
+func (c *Checker) Run(in *schedule.Input) (*schedule.Execution, []Observation, error) {
 	ex, err := c.exec.run(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]Failure(nil), ex.Failures...), Units: ex.Units}
-	for _, o := range c.oracles {
-		out.Failures = append(out.Failures, o.Check(in, out)...)
-	}
+	out := &schedule.Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]schedule.Failure(nil), ex.Failures...), Units: ex.Units}
 	obs := make([]Observation, len(c.measures))
 	for i, m := range c.measures {
 		o, err := m.Measure(in, out)
@@ -187,7 +172,7 @@ func (c *Checker) Run(in *Input) (*Execution, []Observation, error) {
 }
 
 // Reproduces reports whether in shows a failure with the given signature.
-func (c *Checker) Reproduces(in *Input, signature string) (bool, error) {
+func (c *Checker) Reproduces(in *schedule.Input, signature string) (bool, error) {
 	ex, _, err := c.Run(in)
 	if err != nil {
 		return false, err

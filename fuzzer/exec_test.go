@@ -15,7 +15,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // stuckFactory makes systems that block for good (no Interrupt) on a
@@ -25,22 +25,22 @@ type stuckFactory struct {
 	made    atomic.Int32
 }
 
-func (f *stuckFactory) Spec() *fuzzer.SystemSpec {
-	return &fuzzer.SystemSpec{Name: "stuck", Processes: 1, Actions: []fuzzer.Action{fuzzer.Request}}
+func (f *stuckFactory) Spec() *schedule.SystemSpec {
+	return &schedule.SystemSpec{Name: "stuck", Processes: 1, Actions: []schedule.Action{schedule.Request}}
 }
 func (f *stuckFactory) Config() json.RawMessage { return json.RawMessage(`{}`) }
-func (f *stuckFactory) New() (fuzzer.System, error) {
+func (f *stuckFactory) New() (schedule.System, error) {
 	f.made.Add(1)
 	return stuckSystem{f}, nil
 }
 
 type stuckSystem struct{ f *stuckFactory }
 
-func (s stuckSystem) Spec() *fuzzer.SystemSpec { return s.f.Spec() }
-func (s stuckSystem) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
-	ex := &fuzzer.Execution{}
+func (s stuckSystem) Spec() *schedule.SystemSpec { return s.f.Spec() }
+func (s stuckSystem) Execute(in *schedule.Input) (*schedule.Execution, error) {
+	ex := &schedule.Execution{}
 	for i, st := range in.Steps {
-		ex.Trace = append(ex.Trace, fuzzer.Event{Step: i, Kind: fuzzer.EvRequest, Node: 0, Peer: -1, Type: "v"})
+		ex.Trace = append(ex.Trace, schedule.Event{Step: i, Kind: schedule.EvRequest, Node: 0, Peer: -1, Type: "v"})
 		if st.Value == 13 {
 			<-s.f.release
 		}
@@ -53,14 +53,14 @@ func (s stuckSystem) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
 func TestAHangingSystemIsReplaced(t *testing.T) {
 	fac := &stuckFactory{release: make(chan struct{})}
 	defer close(fac.release)
-	chk := fuzzer.NewChecker(fac, nil, nil, 50*time.Millisecond)
-	hang := &fuzzer.Input{Steps: []fuzzer.Step{{Action: fuzzer.Request, Value: 1}, {Action: fuzzer.Request, Value: 13}}}
+	chk := fuzzer.NewChecker(fac, nil, 50*time.Millisecond)
+	hang := &schedule.Input{Steps: []schedule.Step{{Action: schedule.Request, Value: 1}, {Action: schedule.Request, Value: 13}}}
 	ex, _, err := chk.Run(hang)
 	require.NoError(t, err)
 	require.Len(t, ex.Failures, 1)
-	require.Equal(t, fuzzer.KindHang, ex.Failures[0].Kind)
+	require.Equal(t, schedule.KindHang, ex.Failures[0].Kind)
 	require.Equal(t, "hang: unknown step", ex.Failures[0].Signature)
-	ok := &fuzzer.Input{Steps: []fuzzer.Step{{Action: fuzzer.Request, Value: 2}}}
+	ok := &schedule.Input{Steps: []schedule.Step{{Action: schedule.Request, Value: 2}}}
 	ex, _, err = chk.Run(ok)
 	require.NoError(t, err)
 	require.Empty(t, ex.Failures)
@@ -74,25 +74,25 @@ func TestAHangingSystemIsReplaced(t *testing.T) {
 func TestHangsAreBugsAndTheCampaignGoesOn(t *testing.T) {
 	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectHangOnFlush})
 	require.NoError(t, err)
-	gen, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
 	f, err := fuzzer.New(fuzzer.Options{Strategy: "trace", Guide: fuzzer.TraceMeasure{}, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
 		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 600, Pipeline: 8, Parallel: 2,
-		ExecTimeout: 100 * time.Millisecond, Minimize: true, MinimizeBudget: fuzzer.MinimizeOptions{MaxTries: 300}}, fac, gen, st)
+		ExecTimeout: 100 * time.Millisecond, Minimize: true, MinimizeBudget: schedule.MinimizeOptions{MaxTries: 300}}, fac, gen, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, int64(600), sum.Iterations)
 	require.Len(t, sum.Bugs, 1, "one distinct hang")
 	b := sum.Bugs[0]
-	require.Equal(t, fuzzer.KindHang, b.Kind)
+	require.Equal(t, schedule.KindHang, b.Kind)
 	require.Equal(t, "hang: in a deliver step", b.Signature)
 	require.NotNil(t, b.Minimized)
 	require.Less(t, b.Minimized.Len(), b.Input.Len())
-	chk := fuzzer.NewChecker(fac, nil, nil, 100*time.Millisecond)
+	chk := fuzzer.NewChecker(fac, nil, 100*time.Millisecond)
 	again, err := chk.Reproduces(b.Minimized, b.Signature)
 	require.NoError(t, err)
 	require.True(t, again)
@@ -120,7 +120,7 @@ func TestAFailingWriteStopsTheCampaign(t *testing.T) {
 	dir := t.TempDir()
 	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
 	require.NoError(t, err)
-	gen, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)

@@ -10,12 +10,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Generator makes inputs; package mutate implements it.
 type Generator interface {
-	Random(r *rand.Rand) *Input
-	Mutate(r *rand.Rand, in *Input) *Input
+	Random(r *rand.Rand) *schedule.Input
+	Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input
 }
 
 // Options configure a campaign.
@@ -23,7 +25,6 @@ type Options struct {
 	Strategy       string    // name reported in summaries
 	Guide          Measure   // the measure whose new items make an input interesting; nil: never (random)
 	Measures       []Measure // every measure to report; the guide is added when missing
-	Oracles        []Oracle
 	Seed           uint64
 	SeedPopulation int   // random inputs added when the queue is empty or at a reseed
 	ReseedEvery    int   // add SeedPopulation random inputs every this many iterations
@@ -60,7 +61,7 @@ type Options struct {
 	// bugs of earlier sessions not minimized to the end) within
 	// MinimizeBudget; fuzzing goes on meanwhile.
 	Minimize       bool
-	MinimizeBudget MinimizeOptions
+	MinimizeBudget schedule.MinimizeOptions
 	// Progress, when set, is called about every ProgressEvery with current stats.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
@@ -106,17 +107,17 @@ const resumeInputs = 1000
 // the seed of its mutation, and made when it is taken from the queue: a
 // queue entry costs a few words instead of a whole input.
 type queued struct {
-	in     *Input       // a random or imported input; nil for a mutant not made yet
-	from   *Input       // the parent of a mutant
-	seed   uint64       // of the mutant's random choices
-	parent uint64       // id of the parent in the corpus
-	rec    *InputRecord // an imported input not run yet
+	in     *schedule.Input // a random or imported input; nil for a mutant not made yet
+	from   *schedule.Input // the parent of a mutant
+	seed   uint64          // of the mutant's random choices
+	parent uint64          // id of the parent in the corpus
+	rec    *InputRecord    // an imported input not run yet
 }
 
 // Fuzzer runs one campaign.
 type Fuzzer struct {
 	opt      Options
-	fac      Factory
+	fac      schedule.Factory
 	execs    []*executor // one per parallel worker
 	gen      Generator
 	store    Store
@@ -136,7 +137,7 @@ type Fuzzer struct {
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
 // for the background minimizer.
-func New(opt Options, fac Factory, gen Generator, store Store) (*Fuzzer, error) {
+func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer, error) {
 	if opt.SeedPopulation < 1 {
 		return nil, fmt.Errorf("--seed-population must be at least 1, got %d", opt.SeedPopulation)
 	}
@@ -422,7 +423,7 @@ type job struct {
 	iter    int64
 	r       *rand.Rand
 	q       queued
-	ex      *Execution
+	ex      *schedule.Execution
 	execErr error
 	obs     []Observation
 	obsErr  []error
@@ -501,8 +502,8 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 
 // measure measures executed jobs and waits for the measures.
 func (f *Fuzzer) measure(jobs []*job) {
-	var ins []*Input
-	var exs []*Execution
+	var ins []*schedule.Input
+	var exs []*schedule.Execution
 	var ran []*job
 	for _, j := range jobs {
 		if j.execErr == nil {
@@ -538,7 +539,7 @@ func (f *Fuzzer) measure(jobs []*job) {
 	wg.Wait()
 }
 
-// execute runs one job on e and applies the oracles.
+// execute runs one job on e.
 func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
 	j.ex, j.execErr = e.run(j.q.in)
 	if j.execErr != nil {
@@ -546,9 +547,6 @@ func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
 	}
 	if keep {
 		j.ex.Trace = j.ex.Trace.Clone()
-	}
-	for _, o := range f.opt.Oracles {
-		j.ex.Failures = append(j.ex.Failures, o.Check(j.q.in, j.ex)...)
 	}
 	j.obs = make([]Observation, len(f.opt.Measures))
 	j.obsErr = make([]error, len(f.opt.Measures))

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Measure is one notion of coverage: it maps an execution to coverage items
@@ -16,7 +18,7 @@ import (
 // violated model invariants).
 type Measure interface {
 	Name() string
-	Measure(in *Input, ex *Execution) (Observation, error)
+	Measure(in *schedule.Input, ex *schedule.Execution) (Observation, error)
 }
 
 // BatchMeasure is a Measure that is cheaper over several executions at
@@ -24,13 +26,13 @@ type Measure interface {
 // it for the inputs it executes ahead.
 type BatchMeasure interface {
 	Measure
-	MeasureBatch(ins []*Input, exs []*Execution) ([]Observation, []error)
+	MeasureBatch(ins []*schedule.Input, exs []*schedule.Execution) ([]Observation, []error)
 }
 
 // Observation is what a measure saw in one execution.
 type Observation struct {
 	Items    []uint64
-	Failures []Failure
+	Failures []schedule.Failure
 }
 
 // Measure names.
@@ -50,7 +52,7 @@ type TraceMeasure struct{}
 func (TraceMeasure) Name() string { return MeasureTraces }
 
 // Measure implements Measure.
-func (TraceMeasure) Measure(_ *Input, ex *Execution) (Observation, error) {
+func (TraceMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (Observation, error) {
 	return Observation{Items: []uint64{TraceHash(ex.Trace)}}, nil
 }
 
@@ -63,7 +65,7 @@ func (TraceMeasure) Measure(_ *Input, ex *Execution) (Observation, error) {
 // hashes of all nodes identifies the partial order: it is invariant under
 // swapping adjacent independent events and changes otherwise (up to hash
 // collisions).
-func TraceHash(t Trace) uint64 {
+func TraceHash(t schedule.Trace) uint64 {
 	var last []uint64 // last event hash per node
 	// Hashes of sends by message id: adapters number messages 1, 2, ... so a
 	// slice serves; ids beyond it (or negative) go to a map.
@@ -82,7 +84,7 @@ func TraceHash(t Trace) uint64 {
 		d.Reset()
 		binary.LittleEndian.PutUint64(buf[:], last[e.Node])
 		d.Write(buf[:])
-		if e.Kind == EvRecv {
+		if e.Kind == schedule.EvRecv {
 			var sh uint64
 			if e.Msg >= 0 && e.Msg < len(sendSlice) {
 				sh = sendSlice[e.Msg]
@@ -94,7 +96,7 @@ func TraceHash(t Trace) uint64 {
 		}
 		hashLabel(&d, e)
 		h := d.Sum64()
-		if e.Kind == EvSend && e.Msg != 0 {
+		if e.Kind == schedule.EvSend && e.Msg != 0 {
 			if e.Msg > 0 && e.Msg < len(sendSlice) {
 				sendSlice[e.Msg] = h
 			} else {
@@ -114,7 +116,7 @@ func TraceHash(t Trace) uint64 {
 	return d.Sum64()
 }
 
-func hashLabel(d *xxhash.Digest, e *Event) {
+func hashLabel(d *xxhash.Digest, e *schedule.Event) {
 	var buf [8]byte
 	d.WriteString(e.Kind)
 	d.Write([]byte{0})
@@ -144,7 +146,7 @@ type UnitsMeasure struct{}
 func (UnitsMeasure) Name() string { return MeasureLines }
 
 // Measure implements Measure.
-func (UnitsMeasure) Measure(_ *Input, ex *Execution) (Observation, error) {
+func (UnitsMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (Observation, error) {
 	return Observation{Items: ex.Units}, nil
 }
 

@@ -5,40 +5,42 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-func send(step, node, peer, msg int, typ string) Event {
-	return Event{Step: step, Kind: EvSend, Node: node, Peer: peer, Msg: msg, Type: typ}
+func send(step, node, peer, msg int, typ string) schedule.Event {
+	return schedule.Event{Step: step, Kind: schedule.EvSend, Node: node, Peer: peer, Msg: msg, Type: typ}
 }
 
-func recv(step, node, peer, msg int, typ string) Event {
-	return Event{Step: step, Kind: EvRecv, Node: node, Peer: peer, Msg: msg, Type: typ}
+func recv(step, node, peer, msg int, typ string) schedule.Event {
+	return schedule.Event{Step: step, Kind: schedule.EvRecv, Node: node, Peer: peer, Msg: msg, Type: typ}
 }
 
 func TestTraceHashIgnoresOrderOfIndependentEvents(t *testing.T) {
 	// Node 0 sends a to 1 and b to 2; 1 and 2 receive in either order.
-	a := Trace{send(0, 0, 1, 1, "a"), send(0, 0, 2, 2, "b"), recv(1, 1, 0, 1, "a"), recv(2, 2, 0, 2, "b")}
-	b := Trace{send(0, 0, 1, 1, "a"), send(0, 0, 2, 2, "b"), recv(1, 2, 0, 2, "b"), recv(2, 1, 0, 1, "a")}
+	a := schedule.Trace{send(0, 0, 1, 1, "a"), send(0, 0, 2, 2, "b"), recv(1, 1, 0, 1, "a"), recv(2, 2, 0, 2, "b")}
+	b := schedule.Trace{send(0, 0, 1, 1, "a"), send(0, 0, 2, 2, "b"), recv(1, 2, 0, 2, "b"), recv(2, 1, 0, 1, "a")}
 	require.Equal(t, TraceHash(a), TraceHash(b))
 	// Message ids and steps are not part of the class: renumbering keeps it.
-	c := Trace{send(5, 0, 1, 7, "a"), send(5, 0, 2, 3, "b"), recv(6, 2, 0, 3, "b"), recv(9, 1, 0, 7, "a")}
+	c := schedule.Trace{send(5, 0, 1, 7, "a"), send(5, 0, 2, 3, "b"), recv(6, 2, 0, 3, "b"), recv(9, 1, 0, 7, "a")}
 	require.Equal(t, TraceHash(a), TraceHash(c))
 }
 
 func TestTraceHashSeesDependentReorderings(t *testing.T) {
 	// Node 1 receives a then b, or b then a: a different partial order.
-	ab := Trace{send(0, 0, 1, 1, "a"), send(0, 2, 1, 2, "b"), recv(1, 1, 0, 1, "a"), recv(1, 1, 2, 2, "b")}
-	ba := Trace{send(0, 0, 1, 1, "a"), send(0, 2, 1, 2, "b"), recv(1, 1, 2, 2, "b"), recv(1, 1, 0, 1, "a")}
+	ab := schedule.Trace{send(0, 0, 1, 1, "a"), send(0, 2, 1, 2, "b"), recv(1, 1, 0, 1, "a"), recv(1, 1, 2, 2, "b")}
+	ba := schedule.Trace{send(0, 0, 1, 1, "a"), send(0, 2, 1, 2, "b"), recv(1, 1, 2, 2, "b"), recv(1, 1, 0, 1, "a")}
 	require.NotEqual(t, TraceHash(ab), TraceHash(ba))
 	// A receive linked to a different send (same label) differs too: node 1
 	// hears from 0 after 0 did something else first.
-	x := Trace{{Kind: EvTimeout, Node: 0, Peer: -1, Type: "timeout"}, send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
-	y := Trace{send(0, 0, 1, 1, "a"), {Kind: EvTimeout, Node: 0, Peer: -1, Type: "timeout"}, recv(1, 1, 0, 1, "a")}
+	x := schedule.Trace{{Kind: schedule.EvTimeout, Node: 0, Peer: -1, Type: "timeout"}, send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
+	y := schedule.Trace{send(0, 0, 1, 1, "a"), {Kind: schedule.EvTimeout, Node: 0, Peer: -1, Type: "timeout"}, recv(1, 1, 0, 1, "a")}
 	require.NotEqual(t, TraceHash(x), TraceHash(y))
 	// Message contents count.
-	z := Trace{send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
-	z2 := Trace{send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
-	z2[0].Args = []Arg{I("term", 2)}
+	z := schedule.Trace{send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
+	z2 := schedule.Trace{send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
+	z2[0].Args = []schedule.Arg{schedule.I("term", 2)}
 	require.NotEqual(t, TraceHash(z), TraceHash(z2))
 }
 
@@ -51,13 +53,13 @@ func TestCoverageNewAndAdd(t *testing.T) {
 }
 
 func TestBlankNumbers(t *testing.T) {
-	require.Equal(t, "worker-N: task N of N", BlankNumbers("worker-2: task 14 of 20"))
+	require.Equal(t, "worker-N: task N of N", schedule.BlankNumbers("worker-2: task 14 of 20"))
 }
 
 func TestTraceHashLargeMessageIDs(t *testing.T) {
-	a := Trace{send(0, 0, 1, 1000, "a"), recv(1, 1, 0, 1000, "a")}
-	b := Trace{send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
-	c := Trace{send(0, 0, 1, -5, "a"), recv(1, 1, 0, -5, "a")}
+	a := schedule.Trace{send(0, 0, 1, 1000, "a"), recv(1, 1, 0, 1000, "a")}
+	b := schedule.Trace{send(0, 0, 1, 1, "a"), recv(1, 1, 0, 1, "a")}
+	c := schedule.Trace{send(0, 0, 1, -5, "a"), recv(1, 1, 0, -5, "a")}
 	require.Equal(t, TraceHash(a), TraceHash(b))
 	require.Equal(t, TraceHash(a), TraceHash(c))
 }

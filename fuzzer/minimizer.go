@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // bgMinimizer minimizes a campaign's bugs in the background, one at a time,
@@ -25,13 +27,13 @@ type bgMinimizer struct {
 type minJob struct {
 	id        string
 	signature string
-	start     *Input // the best reproducer so far
-	tries     int    // spent by earlier sessions
+	start     *schedule.Input // the best reproducer so far
+	tries     int             // spent by earlier sessions
 }
 
 type minResult struct {
 	id       string
-	in       *Input
+	in       *schedule.Input
 	tries    int
 	complete bool
 	err      error
@@ -98,7 +100,7 @@ func (m *bgMinimizer) take() (minJob, bool, bool) {
 func (m *bgMinimizer) loop() {
 	defer close(m.exited)
 	f := m.f
-	chk := NewChecker(f.fac, f.opt.Oracles, f.opt.Measures, f.opt.ExecTimeout)
+	chk := NewChecker(f.fac, f.opt.Measures, f.opt.ExecTimeout)
 	chk.exec.lock = f.execLock // its executions must not overlap the campaign's covered ones
 	for {
 		j, ok, closed := m.take()
@@ -109,9 +111,9 @@ func (m *bgMinimizer) loop() {
 			<-m.wake
 			continue
 		}
-		keep := func(in *Input) (bool, error) { return chk.Reproduces(in, j.signature) }
+		keep := func(in *schedule.Input) (bool, error) { return chk.Reproduces(in, j.signature) }
 		budget := f.opt.MinimizeBudget
-		out, st, err := Minimize(m.ctx, j.start, keep, budget)
+		out, st, err := schedule.Minimize(m.ctx, j.start, keep, budget)
 		m.mu.Lock()
 		m.active--
 		m.done = append(m.done, minResult{id: j.id, in: out, tries: j.tries + st.Tries, complete: st.Complete, err: err})
@@ -140,7 +142,7 @@ func (f *Fuzzer) applyMinimized(final bool) error {
 		if bug == nil {
 			continue
 		}
-		if errors.Is(r.err, ErrNotReproduced) {
+		if errors.Is(r.err, schedule.ErrNotReproduced) {
 			f.opt.Logf("cannot minimize %s: its input does not show the bug again when replayed (flaky?)", r.id)
 			bug.MinimizeDone, bug.MinimizeNote, bug.MinimizeTries = true, "the input does not show the bug again when replayed", r.tries
 			b.Bugs = append(b.Bugs, bug)

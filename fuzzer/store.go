@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Store is where a campaign keeps what it must not lose: the corpus of
@@ -60,33 +62,33 @@ type Counters struct {
 
 // InputRecord is one stored input.
 type InputRecord struct {
-	ID        uint64         `json:"id"`
-	Iteration int64          `json:"iteration"` // the iteration that executed it (0 for imports not yet run)
-	Source    string         `json:"source"`    // "fuzz" or "import"
-	Parent    uint64         `json:"parent,omitempty"`
-	NewItems  map[string]int `json:"new_items,omitempty"` // measure -> items it reached first
-	Input     *Input         `json:"input"`
+	ID        uint64          `json:"id"`
+	Iteration int64           `json:"iteration"` // the iteration that executed it (0 for imports not yet run)
+	Source    string          `json:"source"`    // "fuzz" or "import"
+	Parent    uint64          `json:"parent,omitempty"`
+	NewItems  map[string]int  `json:"new_items,omitempty"` // measure -> items it reached first
+	Input     *schedule.Input `json:"input"`
 }
 
 // BugRecord is one distinct bug, deduplicated by Signature.
 type BugRecord struct {
-	ID             string `json:"id"` // "B1", "B2", ...
-	Kind           string `json:"kind"`
-	Signature      string `json:"signature"`
-	Message        string `json:"message"`
-	Detail         string `json:"detail,omitempty"`
-	Step           int    `json:"step"`
-	FirstIteration int64  `json:"first_iteration"`
-	LastIteration  int64  `json:"last_iteration"`
-	Hits           int64  `json:"hits"`
-	Input          *Input `json:"input"` // the input that found it, as it was
+	ID             string          `json:"id"` // "B1", "B2", ...
+	Kind           string          `json:"kind"`
+	Signature      string          `json:"signature"`
+	Message        string          `json:"message"`
+	Detail         string          `json:"detail,omitempty"`
+	Step           int             `json:"step"`
+	FirstIteration int64           `json:"first_iteration"`
+	LastIteration  int64           `json:"last_iteration"`
+	Hits           int64           `json:"hits"`
+	Input          *schedule.Input `json:"input"` // the input that found it, as it was
 	// Minimized is the smallest input found that still shows the bug
 	// (same signature), nil until a minimization ran; MinimizeTries counts
 	// the executions it took, MinimizeDone says it reached a fixpoint (not
 	// stopped by its budget or the end of a session).
-	Minimized     *Input `json:"minimized,omitempty"`
-	MinimizeTries int    `json:"minimize_tries,omitempty"`
-	MinimizeDone  bool   `json:"minimize_done,omitempty"`
+	Minimized     *schedule.Input `json:"minimized,omitempty"`
+	MinimizeTries int             `json:"minimize_tries,omitempty"`
+	MinimizeDone  bool            `json:"minimize_done,omitempty"`
 	// MinimizeNote says why there is no minimized input (the input did
 	// not show the bug again when replayed: a flaky bug).
 	MinimizeNote string `json:"minimize_note,omitempty"`
@@ -94,7 +96,7 @@ type BugRecord struct {
 
 // Reproducer is the input to replay a bug with: the minimized one when
 // there is one.
-func (b *BugRecord) Reproducer() *Input {
+func (b *BugRecord) Reproducer() *schedule.Input {
 	if b.Minimized != nil {
 		return b.Minimized
 	}

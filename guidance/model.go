@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
@@ -31,7 +32,7 @@ type BatchSimulator interface {
 // visited as items, divergences from the model and violated model
 // invariants as failures.
 type ModelMeasure struct {
-	Mapper    fuzzer.Mapper
+	Mapper    schedule.Mapper
 	Sim       Simulator
 	Timeout   time.Duration // per simulation (0: one minute)
 	diverged  atomic.Int64
@@ -45,7 +46,7 @@ func (m *ModelMeasure) Name() string { return fuzzer.MeasureModel }
 func (m *ModelMeasure) Diverged() int64 { return m.diverged.Load() }
 
 // Measure implements fuzzer.Measure.
-func (m *ModelMeasure) Measure(in *fuzzer.Input, ex *fuzzer.Execution) (fuzzer.Observation, error) {
+func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzzer.Observation, error) {
 	acts, req, err := m.request(in, ex)
 	if err != nil {
 		return fuzzer.Observation{}, err
@@ -61,7 +62,7 @@ func (m *ModelMeasure) Measure(in *fuzzer.Input, ex *fuzzer.Execution) (fuzzer.O
 
 // MeasureBatch implements fuzzer.BatchMeasure: with a sidecar, the
 // executions of a pipeline are simulated in one round trip.
-func (m *ModelMeasure) MeasureBatch(ins []*fuzzer.Input, exs []*fuzzer.Execution) ([]fuzzer.Observation, []error) {
+func (m *ModelMeasure) MeasureBatch(ins []*schedule.Input, exs []*schedule.Execution) ([]fuzzer.Observation, []error) {
 	obs := make([]fuzzer.Observation, len(ins))
 	errs := make([]error, len(ins))
 	bs, ok := m.Sim.(BatchSimulator)
@@ -71,7 +72,7 @@ func (m *ModelMeasure) MeasureBatch(ins []*fuzzer.Input, exs []*fuzzer.Execution
 		}
 		return obs, errs
 	}
-	acts := make([][]fuzzer.ModelAction, len(ins))
+	acts := make([][]schedule.ModelAction, len(ins))
 	var reqs []*sim.Request
 	var idx []int
 	for i := range ins {
@@ -108,7 +109,7 @@ func (m *ModelMeasure) timeout() time.Duration {
 }
 
 // request maps an execution to a simulation request (keys only).
-func (m *ModelMeasure) request(in *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAction, *sim.Request, error) {
+func (m *ModelMeasure) request(in *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, *sim.Request, error) {
 	acts, err := m.Mapper.Map(in, ex)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +123,7 @@ func (m *ModelMeasure) request(in *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer
 }
 
 // observe turns a simulation result into coverage items and failures.
-func (m *ModelMeasure) observe(acts []fuzzer.ModelAction, res *sim.Result) fuzzer.Observation {
+func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
 	m.simulated.Add(1)
 	obs := fuzzer.Observation{Items: res.Keys}
 	stepOf := func(i int) int {
@@ -136,9 +137,9 @@ func (m *ModelMeasure) observe(acts []fuzzer.ModelAction, res *sim.Result) fuzze
 	}
 	if d := res.Divergence; d != nil {
 		m.diverged.Add(1)
-		obs.Failures = append(obs.Failures, fuzzer.Failure{
+		obs.Failures = append(obs.Failures, schedule.Failure{
 			Kind:      "divergence",
-			Signature: "divergence: " + d.Action + ": " + fuzzer.BlankNumbers(d.Reason),
+			Signature: "divergence: " + d.Action + ": " + schedule.BlankNumbers(d.Reason),
 			Message:   fmt.Sprintf("the model does not allow action %d, %s: %s", d.Index, describe(acts, d.Index), d.Reason),
 			Step:      stepOf(d.Index),
 		})
@@ -149,7 +150,7 @@ func (m *ModelMeasure) observe(acts []fuzzer.ModelAction, res *sim.Result) fuzze
 			continue
 		}
 		seen[v.Invariant] = true
-		obs.Failures = append(obs.Failures, fuzzer.Failure{
+		obs.Failures = append(obs.Failures, schedule.Failure{
 			Kind:      "model-invariant",
 			Signature: "model-invariant: " + v.Invariant,
 			Message:   fmt.Sprintf("model invariant %s is violated after %d action(s)", v.Invariant, v.Index),
@@ -159,7 +160,7 @@ func (m *ModelMeasure) observe(acts []fuzzer.ModelAction, res *sim.Result) fuzze
 	return obs
 }
 
-func describe(acts []fuzzer.ModelAction, i int) string {
+func describe(acts []schedule.ModelAction, i int) string {
 	if i < 0 || i >= len(acts) {
 		return "Init"
 	}

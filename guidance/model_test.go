@@ -13,7 +13,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
@@ -41,7 +41,7 @@ func TestMicrobenchNeverDiverges(t *testing.T) {
 	fac, mm := setup(t, cfg)
 	sys, err := fac.New()
 	require.NoError(t, err)
-	g, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 80, MaxMessages: 5, Requests: 3})
+	g, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 80, MaxMessages: 5, Requests: 3})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(9, 9))
 	states := map[uint64]bool{}
@@ -56,7 +56,7 @@ func TestMicrobenchNeverDiverges(t *testing.T) {
 		require.NoError(t, err)
 		obs, err := mm.Measure(in, ex)
 		require.NoError(t, err)
-		require.Empty(t, obs.Failures, "input %s", fuzzer.EncodeInput(in))
+		require.Empty(t, obs.Failures, "input %s", schedule.EncodeInput(in))
 		for _, k := range obs.Items {
 			states[k] = true
 		}
@@ -67,10 +67,10 @@ func TestMicrobenchNeverDiverges(t *testing.T) {
 // A step the protocol does not allow is a divergence.
 func TestDivergenceIsReported(t *testing.T) {
 	_, mm := setup(t, microbench.Config{Workers: 2, Tasks: 2})
-	ex := &fuzzer.Execution{Trace: fuzzer.Trace{
-		{Step: 3, Kind: fuzzer.EvRecv, Node: 2, Peer: 0, Msg: 1, Type: "execute", Args: []fuzzer.Arg{fuzzer.I("req", 1), fuzzer.I("task", 1)}},
+	ex := &schedule.Execution{Trace: schedule.Trace{
+		{Step: 3, Kind: schedule.EvRecv, Node: 2, Peer: 0, Msg: 1, Type: "execute", Args: []schedule.Arg{schedule.I("req", 1), schedule.I("task", 1)}},
 	}}
-	obs, err := mm.Measure(&fuzzer.Input{}, ex)
+	obs, err := mm.Measure(&schedule.Input{}, ex)
 	require.NoError(t, err)
 	require.Len(t, obs.Failures, 1)
 	require.Equal(t, "divergence", obs.Failures[0].Kind)
@@ -82,7 +82,7 @@ func TestDivergenceIsReported(t *testing.T) {
 func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
 	cfg := microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectFlushBeforeLast}
 	fac, mm := setup(t, cfg)
-	g, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	g, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)

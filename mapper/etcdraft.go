@@ -81,7 +81,7 @@ import (
 	"sync"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Etcdraft maps adapters/etcdraft traces onto models/raft.tla. It is safe
@@ -130,7 +130,7 @@ func (m *Etcdraft) UnmappedKeys() []string {
 	return keys
 }
 
-func sarg(e *fuzzer.Event, key string) (string, bool) {
+func sarg(e *schedule.Event, key string) (string, bool) {
 	for _, a := range e.Args {
 		if a.Key == key && a.IsStr {
 			return a.Str, true
@@ -170,8 +170,8 @@ const (
 // etcdMap is the state of one Map call.
 type etcdMap struct {
 	cfg      etcdraft.Config
-	t        fuzzer.Trace
-	out      []fuzzer.ModelAction
+	t        schedule.Trace
+	out      []schedule.ModelAction
 	unmapped map[string]int
 	role     []string
 	term     []int64
@@ -180,8 +180,8 @@ type etcdMap struct {
 	committed map[int64]int64
 }
 
-// Map implements fuzzer.Mapper.
-func (m *Etcdraft) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAction, error) {
+// Map implements schedule.Mapper.
+func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
 	n := m.cfg.Nodes
 	st := &etcdMap{cfg: m.cfg, t: ex.Trace, unmapped: map[string]int{},
 		role: make([]string, n), term: make([]int64, n), committed: map[int64]int64{}}
@@ -201,13 +201,13 @@ func (m *Etcdraft) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAct
 	return st.out, nil
 }
 
-func (st *etcdMap) add(e *fuzzer.Event, name string, params map[string]any) {
-	st.out = append(st.out, fuzzer.ModelAction{Name: name, Params: params, Step: e.Step})
+func (st *etcdMap) add(e *schedule.Event, name string, params map[string]any) {
+	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step})
 }
 
 func (st *etcdMap) skip(key string) { st.unmapped[key]++ }
 
-func (st *etcdMap) need(e *fuzzer.Event, keys ...string) ([]int64, error) {
+func (st *etcdMap) need(e *schedule.Event, keys ...string) ([]int64, error) {
 	vs := make([]int64, len(keys))
 	for i, k := range keys {
 		v, ok := arg(e, k)
@@ -223,14 +223,14 @@ func (st *etcdMap) need(e *fuzzer.Event, keys ...string) ([]int64, error) {
 // event k sent back to the sender while handling it: the adapter processes
 // the receiver's Ready right after each receive, before anything else
 // happens in the cluster.
-func (st *etcdMap) response(k int, typ string) *fuzzer.Event {
+func (st *etcdMap) response(k int, typ string) *schedule.Event {
 	r := &st.t[k]
 	for x := k + 1; x < len(st.t); x++ {
 		e := &st.t[x]
-		if e.Step != r.Step || e.Kind == fuzzer.EvRecv || e.Node != r.Node {
+		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
 			return nil
 		}
-		if e.Kind == fuzzer.EvSend && e.Peer == r.Peer && e.Type == typ {
+		if e.Kind == schedule.EvSend && e.Peer == r.Peer && e.Type == typ {
 			return e
 		}
 	}
@@ -268,18 +268,18 @@ func (st *etcdMap) event(k int) error {
 	p := e.Node
 	i := int64(p + 1)
 	switch e.Kind {
-	case fuzzer.EvSend:
+	case schedule.EvSend:
 		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" {
 			st.raise(p, t)
 		}
 		st.skip("send")
 		return nil
-	case fuzzer.EvRecv:
+	case schedule.EvRecv:
 		return st.recv(k)
-	case fuzzer.EvCrash:
+	case schedule.EvCrash:
 		st.add(e, "Crash", map[string]any{"i": i})
 		st.role[p] = roleFollower
-	case fuzzer.EvRestart:
+	case schedule.EvRestart:
 		v, err := st.need(e, "term")
 		if err != nil {
 			return err
@@ -287,7 +287,7 @@ func (st *etcdMap) event(k int) error {
 		st.term[p] = v[0]
 		st.add(e, "Restart", map[string]any{"i": i})
 		st.role[p] = roleFollower
-	case fuzzer.EvTimeout:
+	case schedule.EvTimeout:
 		switch {
 		case st.role[p] == roleLeader:
 			st.skip("timeout at a leader")
@@ -299,7 +299,7 @@ func (st *etcdMap) event(k int) error {
 			st.role[p] = roleCandidate
 			st.term[p]++
 		}
-	case fuzzer.EvRequest:
+	case schedule.EvRequest:
 		v, err := st.need(e, "value")
 		if err != nil {
 			return err

@@ -9,10 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
@@ -27,7 +26,7 @@ type divergenceStats struct {
 
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
 // replays it on raft.tla.
-func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p mutate.Params, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
+func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Params, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
 	t.Helper()
 	fac, err := etcdraft.NewFactory(cfg)
 	require.NoError(t, err)
@@ -38,7 +37,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p mutate.Params, runs i
 	require.NoError(t, err)
 	s, err := sim.New(m, 0)
 	require.NoError(t, err)
-	g, err := mutate.NewGenerator(fac.Spec(), p)
+	g, err := schedule.NewGenerator(fac.Spec(), p)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(seed, seed))
 	ds := divergenceStats{reasons: map[string]int{}, violations: map[string]int{}, example: map[string]string{}}
@@ -48,7 +47,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p mutate.Params, runs i
 		ex, err := sys.Execute(in)
 		require.NoError(t, err)
 		if cfg.Inject == "" {
-			require.Empty(t, ex.Failures, "the correct adapter failed on %s", fuzzer.EncodeInput(in))
+			require.Empty(t, ex.Failures, "the correct adapter failed on %s", schedule.EncodeInput(in))
 		}
 		acts, err := mp.Map(in, ex)
 		require.NoError(t, err)
@@ -68,7 +67,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p mutate.Params, runs i
 		}
 		if d := res.Divergence; d != nil {
 			ds.diverged++
-			key := d.Action + ": " + fuzzer.BlankNumbers(d.Reason)
+			key := d.Action + ": " + schedule.BlankNumbers(d.Reason)
 			ds.reasons[key]++
 			if _, ok := ds.example[key]; !ok {
 				ds.example[key] = fmt.Sprintf("run %d, action %d %s %v at step %d", n, d.Index, acts[d.Index].Name,
@@ -114,7 +113,7 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 	if testing.Short() {
 		runs = 100
 	}
-	p := mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	p := schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
 	ds, mp := simulateEtcdraft(t, etcdraft.DefaultConfig(), p, runs, 7)
 	ds.log(t, mp)
 	require.Zero(t, ds.diverged, "divergences: %v", ds.reasons)
@@ -132,7 +131,7 @@ func TestEtcdraftConsts(t *testing.T) {
 func TestEtcdraftSeededBugDiverges(t *testing.T) {
 	cfg := etcdraft.DefaultConfig()
 	cfg.Inject = etcdraft.InjectForgetHardState
-	p := mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	p := schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
 	ds, _ := simulateEtcdraft(t, cfg, p, 100, 7)
 	t.Logf("%d of %d executions diverge: %v", ds.diverged, ds.runs, ds.reasons)
 	require.Greater(t, ds.diverged, 10)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Microbench maps adapters/microbench traces onto models/microbench.tla.
@@ -20,7 +20,7 @@ func (m *Microbench) Consts() []string {
 	return []string{fmt.Sprintf("Workers=%d", m.cfg.Workers), fmt.Sprintf("Tasks=%d", m.cfg.Tasks)}
 }
 
-func arg(e *fuzzer.Event, key string) (int64, bool) {
+func arg(e *schedule.Event, key string) (int64, bool) {
 	for _, a := range e.Args {
 		if a.Key == key && !a.IsStr {
 			return a.Int, true
@@ -29,17 +29,17 @@ func arg(e *fuzzer.Event, key string) (int64, bool) {
 	return 0, false
 }
 
-// Map implements fuzzer.Mapper. Every message the system handles becomes
+// Map implements schedule.Mapper. Every message the system handles becomes
 // the action of the model that handles it, with the message's contents as
 // parameters; sends, client arrivals and responses change nothing the
 // model tracks.
-func (m *Microbench) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelAction, error) {
-	var out []fuzzer.ModelAction
+func (m *Microbench) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
+	var out []schedule.ModelAction
 	t := ex.Trace
-	add := func(e *fuzzer.Event, name string, params map[string]any) {
-		out = append(out, fuzzer.ModelAction{Name: name, Params: params, Step: e.Step})
+	add := func(e *schedule.Event, name string, params map[string]any) {
+		out = append(out, schedule.ModelAction{Name: name, Params: params, Step: e.Step})
 	}
-	need := func(e *fuzzer.Event, keys ...string) ([]int64, error) {
+	need := func(e *schedule.Event, keys ...string) ([]int64, error) {
 		vs := make([]int64, len(keys))
 		for i, k := range keys {
 			v, ok := arg(e, k)
@@ -55,7 +55,7 @@ func (m *Microbench) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelA
 		switch {
 		case e.Kind == "start":
 			add(e, "Start", map[string]any{"p": int64(e.Node)})
-		case e.Kind != fuzzer.EvRecv:
+		case e.Kind != schedule.EvRecv:
 			continue
 		case e.Node == 0 && e.Type == "register":
 			add(e, "RecvRegister", map[string]any{"p": int64(e.Peer)})
@@ -66,11 +66,11 @@ func (m *Microbench) Map(_ *fuzzer.Input, ex *fuzzer.Execution) ([]fuzzer.ModelA
 			}
 			// The master's reaction tells which action this is: a
 			// rejection, or the first execute of the served request.
-			if i+1 < len(t) && t[i+1].Kind == fuzzer.EvResponse && t[i+1].Type == "rejected" {
+			if i+1 < len(t) && t[i+1].Kind == schedule.EvResponse && t[i+1].Type == "rejected" {
 				add(e, "Reject", map[string]any{"v": v[0]})
 				continue
 			}
-			if i+1 < len(t) && t[i+1].Kind == fuzzer.EvSend && t[i+1].Type == "execute" {
+			if i+1 < len(t) && t[i+1].Kind == schedule.EvSend && t[i+1].Type == "execute" {
 				r, err := need(&t[i+1], "req")
 				if err != nil {
 					return nil, err

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
@@ -26,7 +26,7 @@ var (
 	}
 )
 
-func toArgs(t *testing.T, params map[string]any, order []string) []fuzzer.Arg {
+func toArgs(t *testing.T, params map[string]any, order []string) []schedule.Arg {
 	var keys []string
 	var rest []string
 	for k := range params {
@@ -40,13 +40,13 @@ func toArgs(t *testing.T, params map[string]any, order []string) []fuzzer.Arg {
 			keys = append(keys, k)
 		}
 	}
-	var out []fuzzer.Arg
+	var out []schedule.Arg
 	for _, k := range append(keys, rest...) {
 		switch v := params[k].(type) {
 		case float64:
-			out = append(out, fuzzer.I(k, int64(v)))
+			out = append(out, schedule.I(k, int64(v)))
 		case string:
-			out = append(out, fuzzer.S(k, v))
+			out = append(out, schedule.S(k, v))
 		default:
 			t.Fatalf("param %s=%v is neither a number nor a string", k, v)
 		}
@@ -62,15 +62,15 @@ func process(t *testing.T, id string) int {
 
 // trace turns what the fake fuzzer saw into a trace of the etcdraft
 // adapter's shape, as adapters/process records it.
-func (f *fakeFuzzer) trace(t *testing.T) fuzzer.Trace {
+func (f *fakeFuzzer) trace(t *testing.T) schedule.Trace {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	msgNo := map[string]int{}
-	var tr fuzzer.Trace
+	var tr schedule.Trace
 	for _, it := range f.log {
 		switch {
 		case it.crash != "":
-			tr = append(tr, fuzzer.Event{Step: it.step, Kind: fuzzer.EvCrash, Node: process(t, it.crash), Peer: -1, Type: fuzzer.EvCrash})
+			tr = append(tr, schedule.Event{Step: it.step, Kind: schedule.EvCrash, Node: process(t, it.crash), Peer: -1, Type: schedule.EvCrash})
 		case it.env != nil:
 			e := it.env
 			no, ok := msgNo[e.ID]
@@ -78,10 +78,10 @@ func (f *fakeFuzzer) trace(t *testing.T) fuzzer.Trace {
 				no = len(msgNo) + 1
 				msgNo[e.ID] = no
 			}
-			ev := fuzzer.Event{Step: it.step, Kind: fuzzer.EvSend, Node: process(t, e.From), Peer: process(t, e.To), Msg: no,
+			ev := schedule.Event{Step: it.step, Kind: schedule.EvSend, Node: process(t, e.From), Peer: process(t, e.To), Msg: no,
 				Type: e.Type, Args: toArgs(t, e.Params, msgArgOrder)}
 			if it.recv {
-				ev.Kind, ev.Node, ev.Peer = fuzzer.EvRecv, ev.Peer, ev.Node
+				ev.Kind, ev.Node, ev.Peer = schedule.EvRecv, ev.Peer, ev.Node
 			}
 			tr = append(tr, ev)
 		case it.ev != nil:
@@ -97,7 +97,7 @@ func (f *fakeFuzzer) trace(t *testing.T) fuzzer.Trace {
 			case "proposal":
 				kind = "dropped"
 			}
-			tr = append(tr, fuzzer.Event{Step: it.step, Kind: kind, Node: process(t, it.ev.Replica), Peer: -1, Type: typ,
+			tr = append(tr, schedule.Event{Step: it.step, Kind: kind, Node: process(t, it.ev.Replica), Peer: -1, Type: typ,
 				Args: toArgs(t, params, eventArgOrder[it.ev.Type])})
 		}
 	}
@@ -180,7 +180,7 @@ func TestTraceReplaysOnModel(t *testing.T) {
 	tr := f.trace(t)
 	cfg := etcdraft.Config{Nodes: 3, SnapshotEvery: DefaultSnapshotEvery}
 	mp := mapper.NewEtcdraft(cfg)
-	acts, err := mp.Map(nil, &fuzzer.Execution{Trace: tr})
+	acts, err := mp.Map(nil, &schedule.Execution{Trace: tr})
 	require.NoError(t, err)
 	var names []string
 	for _, a := range acts {

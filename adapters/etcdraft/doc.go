@@ -44,19 +44,19 @@
 // Node is the process (ID-1), Peer the other process or -1. Args are in the
 // order listed.
 //
-//   - send / recv (fuzzer.EvSend, fuzzer.EvRecv): Type is the raftpb message
+//   - send / recv (schedule.EvSend, schedule.EvRecv): Type is the raftpb message
 //     type name ("MsgApp", "MsgVote", ...), Msg links a recv to its send.
 //     Args: term, logterm, index, commit, reject (0/1), rejecthint, entries
 //     (string "term:data,term:data", data empty for an empty entry, e.g.
 //     "1:v=3,2:"); MsgVote and MsgPreVote add vote (the candidate's
 //     process, which is also the sender); MsgSnap adds snapindex, snapterm.
-//   - crash (fuzzer.EvCrash), Type "crash", no args.
-//   - restart (fuzzer.EvRestart), Type "restart". Args: term, vote (process of
+//   - crash (schedule.EvCrash), Type "crash", no args.
+//   - restart (schedule.EvRestart), Type "restart". Args: term, vote (process of
 //     the vote, -1 for none), commit, snapindex, lastindex: the durable state
 //     the node restarts from.
-//   - timeout (fuzzer.EvTimeout), Type "timeout". Args: term (before the
+//   - timeout (schedule.EvTimeout), Type "timeout". Args: term (before the
 //     campaign).
-//   - request (fuzzer.EvRequest), Type "request". Args: value.
+//   - request (schedule.EvRequest), Type "request". Args: value.
 //   - dropped, Type "proposal": the proposal of a request was dropped (no
 //     known leader). Args: value.
 //   - role, Type "leader", "follower", "candidate" or "precandidate": the
@@ -68,7 +68,7 @@
 //     compacted its log. Args: index, term.
 //   - install, Type "install": the node installed a snapshot received in a
 //     MsgSnap. Args: index, term.
-//   - skip (fuzzer.EvSkip): Type says why the step could not run.
+//   - skip (schedule.EvSkip): Type says why the step could not run.
 //
 // # Oracles
 //
@@ -85,7 +85,7 @@
 //     holds every entry committed so far by a leader of a term below T (a
 //     committed request is never lost).
 //
-// A panic of the library is caught by fuzzer.Guard and ends the execution.
+// A panic of the library is caught by schedule.Guard and ends the execution.
 //
 // # Seeded bugs (Config.Inject)
 //

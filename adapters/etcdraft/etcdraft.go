@@ -10,7 +10,7 @@ import (
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // The seeded application bugs (Config.Inject).
@@ -57,7 +57,7 @@ func (c Config) Validate() error {
 // Factory makes etcdraft clusters.
 type Factory struct {
 	cfg  Config
-	spec *fuzzer.SystemSpec
+	spec *schedule.SystemSpec
 }
 
 // NewFactory validates cfg and returns a factory.
@@ -69,10 +69,10 @@ func NewFactory(cfg Config) (*Factory, error) {
 	for p := range names {
 		names[p] = "n" + strconv.Itoa(p+1)
 	}
-	return &Factory{cfg: cfg, spec: &fuzzer.SystemSpec{
+	return &Factory{cfg: cfg, spec: &schedule.SystemSpec{
 		Name:         "etcdraft",
 		Processes:    cfg.Nodes,
-		Actions:      []fuzzer.Action{fuzzer.Deliver, fuzzer.Crash, fuzzer.Restart, fuzzer.Timeout, fuzzer.Request},
+		Actions:      []schedule.Action{schedule.Deliver, schedule.Crash, schedule.Restart, schedule.Timeout, schedule.Request},
 		ProcessNames: names,
 	}}, nil
 }
@@ -86,20 +86,20 @@ func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 	return NewFactory(c)
 }
 
-// Spec implements fuzzer.Factory.
-func (f *Factory) Spec() *fuzzer.SystemSpec { return f.spec }
+// Spec implements schedule.Factory.
+func (f *Factory) Spec() *schedule.SystemSpec { return f.spec }
 
 // Cfg returns the system's configuration.
 func (f *Factory) Cfg() Config { return f.cfg }
 
-// Config implements fuzzer.Factory.
+// Config implements schedule.Factory.
 func (f *Factory) Config() json.RawMessage {
 	b, _ := json.Marshal(f.cfg)
 	return b
 }
 
-// New implements fuzzer.Factory.
-func (f *Factory) New() (fuzzer.System, error) {
+// New implements schedule.Factory.
+func (f *Factory) New() (schedule.System, error) {
 	voters := make([]uint64, f.cfg.Nodes)
 	for i := range voters {
 		voters[i] = uint64(i + 1)
@@ -141,17 +141,17 @@ type kvPair struct{ key, val string }
 // System is one etcdraft cluster.
 type System struct {
 	cfg  Config
-	spec *fuzzer.SystemSpec
+	spec *schedule.SystemSpec
 	conf *pb.ConfState
 
 	// Execution state, reset by Execute.
 	nodes     []*node
 	nextMsg   int
 	step      int
-	trace     fuzzer.Trace
-	args      []fuzzer.Arg
+	trace     schedule.Trace
+	args      []schedule.Arg
 	buf       []byte
-	ex        *fuzzer.Execution
+	ex        *schedule.Execution
 	leaders   []int    // by term: process of the leader, -1 for none
 	appliedAt []string // by index: "term:data" of the first entry applied there
 	committed []uint64 // by index: term of the committed entry, 0 unknown
@@ -161,18 +161,18 @@ type System struct {
 	reported    []string // signatures already reported in this execution
 }
 
-// Spec implements fuzzer.System.
-func (s *System) Spec() *fuzzer.SystemSpec { return s.spec }
+// Spec implements schedule.System.
+func (s *System) Spec() *schedule.SystemSpec { return s.spec }
 
-// Execute implements fuzzer.System.
-func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
+// Execute implements schedule.System.
+func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
-	ex := &fuzzer.Execution{}
+	ex := &schedule.Execution{}
 	s.ex = ex
 	s.step = 0
-	if f := fuzzer.Guard(&s.step, func() {
+	if f := schedule.Guard(&s.step, func() {
 		s.reset()
 		for i, st := range in.Steps {
 			s.step = i
@@ -245,7 +245,7 @@ func (s *System) start(n *node) {
 	n.rn = rn
 }
 
-func (s *System) run(st fuzzer.Step) {
+func (s *System) run(st schedule.Step) {
 	for _, n := range s.nodes {
 		if n.rn != nil {
 			n.rn.Tick()
@@ -254,7 +254,7 @@ func (s *System) run(st fuzzer.Step) {
 	p := st.Process
 	n := s.nodes[p]
 	switch st.Action {
-	case fuzzer.Deliver:
+	case schedule.Deliver:
 		if n.rn == nil {
 			s.skip(p, "deliver to a crashed node")
 			break
@@ -262,42 +262,42 @@ func (s *System) run(st fuzzer.Step) {
 		for k := 0; k < st.Messages && len(n.inbox) > 0 && n.rn != nil; k++ {
 			e := n.inbox[0]
 			n.inbox = n.inbox[1:]
-			s.msgEvent(fuzzer.EvRecv, p, int(e.m.GetFrom())-1, e.id, e.m)
+			s.msgEvent(schedule.EvRecv, p, int(e.m.GetFrom())-1, e.id, e.m)
 			_ = n.rn.Step(e.m) // errors are for local or unknown-peer messages: ignored
 			s.drain(n)
 		}
-	case fuzzer.Crash:
+	case schedule.Crash:
 		if n.rn == nil {
 			s.skip(p, "crash of a crashed node")
 			break
 		}
-		s.event(fuzzer.EvCrash, p, -1, fuzzer.EvCrash)
+		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
 		n.rn = nil
 		n.inbox = n.inbox[:0]
 		n.pending = n.pending[:0]
-	case fuzzer.Restart:
+	case schedule.Restart:
 		if n.rn != nil {
 			s.skip(p, "restart of a live node")
 			break
 		}
 		s.restart(n)
-	case fuzzer.Timeout:
+	case schedule.Timeout:
 		if n.rn == nil {
 			s.skip(p, "timeout at a crashed node")
 			break
 		}
-		s.event(fuzzer.EvTimeout, p, -1, fuzzer.EvTimeout, fuzzer.I("term", int64(n.term)))
+		s.event(schedule.EvTimeout, p, -1, schedule.EvTimeout, schedule.I("term", int64(n.term)))
 		_ = n.rn.Campaign()
 		s.drain(n)
-	case fuzzer.Request:
+	case schedule.Request:
 		if n.rn == nil {
 			s.skip(p, "request at a crashed node")
 			break
 		}
-		s.event(fuzzer.EvRequest, p, -1, "request", fuzzer.I("value", int64(st.Value)))
+		s.event(schedule.EvRequest, p, -1, "request", schedule.I("value", int64(st.Value)))
 		data := []byte("v=" + strconv.Itoa(st.Value))
 		if err := n.rn.Propose(data); errors.Is(err, raft.ErrProposalDropped) {
-			s.event("dropped", p, -1, "proposal", fuzzer.I("value", int64(st.Value)))
+			s.event("dropped", p, -1, "proposal", schedule.I("value", int64(st.Value)))
 		}
 		s.drain(n)
 	}
@@ -330,10 +330,10 @@ func (s *System) restart(n *node) {
 	hs, _, _ := n.disk.InitialState()
 	snap, _ := n.disk.Snapshot()
 	last, _ := n.disk.LastIndex()
-	s.event(fuzzer.EvRestart, p, -1, fuzzer.EvRestart,
-		fuzzer.I("term", int64(hs.GetTerm())), fuzzer.I("vote", int64(hs.GetVote())-1),
-		fuzzer.I("commit", int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), fuzzer.I("snapindex", int64(snap.GetMetadata().GetIndex())),
-		fuzzer.I("lastindex", int64(last)))
+	s.event(schedule.EvRestart, p, -1, schedule.EvRestart,
+		schedule.I("term", int64(hs.GetTerm())), schedule.I("vote", int64(hs.GetVote())-1),
+		schedule.I("commit", int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I("snapindex", int64(snap.GetMetadata().GetIndex())),
+		schedule.I("lastindex", int64(last)))
 	s.start(n)
 }
 
@@ -361,7 +361,7 @@ func (s *System) handleReady(n *node) {
 		md := snap.GetMetadata()
 		n.kv = decodeKV(n.kv[:0], snap.GetData())
 		n.applied, n.raftApplied, n.snapIndex = md.GetIndex(), md.GetIndex(), md.GetIndex()
-		s.event("install", p, -1, "install", fuzzer.I("index", int64(md.GetIndex())), fuzzer.I("term", int64(md.GetTerm())))
+		s.event("install", p, -1, "install", schedule.I("index", int64(md.GetIndex())), schedule.I("term", int64(md.GetTerm())))
 	}
 	if len(rd.Entries) > 0 {
 		ents := rd.Entries
@@ -374,7 +374,7 @@ func (s *System) handleReady(n *node) {
 	}
 	if rd.SoftState != nil && rd.SoftState.RaftState != n.role {
 		n.role = rd.SoftState.RaftState
-		s.event("role", p, -1, roleName(n.role), fuzzer.I("term", int64(n.term)))
+		s.event("role", p, -1, roleName(n.role), schedule.I("term", int64(n.term)))
 		if n.role == raft.StateLeader {
 			s.checkLeader(n)
 		}
@@ -382,14 +382,14 @@ func (s *System) handleReady(n *node) {
 	if c := rd.HardState.GetCommit(); c > n.commit {
 		s.recordCommit(n, n.commit, c)
 		n.commit = c
-		s.event("commit", p, -1, "commit", fuzzer.I("index", int64(c)))
+		s.event("commit", p, -1, "commit", schedule.I("index", int64(c)))
 	}
 
 	// Send.
 	for _, m := range rd.Messages {
 		s.nextMsg++
 		to := int(m.GetTo()) - 1
-		s.msgEvent(fuzzer.EvSend, p, to, s.nextMsg, m)
+		s.msgEvent(schedule.EvSend, p, to, s.nextMsg, m)
 		if to >= 0 && to < len(s.nodes) && s.nodes[to].rn != nil {
 			s.nodes[to].inbox = append(s.nodes[to].inbox, envelope{id: s.nextMsg, m: m})
 		}
@@ -421,7 +421,7 @@ func (s *System) handleReady(n *node) {
 			}
 		})
 		n.snapIndex = i
-		s.event("snapshot", p, -1, "snapshot", fuzzer.I("index", int64(i)), fuzzer.I("term", int64(term)))
+		s.event("snapshot", p, -1, "snapshot", schedule.I("index", int64(i)), schedule.I("term", int64(term)))
 	}
 }
 
@@ -450,7 +450,7 @@ func (s *System) apply(n *node, e *pb.Entry) {
 		k, v, _ := strings.Cut(data, "=")
 		n.kv = kvSet(n.kv, k, v)
 	}
-	s.event("apply", p, -1, "apply", fuzzer.I("index", int64(e.GetIndex())), fuzzer.I("term", int64(e.GetTerm())), fuzzer.S("data", data))
+	s.event("apply", p, -1, "apply", schedule.I("index", int64(e.GetIndex())), schedule.I("term", int64(e.GetTerm())), schedule.S("data", data))
 
 	i := int(e.GetIndex())
 	for len(s.appliedAt) <= i {
@@ -531,12 +531,12 @@ func (s *System) fail(sig, msg string) {
 		}
 	}
 	s.reported = append(s.reported, sig)
-	s.ex.Failures = append(s.ex.Failures, fuzzer.Failure{Kind: "safety", Signature: sig, Message: msg, Step: s.step})
+	s.ex.Failures = append(s.ex.Failures, schedule.Failure{Kind: "safety", Signature: sig, Message: msg, Step: s.step})
 }
 
 func (s *System) skip(p int, why string) {
 	s.ex.Skipped++
-	s.event(fuzzer.EvSkip, p, -1, why)
+	s.event(schedule.EvSkip, p, -1, why)
 }
 
 // msgEvent records the send or recv of m with its fields as args.
@@ -556,22 +556,22 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message) {
 		s.buf = append(s.buf, e.GetData()...)
 	}
 	s.args = append(s.args,
-		fuzzer.I("term", int64(m.GetTerm())), fuzzer.I("logterm", int64(m.GetLogTerm())),
-		fuzzer.I("index", int64(m.GetIndex())), fuzzer.I("commit", int64(m.GetCommit())),
-		fuzzer.I("reject", reject), fuzzer.I("rejecthint", int64(m.GetRejectHint())),
-		fuzzer.S("entries", string(s.buf)))
+		schedule.I("term", int64(m.GetTerm())), schedule.I("logterm", int64(m.GetLogTerm())),
+		schedule.I("index", int64(m.GetIndex())), schedule.I("commit", int64(m.GetCommit())),
+		schedule.I("reject", reject), schedule.I("rejecthint", int64(m.GetRejectHint())),
+		schedule.S("entries", string(s.buf)))
 	typ := m.GetType()
 	switch typ {
 	case pb.MsgVote, pb.MsgPreVote:
-		s.args = append(s.args, fuzzer.I("vote", int64(m.GetFrom())-1))
+		s.args = append(s.args, schedule.I("vote", int64(m.GetFrom())-1))
 	case pb.MsgSnap:
 		md := m.GetSnapshot().GetMetadata()
-		s.args = append(s.args, fuzzer.I("snapindex", int64(md.GetIndex())), fuzzer.I("snapterm", int64(md.GetTerm())))
+		s.args = append(s.args, schedule.I("snapindex", int64(md.GetIndex())), schedule.I("snapterm", int64(md.GetTerm())))
 	}
 	s.record(kind, node, peer, id, msgTypeName(typ), start)
 }
 
-func (s *System) event(kind string, node, peer int, typ string, args ...fuzzer.Arg) {
+func (s *System) event(kind string, node, peer int, typ string, args ...schedule.Arg) {
 	start := len(s.args)
 	s.args = append(s.args, args...)
 	s.record(kind, node, peer, 0, typ, start)
@@ -580,11 +580,11 @@ func (s *System) event(kind string, node, peer int, typ string, args ...fuzzer.A
 // record appends an event whose args are s.args[start:]. When s.args grows,
 // earlier events keep pointing into the old array, which stays valid.
 func (s *System) record(kind string, node, peer, msg int, typ string, start int) {
-	var args []fuzzer.Arg
+	var args []schedule.Arg
 	if len(s.args) > start {
 		args = s.args[start:len(s.args):len(s.args)]
 	}
-	s.trace = append(s.trace, fuzzer.Event{Step: s.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
+	s.trace = append(s.trace, schedule.Event{Step: s.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
 }
 
 var msgTypeNames = map[pb.MessageType]string{}
@@ -673,7 +673,7 @@ func decodeKV(kv []kvPair, data []byte) []kvPair {
 }
 
 // quietLogger discards the library's logging; its panics and fatal errors
-// panic, so that fuzzer.Guard reports them.
+// panic, so that schedule.Guard reports them.
 type quietLogger struct{}
 
 func (quietLogger) Debug(...any)          {}

@@ -9,13 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func newSystem(t testing.TB, cfg Config) (*Factory, fuzzer.System) {
+func newSystem(t testing.TB, cfg Config) (*Factory, schedule.System) {
 	f, err := NewFactory(cfg)
 	require.NoError(t, err)
 	s, err := f.New()
@@ -23,10 +22,10 @@ func newSystem(t testing.TB, cfg Config) (*Factory, fuzzer.System) {
 	return f, s
 }
 
-func run(t testing.TB, s fuzzer.System, in *fuzzer.Input) (*fuzzer.Execution, []byte) {
+func run(t testing.TB, s schedule.System, in *schedule.Input) (*schedule.Execution, []byte) {
 	ex, err := s.Execute(in)
 	require.NoError(t, err)
-	return ex, fuzzer.EncodeTrace(ex.Trace)
+	return ex, schedule.EncodeTrace(ex.Trace)
 }
 
 func cfgWith(inject string) Config {
@@ -36,17 +35,21 @@ func cfgWith(inject string) Config {
 }
 
 // Schedule helpers.
-func d(p, n int) fuzzer.Step   { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
-func to(p int) fuzzer.Step     { return fuzzer.Step{Process: p, Action: fuzzer.Timeout} }
-func crash(p int) fuzzer.Step  { return fuzzer.Step{Process: p, Action: fuzzer.Crash} }
-func rs(p int) fuzzer.Step     { return fuzzer.Step{Process: p, Action: fuzzer.Restart} }
-func req(p, v int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Request, Value: v} }
+func d(p, n int) schedule.Step {
+	return schedule.Step{Process: p, Action: schedule.Deliver, Messages: n}
+}
+func to(p int) schedule.Step    { return schedule.Step{Process: p, Action: schedule.Timeout} }
+func crash(p int) schedule.Step { return schedule.Step{Process: p, Action: schedule.Crash} }
+func rs(p int) schedule.Step    { return schedule.Step{Process: p, Action: schedule.Restart} }
+func req(p, v int) schedule.Step {
+	return schedule.Step{Process: p, Action: schedule.Request, Value: v}
+}
 
 func TestDeterministicTraces(t *testing.T) {
 	for _, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
 		f, s1 := newSystem(t, cfg)
 		_, s2 := newSystem(t, cfg)
-		g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+		g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
 		require.NoError(t, err)
 		r := rand.New(rand.NewPCG(1, 1))
 		runs := 1000 // per configuration: 2000 in all
@@ -71,7 +74,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 	}
 	for ci, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
 		f, s := newSystem(t, cfg)
-		g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
+		g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
 		require.NoError(t, err)
 		r := rand.New(rand.NewPCG(2, uint64(ci)))
 		in := g.Random(r)
@@ -87,7 +90,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 				in = g.Mutate(r, in)
 			}
 			ex, _ := run(t, s, in)
-			require.Empty(t, ex.Failures, "config %+v input %s\n%s", cfg, fuzzer.EncodeInput(in), fuzzer.Timeline(f.Spec(), in, ex))
+			require.Empty(t, ex.Failures, "config %+v input %s\n%s", cfg, schedule.EncodeInput(in), schedule.Timeline(f.Spec(), in, ex))
 			for _, e := range ex.Trace {
 				switch {
 				case e.Kind == "role" && e.Type == "leader":
@@ -112,55 +115,55 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 }
 
 // elect makes n1 leader of term 1 with n2's vote.
-var elect = []fuzzer.Step{to(0), d(1, 1), d(0, 1)}
+var elect = []schedule.Step{to(0), d(1, 1), d(0, 1)}
 
-func steps(parts ...[]fuzzer.Step) *fuzzer.Input {
-	var s []fuzzer.Step
+func steps(parts ...[]schedule.Step) *schedule.Input {
+	var s []schedule.Step
 	for _, p := range parts {
 		s = append(s, p...)
 	}
-	return &fuzzer.Input{Steps: s}
+	return &schedule.Input{Steps: s}
 }
 
-func requireFailure(t *testing.T, cfg Config, in *fuzzer.Input, sig string) {
+func requireFailure(t *testing.T, cfg Config, in *schedule.Input, sig string) {
 	t.Helper()
 	f, s := newSystem(t, cfg)
 	ex, _ := run(t, s, in)
-	require.NotEmpty(t, ex.Failures, "want %q\n%s", sig, fuzzer.Timeline(f.Spec(), in, ex))
+	require.NotEmpty(t, ex.Failures, "want %q\n%s", sig, schedule.Timeline(f.Spec(), in, ex))
 	require.Equal(t, "safety", ex.Failures[0].Kind)
-	require.Equal(t, sig, ex.Failures[0].Signature, "%s", fuzzer.Timeline(f.Spec(), in, ex))
+	require.Equal(t, sig, ex.Failures[0].Signature, "%s", schedule.Timeline(f.Spec(), in, ex))
 
 	clean := cfg
 	clean.Inject = ""
 	f, s = newSystem(t, clean)
 	ex, _ = run(t, s, in)
-	require.Empty(t, ex.Failures, "without the injection\n%s", fuzzer.Timeline(f.Spec(), in, ex))
+	require.Empty(t, ex.Failures, "without the injection\n%s", schedule.Timeline(f.Spec(), in, ex))
 }
 
 func TestInjectForgetHardState(t *testing.T) {
 	// n1 wins term 1 with n2's vote and crashes; n2 restarts without its
 	// vote and votes for n3 in term 1 too.
-	in := steps(elect, []fuzzer.Step{crash(0), crash(1), rs(1), crash(2), rs(2), to(2), d(1, 5), d(2, 5)})
+	in := steps(elect, []schedule.Step{crash(0), crash(1), rs(1), crash(2), rs(2), to(2), d(1, 5), d(2, 5)})
 	requireFailure(t, cfgWith(InjectForgetHardState), in, "safety: two leaders in one term")
 }
 
 func TestInjectSendBeforePersist(t *testing.T) {
 	// n2's vote leaves before it is durable; n2 crashes and votes again.
-	in := steps(elect, []fuzzer.Step{crash(0), crash(1), rs(1), crash(2), rs(2), to(2), d(1, 5), d(2, 5)})
+	in := steps(elect, []schedule.Step{crash(0), crash(1), rs(1), crash(2), rs(2), to(2), d(1, 5), d(2, 5)})
 	requireFailure(t, cfgWith(InjectSendBeforePersist), in, "safety: two leaders in one term")
 }
 
 func TestInjectApplyUncommitted(t *testing.T) {
 	// n1 applies its uncommitted entries, crashes; n2 becomes leader of
 	// term 2 and applies its own empty entry at index 2.
-	in := steps(elect, []fuzzer.Step{req(0, 1), crash(0), crash(2), rs(2), to(1), d(2, 20), d(1, 50)})
+	in := steps(elect, []schedule.Step{req(0, 1), crash(0), crash(2), rs(2), to(1), d(2, 20), d(1, 50)})
 	requireFailure(t, cfgWith(InjectApplyUncommitted), in, "safety: different entries applied at one index")
 }
 
 func TestInjectDropSnapshotOnRestart(t *testing.T) {
 	// n1 and n2 commit and apply 3 entries; n2 snapshots, restarts without
 	// its snapshot (and log) and votes for n3, whose log lacks them.
-	in := steps(elect, []fuzzer.Step{req(0, 1), req(0, 2), d(1, 50), d(0, 50), d(1, 50), d(0, 50), d(1, 50),
+	in := steps(elect, []schedule.Step{req(0, 1), req(0, 2), d(1, 50), d(0, 50), d(1, 50), d(0, 50), d(1, 50),
 		crash(0), crash(1), rs(1), to(2), to(2), d(1, 50), d(2, 100)})
 	requireFailure(t, cfgWith(InjectDropSnapshotOnRestart), in, "safety: committed entry lost")
 }
@@ -168,23 +171,23 @@ func TestInjectDropSnapshotOnRestart(t *testing.T) {
 func TestRestartKeepsDurableState(t *testing.T) {
 	// n2 votes for n1 in term 1, crashes and restarts: term and vote
 	// survive, so it refuses n3 in term 1.
-	in := steps(elect, []fuzzer.Step{crash(1), rs(1)})
+	in := steps(elect, []schedule.Step{crash(1), rs(1)})
 	_, s := newSystem(t, DefaultConfig())
 	ex, _ := run(t, s, in)
 	last := ex.Trace[len(ex.Trace)-1]
 	for i := len(ex.Trace) - 1; i >= 0; i-- {
-		if ex.Trace[i].Kind == fuzzer.EvRestart {
+		if ex.Trace[i].Kind == schedule.EvRestart {
 			last = ex.Trace[i]
 			break
 		}
 	}
-	require.Equal(t, fuzzer.EvRestart, last.Kind)
+	require.Equal(t, schedule.EvRestart, last.Kind)
 	require.Equal(t, "restart term=1 vote=0 commit=1 snapindex=1 lastindex=1", last.Label())
 
 	_, s = newSystem(t, cfgWith(InjectForgetHardState))
 	ex, _ = run(t, s, in)
 	for i := len(ex.Trace) - 1; i >= 0; i-- {
-		if ex.Trace[i].Kind == fuzzer.EvRestart {
+		if ex.Trace[i].Kind == schedule.EvRestart {
 			require.Equal(t, "restart term=0 vote=-1 commit=1 snapindex=1 lastindex=1", ex.Trace[i].Label())
 			break
 		}
@@ -192,12 +195,12 @@ func TestRestartKeepsDurableState(t *testing.T) {
 }
 
 func TestTimelineGolden(t *testing.T) {
-	in := steps(elect, []fuzzer.Step{d(1, 2), d(2, 2), d(0, 5), req(1, 7), d(0, 3), d(2, 5), d(0, 5),
+	in := steps(elect, []schedule.Step{d(1, 2), d(2, 2), d(0, 5), req(1, 7), d(0, 3), d(2, 5), d(0, 5),
 		d(1, 10), d(2, 10), crash(2), req(0, 8), d(0, 5), d(1, 20), rs(2), d(0, 20), d(2, 20), d(0, 20), d(2, 20), to(1)})
 	f, s := newSystem(t, DefaultConfig())
 	ex, _ := run(t, s, in)
 	require.Empty(t, ex.Failures)
-	got := fuzzer.Timeline(f.Spec(), in, ex)
+	got := schedule.Timeline(f.Spec(), in, ex)
 	path := filepath.Join("testdata", "timeline.txt")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
@@ -220,21 +223,21 @@ func TestConfigErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, f.Cfg(), g.Cfg())
 	_, s := newSystem(t, DefaultConfig())
-	_, err = s.Execute(&fuzzer.Input{Steps: []fuzzer.Step{d(5, 1)}})
+	_, err = s.Execute(&schedule.Input{Steps: []schedule.Step{d(5, 1)}})
 	require.ErrorContains(t, err, "process 5 out of range")
 }
 
 func TestSkips(t *testing.T) {
 	_, s := newSystem(t, DefaultConfig())
-	ex, _ := run(t, s, steps([]fuzzer.Step{rs(0), crash(0), crash(0), d(0, 1), to(0), req(0, 1), rs(0)}))
+	ex, _ := run(t, s, steps([]schedule.Step{rs(0), crash(0), crash(0), d(0, 1), to(0), req(0, 1), rs(0)}))
 	require.Equal(t, 5, ex.Skipped) // restart of a live node, then crash, deliver, timeout, request at a crashed one
 }
 
 func BenchmarkExecute(b *testing.B) {
 	f, s := newSystem(b, DefaultConfig())
-	g, _ := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+	g, _ := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
 	r := rand.New(rand.NewPCG(1, 1))
-	ins := make([]*fuzzer.Input, 256)
+	ins := make([]*schedule.Input, 256)
 	for i := range ins {
 		ins[i] = g.Random(r)
 	}

@@ -31,7 +31,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Config configures the system.
@@ -66,7 +66,7 @@ func (c Config) Validate() error {
 // Factory makes microbench systems.
 type Factory struct {
 	cfg  Config
-	spec *fuzzer.SystemSpec
+	spec *schedule.SystemSpec
 }
 
 // NewFactory validates cfg and returns a factory.
@@ -79,10 +79,10 @@ func NewFactory(cfg Config) (*Factory, error) {
 	for w := 1; w <= cfg.Workers; w++ {
 		names = append(names, "worker-"+strconv.Itoa(w))
 	}
-	return &Factory{cfg: cfg, spec: &fuzzer.SystemSpec{
+	return &Factory{cfg: cfg, spec: &schedule.SystemSpec{
 		Name:           "microbench",
 		Processes:      n,
-		Actions:        []fuzzer.Action{fuzzer.Deliver, fuzzer.Request},
+		Actions:        []schedule.Action{schedule.Deliver, schedule.Request},
 		RequestTargets: []int{master},
 		ProcessNames:   names,
 	}}, nil
@@ -97,20 +97,20 @@ func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 	return NewFactory(c)
 }
 
-// Spec implements fuzzer.Factory.
-func (f *Factory) Spec() *fuzzer.SystemSpec { return f.spec }
+// Spec implements schedule.Factory.
+func (f *Factory) Spec() *schedule.SystemSpec { return f.spec }
 
 // Cfg returns the system's configuration.
 func (f *Factory) Cfg() Config { return f.cfg }
 
-// Config implements fuzzer.Factory.
+// Config implements schedule.Factory.
 func (f *Factory) Config() json.RawMessage {
 	b, _ := json.Marshal(f.cfg)
 	return b
 }
 
-// New implements fuzzer.Factory.
-func (f *Factory) New() (fuzzer.System, error) {
+// New implements schedule.Factory.
+func (f *Factory) New() (schedule.System, error) {
 	return &System{cfg: f.cfg, spec: f.spec}, nil
 }
 
@@ -147,7 +147,7 @@ type request struct {
 // System is one microbench cluster.
 type System struct {
 	cfg  Config
-	spec *fuzzer.SystemSpec
+	spec *schedule.SystemSpec
 	// interrupted is set by Interrupt, from another goroutine.
 	interrupted atomic.Bool
 
@@ -161,14 +161,14 @@ type System struct {
 	lastFlush  []bool    // per worker: the last message processed was a flush
 	nextMsg    int
 	step       int
-	trace      fuzzer.Trace
-	args       []fuzzer.Arg // backing store of the events' args, reused
+	trace      schedule.Trace
+	args       []schedule.Arg // backing store of the events' args, reused
 }
 
-// Spec implements fuzzer.System.
-func (s *System) Spec() *fuzzer.SystemSpec { return s.spec }
+// Spec implements schedule.System.
+func (s *System) Spec() *schedule.SystemSpec { return s.spec }
 
-// Interrupt implements fuzzer.Interruptible: a hung execution stops.
+// Interrupt implements schedule.Interruptible: a hung execution stops.
 func (s *System) Interrupt() { s.interrupted.Store(true) }
 
 func (s *System) reset() {
@@ -194,17 +194,17 @@ func (s *System) reset() {
 	s.args = s.args[:0]
 }
 
-// Execute implements fuzzer.System.
-func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
+// Execute implements schedule.System.
+func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
 	s.reset()
 	s.interrupted.Store(false)
-	ex := &fuzzer.Execution{}
+	ex := &schedule.Execution{}
 	// A panic ends the execution: the crashed process takes the whole
 	// in-process system with it.
-	if f := fuzzer.Guard(&s.step, func() {
+	if f := schedule.Guard(&s.step, func() {
 		for i, st := range in.Steps {
 			s.step = i
 			s.run(st, ex)
@@ -216,17 +216,17 @@ func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
 	return ex, nil
 }
 
-func (s *System) run(st fuzzer.Step, ex *fuzzer.Execution) {
+func (s *System) run(st schedule.Step, ex *schedule.Execution) {
 	p := st.Process
 	switch st.Action {
-	case fuzzer.Request:
+	case schedule.Request:
 		if p != master {
 			s.skip(p, ex, "requests go to the master")
 			return
 		}
-		s.event(fuzzer.EvRequest, p, client, 0, mRequest, fuzzer.I("value", int64(st.Value)))
+		s.event(schedule.EvRequest, p, client, 0, mRequest, schedule.I("value", int64(st.Value)))
 		s.send(message{from: client, to: master, typ: mRequest, value: st.Value})
-	case fuzzer.Deliver:
+	case schedule.Deliver:
 		if !s.started[p] {
 			s.started[p] = true
 			s.event("start", p, -1, 0, "start")
@@ -238,7 +238,7 @@ func (s *System) run(st fuzzer.Step, ex *fuzzer.Execution) {
 			m := s.inbox[p][0]
 			s.inbox[p] = s.inbox[p][1:]
 			n--
-			s.msgEvent(fuzzer.EvRecv, p, m.from, &m)
+			s.msgEvent(schedule.EvRecv, p, m.from, &m)
 			s.handle(p, m)
 		}
 	default:
@@ -246,9 +246,9 @@ func (s *System) run(st fuzzer.Step, ex *fuzzer.Execution) {
 	}
 }
 
-func (s *System) skip(p int, ex *fuzzer.Execution, why string) {
+func (s *System) skip(p int, ex *schedule.Execution, why string) {
 	ex.Skipped++
-	s.event(fuzzer.EvSkip, p, -1, 0, why)
+	s.event(schedule.EvSkip, p, -1, 0, why)
 }
 
 // msgEvent records the send or recv of m, with the message's fields as args.
@@ -256,20 +256,20 @@ func (s *System) msgEvent(kind string, node, peer int, m *message) {
 	start := len(s.args)
 	switch m.typ {
 	case mRequest:
-		s.args = append(s.args, fuzzer.I("value", int64(m.value)))
+		s.args = append(s.args, schedule.I("value", int64(m.value)))
 	case mExecute:
-		s.args = append(s.args, fuzzer.I("req", int64(m.req)), fuzzer.I("task", int64(m.k)))
+		s.args = append(s.args, schedule.I("req", int64(m.req)), schedule.I("task", int64(m.k)))
 	case mDone:
-		s.args = append(s.args, fuzzer.I("req", int64(m.req)))
+		s.args = append(s.args, schedule.I("req", int64(m.req)))
 	case mTerminate:
-		s.args = append(s.args, fuzzer.I("req", int64(m.req)), fuzzer.I("worker", int64(m.worker-1)))
+		s.args = append(s.args, schedule.I("req", int64(m.req)), schedule.I("worker", int64(m.worker-1)))
 	case mFlush:
-		s.args = append(s.args, fuzzer.I("req", int64(m.req)))
+		s.args = append(s.args, schedule.I("req", int64(m.req)))
 	}
 	s.record(kind, node, peer, m.id, m.typ, start)
 }
 
-func (s *System) event(kind string, node, peer, msg int, typ string, args ...fuzzer.Arg) {
+func (s *System) event(kind string, node, peer, msg int, typ string, args ...schedule.Arg) {
 	start := len(s.args)
 	s.args = append(s.args, args...)
 	s.record(kind, node, peer, msg, typ, start)
@@ -278,18 +278,18 @@ func (s *System) event(kind string, node, peer, msg int, typ string, args ...fuz
 // record appends an event whose args are s.args[start:]. When s.args grows,
 // earlier events keep pointing into the old array, which stays valid.
 func (s *System) record(kind string, node, peer, msg int, typ string, start int) {
-	var args []fuzzer.Arg
+	var args []schedule.Arg
 	if len(s.args) > start {
 		args = s.args[start:len(s.args):len(s.args)]
 	}
-	s.trace = append(s.trace, fuzzer.Event{Step: s.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
+	s.trace = append(s.trace, schedule.Event{Step: s.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
 }
 
 func (s *System) send(m message) {
 	s.nextMsg++
 	m.id = s.nextMsg
 	if m.from != client {
-		s.msgEvent(fuzzer.EvSend, m.from, m.to, &m)
+		s.msgEvent(schedule.EvSend, m.from, m.to, &m)
 	}
 	s.inbox[m.to] = append(s.inbox[m.to], m)
 }
@@ -316,8 +316,8 @@ func (s *System) handleMaster(m message) {
 		}
 	case mRequest:
 		if s.nregs < s.cfg.Workers+1 {
-			s.event(fuzzer.EvResponse, master, client, 0, "rejected", fuzzer.I("value", int64(m.value)),
-				fuzzer.I("registered", int64(s.nregs)))
+			s.event(schedule.EvResponse, master, client, 0, "rejected", schedule.I("value", int64(m.value)),
+				schedule.I("registered", int64(s.nregs)))
 			return
 		}
 		r := len(s.requests) + 1
@@ -327,7 +327,7 @@ func (s *System) handleMaster(m message) {
 		s.send(message{from: master, to: terminator, typ: mTerminate, req: r, worker: w})
 	case mDone:
 		rq := &s.requests[m.req-1]
-		s.event(fuzzer.EvResponse, master, client, 0, "done", fuzzer.I("value", int64(rq.value)), fuzzer.I("req", int64(m.req)))
+		s.event(schedule.EvResponse, master, client, 0, "done", schedule.I("value", int64(rq.value)), schedule.I("req", int64(m.req)))
 	}
 }
 

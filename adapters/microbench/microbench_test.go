@@ -9,13 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func newSystem(t testing.TB, cfg Config) (*Factory, fuzzer.System) {
+func newSystem(t testing.TB, cfg Config) (*Factory, schedule.System) {
 	f, err := NewFactory(cfg)
 	require.NoError(t, err)
 	s, err := f.New()
@@ -23,16 +22,16 @@ func newSystem(t testing.TB, cfg Config) (*Factory, fuzzer.System) {
 	return f, s
 }
 
-func run(t testing.TB, s fuzzer.System, in *fuzzer.Input) (*fuzzer.Execution, []byte) {
+func run(t testing.TB, s schedule.System, in *schedule.Input) (*schedule.Execution, []byte) {
 	ex, err := s.Execute(in)
 	require.NoError(t, err)
-	return ex, fuzzer.EncodeTrace(ex.Trace)
+	return ex, schedule.EncodeTrace(ex.Trace)
 }
 
 func TestDeterministicTraces(t *testing.T) {
 	f, s1 := newSystem(t, Config{Workers: 3, Tasks: 5, Inject: InjectFlushBeforeLast})
 	_, s2 := newSystem(t, Config{Workers: 3, Tasks: 5, Inject: InjectFlushBeforeLast})
-	g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := 0; i < 2000; i++ {
@@ -47,7 +46,7 @@ func TestDeterministicTraces(t *testing.T) {
 
 func TestCorrectSystemNeverFails(t *testing.T) {
 	f, s := newSystem(t, Config{Workers: 3, Tasks: 5})
-	g, err := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 60, MaxMessages: 5, Requests: 3})
+	g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 60, MaxMessages: 5, Requests: 3})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(2, 2))
 	in := g.Random(r)
@@ -58,28 +57,28 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 			in = g.Mutate(r, in)
 		}
 		ex, _ := run(t, s, in)
-		require.Empty(t, ex.Failures, "input %s", fuzzer.EncodeInput(in))
+		require.Empty(t, ex.Failures, "input %s", schedule.EncodeInput(in))
 	}
 }
 
 func TestInjectedBugCrashesTheWorker(t *testing.T) {
-	d := func(p, n int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
+	d := func(p, n int) schedule.Step { return schedule.Step{Process: p, Action: schedule.Deliver, Messages: n} }
 	// The terminator and both workers start and register; a request is
 	// served by worker-1 (process 2) with 3 tasks.
-	prefix := []fuzzer.Step{
+	prefix := []schedule.Step{
 		d(1, 1), d(2, 1), d(3, 1), d(0, 5),
-		{Process: 0, Action: fuzzer.Request, Value: 9}, d(0, 1), // serve: execute 1 -> worker-1, terminate -> terminator
+		{Process: 0, Action: schedule.Request, Value: 9}, d(0, 1), // serve: execute 1 -> worker-1, terminate -> terminator
 	}
 	// Worker-1 runs tasks 1 and 2, then the flush arrives after task 3 is
 	// queued: not the bug.
-	in := &fuzzer.Input{Steps: append(append([]fuzzer.Step(nil), prefix...), d(2, 2), d(1, 1), d(2, 5))}
+	in := &schedule.Input{Steps: append(append([]schedule.Step(nil), prefix...), d(2, 2), d(1, 1), d(2, 5))}
 	_, s := newSystem(t, Config{Workers: 2, Tasks: 3, Inject: InjectFlushBeforeLast})
 	ex, _ := run(t, s, in)
 	require.Empty(t, ex.Failures, "flush after the last execute is fine")
 
 	// The flush arrives while task 2 is queued: the worker handles task 2,
 	// the flush, then task 3, the last: the bug.
-	in = &fuzzer.Input{Steps: append(append([]fuzzer.Step(nil), prefix...), d(2, 1), d(1, 1), d(2, 5))}
+	in = &schedule.Input{Steps: append(append([]schedule.Step(nil), prefix...), d(2, 1), d(1, 1), d(2, 5))}
 	ex, _ = run(t, s, in)
 	require.Len(t, ex.Failures, 1)
 	f := ex.Failures[0]
@@ -94,15 +93,15 @@ func TestInjectedBugCrashesTheWorker(t *testing.T) {
 }
 
 func TestTimelineGolden(t *testing.T) {
-	d := func(p, n int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
-	in := &fuzzer.Input{Steps: []fuzzer.Step{
-		{Process: 0, Action: fuzzer.Request, Value: 1}, d(0, 2), d(1, 1), d(2, 1),
-		{Process: 0, Action: fuzzer.Request, Value: 2}, d(0, 3), d(2, 1), d(1, 1), d(0, 1), d(2, 3), d(0, 2),
-		{Process: 1, Action: fuzzer.Request, Value: 3},
+	d := func(p, n int) schedule.Step { return schedule.Step{Process: p, Action: schedule.Deliver, Messages: n} }
+	in := &schedule.Input{Steps: []schedule.Step{
+		{Process: 0, Action: schedule.Request, Value: 1}, d(0, 2), d(1, 1), d(2, 1),
+		{Process: 0, Action: schedule.Request, Value: 2}, d(0, 3), d(2, 1), d(1, 1), d(0, 1), d(2, 3), d(0, 2),
+		{Process: 1, Action: schedule.Request, Value: 3},
 	}}
 	f, s := newSystem(t, Config{Workers: 1, Tasks: 2})
 	ex, _ := run(t, s, in)
-	got := fuzzer.Timeline(f.Spec(), in, ex)
+	got := schedule.Timeline(f.Spec(), in, ex)
 	path := filepath.Join("testdata", "timeline.txt")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
@@ -118,15 +117,15 @@ func TestConfigErrors(t *testing.T) {
 	_, err = NewFactory(Config{Workers: 1, Tasks: 1, Inject: "nope"})
 	require.ErrorContains(t, err, `unknown --inject "nope"`)
 	_, s := newSystem(t, Config{Workers: 1, Tasks: 1})
-	_, err = s.Execute(&fuzzer.Input{Steps: []fuzzer.Step{{Process: 5, Action: fuzzer.Deliver, Messages: 1}}})
+	_, err = s.Execute(&schedule.Input{Steps: []schedule.Step{{Process: 5, Action: schedule.Deliver, Messages: 1}}})
 	require.ErrorContains(t, err, "process 5 out of range")
 }
 
 func BenchmarkExecute(b *testing.B) {
 	f, s := newSystem(b, Config{Workers: 3, Tasks: 5})
-	g, _ := mutate.NewGenerator(f.Spec(), mutate.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	g, _ := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
 	r := rand.New(rand.NewPCG(1, 1))
-	ins := make([]*fuzzer.Input, 256)
+	ins := make([]*schedule.Input, 256)
 	for i := range ins {
 		ins[i] = g.Random(r)
 	}

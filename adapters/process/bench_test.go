@@ -7,8 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // maxBenchExecutions bounds b.N: every execution starts and stops real
@@ -22,10 +21,10 @@ func BenchmarkExecute(b *testing.B) {
 	for _, quiet := range []string{"20ms", "2ms", "0s"} {
 		b.Run("quiet="+quiet, func(b *testing.B) {
 			fac, s := newFake(b, fakeCluster(3, func(c map[string]any) { c["quiet"] = quiet }), nil)
-			g, err := mutate.NewGenerator(fac.Spec(), mutate.Params{Steps: 30, MaxMessages: 3, CrashQuota: 2, Requests: 4})
+			g, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 30, MaxMessages: 3, CrashQuota: 2, Requests: 4})
 			require.NoError(b, err)
 			r := rand.New(rand.NewPCG(1, 2))
-			inputs := make([]*fuzzer.Input, 16)
+			inputs := make([]*schedule.Input, 16)
 			for i := range inputs {
 				inputs[i] = g.Random(r)
 			}

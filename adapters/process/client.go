@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // op is one client request of an execution.
@@ -160,11 +160,11 @@ func (e *execution) recordResponses(step int) {
 		if !o.done {
 			continue
 		}
-		args := []fuzzer.Arg{fuzzer.I("value", int64(o.Value)), fuzzer.S("key", o.Key), fuzzer.I("status", int64(o.status))}
+		args := []schedule.Arg{schedule.I("value", int64(o.Value)), schedule.S("key", o.Key), schedule.I("status", int64(o.status))}
 		if !o.Put && o.known {
-			args = append(args, fuzzer.S("out", o.Out))
+			args = append(args, schedule.S("out", o.Out))
 		}
-		e.record(fuzzer.EvResponse, o.Process, -1, 0, o.opName(), args)
+		e.record(schedule.EvResponse, o.Process, -1, 0, o.opName(), args)
 	}
 }
 

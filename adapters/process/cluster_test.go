@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 func TestClusterValidation(t *testing.T) {
@@ -107,7 +107,7 @@ func TestCommandResolution(t *testing.T) {
 
 func TestConfigRoundTrip(t *testing.T) {
 	fac, _ := newFake(t, fakeCluster(3, nil), nil)
-	require.Equal(t, []fuzzer.Action{fuzzer.Deliver, fuzzer.Crash, fuzzer.Restart, fuzzer.Timeout, fuzzer.Request}, fac.Spec().Actions)
+	require.Equal(t, []schedule.Action{schedule.Deliver, schedule.Crash, schedule.Restart, schedule.Timeout, schedule.Request}, fac.Spec().Actions)
 	fac2, err := FactoryFromConfig(fac.Config(), Options{StateDir: t.TempDir()})
 	require.NoError(t, err)
 	defer fac2.Close()
@@ -120,7 +120,7 @@ func TestConfigRoundTrip(t *testing.T) {
 		c["ready"] = map[string]any{"register": false}
 		delete(c, "request")
 	}), nil)
-	require.Equal(t, []fuzzer.Action{fuzzer.Crash, fuzzer.Restart}, fac3.Spec().Actions)
+	require.Equal(t, []schedule.Action{schedule.Crash, schedule.Restart}, fac3.Spec().Actions)
 }
 
 func TestTruncatedClusterFile(t *testing.T) {

@@ -105,9 +105,9 @@
 // concurrently), with the messages numbered in that order; a "restart"
 // event then is left out (a first start is not a restart).
 //
-//   - POST /message → send (fuzzer.EvSend): Node from, Peer to, Msg a
+//   - POST /message → send (schedule.EvSend): Node from, Peer to, Msg a
 //     number per execution (1, 2, ...), Type the message type, Args the
-//     params. Its delivery → recv (fuzzer.EvRecv) with the same Msg, Type
+//     params. Its delivery → recv (schedule.EvRecv) with the same Msg, Type
 //     and Args, recorded before the POST, so the events the delivery causes
 //     follow it. A message to a crashed replica → "drop": Node the
 //     receiver, Peer the sender, Msg, Type.
@@ -117,17 +117,17 @@
 //     "proposal" → Kind "dropped", Type "proposal". Types that name the
 //     fuzzer's own kinds (send, recv, crash, skip, response, drop, exit,
 //     dropped) are refused.
-//   - crash → crash (fuzzer.EvCrash), Type "crash".
+//   - crash → crash (schedule.EvCrash), Type "crash".
 //   - restart, timeout and request(v) of a put → the step's own event,
-//     recorded when the step starts: restart (fuzzer.EvRestart), timeout
-//     (fuzzer.EvTimeout), request (fuzzer.EvRequest, Args value, key), Type
+//     recorded when the step starts: restart (schedule.EvRestart), timeout
+//     (schedule.EvTimeout), request (schedule.EvRequest, Args value, key), Type
 //     the kind. The replica's first report of the same kind in the step
 //     completes it (its params are merged into the Args) instead of
 //     becoming a second event: raftkv reports restart (term, vote, commit,
 //     snapindex, lastindex), timeout (term) and request (value).
 //   - request(v) of a get → "read", Type "read", Args value, key: not a
-//     fuzzer.EvRequest, which a raft mapper maps to a proposal.
-//   - client answers → response (fuzzer.EvResponse), Node the process
+//     schedule.EvRequest, which a raft mapper maps to a proposal.
+//   - client answers → response (schedule.EvResponse), Node the process
 //     asked, Type "put" or "get", Args value, key, status (HTTP), out (a
 //     get's value). They are recorded after the last step (Step is the
 //     number of steps; an interrupted execution's: the step it stopped
@@ -138,7 +138,7 @@
 //     an answer (cancelled, timed out, connection lost) have no event.
 //   - a replica that exits by itself → "exit", Type "exit", Args status
 //     ("status 2", "signal killed"); it is crashed from then on.
-//   - skip (fuzzer.EvSkip): Type says why the step could not run.
+//   - skip (schedule.EvSkip): Type says why the step could not run.
 //
 // Args are in a fixed order: for messages the etcdraft order term,
 // logterm, index, commit, reject, rejecthint, entries, vote, snapindex,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Options are the settings of a factory that are not part of the cluster
@@ -43,7 +43,7 @@ type Factory struct {
 	command string // resolved executable
 	opts    Options
 	reg     *registry
-	spec    *fuzzer.SystemSpec
+	spec    *schedule.SystemSpec
 	config  json.RawMessage
 
 	mu      sync.Mutex
@@ -98,11 +98,11 @@ func newFactory(cl *Cluster, opts Options) (*Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	var actions []fuzzer.Action
-	for _, a := range fuzzer.AllActions {
+	var actions []schedule.Action
+	for _, a := range schedule.AllActions {
 		switch {
-		case (a == fuzzer.Deliver || a == fuzzer.Timeout) && !cl.register():
-		case a == fuzzer.Request && cl.Request == nil:
+		case (a == schedule.Deliver || a == schedule.Timeout) && !cl.register():
+		case a == schedule.Request && cl.Request == nil:
 		default:
 			actions = append(actions, a)
 		}
@@ -113,15 +113,15 @@ func newFactory(cl *Cluster, opts Options) (*Factory, error) {
 	}
 	return &Factory{
 		cl: cl, command: command, opts: opts, reg: reg, config: config,
-		spec:    &fuzzer.SystemSpec{Name: cl.Name, Processes: cl.Processes, Actions: actions, ProcessNames: names},
+		spec:    &schedule.SystemSpec{Name: cl.Name, Processes: cl.Processes, Actions: actions, ProcessNames: names},
 		systems: map[*System]bool{},
 	}, nil
 }
 
-// Spec implements fuzzer.Factory.
-func (f *Factory) Spec() *fuzzer.SystemSpec { return f.spec }
+// Spec implements schedule.Factory.
+func (f *Factory) Spec() *schedule.SystemSpec { return f.spec }
 
-// Config implements fuzzer.Factory: the cluster file, normalized (defaults
+// Config implements schedule.Factory: the cluster file, normalized (defaults
 // filled in, "dir" absolute), so that a replay rebuilds the same cluster.
 func (f *Factory) Config() json.RawMessage { return f.config }
 
@@ -129,9 +129,9 @@ func (f *Factory) Config() json.RawMessage { return f.config }
 // modified.
 func (f *Factory) Cluster() *Cluster { return f.cl }
 
-// New implements fuzzer.Factory. The System must be closed (System.Close
+// New implements schedule.Factory. The System must be closed (System.Close
 // or Factory.Close).
-func (f *Factory) New() (fuzzer.System, error) {
+func (f *Factory) New() (schedule.System, error) {
 	return f.NewSystem()
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // KindLinearizability is the kind of the failure of a client history that
@@ -111,7 +111,7 @@ func Linearizable(h History) (porcupine.CheckResult, string) {
 // checkLinearizable is the execution's linearizability oracle. The
 // failure's step is the latest step in which an operation on the failing
 // key was issued or answered.
-func checkLinearizable(h History, steps int) *fuzzer.Failure {
+func checkLinearizable(h History, steps int) *schedule.Failure {
 	if len(h) == 0 {
 		return nil
 	}
@@ -129,7 +129,7 @@ func checkLinearizable(h History, steps int) *fuzzer.Failure {
 	if steps > 0 {
 		step = min(step, steps-1)
 	}
-	return &fuzzer.Failure{Kind: KindLinearizability, Signature: "linearizability: kv", Step: step,
+	return &schedule.Failure{Kind: KindLinearizability, Signature: "linearizability: kv", Step: step,
 		Message: fmt.Sprintf("the client history of key %s (%d operations) is not linearizable", key, n)}
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // fakeBin is the fake replica (testdata/fakereplica), built by TestMain.
@@ -85,20 +85,24 @@ func newFake(t testing.TB, c map[string]any, logBuf *syncBuffer) (*Factory, *Sys
 	return fac, s
 }
 
-func execute(t testing.TB, s fuzzer.System, in *fuzzer.Input) (*fuzzer.Execution, []byte) {
+func execute(t testing.TB, s schedule.System, in *schedule.Input) (*schedule.Execution, []byte) {
 	ex, err := s.Execute(in)
 	require.NoError(t, err)
-	return ex, fuzzer.EncodeTrace(ex.Trace)
+	return ex, schedule.EncodeTrace(ex.Trace)
 }
 
 // Schedule helpers.
-func d(p, n int) fuzzer.Step   { return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: n} }
-func to(p int) fuzzer.Step     { return fuzzer.Step{Process: p, Action: fuzzer.Timeout} }
-func crash(p int) fuzzer.Step  { return fuzzer.Step{Process: p, Action: fuzzer.Crash} }
-func rs(p int) fuzzer.Step     { return fuzzer.Step{Process: p, Action: fuzzer.Restart} }
-func req(p, v int) fuzzer.Step { return fuzzer.Step{Process: p, Action: fuzzer.Request, Value: v} }
+func d(p, n int) schedule.Step {
+	return schedule.Step{Process: p, Action: schedule.Deliver, Messages: n}
+}
+func to(p int) schedule.Step    { return schedule.Step{Process: p, Action: schedule.Timeout} }
+func crash(p int) schedule.Step { return schedule.Step{Process: p, Action: schedule.Crash} }
+func rs(p int) schedule.Step    { return schedule.Step{Process: p, Action: schedule.Restart} }
+func req(p, v int) schedule.Step {
+	return schedule.Step{Process: p, Action: schedule.Request, Value: v}
+}
 
-func input(steps ...fuzzer.Step) *fuzzer.Input { return &fuzzer.Input{Steps: steps} }
+func input(steps ...schedule.Step) *schedule.Input { return &schedule.Input{Steps: steps} }
 
 // running reports whether pid is a live process (a zombie is not).
 func running(pid int) bool {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Replay is the outcome of running one input several times.
@@ -22,7 +22,7 @@ type Replay struct {
 // ReplayRate executes in n times on one System of fac and compares the
 // traces: a deterministic system has Identical == Runs. It works with any
 // factory; a System that is an io.Closer is closed at the end.
-func ReplayRate(fac fuzzer.Factory, in *fuzzer.Input, n int) (Replay, error) {
+func ReplayRate(fac schedule.Factory, in *schedule.Input, n int) (Replay, error) {
 	r := Replay{FirstDiff: -1}
 	if n < 1 {
 		return r, fmt.Errorf("replay: want at least 1 run, got %d", n)
@@ -39,7 +39,7 @@ func ReplayRate(fac fuzzer.Factory, in *fuzzer.Input, n int) (Replay, error) {
 		if err != nil {
 			return r, fmt.Errorf("replay: run %d: %w", i+1, err)
 		}
-		tr := fuzzer.EncodeTrace(ex.Trace)
+		tr := schedule.EncodeTrace(ex.Trace)
 		r.Runs++
 		switch {
 		case i == 0:

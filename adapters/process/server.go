@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // The interception server: the replicas' side of docs/process-api.md.
@@ -20,7 +20,7 @@ const maxBody = 16 << 20
 
 // The kinds the adapter records itself; a replica's event may not claim
 // them.
-var reservedKinds = []string{fuzzer.EvSend, fuzzer.EvRecv, fuzzer.EvCrash, fuzzer.EvSkip, fuzzer.EvResponse, "drop", "exit", "dropped"}
+var reservedKinds = []string{schedule.EvSend, schedule.EvRecv, schedule.EvCrash, schedule.EvSkip, schedule.EvResponse, "drop", "exit", "dropped"}
 
 // msgOrder is the order of a message's params in send and recv events:
 // the etcdraft adapter's (mapper/etcdraft.go reads them by name); other
@@ -172,7 +172,7 @@ func (e *execution) handleMessage(w http.ResponseWriter, r *http.Request) {
 
 // message records a message handed over and puts it in its receiver's
 // inbox; a message to a crashed replica is dropped.
-func (e *execution) message(fromID, toID replicaID, typ string, args []fuzzer.Arg, body []byte) string {
+func (e *execution) message(fromID, toID replicaID, typ string, args []schedule.Arg, body []byte) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.over {
@@ -192,7 +192,7 @@ func (e *execution) message(fromID, toID replicaID, typ string, args []fuzzer.Ar
 	e.activity = time.Now()
 	e.nextMsg++
 	id := e.nextMsg
-	e.record(fuzzer.EvSend, from.index, to.index, id, typ, args)
+	e.record(schedule.EvSend, from.index, to.index, id, typ, args)
 	if !to.up() {
 		e.record("drop", to.index, from.index, id, typ, nil)
 		return fmt.Sprintf("to: replica %s is crashed; message dropped", toID)
@@ -246,7 +246,7 @@ func (e *execution) handleEvent(w http.ResponseWriter, r *http.Request) {
 
 // event records a replica's event. The step's own event (timeout, restart,
 // request) takes the args of the first report of its kind by its replica.
-func (e *execution) event(id replicaID, kind, typ string, args []fuzzer.Arg) string {
+func (e *execution) event(id replicaID, kind, typ string, args []schedule.Arg) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.over {
@@ -260,7 +260,7 @@ func (e *execution) event(id replicaID, kind, typ string, args []fuzzer.Arg) str
 		return fmt.Sprintf("replica %s is crashed", id)
 	}
 	e.activity = time.Now()
-	if e.startup && kind == fuzzer.EvRestart {
+	if e.startup && kind == schedule.EvRestart {
 		return "" // the first start is not a restart
 	}
 	if e.merge >= 0 {
@@ -276,8 +276,8 @@ func (e *execution) event(id replicaID, kind, typ string, args []fuzzer.Arg) str
 
 // mergeArgs overwrites the args of base with those of add of the same key
 // and appends the others.
-func mergeArgs(base, add []fuzzer.Arg) []fuzzer.Arg {
-	out := append([]fuzzer.Arg(nil), base...)
+func mergeArgs(base, add []schedule.Arg) []schedule.Arg {
+	out := append([]schedule.Arg(nil), base...)
 next:
 	for _, a := range add {
 		for i := range out {
@@ -296,7 +296,7 @@ next:
 // with a fraction is kept as a string), booleans 0/1, strings strings,
 // objects and arrays their compact JSON; null is left out. keep, when set,
 // filters keys.
-func paramArgs(raw json.RawMessage, order []string, keep func(string, json.RawMessage) bool) ([]fuzzer.Arg, string) {
+func paramArgs(raw json.RawMessage, order []string, keep func(string, json.RawMessage) bool) ([]schedule.Arg, string) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, ""
 	}
@@ -318,7 +318,7 @@ func paramArgs(raw json.RawMessage, order []string, keep func(string, json.RawMe
 	}
 	sort.Strings(rest)
 	keys = append(keys, rest...)
-	args := make([]fuzzer.Arg, 0, len(keys))
+	args := make([]schedule.Arg, 0, len(keys))
 	for _, k := range keys {
 		v := m[k]
 		if keep != nil && !keep(k, v) {
@@ -332,34 +332,34 @@ func paramArgs(raw json.RawMessage, order []string, keep func(string, json.RawMe
 	return args, ""
 }
 
-func paramArg(k string, v json.RawMessage) (fuzzer.Arg, bool) {
+func paramArg(k string, v json.RawMessage) (schedule.Arg, bool) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
-		return fuzzer.Arg{}, false
+		return schedule.Arg{}, false
 	}
 	switch v[0] {
 	case '"':
 		var s string
 		_ = json.Unmarshal(v, &s)
-		return fuzzer.S(k, s), true
+		return schedule.S(k, s), true
 	case 't':
-		return fuzzer.I(k, 1), true
+		return schedule.I(k, 1), true
 	case 'f':
-		return fuzzer.I(k, 0), true
+		return schedule.I(k, 0), true
 	case 'n':
-		return fuzzer.Arg{}, false
+		return schedule.Arg{}, false
 	case '{', '[':
 		var b bytes.Buffer
 		if err := json.Compact(&b, v); err != nil {
-			return fuzzer.S(k, string(v)), true
+			return schedule.S(k, string(v)), true
 		}
-		return fuzzer.S(k, b.String()), true
+		return schedule.S(k, b.String()), true
 	}
 	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-		return fuzzer.I(k, n), true
+		return schedule.I(k, n), true
 	}
 	if f, err := strconv.ParseFloat(string(v), 64); err == nil && f == float64(int64(f)) && strings.ContainsAny(string(v), ".eE") {
-		return fuzzer.I(k, int64(f)), true
+		return schedule.I(k, int64(f)), true
 	}
-	return fuzzer.S(k, string(v)), true
+	return schedule.S(k, string(v)), true
 }

@@ -20,7 +20,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // System runs inputs on a cluster of OS processes. It is used by one
@@ -30,7 +30,7 @@ import (
 type System struct {
 	fac    *Factory
 	cl     *Cluster
-	spec   *fuzzer.SystemSpec
+	spec   *schedule.SystemSpec
 	log    hclog.Logger
 	runDir string
 
@@ -46,12 +46,12 @@ type System struct {
 	outputs []Output
 }
 
-var _ fuzzer.Interruptible = (*System)(nil)
+var _ schedule.Interruptible = (*System)(nil)
 
-// Spec implements fuzzer.System.
-func (s *System) Spec() *fuzzer.SystemSpec { return s.spec }
+// Spec implements schedule.System.
+func (s *System) Spec() *schedule.SystemSpec { return s.spec }
 
-// Interrupt implements fuzzer.Interruptible: the running Execute stops
+// Interrupt implements schedule.Interruptible: the running Execute stops
 // its current step, stops the cluster and returns the trace so far.
 func (s *System) Interrupt() {
 	s.cancelMu.Lock()
@@ -87,9 +87,9 @@ func (s *System) Output() []Output { return s.outputs }
 // since it was chosen) exits, and a new set of ports usually works.
 const startAttempts = 3
 
-// Execute implements fuzzer.System: it starts the cluster on fresh data
+// Execute implements schedule.System: it starts the cluster on fresh data
 // directories, runs the steps and stops every process.
-func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
+func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *System) Execute(in *fuzzer.Input) (*fuzzer.Execution, error) {
 	e, err := s.begin(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return &fuzzer.Execution{}, nil // interrupted while starting
+			return &schedule.Execution{}, nil // interrupted while starting
 		}
 		return nil, err
 	}
@@ -170,8 +170,8 @@ type execution struct {
 	step     int
 	startup  bool // before the first step
 	over     bool // teardown started: the handlers refuse everything
-	trace    fuzzer.Trace
-	failures []fuzzer.Failure
+	trace    schedule.Trace
+	failures []schedule.Failure
 	skipped  int
 	nextMsg  int
 	reps     []*replica
@@ -203,7 +203,7 @@ type replica struct {
 type envelope struct {
 	id, from int
 	typ      string
-	args     []fuzzer.Arg
+	args     []schedule.Arg
 	body     []byte
 }
 
@@ -396,7 +396,7 @@ func (e *execution) exited(r *replica, p *proc) {
 	if e.startup {
 		return // begin reports it
 	}
-	e.record("exit", r.index, -1, 0, "exit", []fuzzer.Arg{fuzzer.S("status", status)})
+	e.record("exit", r.index, -1, 0, "exit", []schedule.Arg{schedule.S("status", status)})
 	sig := "exit: " + status
 	if first := panicLine(r.out.stderr.String()); first != "" {
 		sig = "exit: " + first
@@ -431,7 +431,7 @@ func (e *execution) normalizeStart() {
 	renum := map[int]int{}
 	n := 0
 	for i := range e.trace {
-		if ev := &e.trace[i]; ev.Kind == fuzzer.EvSend {
+		if ev := &e.trace[i]; ev.Kind == schedule.EvSend {
 			n++
 			renum[ev.Msg] = n
 			ev.Msg = n
@@ -447,22 +447,22 @@ func (e *execution) normalizeStart() {
 
 // runStep runs one step; the events that arrive until the step is quiet
 // belong to it.
-func (e *execution) runStep(i int, st fuzzer.Step) {
+func (e *execution) runStep(i int, st schedule.Step) {
 	e.mu.Lock()
 	e.step = i
 	e.merge = -1
 	r := e.reps[st.Process]
 	e.mu.Unlock()
 	switch st.Action {
-	case fuzzer.Deliver:
+	case schedule.Deliver:
 		e.deliver(r, st.Messages)
-	case fuzzer.Crash:
+	case schedule.Crash:
 		e.crash(r)
-	case fuzzer.Restart:
+	case schedule.Restart:
 		e.restart(r)
-	case fuzzer.Timeout:
+	case schedule.Timeout:
 		e.timeout(r)
-	case fuzzer.Request:
+	case schedule.Request:
 		e.request(r, st.Value)
 	}
 	e.mu.Lock()
@@ -473,7 +473,7 @@ func (e *execution) runStep(i int, st fuzzer.Step) {
 // skipLocked records a step that cannot run in the state it meets.
 func (e *execution) skipLocked(r *replica, why string) {
 	e.skipped++
-	e.record(fuzzer.EvSkip, r.index, -1, 0, why, nil)
+	e.record(schedule.EvSkip, r.index, -1, 0, why, nil)
 }
 
 func (e *execution) deliver(r *replica, n int) {
@@ -493,7 +493,7 @@ func (e *execution) deliver(r *replica, n int) {
 		}
 		m := r.inbox[0]
 		r.inbox = r.inbox[1:]
-		e.record(fuzzer.EvRecv, r.index, m.from, m.id, m.typ, m.args)
+		e.record(schedule.EvRecv, r.index, m.from, m.id, m.typ, m.args)
 		addr := r.addr
 		e.mu.Unlock()
 		e.call(r, addr, "/message", m.body)
@@ -512,7 +512,7 @@ func (e *execution) crash(r *replica) {
 		e.mu.Unlock()
 		return
 	}
-	e.record(fuzzer.EvCrash, r.index, -1, 0, fuzzer.EvCrash, nil)
+	e.record(schedule.EvCrash, r.index, -1, 0, schedule.EvCrash, nil)
 	r.proc, r.addr, r.inbox, r.isReady = nil, "", nil, false
 	e.mu.Unlock()
 	p.kill()
@@ -525,7 +525,7 @@ func (e *execution) restart(r *replica) {
 		e.mu.Unlock()
 		return
 	}
-	e.own(fuzzer.EvRestart, r.index, nil)
+	e.own(schedule.EvRestart, r.index, nil)
 	e.mu.Unlock()
 	r.out.mark("restart")
 	if err := e.startReplica(r); err != nil {
@@ -557,7 +557,7 @@ func (e *execution) timeout(r *replica) {
 		e.mu.Unlock()
 		return
 	}
-	e.own(fuzzer.EvTimeout, r.index, nil)
+	e.own(schedule.EvTimeout, r.index, nil)
 	addr := r.addr
 	e.mu.Unlock()
 	e.call(r, addr, "/timeout", []byte("{}"))
@@ -572,11 +572,11 @@ func (e *execution) request(r *replica, v int) {
 		return
 	}
 	o := e.newOp(r, v)
-	kind := fuzzer.EvRequest // a put: a proposal
+	kind := schedule.EvRequest // a put: a proposal
 	if !o.Put {
 		kind = kindRead
 	}
-	e.own(kind, r.index, []fuzzer.Arg{fuzzer.I("value", int64(v)), fuzzer.S("key", o.Key)})
+	e.own(kind, r.index, []schedule.Arg{schedule.I("value", int64(v)), schedule.S("key", o.Key)})
 	e.mu.Unlock()
 	written := e.issue(r, o)
 	timer := time.NewTimer(e.cl.callTimeout)
@@ -595,7 +595,7 @@ const kindRead = "read"
 
 // own records the step's own event (restart, timeout, request), which the
 // replica's report of the same kind in this step completes.
-func (e *execution) own(kind string, node int, args []fuzzer.Arg) {
+func (e *execution) own(kind string, node int, args []schedule.Arg) {
 	e.merge = len(e.trace)
 	e.record(kind, node, -1, 0, kind, args)
 }
@@ -681,8 +681,8 @@ func (e *execution) waitQuiet(from time.Time) {
 }
 
 // record appends an event of the current step.
-func (e *execution) record(kind string, node, peer, msg int, typ string, args []fuzzer.Arg) {
-	e.trace = append(e.trace, fuzzer.Event{Step: e.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
+func (e *execution) record(kind string, node, peer, msg int, typ string, args []schedule.Arg) {
+	e.trace = append(e.trace, schedule.Event{Step: e.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
 }
 
 func (e *execution) fail(kind, sig, msg string) {
@@ -698,12 +698,12 @@ func (e *execution) failLocked(kind, sig, msg string) {
 			return
 		}
 	}
-	e.failures = append(e.failures, fuzzer.Failure{Kind: kind, Signature: sig, Message: msg, Step: e.step})
+	e.failures = append(e.failures, schedule.Failure{Kind: kind, Signature: sig, Message: msg, Step: e.step})
 }
 
 // finish ends the execution: outstanding client requests get the drain
 // period to answer, then everything is stopped and checked.
-func (e *execution) finish(steps int) *fuzzer.Execution {
+func (e *execution) finish(steps int) *schedule.Execution {
 	if e.ctx.Err() == nil && len(e.ops) > 0 {
 		done := make(chan struct{})
 		go func() { e.opsWG.Wait(); close(done) }()
@@ -739,7 +739,7 @@ func (e *execution) finish(steps int) *fuzzer.Execution {
 			e.failures[i].Detail = outputDetail(outs)
 		}
 	}
-	return &fuzzer.Execution{Trace: e.trace, Failures: e.failures, Skipped: e.skipped}
+	return &schedule.Execution{Trace: e.trace, Failures: e.failures, Skipped: e.skipped}
 }
 
 // teardown stops the client requests and every process, shuts the

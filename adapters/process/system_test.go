@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -43,14 +43,14 @@ func TestTraceShape(t *testing.T) {
 
 	// Every recv names an earlier send of the same message to the same
 	// process; the drop is of a message to the crashed replica.
-	sends := map[int]fuzzer.Event{}
+	sends := map[int]schedule.Event{}
 	kinds := map[string]int{}
 	for _, e := range ex.Trace {
 		kinds[e.Kind]++
 		switch e.Kind {
-		case fuzzer.EvSend:
+		case schedule.EvSend:
 			sends[e.Msg] = e
-		case fuzzer.EvRecv, "drop":
+		case schedule.EvRecv, "drop":
 			snd, ok := sends[e.Msg]
 			require.True(t, ok, "recv of an unknown message %d", e.Msg)
 			require.Equal(t, snd.Peer, e.Node)
@@ -58,8 +58,8 @@ func TestTraceShape(t *testing.T) {
 			require.Equal(t, snd.Type, e.Type)
 		}
 	}
-	for _, k := range []string{fuzzer.EvSend, fuzzer.EvRecv, fuzzer.EvCrash, fuzzer.EvRestart, fuzzer.EvTimeout,
-		fuzzer.EvRequest, "read", fuzzer.EvResponse, fuzzer.EvSkip, "drop", "role", "commit"} {
+	for _, k := range []string{schedule.EvSend, schedule.EvRecv, schedule.EvCrash, schedule.EvRestart, schedule.EvTimeout,
+		schedule.EvRequest, "read", schedule.EvResponse, schedule.EvSkip, "drop", "role", "commit"} {
 		require.NotZero(t, kinds[k], "no %s event", k)
 	}
 
@@ -181,7 +181,7 @@ func TestExitIsAFailure(t *testing.T) {
 
 func TestInterrupt(t *testing.T) {
 	_, s := newFake(t, fakeCluster(3, func(c map[string]any) { c["quiet"] = "1500ms" }), nil)
-	done := make(chan *fuzzer.Execution)
+	done := make(chan *schedule.Execution)
 	go func() {
 		ex, err := s.Execute(input(to(0), d(1, 1), d(2, 1)))
 		require.NoError(t, err)
@@ -237,7 +237,7 @@ func TestUnresponsiveReplica(t *testing.T) {
 	ex, _ := execute(t, s, input(to(0), to(1)))
 	// Once per execution: n2 does not answer either.
 	require.Len(t, ex.Failures, 1)
-	require.Equal(t, fuzzer.Failure{Kind: "unresponsive", Signature: "unresponsive: timeout", Step: 0,
+	require.Equal(t, schedule.Failure{Kind: "unresponsive", Signature: "unresponsive: timeout", Step: 0,
 		Message: "n1 did not answer POST /timeout within 200ms", Detail: ex.Failures[0].Detail}, ex.Failures[0])
 	require.Equal(t, "timeout", ex.Trace[1].Kind, "the run went on")
 	require.Equal(t, 1, ex.Trace[1].Step)

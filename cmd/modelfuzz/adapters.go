@@ -12,8 +12,8 @@ import (
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/adapters/process"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // adapterFlags holds the flags of every adapter; each adapter reads its own.
@@ -36,13 +36,13 @@ type adapterInfo struct {
 	steps int // default --steps
 	reqs  int // default --requests
 	// fromFlags builds a factory from the command line.
-	fromFlags func(a *adapterFlags) (fuzzer.Factory, error)
+	fromFlags func(a *adapterFlags) (schedule.Factory, error)
 	// fromConfig rebuilds the factory stored with a campaign.
-	fromConfig func(raw json.RawMessage) (fuzzer.Factory, error)
+	fromConfig func(raw json.RawMessage) (schedule.Factory, error)
 	// model is the adapter's model (embedded name) and mapper, with the
 	// model constants that must match the system's configuration.
 	model     string
-	mapperFor func(fac fuzzer.Factory) (fuzzer.Mapper, []string)
+	mapperFor func(fac schedule.Factory) (schedule.Mapper, []string)
 	// lineCoverage: the system runs in this process and a coverage build
 	// (make cover) instruments it.
 	lineCoverage bool
@@ -55,14 +55,14 @@ var adapters = map[string]adapterInfo{
 		about: "a cluster of go.etcd.io/raft/v3 RawNodes (--nodes, --snapshot-every, --prevote, --checkquorum, --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart)",
 		steps: 100,
 		reqs:  5,
-		fromFlags: func(a *adapterFlags) (fuzzer.Factory, error) {
+		fromFlags: func(a *adapterFlags) (schedule.Factory, error) {
 			return etcdraft.NewFactory(etcdraft.Config{Nodes: a.nodes, SnapshotEvery: a.snapshotEvery,
 				PreVote: a.preVote, CheckQuorum: a.checkQuorum, Inject: a.inject})
 		},
-		fromConfig:   func(raw json.RawMessage) (fuzzer.Factory, error) { return etcdraft.FactoryFromConfig(raw) },
+		fromConfig:   func(raw json.RawMessage) (schedule.Factory, error) { return etcdraft.FactoryFromConfig(raw) },
 		model:        "raft.tla",
 		lineCoverage: true,
-		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
+		mapperFor: func(fac schedule.Factory) (schedule.Mapper, []string) {
 			m := mapper.NewEtcdraft(fac.(*etcdraft.Factory).Cfg())
 			return m, m.Consts()
 		},
@@ -72,7 +72,7 @@ var adapters = map[string]adapterInfo{
 		steps:    30,
 		reqs:     4,
 		explicit: true,
-		fromFlags: func(a *adapterFlags) (fuzzer.Factory, error) {
+		fromFlags: func(a *adapterFlags) (schedule.Factory, error) {
 			if a.cluster == "" {
 				return nil, fmt.Errorf("adapter process needs --cluster FILE (for raftkv: adapters/process/raftkv.json)")
 			}
@@ -89,11 +89,11 @@ var adapters = map[string]adapterInfo{
 			}
 			return process.FactoryFromConfig(raw, process.Options{Logger: adapterLogger})
 		},
-		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) {
+		fromConfig: func(raw json.RawMessage) (schedule.Factory, error) {
 			return process.FactoryFromConfig(raw, process.Options{Logger: adapterLogger})
 		},
 		model: "raft.tla",
-		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
+		mapperFor: func(fac schedule.Factory) (schedule.Mapper, []string) {
 			m := mapper.NewEtcdraft(etcdraft.Config{Nodes: fac.(*process.Factory).Cluster().Processes})
 			return m, m.Consts()
 		},
@@ -102,12 +102,12 @@ var adapters = map[string]adapterInfo{
 		about: "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last|hang-on-flush-before-last)",
 		steps: 50,
 		reqs:  2,
-		fromFlags: func(a *adapterFlags) (fuzzer.Factory, error) {
+		fromFlags: func(a *adapterFlags) (schedule.Factory, error) {
 			return microbench.NewFactory(microbench.Config{Workers: a.workers, Tasks: a.tasks, Inject: a.inject})
 		},
-		fromConfig: func(raw json.RawMessage) (fuzzer.Factory, error) { return microbench.FactoryFromConfig(raw) },
+		fromConfig: func(raw json.RawMessage) (schedule.Factory, error) { return microbench.FactoryFromConfig(raw) },
 		model:      "microbench.tla",
-		mapperFor: func(fac fuzzer.Factory) (fuzzer.Mapper, []string) {
+		mapperFor: func(fac schedule.Factory) (schedule.Mapper, []string) {
 			m := mapper.NewMicrobench(fac.(*microbench.Factory).Cfg())
 			return m, m.Consts()
 		},
@@ -143,7 +143,7 @@ func (a *adapterFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
 }
 
-func (a *adapterFlags) factory() (fuzzer.Factory, adapterInfo, error) {
+func (a *adapterFlags) factory() (schedule.Factory, adapterInfo, error) {
 	info, err := lookupAdapter(a.name)
 	if err != nil {
 		return nil, info, err
@@ -158,7 +158,7 @@ var adapterLogger hclog.Logger
 
 // closeFactory stops what a factory still runs (the process adapter's
 // replicas and temporary directories).
-func closeFactory(fac fuzzer.Factory) {
+func closeFactory(fac schedule.Factory) {
 	if c, ok := fac.(interface{ Close() error }); ok {
 		c.Close()
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
@@ -32,10 +33,10 @@ type campaignEnv struct {
 	dir   string
 	store *corpus.Store
 	camp  *fuzzer.Campaign
-	fac   fuzzer.Factory
+	fac   schedule.Factory
 	info  adapterInfo
 	// model, when the campaign had one: the mapper and an in-process engine.
-	mapr fuzzer.Mapper
+	mapr schedule.Mapper
 	sim  *sim.Simulator
 }
 
@@ -107,7 +108,7 @@ func (e *campaignEnv) checker(timeout time.Duration) (*fuzzer.Checker, error) {
 		}
 		measures = append(measures, &guidance.ModelMeasure{Mapper: e.mapr, Sim: sidecar.InProc{Simulator: e.sim}})
 	}
-	return fuzzer.NewChecker(e.fac, nil, measures, timeout), nil
+	return fuzzer.NewChecker(e.fac, measures, timeout), nil
 }
 
 func (e *campaignEnv) close() {
@@ -281,14 +282,14 @@ func showBug(w io.Writer, env *campaignEnv, b *fuzzer.BugRecord, original bool, 
 // replayBug replays in, an input of bug b, and returns its timeline with
 // the failures it shows, and the model's view of it (empty without a
 // model).
-func replayBug(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, timeout time.Duration) (timeline, modelView string, err error) {
+func replayBug(env *campaignEnv, b *fuzzer.BugRecord, in *schedule.Input, timeout time.Duration) (timeline, modelView string, err error) {
 	timeline, modelView, _, err = replayBugDetail(env, b, in, timeout)
 	return timeline, modelView, err
 }
 
 // replayBugDetail is replayBug that also returns the Detail of the
 // replay's failure with the bug's signature ("" when it did not show).
-func replayBugDetail(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, timeout time.Duration) (timeline, modelView, detail string, err error) {
+func replayBugDetail(env *campaignEnv, b *fuzzer.BugRecord, in *schedule.Input, timeout time.Duration) (timeline, modelView, detail string, err error) {
 	chk, err := env.checker(timeout)
 	if err != nil {
 		return "", "", "", err
@@ -298,7 +299,7 @@ func replayBugDetail(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, ti
 		return "", "", "", fmt.Errorf("replay of %s: %v", b.ID, err)
 	}
 	var t strings.Builder
-	t.WriteString(fuzzer.Timeline(env.fac.Spec(), in, ex))
+	t.WriteString(schedule.Timeline(env.fac.Spec(), in, ex))
 	reproduced := false
 	for _, f := range ex.Failures {
 		fmt.Fprintf(&t, "\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
@@ -324,7 +325,7 @@ func replayBugDetail(env *campaignEnv, b *fuzzer.BugRecord, in *fuzzer.Input, ti
 // showModelRun prints the model actions an execution maps to and the
 // abstract states they visit, with the variables each action changed,
 // and where the execution leaves the model or violates an invariant.
-func showModelRun(w io.Writer, env *campaignEnv, in *fuzzer.Input, ex *fuzzer.Execution) error {
+func showModelRun(w io.Writer, env *campaignEnv, in *schedule.Input, ex *schedule.Execution) error {
 	acts, err := env.mapr.Map(in, ex)
 	if err != nil {
 		return fmt.Errorf("mapping the trace onto %s: %v", env.camp.Model, err)
@@ -367,14 +368,14 @@ func showModelRun(w io.Writer, env *campaignEnv, in *fuzzer.Input, ex *fuzzer.Ex
 	return nil
 }
 
-func stepOfAction(acts []fuzzer.ModelAction, i int) int {
+func stepOfAction(acts []schedule.ModelAction, i int) int {
 	if i >= 0 && i < len(acts) {
 		return acts[i].Step
 	}
 	return -1
 }
 
-func actionText(acts []fuzzer.ModelAction, i int) string {
+func actionText(acts []schedule.ModelAction, i int) string {
 	if i < 0 || i >= len(acts) {
 		return "Init"
 	}
@@ -451,9 +452,9 @@ minimization stopped by its budget. Ctrl-C stops and keeps the best so far.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			keep := func(in *fuzzer.Input) (bool, error) { return chk.Reproduces(in, b.Signature) }
+			keep := func(in *schedule.Input) (bool, error) { return chk.Reproduces(in, b.Signature) }
 			t0 := time.Now()
-			res, st, err := fuzzer.Minimize(ctx, start, keep, fuzzer.MinimizeOptions{MaxTries: tries, MaxTime: budget})
+			res, st, err := schedule.Minimize(ctx, start, keep, schedule.MinimizeOptions{MaxTries: tries, MaxTime: budget})
 			if res == nil {
 				return fmt.Errorf("minimize %s: %v", b.ID, err)
 			}
@@ -473,7 +474,7 @@ minimization stopped by its budget. Ctrl-C stops and keeps the best so far.`,
 			fmt.Fprintf(w, "%s: %d steps -> %d steps in %d executions (%.1fs), %s\n", b.ID, st.Before, st.After, st.Tries, time.Since(t0).Seconds(), state)
 			fmt.Fprintf(w, "stored with the bug; replay: modelfuzz replay --corpus %s %s\n", dir, b.ID)
 			if out != "" {
-				if err := os.WriteFile(out, fuzzer.EncodeInput(res), 0o644); err != nil {
+				if err := os.WriteFile(out, schedule.EncodeInput(res), 0o644); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "written to %s\n", out)

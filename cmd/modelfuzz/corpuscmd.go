@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 func newCorpusCmd() *cobra.Command {
@@ -128,12 +129,12 @@ func newCorpusCmd() *cobra.Command {
 				}
 			}
 			for _, r := range snap.Inputs {
-				if err := os.WriteFile(filepath.Join(outDir, "inputs", strconv.FormatUint(r.ID, 10)+".json"), fuzzer.EncodeInput(r.Input), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(outDir, "inputs", strconv.FormatUint(r.ID, 10)+".json"), schedule.EncodeInput(r.Input), 0o644); err != nil {
 					return err
 				}
 			}
 			for _, b := range snap.Bugs {
-				if err := os.WriteFile(filepath.Join(outDir, "bugs", b.ID+".json"), fuzzer.EncodeInput(b.Input), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(outDir, "bugs", b.ID+".json"), schedule.EncodeInput(b.Input), 0o644); err != nil {
 					return err
 				}
 				meta, _ := json.MarshalIndent(struct {
@@ -174,13 +175,13 @@ func newCorpusCmd() *cobra.Command {
 				}
 			}
 			// Parse everything before writing anything: a bad file imports nothing.
-			var ins []*fuzzer.Input
+			var ins []*schedule.Input
 			for _, f := range files {
 				data, err := os.ReadFile(f)
 				if err != nil {
 					return fmt.Errorf("import: %v", err)
 				}
-				in, err := fuzzer.DecodeInput(data)
+				in, err := schedule.DecodeInput(data)
 				if err != nil {
 					return fmt.Errorf("import %s: %v", f, err)
 				}

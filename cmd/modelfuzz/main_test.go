@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 var binary string
@@ -96,7 +97,7 @@ func TestRunFindsTheSeededBugAndReplaysIt(t *testing.T) {
 	ja := modelfuzz(t, "replay", "--corpus", dir, "--json", r.Bugs[0].ID)
 	jb := modelfuzz(t, "replay", "--corpus", dir, "--json", r.Bugs[0].ID)
 	require.Equal(t, ja.stdout, jb.stdout)
-	_, err := fuzzer.DecodeTrace([]byte(ja.stdout))
+	_, err := schedule.DecodeTrace([]byte(ja.stdout))
 	require.NoError(t, err)
 
 	// The timeline shows the worker receiving the flush right before the last execute.
@@ -145,10 +146,10 @@ func readCorpus(t *testing.T, dir string) stored {
 	s := stored{inputs: map[uint64]string{}, bugs: map[string]string{}, minimized: map[string]int{},
 		stats: map[uint64]string{}, iters: snap.Counters.Iterations}
 	for _, r := range snap.Inputs {
-		s.inputs[r.ID] = string(fuzzer.EncodeInput(r.Input))
+		s.inputs[r.ID] = string(schedule.EncodeInput(r.Input))
 	}
 	for _, b := range snap.Bugs {
-		s.bugs[b.ID] = b.Signature + "\n" + string(fuzzer.EncodeInput(b.Input))
+		s.bugs[b.ID] = b.Signature + "\n" + string(schedule.EncodeInput(b.Input))
 		if b.Minimized != nil {
 			s.minimized[b.ID] = b.Minimized.Len()
 		}
@@ -276,8 +277,8 @@ func TestImportedInputsRunFirst(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "c")
 	in := filepath.Join(tmp, "seed.json")
-	require.NoError(t, os.WriteFile(in, fuzzer.EncodeInput(&fuzzer.Input{Steps: []fuzzer.Step{
-		{Process: 0, Action: fuzzer.Request, Value: 1}, {Process: 1, Action: fuzzer.Deliver, Messages: 1}}}), 0o644))
+	require.NoError(t, os.WriteFile(in, schedule.EncodeInput(&schedule.Input{Steps: []schedule.Step{
+		{Process: 0, Action: schedule.Request, Value: 1}, {Process: 1, Action: schedule.Deliver, Messages: 1}}}), 0o644))
 	res := modelfuzz(t, "corpus", "import", "--corpus", dir, in)
 	require.Equal(t, 0, res.code, res.stderr)
 	res = modelfuzz(t, "run", "--corpus", dir, "--iterations", "50", "--workers", "2", "--tasks", "2")

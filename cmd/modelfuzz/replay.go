@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -41,16 +42,16 @@ byte for byte (--json prints it).`,
 				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
 			}
 			var chk *fuzzer.Checker
-			var spec *fuzzer.SystemSpec
+			var spec *schedule.SystemSpec
 			var signature string
-			var in *fuzzer.Input
+			var in *schedule.Input
 			var what string
 			if corpusDir == "" {
 				data, err := os.ReadFile(args[0])
 				if err != nil {
 					return fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
 				}
-				if in, err = fuzzer.DecodeInput(data); err != nil {
+				if in, err = schedule.DecodeInput(data); err != nil {
 					return fmt.Errorf("%s: %v", args[0], err)
 				}
 				fac, _, err := af.factory()
@@ -58,7 +59,7 @@ byte for byte (--json prints it).`,
 					return err
 				}
 				defer closeFactory(fac)
-				what, spec, chk = args[0], fac.Spec(), fuzzer.NewChecker(fac, nil, nil, timeout)
+				what, spec, chk = args[0], fac.Spec(), fuzzer.NewChecker(fac, nil, timeout)
 			} else {
 				env, err := openCampaign(corpusDir)
 				if err != nil {
@@ -87,11 +88,11 @@ byte for byte (--json prints it).`,
 				return replayRepeat(w, chk, in, ex, what, signature, repeat)
 			}
 			if jsonOut {
-				w.Write(fuzzer.EncodeTrace(ex.Trace))
+				w.Write(schedule.EncodeTrace(ex.Trace))
 				return nil
 			}
 			fmt.Fprintf(w, "replay of %s on %s: %d steps, %d events, %d skipped\n\n", what, spec.Name, in.Len(), len(ex.Trace), ex.Skipped)
-			fmt.Fprint(w, fuzzer.Timeline(spec, in, ex))
+			fmt.Fprint(w, schedule.Timeline(spec, in, ex))
 			if len(ex.Failures) == 0 {
 				fmt.Fprintln(w, "\nno failure")
 			}
@@ -113,10 +114,10 @@ byte for byte (--json prints it).`,
 // replayRepeat replays in n times in all and reports how often the trace
 // was byte-identical to the first one's and, for a bug, how often its
 // signature showed.
-func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *fuzzer.Input, first *fuzzer.Execution, what, signature string, n int) error {
-	want := fuzzer.EncodeTrace(first.Trace)
+func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *schedule.Input, first *schedule.Execution, what, signature string, n int) error {
+	want := schedule.EncodeTrace(first.Trace)
 	same, shows := 1, 0
-	has := func(ex *fuzzer.Execution) bool {
+	has := func(ex *schedule.Execution) bool {
 		for _, f := range ex.Failures {
 			if f.Signature == signature {
 				return true
@@ -132,7 +133,7 @@ func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *fuzzer.Input, first *fuz
 		if err != nil {
 			return fmt.Errorf("replay %s (run %d): %v", what, i+1, err)
 		}
-		if bytes.Equal(fuzzer.EncodeTrace(ex.Trace), want) {
+		if bytes.Equal(schedule.EncodeTrace(ex.Trace), want) {
 			same++
 		}
 		if has(ex) {
@@ -149,9 +150,9 @@ func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *fuzzer.Input, first *fuz
 
 // resolveInput finds the input an argument names: a JSON file, an input
 // id or a bug id of the campaign.
-func (e *campaignEnv) resolveInput(arg string, original bool) (*fuzzer.Input, string, error) {
+func (e *campaignEnv) resolveInput(arg string, original bool) (*schedule.Input, string, error) {
 	if data, err := os.ReadFile(arg); err == nil {
-		in, err := fuzzer.DecodeInput(data)
+		in, err := schedule.DecodeInput(data)
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %v", arg, err)
 		}

@@ -26,7 +26,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
-	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
@@ -241,11 +241,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if f.requests < 0 {
 		f.requests = info.reqs
 	}
-	if !fac.Spec().Supports(fuzzer.Crash) && !cmd.Flags().Changed("crash-quota") {
+	if !fac.Spec().Supports(schedule.Crash) && !cmd.Flags().Changed("crash-quota") {
 		f.crashQuota = 0
 	}
-	params := mutate.Params{Steps: f.steps, MaxMessages: f.maxMessages, CrashQuota: f.crashQuota, Requests: f.requests}
-	gen, err := mutate.NewGenerator(fac.Spec(), params)
+	params := schedule.Params{Steps: f.steps, MaxMessages: f.maxMessages, CrashQuota: f.crashQuota, Requests: f.requests}
+	gen, err := schedule.NewGenerator(fac.Spec(), params)
 	if err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		Strategy: f.strategy, Seed: f.seed, Steps: params.Steps, MaxMessages: params.MaxMessages,
 		CrashQuota: params.CrashQuota, Requests: params.Requests, SeedPopulation: f.seedPopulation,
 		ReseedEvery: f.reseedEvery, Mutations: f.mutations, Pipeline: f.pipeline, Created: time.Now().UTC().Format(time.RFC3339)}
-	var mapr fuzzer.Mapper
+	var mapr schedule.Mapper
 	if f.model != "" {
 		if info.mapperFor == nil {
 			return fmt.Errorf("adapter %s has no mapper to a TLA+ model yet; run without --model", f.adapter.name)
@@ -303,7 +303,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		SeedPopulation: f.seedPopulation, ReseedEvery: f.reseedEvery, Mutations: f.mutations,
 		Iterations: f.iterations, Duration: f.duration, StopOnBug: f.stopOnBug, Pipeline: f.pipeline,
 		Parallel: f.parallel, ExecTimeout: f.execTimeout, StatsEvery: f.statsEvery,
-		Minimize: f.minimize, MinimizeBudget: fuzzer.MinimizeOptions{MaxTries: f.minimizeTries, MaxTime: f.minimizeTime},
+		Minimize: f.minimize, MinimizeBudget: schedule.MinimizeOptions{MaxTries: f.minimizeTries, MaxTime: f.minimizeTime},
 	}
 	if f.strategy == "trace" {
 		opt.Guide = fuzzer.TraceMeasure{}

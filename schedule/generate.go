@@ -1,10 +1,8 @@
-package mutate
+package schedule
 
 import (
 	"fmt"
 	"math/rand/v2"
-
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
 
 // Params shape generated inputs.
@@ -34,7 +32,7 @@ func (p Params) Validate() error {
 
 // Generator makes and mutates inputs for one system.
 type Generator struct {
-	spec    *fuzzer.SystemSpec
+	spec    *SystemSpec
 	p       Params
 	targets []int // processes that accept requests
 	// actions the system supports besides deliver and request, for random steps
@@ -42,22 +40,22 @@ type Generator struct {
 }
 
 // NewGenerator returns a generator for the system described by spec.
-func NewGenerator(spec *fuzzer.SystemSpec, p Params) (*Generator, error) {
+func NewGenerator(spec *SystemSpec, p Params) (*Generator, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	if spec.Processes < 1 {
 		return nil, fmt.Errorf("system %s has no processes", spec.Name)
 	}
-	if !spec.Supports(fuzzer.Deliver) {
+	if !spec.Supports(Deliver) {
 		return nil, fmt.Errorf("system %s does not support deliver", spec.Name)
 	}
 	g := &Generator{spec: spec, p: p,
-		crash:   spec.Supports(fuzzer.Crash) && p.CrashQuota > 0,
-		restart: spec.Supports(fuzzer.Restart),
-		timeout: spec.Supports(fuzzer.Timeout),
+		crash:   spec.Supports(Crash) && p.CrashQuota > 0,
+		restart: spec.Supports(Restart),
+		timeout: spec.Supports(Timeout),
 	}
-	if p.Requests > 0 && !spec.Supports(fuzzer.Request) {
+	if p.Requests > 0 && !spec.Supports(Request) {
 		return nil, fmt.Errorf("system %s does not take client requests; use --requests 0", spec.Name)
 	}
 	g.targets = spec.RequestTargets
@@ -75,9 +73,9 @@ func (g *Generator) Params() Params { return g.p }
 // Random generates an input of Params.Steps steps with exactly
 // Params.Requests requests at random positions. Crashes stay within the
 // quota and restarts follow crashes of the same process.
-func (g *Generator) Random(r *rand.Rand) *fuzzer.Input {
+func (g *Generator) Random(r *rand.Rand) *Input {
 	n := g.p.Steps
-	in := &fuzzer.Input{Steps: make([]fuzzer.Step, 0, n)}
+	in := &Input{Steps: make([]Step, 0, n)}
 	isReq := make([]bool, n)
 	for _, i := range r.Perm(n)[:g.p.Requests] {
 		isReq[i] = true
@@ -97,28 +95,28 @@ func (g *Generator) Random(r *rand.Rand) *fuzzer.Input {
 	return in
 }
 
-func (g *Generator) request(r *rand.Rand, value int) fuzzer.Step {
-	return fuzzer.Step{Process: g.targets[r.IntN(len(g.targets))], Action: fuzzer.Request, Value: value}
+func (g *Generator) request(r *rand.Rand, value int) Step {
+	return Step{Process: g.targets[r.IntN(len(g.targets))], Action: Request, Value: value}
 }
 
 // randomStep draws a non-request step for a random process, tracking which
 // processes are crashed so that restarts are meaningful.
-func (g *Generator) randomStep(r *rand.Rand, crashed []bool, crashes *int) fuzzer.Step {
+func (g *Generator) randomStep(r *rand.Rand, crashed []bool, crashes *int) Step {
 	p := r.IntN(g.spec.Processes)
 	if crashed != nil && crashed[p] && g.restart && r.IntN(2) == 0 {
 		crashed[p] = false
-		return fuzzer.Step{Process: p, Action: fuzzer.Restart}
+		return Step{Process: p, Action: Restart}
 	}
 	x := r.IntN(100)
 	switch {
 	case g.timeout && x < 10:
-		return fuzzer.Step{Process: p, Action: fuzzer.Timeout}
+		return Step{Process: p, Action: Timeout}
 	case g.crash && x >= 10 && x < 18 && *crashes < g.p.CrashQuota && (crashed == nil || !crashed[p]):
 		*crashes++
 		if crashed != nil {
 			crashed[p] = true
 		}
-		return fuzzer.Step{Process: p, Action: fuzzer.Crash}
+		return Step{Process: p, Action: Crash}
 	}
-	return fuzzer.Step{Process: p, Action: fuzzer.Deliver, Messages: 1 + r.IntN(g.p.MaxMessages)}
+	return Step{Process: p, Action: Deliver, Messages: 1 + r.IntN(g.p.MaxMessages)}
 }

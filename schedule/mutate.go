@@ -1,9 +1,7 @@
-package mutate
+package schedule
 
 import (
 	"math/rand/v2"
-
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
 
 // Op is one kind of mutation.
@@ -35,7 +33,7 @@ func (o Op) String() string {
 // Mutate returns a mutant of in: a copy with one to three mutations applied.
 // The mutant keeps the generator's invariants: at most Params.Steps steps,
 // at least one step, at most Params.CrashQuota crashes. in is not modified.
-func (g *Generator) Mutate(r *rand.Rand, in *fuzzer.Input) *fuzzer.Input {
+func (g *Generator) Mutate(r *rand.Rand, in *Input) *Input {
 	out := in.Clone()
 	n := 1
 	for n < 3 && r.IntN(2) == 0 {
@@ -51,7 +49,7 @@ func (g *Generator) Mutate(r *rand.Rand, in *fuzzer.Input) *fuzzer.Input {
 
 // Apply applies one mutation in place and reports whether it changed
 // anything (a swap of two crash steps needs two crash steps, and so on).
-func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
+func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 	s := in.Steps
 	switch op {
 	case SwapProcesses:
@@ -65,7 +63,7 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 		s[i].Process, s[j].Process = s[j].Process, s[i].Process
 		return true
 	case SwapCrashes:
-		idx := indexes(s, fuzzer.Crash)
+		idx := indexes(s, Crash)
 		if len(idx) >= 2 && r.IntN(2) == 0 {
 			a, b := pair(r, len(idx))
 			i, j := idx[a], idx[b]
@@ -86,7 +84,7 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 		s[i].Process = p
 		return true
 	case SwapMessageCounts:
-		idx := indexes(s, fuzzer.Deliver)
+		idx := indexes(s, Deliver)
 		if len(idx) < 2 {
 			return false
 		}
@@ -98,7 +96,7 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 		s[i].Messages, s[j].Messages = s[j].Messages, s[i].Messages
 		return true
 	case ChangeCount:
-		idx := indexes(s, fuzzer.Deliver)
+		idx := indexes(s, Deliver)
 		if len(idx) == 0 || g.p.MaxMessages < 2 {
 			return false
 		}
@@ -113,13 +111,13 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 		if len(s) >= g.p.Steps {
 			return false
 		}
-		crashes := len(indexes(s, fuzzer.Crash))
+		crashes := len(indexes(s, Crash))
 		step := g.randomStep(r, nil, &crashes)
-		if step.Action == fuzzer.Deliver && g.restart && g.crash && r.IntN(8) == 0 {
-			step = fuzzer.Step{Process: step.Process, Action: fuzzer.Restart}
+		if step.Action == Deliver && g.restart && g.crash && r.IntN(8) == 0 {
+			step = Step{Process: step.Process, Action: Restart}
 		}
 		at := r.IntN(len(s) + 1)
-		s = append(s, fuzzer.Step{})
+		s = append(s, Step{})
 		copy(s[at+1:], s[at:])
 		s[at] = step
 		in.Steps = s
@@ -138,7 +136,7 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 		// Requests are moved more often: their position relative to the
 		// protocol's progress matters most.
 		var from int
-		if req := indexes(s, fuzzer.Request); len(req) > 0 && r.IntN(2) == 0 {
+		if req := indexes(s, Request); len(req) > 0 && r.IntN(2) == 0 {
 			from = req[r.IntN(len(req))]
 		} else {
 			from = r.IntN(len(s))
@@ -150,14 +148,14 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 		move(s, from, to)
 		return true
 	case MoveCrashPair:
-		idx := indexes(s, fuzzer.Crash)
+		idx := indexes(s, Crash)
 		if len(idx) == 0 {
 			return false
 		}
 		c := idx[r.IntN(len(idx))]
 		rs := -1
 		for k := c + 1; k < len(s); k++ {
-			if s[k].Process == s[c].Process && s[k].Action == fuzzer.Restart {
+			if s[k].Process == s[c].Process && s[k].Action == Restart {
 				rs = k
 				break
 			}
@@ -171,13 +169,13 @@ func (g *Generator) Apply(r *rand.Rand, in *fuzzer.Input, op Op) bool {
 			return false
 		}
 		crash, restart := s[c], s[rs]
-		rest := make([]fuzzer.Step, 0, len(s))
+		rest := make([]Step, 0, len(s))
 		for k := range s {
 			if k != c && k != rs {
 				rest = append(rest, s[k])
 			}
 		}
-		out := make([]fuzzer.Step, 0, len(s))
+		out := make([]Step, 0, len(s))
 		out = append(out, rest[:to]...)
 		out = append(out, crash)
 		out = append(out, rest[to:to+gap-1]...)
@@ -198,7 +196,7 @@ func pair(r *rand.Rand, n int) (int, int) {
 	return i, j
 }
 
-func indexes(s []fuzzer.Step, a fuzzer.Action) []int {
+func indexes(s []Step, a Action) []int {
 	var out []int
 	for i := range s {
 		if s[i].Action == a {
@@ -209,7 +207,7 @@ func indexes(s []fuzzer.Step, a fuzzer.Action) []int {
 }
 
 // move moves s[from] to position to, shifting the steps between.
-func move(s []fuzzer.Step, from, to int) {
+func move(s []Step, from, to int) {
 	x := s[from]
 	if from < to {
 		copy(s[from:], s[from+1:to+1])

@@ -1,17 +1,15 @@
-package mutate
+package schedule
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
 
-var fullSpec = &fuzzer.SystemSpec{Name: "toy", Processes: 3, Actions: fuzzer.AllActions}
+var fullSpec = &SystemSpec{Name: "toy", Processes: 3, Actions: AllActions}
 
-func countAction(in *fuzzer.Input, a fuzzer.Action) int {
+func countAction(in *Input, a Action) int {
 	n := 0
 	for _, s := range in.Steps {
 		if s.Action == a {
@@ -30,10 +28,10 @@ func TestRandomRespectsParams(t *testing.T) {
 		in := g.Random(r)
 		require.NoError(t, in.Validate(fullSpec))
 		require.Len(t, in.Steps, p.Steps)
-		require.Equal(t, p.Requests, countAction(in, fuzzer.Request))
-		require.LessOrEqual(t, countAction(in, fuzzer.Crash), p.CrashQuota)
+		require.Equal(t, p.Requests, countAction(in, Request))
+		require.LessOrEqual(t, countAction(in, Crash), p.CrashQuota)
 		for _, s := range in.Steps {
-			if s.Action == fuzzer.Deliver {
+			if s.Action == Deliver {
 				require.True(t, s.Messages >= 1 && s.Messages <= p.MaxMessages)
 			}
 		}
@@ -48,14 +46,14 @@ func TestMutantsStayValid(t *testing.T) {
 	in := g.Random(r)
 	changed := 0
 	for i := 0; i < 5000; i++ {
-		before := fuzzer.EncodeInput(in)
+		before := EncodeInput(in)
 		m := g.Mutate(r, in)
-		require.Equal(t, before, fuzzer.EncodeInput(in), "Mutate must not modify its argument")
+		require.Equal(t, before, EncodeInput(in), "Mutate must not modify its argument")
 		require.NoError(t, m.Validate(fullSpec))
 		require.GreaterOrEqual(t, m.Len(), 1)
 		require.LessOrEqual(t, m.Len(), p.Steps)
-		require.LessOrEqual(t, countAction(m, fuzzer.Crash), p.CrashQuota)
-		if string(fuzzer.EncodeInput(m)) != string(before) {
+		require.LessOrEqual(t, countAction(m, Crash), p.CrashQuota)
+		if string(EncodeInput(m)) != string(before) {
 			changed++
 		}
 		in = m
@@ -67,13 +65,13 @@ func TestEachOpDoesWhatItSays(t *testing.T) {
 	g, err := NewGenerator(fullSpec, Params{Steps: 10, MaxMessages: 5, CrashQuota: 2})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(3, 3))
-	base := &fuzzer.Input{Steps: []fuzzer.Step{
-		{Process: 0, Action: fuzzer.Deliver, Messages: 1},
-		{Process: 1, Action: fuzzer.Crash},
-		{Process: 2, Action: fuzzer.Deliver, Messages: 4},
-		{Process: 1, Action: fuzzer.Restart},
-		{Process: 2, Action: fuzzer.Crash},
-		{Process: 0, Action: fuzzer.Request, Value: 1},
+	base := &Input{Steps: []Step{
+		{Process: 0, Action: Deliver, Messages: 1},
+		{Process: 1, Action: Crash},
+		{Process: 2, Action: Deliver, Messages: 4},
+		{Process: 1, Action: Restart},
+		{Process: 2, Action: Crash},
+		{Process: 0, Action: Request, Value: 1},
 	}}
 	for op := Op(0); op < numOps; op++ {
 		t.Run(op.String(), func(t *testing.T) {
@@ -93,15 +91,15 @@ func TestEachOpDoesWhatItSays(t *testing.T) {
 				}
 				switch op {
 				case SwapMessageCounts, ChangeCount:
-					require.Equal(t, countAction(base, fuzzer.Deliver), countAction(in, fuzzer.Deliver))
+					require.Equal(t, countAction(base, Deliver), countAction(in, Deliver))
 				case MoveCrashPair:
 					// the crash still comes before the restart of process 1
 					c, rs := -1, -1
 					for k, s := range in.Steps {
-						if s.Process == 1 && s.Action == fuzzer.Crash {
+						if s.Process == 1 && s.Action == Crash {
 							c = k
 						}
-						if s.Process == 1 && s.Action == fuzzer.Restart {
+						if s.Process == 1 && s.Action == Restart {
 							rs = k
 						}
 					}
@@ -123,7 +121,7 @@ func TestSameSeedSameInputs(t *testing.T) {
 		for i := 0; i < 10; i++ {
 			in = g.Mutate(r, in)
 		}
-		return fuzzer.EncodeInput(in)
+		return EncodeInput(in)
 	}
 	require.Equal(t, gen(), gen())
 }
@@ -133,6 +131,6 @@ func TestParamsValidate(t *testing.T) {
 	require.ErrorContains(t, err, "--steps must be at least 1")
 	_, err = NewGenerator(fullSpec, Params{Steps: 2, MaxMessages: 1, Requests: 3})
 	require.ErrorContains(t, err, "--requests (3) cannot exceed --steps (2)")
-	_, err = NewGenerator(&fuzzer.SystemSpec{Name: "x", Processes: 2, Actions: []fuzzer.Action{fuzzer.Deliver}}, Params{Steps: 2, MaxMessages: 1, Requests: 1})
+	_, err = NewGenerator(&SystemSpec{Name: "x", Processes: 2, Actions: []Action{Deliver}}, Params{Steps: 2, MaxMessages: 1, Requests: 1})
 	require.ErrorContains(t, err, "does not take client requests")
 }

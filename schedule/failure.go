@@ -1,17 +1,10 @@
-package fuzzer
+package schedule
 
 import (
 	"fmt"
 	"runtime"
 	"strings"
 )
-
-// Oracle decides whether an execution shows a bug beyond what the system
-// reported itself. Oracles must be deterministic.
-type Oracle interface {
-	Name() string
-	Check(in *Input, ex *Execution) []Failure
-}
 
 // Guard runs f, the steps of an in-process system, and turns a panic of the
 // system under test into a Failure whose signature is built from the panic

@@ -1,4 +1,4 @@
-package fuzzer
+package schedule
 
 // ModelAction is one step of an execution mapped onto a TLA+ model: the
 // name of an action operator of the model and the values of its formal
