@@ -4,7 +4,7 @@
 //
 // Key layout (the only place it is written down):
 //
-//	m/campaign              JSON fuzzer.Campaign, written once when the campaign starts
+//	m/campaign              JSON campaign.Settings (the stored part), written once when the campaign starts
 //	m/counters              JSON fuzzer.Counters, rewritten by every commit
 //	i/<id: 8 bytes BE>      fuzzer.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet

@@ -268,19 +268,16 @@ func (s *Store) get(key []byte, v any) (bool, error) {
 	return found, nil
 }
 
-// Campaign implements fuzzer.Store.
-func (s *Store) Campaign() (*fuzzer.Campaign, error) {
-	var c fuzzer.Campaign
-	ok, err := s.get(keyCampaign, &c)
-	if err != nil || !ok {
-		return nil, err
-	}
-	return &c, nil
+// Campaign reads the campaign's settings into v (a JSON object, written
+// once by SetCampaign when the campaign started; package campaign owns its
+// fields). It reports false for a corpus that holds no campaign yet.
+func (s *Store) Campaign(v any) (bool, error) {
+	return s.get(keyCampaign, v)
 }
 
-// SetCampaign writes the campaign metadata.
-func (s *Store) SetCampaign(c *fuzzer.Campaign) error {
-	b, err := json.Marshal(c)
+// SetCampaign writes the campaign's settings, as JSON.
+func (s *Store) SetCampaign(v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

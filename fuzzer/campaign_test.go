@@ -27,12 +27,13 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	if c.steps == 0 {
 		c.steps = 50
 	}
-	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: c.steps, MaxMessages: 5, Requests: 2})
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: c.steps, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
-	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}, Seed: c.seed,
-		SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: c.iterations}
+	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
+		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5},
+		Limits: fuzzer.Limits{Iterations: c.iterations}}
 	if c.strategy == "trace" {
 		opt.Guide = fuzzer.TraceMeasure{}
 	}

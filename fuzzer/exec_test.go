@@ -74,14 +74,15 @@ func TestAHangingSystemIsReplaced(t *testing.T) {
 func TestHangsAreBugsAndTheCampaignGoesOn(t *testing.T) {
 	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectHangOnFlush})
 	require.NoError(t, err)
-	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
 	f, err := fuzzer.New(fuzzer.Options{Strategy: "trace", Guide: fuzzer.TraceMeasure{}, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
-		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 600, Pipeline: 8, Parallel: 2,
-		ExecTimeout: 100 * time.Millisecond, Minimize: true, MinimizeBudget: schedule.MinimizeOptions{MaxTries: 300}}, fac, gen, st)
+		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Pipeline: 8},
+		Limits: fuzzer.Limits{Iterations: 600, Parallel: 2, ExecTimeout: 100 * time.Millisecond, Minimize: true,
+			MinimizeBudget: schedule.MinimizeOptions{MaxTries: 300}}}, fac, gen, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)
@@ -120,12 +121,13 @@ func TestAFailingWriteStopsTheCampaign(t *testing.T) {
 	dir := t.TempDir()
 	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
 	require.NoError(t, err)
-	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
 	opt := fuzzer.Options{Strategy: "trace", Guide: fuzzer.TraceMeasure{}, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
-		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 1000, Pipeline: 8, Parallel: 2}
+		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Pipeline: 8},
+		Limits: fuzzer.Limits{Iterations: 1000, Parallel: 2}}
 	f, err := fuzzer.New(opt, fac, gen, &failingStore{Store: st, after: 100})
 	require.NoError(t, err)
 	_, err = f.Run(context.Background())

@@ -20,24 +20,28 @@ type Generator interface {
 	Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input
 }
 
-// Options configure a campaign.
-type Options struct {
-	Strategy       string    // name reported in summaries
-	Guide          Measure   // the measure whose new items make an input interesting; nil: never (random)
-	Measures       []Measure // every measure to report; the guide is added when missing
-	Seed           uint64
-	SeedPopulation int   // random inputs added when the queue is empty or at a reseed
-	ReseedEvery    int   // add SeedPopulation random inputs every this many iterations
-	Mutations      int   // mutants enqueued per new coverage item
-	Iterations     int64 // stop when the campaign's total reaches this (0: no limit)
-	Duration       time.Duration
-	QueueMax       int  // most inputs waiting in the queue; mutants beyond are dropped
-	StopOnBug      bool // stop after the iteration that finds a new bug
+// Params are the loop's settings that shape a campaign's results: they
+// are stored with the campaign and must be the same when it continues
+// (campaign.Settings embeds them; flag tags name their command-line flags).
+type Params struct {
+	Seed           uint64 `json:"seed" flag:"seed"`
+	SeedPopulation int    `json:"seed_population" flag:"seed-population"` // random inputs added when the queue is empty or at a reseed
+	ReseedEvery    int    `json:"reseed_every" flag:"reseed-every"`       // add SeedPopulation random inputs every this many iterations
+	Mutations      int    `json:"mutations" flag:"mutations"`             // mutants enqueued per new coverage item
 	// Pipeline is how many inputs are executed as one batch; a batch is
 	// measured while the next one executes (1: strictly one after the
 	// other). A kill -9 loses at most the executions not yet recorded: up
 	// to two batches.
-	Pipeline int
+	Pipeline int `json:"pipeline,omitempty" flag:"pipeline"`
+}
+
+// Limits are the settings of one session that do not change its
+// results: budget, parallelism, timeouts, background work.
+type Limits struct {
+	Iterations int64 // stop when the campaign's total reaches this (0: no limit)
+	Duration   time.Duration
+	QueueMax   int  // most inputs waiting in the queue; mutants beyond are dropped
+	StopOnBug  bool // stop after the iteration that finds a new bug
 	// Parallel is how many system instances execute the inputs of a batch
 	// at once (1: one). The inputs of a batch are chosen before any runs and
 	// finished in order, so the campaign is the same for every Parallel.
@@ -45,9 +49,24 @@ type Options struct {
 	// ExecTimeout stops an execution that runs longer and records it as a
 	// hang bug (0: no limit).
 	ExecTimeout time.Duration
-	// StatsEvery is how often a stats snapshot is stored (0: never);
-	// OnSnapshot, when set, sees every snapshot stored.
+	// StatsEvery is how often a stats snapshot is stored (0: never).
 	StatsEvery time.Duration
+	// Minimize, when set, minimizes every bug in the background (and the
+	// bugs of earlier sessions not minimized to the end) within
+	// MinimizeBudget; fuzzing goes on meanwhile.
+	Minimize       bool
+	MinimizeBudget schedule.MinimizeOptions
+}
+
+// Options configure a campaign: its settings, its measures and the hooks
+// through which the edges watch it.
+type Options struct {
+	Params
+	Limits
+	Strategy string    // name reported in summaries
+	Guide    Measure   // the measure whose new items make an input interesting; nil: never (random)
+	Measures []Measure // every measure to report; the guide is added when missing
+	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*StatsRecord)
 	// Units, when set, records the code units every execution covers
 	// (Execution.Units, for UnitsMeasure). The counters it reads are global
@@ -57,11 +76,6 @@ type Options struct {
 	// is recorded, with the coverage so far: coverage over iterations.
 	Observe      func(iteration int64, coverage map[string]int)
 	ObserveEvery int64
-	// Minimize, when set, minimizes every bug in the background (and the
-	// bugs of earlier sessions not minimized to the end) within
-	// MinimizeBudget; fuzzing goes on meanwhile.
-	Minimize       bool
-	MinimizeBudget schedule.MinimizeOptions
 	// Progress, when set, is called about every ProgressEvery with current stats.
 	Progress      func(Stats)
 	ProgressEvery time.Duration

@@ -1,7 +1,6 @@
 package fuzzer
 
 import (
-	"encoding/json"
 	"sort"
 	"strconv"
 
@@ -15,35 +14,11 @@ import (
 // Commit is the unit of durability: after it returns, a kill -9 of the
 // process does not lose the batch.
 type Store interface {
-	// Campaign returns the stored campaign metadata, or nil for a new store.
-	Campaign() (*Campaign, error)
 	// Load returns everything a campaign needs to continue: counters,
 	// coverage, bugs, the imported inputs not run yet and the most recent
 	// `recent` inputs kept by fuzzing (all of them when recent < 0).
 	Load(recent int) (*Snapshot, error)
 	Commit(b *Batch) error
-}
-
-// Campaign is the metadata of a campaign, fixed when it starts. Continuing
-// a campaign with different settings is refused (the results would mix).
-type Campaign struct {
-	Version        int             `json:"version"`
-	Adapter        string          `json:"adapter"`
-	AdapterConfig  json.RawMessage `json:"adapter_config"`
-	Strategy       string          `json:"strategy"`
-	Seed           uint64          `json:"seed"`
-	Steps          int             `json:"steps"`
-	MaxMessages    int             `json:"max_messages"`
-	CrashQuota     int             `json:"crash_quota"`
-	Requests       int             `json:"requests"`
-	SeedPopulation int             `json:"seed_population"`
-	ReseedEvery    int             `json:"reseed_every"`
-	Mutations      int             `json:"mutations"`
-	Pipeline       int             `json:"pipeline,omitempty"`
-	Model          string          `json:"model,omitempty"`        // the model guiding or measuring the campaign
-	ModelConfig    string          `json:"model_config,omitempty"` // its cfg when not the default
-	ModelConsts    []string        `json:"model_consts,omitempty"` // its constants set from the system
-	Created        string          `json:"created"`                // RFC 3339, for people; never read by the loop
 }
 
 // Counters are the campaign's running totals.

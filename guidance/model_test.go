@@ -41,7 +41,7 @@ func TestMicrobenchNeverDiverges(t *testing.T) {
 	fac, mm := setup(t, cfg)
 	sys, err := fac.New()
 	require.NoError(t, err)
-	g, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 80, MaxMessages: 5, Requests: 3})
+	g, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 80, MaxMessages: 5, Requests: 3})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(9, 9))
 	states := map[uint64]bool{}
@@ -82,13 +82,14 @@ func TestDivergenceIsReported(t *testing.T) {
 func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
 	cfg := microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectFlushBeforeLast}
 	fac, mm := setup(t, cfg)
-	g, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	g, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
 	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}, mm},
-		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 5000}, fac, g, st)
+		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5},
+		Limits: fuzzer.Limits{Iterations: 5000}}, fac, g, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)

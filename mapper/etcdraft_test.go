@@ -26,7 +26,7 @@ type divergenceStats struct {
 
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
 // replays it on raft.tla.
-func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Params, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
+func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Shape, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
 	t.Helper()
 	fac, err := etcdraft.NewFactory(cfg)
 	require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 	if testing.Short() {
 		runs = 100
 	}
-	p := schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
 	ds, mp := simulateEtcdraft(t, etcdraft.DefaultConfig(), p, runs, 7)
 	ds.log(t, mp)
 	require.Zero(t, ds.diverged, "divergences: %v", ds.reasons)
@@ -131,7 +131,7 @@ func TestEtcdraftConsts(t *testing.T) {
 func TestEtcdraftSeededBugDiverges(t *testing.T) {
 	cfg := etcdraft.DefaultConfig()
 	cfg.Inject = etcdraft.InjectForgetHardState
-	p := schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
 	ds, _ := simulateEtcdraft(t, cfg, p, 100, 7)
 	t.Logf("%d of %d executions diverge: %v", ds.diverged, ds.runs, ds.reasons)
 	require.Greater(t, ds.diverged, 10)

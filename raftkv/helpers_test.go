@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -333,7 +334,7 @@ func (f *fakeFuzzer) eventsOf(id int, types ...string) []string {
 	defer f.mu.Unlock()
 	var out []string
 	for _, ev := range f.events {
-		if ev.Replica != strconv.Itoa(id) || (len(types) > 0 && !contains(types, ev.Type)) {
+		if ev.Replica != strconv.Itoa(id) || (len(types) > 0 && !slices.Contains(types, ev.Type)) {
 			continue
 		}
 		out = append(out, ev.Type+" "+showParams(ev.Params))

@@ -2,6 +2,7 @@ package raftkv
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -30,7 +31,7 @@ func toArgs(t *testing.T, params map[string]any, order []string) []schedule.Arg 
 	var keys []string
 	var rest []string
 	for k := range params {
-		if !contains(order, k) {
+		if !slices.Contains(order, k) {
 			rest = append(rest, k)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func (c *Config) Validate() error {
 	if c.DataDir == "" {
 		return errors.New("raftkv: --data is required")
 	}
-	if c.Inject != "" && !contains(injections, c.Inject) {
+	if c.Inject != "" && !slices.Contains(injections, c.Inject) {
 		return fmt.Errorf("raftkv: unknown --inject %q (known: %s)", c.Inject, strings.Join(injections, ", "))
 	}
 	if c.FuzzerURL == "" && c.Tick <= 0 {
@@ -129,15 +130,6 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("raftkv: --snapshot-every must be at least 1, got %d", c.SnapshotEvery)
 	}
 	return nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // bootstrapSnapshot is every replica's initial state: index 1, term 1,

@@ -5,16 +5,18 @@ import (
 	"math/rand/v2"
 )
 
-// Params shape generated inputs.
-type Params struct {
-	Steps       int // length of a generated input, and the most a mutant may have
-	MaxMessages int // deliver(t) draws t in 1..MaxMessages
-	CrashQuota  int // at most this many crash steps in an input
-	Requests    int // client requests in a generated input
+// Shape describes the generated inputs.
+// They are part of a campaign's stored settings (the flag tags name their
+// command-line flags).
+type Shape struct {
+	Steps       int `json:"steps" flag:"steps"`               // length of a generated input, and the most a mutant may have
+	MaxMessages int `json:"max_messages" flag:"max-messages"` // deliver(t) draws t in 1..MaxMessages
+	CrashQuota  int `json:"crash_quota" flag:"crash-quota"`   // at most this many crash steps in an input
+	Requests    int `json:"requests" flag:"requests"`         // client requests in a generated input
 }
 
 // Validate checks the parameters.
-func (p Params) Validate() error {
+func (p Shape) Validate() error {
 	switch {
 	case p.Steps < 1:
 		return fmt.Errorf("--steps must be at least 1, got %d", p.Steps)
@@ -33,14 +35,14 @@ func (p Params) Validate() error {
 // Generator makes and mutates inputs for one system.
 type Generator struct {
 	spec    *SystemSpec
-	p       Params
+	p       Shape
 	targets []int // processes that accept requests
 	// actions the system supports besides deliver and request, for random steps
 	crash, restart, timeout bool
 }
 
 // NewGenerator returns a generator for the system described by spec.
-func NewGenerator(spec *SystemSpec, p Params) (*Generator, error) {
+func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -67,11 +69,11 @@ func NewGenerator(spec *SystemSpec, p Params) (*Generator, error) {
 	return g, nil
 }
 
-// Params returns the generator's parameters.
-func (g *Generator) Params() Params { return g.p }
+// Shape returns the shape of the inputs the generator makes.
+func (g *Generator) Shape() Shape { return g.p }
 
-// Random generates an input of Params.Steps steps with exactly
-// Params.Requests requests at random positions. Crashes stay within the
+// Random generates an input of Shape.Steps steps with exactly
+// Shape.Requests requests at random positions. Crashes stay within the
 // quota and restarts follow crashes of the same process.
 func (g *Generator) Random(r *rand.Rand) *Input {
 	n := g.p.Steps

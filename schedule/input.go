@@ -225,9 +225,15 @@ func jsonErr(data []byte, err error) string {
 	if off < 0 {
 		return err.Error()
 	}
-	// Offset counts the bytes read, the offending one included.
-	line, col := 1, 1
-	for i := int64(0); i < off-1 && i < int64(len(data)); i++ {
+	line, col := LineColumn(data, off)
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+// LineColumn is the position of the byte encoding/json's errors point at:
+// their Offset counts the bytes read, the offending one included.
+func LineColumn(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset-1 && i < int64(len(data)); i++ {
 		if data[i] == '\n' {
 			line++
 			col = 1
@@ -235,5 +241,5 @@ func jsonErr(data []byte, err error) string {
 			col++
 		}
 	}
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	return line, col
 }

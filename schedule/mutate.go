@@ -31,8 +31,8 @@ func (o Op) String() string {
 }
 
 // Mutate returns a mutant of in: a copy with one to three mutations applied.
-// The mutant keeps the generator's invariants: at most Params.Steps steps,
-// at least one step, at most Params.CrashQuota crashes. in is not modified.
+// The mutant keeps the generator's invariants: at most Shape.Steps steps,
+// at least one step, at most Shape.CrashQuota crashes. in is not modified.
 func (g *Generator) Mutate(r *rand.Rand, in *Input) *Input {
 	out := in.Clone()
 	n := 1

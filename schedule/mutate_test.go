@@ -20,7 +20,7 @@ func countAction(in *Input, a Action) int {
 }
 
 func TestRandomRespectsParams(t *testing.T) {
-	p := Params{Steps: 40, MaxMessages: 4, CrashQuota: 3, Requests: 5}
+	p := Shape{Steps: 40, MaxMessages: 4, CrashQuota: 3, Requests: 5}
 	g, err := NewGenerator(fullSpec, p)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -39,7 +39,7 @@ func TestRandomRespectsParams(t *testing.T) {
 }
 
 func TestMutantsStayValid(t *testing.T) {
-	p := Params{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
+	p := Shape{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
 	g, err := NewGenerator(fullSpec, p)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(7, 7))
@@ -62,7 +62,7 @@ func TestMutantsStayValid(t *testing.T) {
 }
 
 func TestEachOpDoesWhatItSays(t *testing.T) {
-	g, err := NewGenerator(fullSpec, Params{Steps: 10, MaxMessages: 5, CrashQuota: 2})
+	g, err := NewGenerator(fullSpec, Shape{Steps: 10, MaxMessages: 5, CrashQuota: 2})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(3, 3))
 	base := &Input{Steps: []Step{
@@ -113,7 +113,7 @@ func TestEachOpDoesWhatItSays(t *testing.T) {
 }
 
 func TestSameSeedSameInputs(t *testing.T) {
-	g, err := NewGenerator(fullSpec, Params{Steps: 20, MaxMessages: 3, CrashQuota: 2, Requests: 2})
+	g, err := NewGenerator(fullSpec, Shape{Steps: 20, MaxMessages: 3, CrashQuota: 2, Requests: 2})
 	require.NoError(t, err)
 	gen := func() []byte {
 		r := rand.New(rand.NewPCG(42, 0))
@@ -127,10 +127,10 @@ func TestSameSeedSameInputs(t *testing.T) {
 }
 
 func TestParamsValidate(t *testing.T) {
-	_, err := NewGenerator(fullSpec, Params{Steps: 0, MaxMessages: 1})
+	_, err := NewGenerator(fullSpec, Shape{Steps: 0, MaxMessages: 1})
 	require.ErrorContains(t, err, "--steps must be at least 1")
-	_, err = NewGenerator(fullSpec, Params{Steps: 2, MaxMessages: 1, Requests: 3})
+	_, err = NewGenerator(fullSpec, Shape{Steps: 2, MaxMessages: 1, Requests: 3})
 	require.ErrorContains(t, err, "--requests (3) cannot exceed --steps (2)")
-	_, err = NewGenerator(&SystemSpec{Name: "x", Processes: 2, Actions: []Action{Deliver}}, Params{Steps: 2, MaxMessages: 1, Requests: 1})
+	_, err = NewGenerator(&SystemSpec{Name: "x", Processes: 2, Actions: []Action{Deliver}}, Shape{Steps: 2, MaxMessages: 1, Requests: 1})
 	require.ErrorContains(t, err, "does not take client requests")
 }

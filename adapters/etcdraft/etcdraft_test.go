@@ -49,7 +49,7 @@ func TestDeterministicTraces(t *testing.T) {
 	for _, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
 		f, s1 := newSystem(t, cfg)
 		_, s2 := newSystem(t, cfg)
-		g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
 		require.NoError(t, err)
 		r := rand.New(rand.NewPCG(1, 1))
 		runs := 1000 // per configuration: 2000 in all
@@ -74,7 +74,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 	}
 	for ci, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
 		f, s := newSystem(t, cfg)
-		g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
+		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
 		require.NoError(t, err)
 		r := rand.New(rand.NewPCG(2, uint64(ci)))
 		in := g.Random(r)
@@ -235,7 +235,7 @@ func TestSkips(t *testing.T) {
 
 func BenchmarkExecute(b *testing.B) {
 	f, s := newSystem(b, DefaultConfig())
-	g, _ := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+	g, _ := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
 	r := rand.New(rand.NewPCG(1, 1))
 	ins := make([]*schedule.Input, 256)
 	for i := range ins {

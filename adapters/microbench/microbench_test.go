@@ -31,7 +31,7 @@ func run(t testing.TB, s schedule.System, in *schedule.Input) (*schedule.Executi
 func TestDeterministicTraces(t *testing.T) {
 	f, s1 := newSystem(t, Config{Workers: 3, Tasks: 5, Inject: InjectFlushBeforeLast})
 	_, s2 := newSystem(t, Config{Workers: 3, Tasks: 5, Inject: InjectFlushBeforeLast})
-	g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := 0; i < 2000; i++ {
@@ -46,7 +46,7 @@ func TestDeterministicTraces(t *testing.T) {
 
 func TestCorrectSystemNeverFails(t *testing.T) {
 	f, s := newSystem(t, Config{Workers: 3, Tasks: 5})
-	g, err := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 60, MaxMessages: 5, Requests: 3})
+	g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 60, MaxMessages: 5, Requests: 3})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(2, 2))
 	in := g.Random(r)
@@ -123,7 +123,7 @@ func TestConfigErrors(t *testing.T) {
 
 func BenchmarkExecute(b *testing.B) {
 	f, s := newSystem(b, Config{Workers: 3, Tasks: 5})
-	g, _ := schedule.NewGenerator(f.Spec(), schedule.Params{Steps: 50, MaxMessages: 5, Requests: 2})
+	g, _ := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
 	r := rand.New(rand.NewPCG(1, 1))
 	ins := make([]*schedule.Input, 256)
 	for i := range ins {

@@ -21,7 +21,7 @@ func BenchmarkExecute(b *testing.B) {
 	for _, quiet := range []string{"20ms", "2ms", "0s"} {
 		b.Run("quiet="+quiet, func(b *testing.B) {
 			fac, s := newFake(b, fakeCluster(3, func(c map[string]any) { c["quiet"] = quiet }), nil)
-			g, err := schedule.NewGenerator(fac.Spec(), schedule.Params{Steps: 30, MaxMessages: 3, CrashQuota: 2, Requests: 4})
+			g, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 30, MaxMessages: 3, CrashQuota: 2, Requests: 4})
 			require.NoError(b, err)
 			r := rand.New(rand.NewPCG(1, 2))
 			inputs := make([]*schedule.Input, 16)

@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Cluster is the content of a cluster file: how to start the replicas and
@@ -161,7 +164,7 @@ func (c *Cluster) validate() error {
 	}
 	checkVars := func(field, s string, allowed []string) {
 		for _, p := range placeholderRE.FindAllString(s, -1) {
-			if !contains(allowed, p) {
+			if !slices.Contains(allowed, p) {
 				bad(field, "unknown placeholder %s (known: %s)", p, strings.Join(allowed, " "))
 			}
 		}
@@ -179,7 +182,7 @@ func (c *Cluster) validate() error {
 	for i, a := range c.Args {
 		checkVars(fmt.Sprintf("args[%d]", i), a, processVars)
 	}
-	for _, k := range sortedKeys(c.Env) {
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		switch {
 		case k == "" || strings.ContainsAny(k, "= \t\n"):
 			bad("env", "bad variable name %q", k)
@@ -325,32 +328,6 @@ func jsonError(data []byte, err error) error {
 	if off < 0 {
 		return errors.New(msg)
 	}
-	line, col := 1, 1
-	for i := int64(0); i < off-1 && i < int64(len(data)); i++ {
-		if data[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+	line, col := schedule.LineColumn(data, off)
 	return fmt.Errorf("line %d, column %d: %s", line, col, msg)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,7 +99,7 @@ func Linearizable(h History) (porcupine.CheckResult, string) {
 		byKey[o.Key] = append(byKey[o.Key], o)
 	}
 	result := porcupine.Ok
-	for _, k := range sortedKeys(byKey) {
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
 		switch porcupine.CheckOperationsTimeout(kvModel, operations(byKey[k]), checkTimeout) {
 		case porcupine.Illegal:
 			return porcupine.Illegal, k

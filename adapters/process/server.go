@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,7 +216,7 @@ func (e *execution) handleEvent(w http.ResponseWriter, r *http.Request) {
 		e.reply(w, r, `missing "type"`)
 		return
 	}
-	if contains(reservedKinds, ev.Type) {
+	if slices.Contains(reservedKinds, ev.Type) {
 		e.reply(w, r, fmt.Sprintf("type %q is reserved for the fuzzer's own events", ev.Type))
 		return
 	}
@@ -312,7 +313,7 @@ func paramArgs(raw json.RawMessage, order []string, keep func(string, json.RawMe
 	}
 	rest := make([]string, 0, len(m))
 	for k := range m {
-		if !contains(order, k) {
+		if !slices.Contains(order, k) {
 			rest = append(rest, k)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -308,7 +309,7 @@ func (e *execution) startReplica(r *replica) error {
 		argv = append(argv, cl.expand(a, r.vars))
 	}
 	var extra []string
-	for _, k := range sortedKeys(cl.Env) {
+	for _, k := range slices.Sorted(maps.Keys(cl.Env)) {
 		extra = append(extra, k+"="+cl.expand(cl.Env[k], r.vars))
 	}
 	wd := cl.resolvePath(cl.expand(cl.Workdir, r.vars))

@@ -1,8 +1,10 @@
 // Command modelfuzz fuzzes the schedules of distributed systems, guided by
 // coverage (of TLA+ model states, of happens-before traces, or none).
 //
-// This package is wiring only: flags, output formats, signals. The logic
-// lives in fuzzer/, mutate/, corpus/ and adapters/.
+// This package is the cobra commands and their printing only: flags, output
+// formats, signals. The logic lives in campaign/ (assembling and replaying
+// campaigns), fuzzer/ (the loop), schedule/ (the input), guidance/
+// (the measures), corpus/, adapters/ and tlc/.
 package main
 
 import (

@@ -4,20 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 func newReplayCmd() *cobra.Command {
 	var (
-		af        adapterFlags
+		af        campaign.SystemFlags
 		corpusDir string
 		jsonOut   bool
 		original  bool
@@ -41,51 +39,19 @@ byte for byte (--json prints it).`,
 			if repeat < 1 {
 				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
 			}
-			var chk *fuzzer.Checker
-			var spec *schedule.SystemSpec
-			var signature string
-			var in *schedule.Input
-			var what string
-			if corpusDir == "" {
-				data, err := os.ReadFile(args[0])
-				if err != nil {
-					return fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
-				}
-				if in, err = schedule.DecodeInput(data); err != nil {
-					return fmt.Errorf("%s: %v", args[0], err)
-				}
-				fac, _, err := af.factory()
-				if err != nil {
-					return err
-				}
-				defer closeFactory(fac)
-				what, spec, chk = args[0], fac.Spec(), fuzzer.NewChecker(fac, nil, timeout)
-			} else {
-				env, err := openCampaign(corpusDir)
-				if err != nil {
-					return err
-				}
-				defer env.close()
-				if in, what, err = env.resolveInput(args[0], original); err != nil {
-					return err
-				}
-				if strings.HasPrefix(args[0], "B") {
-					if b, err := env.store.Bug(args[0]); err == nil {
-						signature = b.Signature
-					}
-				}
-				if chk, err = env.checker(timeout); err != nil {
-					return err
-				}
-				spec = env.fac.Spec()
+			t, err := campaign.OpenTarget(corpusDir, af, args[0], original, timeout)
+			if err != nil {
+				return err
 			}
+			defer t.Close()
+			chk, in, what, spec := t.Checker, t.Input, t.What, t.Spec
 			ex, _, err := chk.Run(in)
 			if err != nil {
 				return fmt.Errorf("replay %s: %v", what, err)
 			}
 			w := cmd.OutOrStdout()
 			if repeat > 1 {
-				return replayRepeat(w, chk, in, ex, what, signature, repeat)
+				return replayRepeat(w, chk, in, ex, what, t.Signature, repeat)
 			}
 			if jsonOut {
 				w.Write(schedule.EncodeTrace(ex.Trace))
@@ -97,12 +63,12 @@ byte for byte (--json prints it).`,
 				fmt.Fprintln(w, "\nno failure")
 			}
 			for _, f := range ex.Failures {
-				fmt.Fprintf(w, "\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
+				fmt.Fprint(w, campaign.FailureText(f))
 			}
 			return nil
 		},
 	}
-	af.register(cmd.Flags())
+	af.Register(cmd.Flags())
 	cmd.Flags().StringVar(&corpusDir, "corpus", "", "campaign directory holding the input, and the system's configuration")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the event trace as JSON instead of a timeline")
 	cmd.Flags().BoolVar(&original, "original", false, "for a bug: replay the input that found it, not its minimized input")
@@ -146,35 +112,4 @@ func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *schedule.Input, first *s
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-// resolveInput finds the input an argument names: a JSON file, an input
-// id or a bug id of the campaign.
-func (e *campaignEnv) resolveInput(arg string, original bool) (*schedule.Input, string, error) {
-	if data, err := os.ReadFile(arg); err == nil {
-		in, err := schedule.DecodeInput(data)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", arg, err)
-		}
-		return in, arg, nil
-	}
-	if strings.HasPrefix(arg, "B") {
-		bug, err := e.store.Bug(arg)
-		if err != nil {
-			return nil, "", err
-		}
-		if original || bug.Minimized == nil {
-			return bug.Input, "bug " + bug.ID, nil
-		}
-		return bug.Minimized, "bug " + bug.ID + " (minimized)", nil
-	}
-	id, err := strconv.ParseUint(arg, 10, 64)
-	if err != nil {
-		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
-	}
-	rec, err := e.store.Input(id)
-	if err != nil {
-		return nil, "", err
-	}
-	return rec.Input, "input " + arg, nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
-	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 )
 
 func newTLCCmd() *cobra.Command {
@@ -83,7 +82,7 @@ func runTLCCheck(w io.Writer, spec, config string, workers int, jsonOut bool) er
 	}
 	m, err := eval.Load(spec, config)
 	if err != nil {
-		code, res := loadFailure(err)
+		code, res := check.LoadFailure(err)
 		if jsonOut {
 			printTLCJSON(w, &tlcJSON{Result: res, Error: err.Error(), DurationS: round3(time.Since(start).Seconds())})
 			return &exitError{code, errors.New("")}
@@ -126,22 +125,6 @@ func runTLCCheck(w io.Writer, spec, config string, workers int, jsonOut bool) er
 		return &exitError{res.ExitCode, errors.New("")}
 	}
 	return nil
-}
-
-func loadFailure(err error) (int, string) {
-	var se *syntax.Error
-	var le *eval.LoadError
-	var ce *eval.ConfigError
-	var af *eval.AssumeFailure
-	switch {
-	case errors.As(err, &af):
-		return check.ExitAssumption, "assumption"
-	case errors.As(err, &ce):
-		return check.ExitConfig, "config-error"
-	case errors.As(err, &se), errors.As(err, &le):
-		return check.ExitParse, "parse-error"
-	}
-	return check.ExitFailure, "error"
 }
 
 func printTLCJSON(w io.Writer, v *tlcJSON) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
@@ -94,7 +95,7 @@ func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
 	defer ln.Close()
 	m, err := models.Load(models.Spec{Model: f.model, Config: f.config, Consts: f.consts})
 	if err != nil {
-		code, _ := loadFailure(err)
+		code, _ := check.LoadFailure(err)
 		return &exitError{code, err}
 	}
 	m.Out = stderr // Print and PrintT must not mix with the ready line

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
@@ -42,13 +42,13 @@ arrays (tuples) and objects (records).`,
 			if err != nil {
 				return err
 			}
-			req, err := decodeSimRequest(data)
+			req, err := sim.DecodeRequest(data)
 			if err != nil {
 				return fmt.Errorf("%s: %v", args[0], err)
 			}
 			m, err := models.Load(spec)
 			if err != nil {
-				code, _ := loadFailure(err)
+				code, _ := check.LoadFailure(err)
 				return &exitError{code, err}
 			}
 			s, err := sim.New(m, 0)
@@ -79,46 +79,12 @@ arrays (tuples) and objects (records).`,
 	return cmd
 }
 
-// decodeSimRequest accepts an array of actions or a request object.
-func decodeSimRequest(data []byte) (*sim.Request, error) {
-	data = bytes.TrimSpace(data)
-	req := &sim.Request{}
-	var err error
-	if len(data) > 0 && data[0] == '[' {
-		err = strictJSON(data, &req.Actions)
-	} else {
-		err = strictJSON(data, req)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for i, a := range req.Actions {
-		if a.Name == "" {
-			return nil, fmt.Errorf("action %d has no \"name\"", i)
-		}
-	}
-	return req, nil
-}
-
-func strictJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid JSON: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("invalid JSON: trailing data")
-	}
-	return nil
-}
-
 func printSimulation(w io.Writer, req *sim.Request, res *sim.Result) {
 	for i, st := range res.States {
 		what := "<Initial predicate>"
 		if st.Index > 0 {
 			a := req.Actions[st.Index-1]
-			what = fmt.Sprintf("<%s %s> (action %d)", a.Name, paramsText(a.Params), st.Index-1)
+			what = fmt.Sprintf("<%s %s> (action %d)", a.Name, campaign.ParamsText(a.Params), st.Index-1)
 		}
 		fmt.Fprintf(w, "State %d: %s key %s\n", i+1, what, st.Key)
 		names := make([]string, 0, len(st.State))
@@ -142,9 +108,4 @@ func printSimulation(w io.Writer, req *sim.Request, res *sim.Result) {
 	} else {
 		fmt.Fprintf(w, "All %d actions replayed; %d abstract states visited.\n", len(req.Actions), len(res.States))
 	}
-}
-
-func paramsText(p map[string]any) string {
-	b, _ := json.Marshal(p)
-	return string(b)
 }

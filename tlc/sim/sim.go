@@ -13,6 +13,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -308,7 +309,7 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, a *Action) (next
 	if len(a.Params) > len(ai.Params) {
 		var extra []string
 		for k := range a.Params {
-			if !contains(ai.Params, k) {
+			if !slices.Contains(ai.Params, k) {
 				extra = append(extra, k)
 			}
 		}
@@ -339,15 +340,6 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, a *Action) (next
 		return nil, 0, false, "not enabled", nil
 	}
 	return first, count, false, "", nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Simulator) stateJSON(st []value.Value) (map[string]json.RawMessage, error) {

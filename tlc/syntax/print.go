@@ -361,27 +361,34 @@ func writeFields(b *strings.Builder, fs []FieldVal, sep string) {
 // quoteTLA renders a string literal with TLA+ escapes.
 func quoteTLA(s string) string {
 	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
+	WriteQuoted(&b, s)
+	return b.String()
+}
+
+// WriteQuoted writes s as a TLA+ string literal, with TLA+'s escapes
+// (TLC prints string values the same way). Bytes that are not special
+// are written as they are.
+func WriteQuoted(sb *strings.Builder, s string) {
+	sb.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
 		case '"':
-			b.WriteString(`\"`)
+			sb.WriteString(`\"`)
 		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
+			sb.WriteString(`\\`)
 		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
+			sb.WriteString(`\t`)
+		case '\n':
+			sb.WriteString(`\n`)
 		case '\f':
-			b.WriteString(`\f`)
+			sb.WriteString(`\f`)
+		case '\r':
+			sb.WriteString(`\r`)
 		default:
-			b.WriteRune(r)
+			sb.WriteByte(c)
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	sb.WriteByte('"')
 }
 
 // UnitString renders a unit on one line (definitions with their bodies).

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 )
 
 // Printing follows TLC's format for error traces:
@@ -31,7 +33,7 @@ func (i Int) String() string { return strconv.FormatInt(int64(i), 10) }
 
 func (s Str) String() string {
 	var sb strings.Builder
-	writeStr(&sb, string(s))
+	syntax.WriteQuoted(&sb, string(s))
 	return sb.String()
 }
 
@@ -66,29 +68,6 @@ func short(v Value) string {
 	return s
 }
 
-func writeStr(sb *strings.Builder, s string) {
-	sb.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			sb.WriteString(`\"`)
-		case '\\':
-			sb.WriteString(`\\`)
-		case '\t':
-			sb.WriteString(`\t`)
-		case '\n':
-			sb.WriteString(`\n`)
-		case '\f':
-			sb.WriteString(`\f`)
-		case '\r':
-			sb.WriteString(`\r`)
-		default:
-			sb.WriteByte(c)
-		}
-	}
-	sb.WriteByte('"')
-}
-
 // isFieldName tells whether a record field prints as a name (TLC prints a
 // record whose fields are not all identifiers as a function).
 func isFieldName(s string) bool {
@@ -121,7 +100,7 @@ func write(sb *strings.Builder, v Value) {
 	case Bool, Int, ModelValue:
 		sb.WriteString(x.String())
 	case Str:
-		writeStr(sb, string(x))
+		syntax.WriteQuoted(sb, string(x))
 	case *Set:
 		writeList(sb, "{", ", ", "}", x.elems)
 	case *Func:

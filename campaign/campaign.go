@@ -1,0 +1,275 @@
+package campaign
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// Hooks are how the edges (a terminal, a log) watch a running campaign.
+type Hooks struct {
+	Logger   hclog.Logger
+	Progress func(fuzzer.Stats)
+	Logf     func(format string, args ...any)
+}
+
+// Campaign is a campaign ready to run: its system, its store, its model
+// engine and its loop, assembled from Settings.
+type Campaign struct {
+	Settings *Settings
+	System   *System
+	Store    *corpus.Store
+	// Continued is true when the corpus already held this campaign.
+	Continued bool
+
+	fz      *fuzzer.Fuzzer
+	mapper  schedule.Mapper
+	logger  hclog.Logger
+	closers []func() // run in reverse order by Close
+}
+
+// Prepare assembles the campaign s describes: it validates the settings,
+// builds the system and its input generator, opens the corpus (refusing
+// to continue a campaign with other stored settings), starts the model
+// engine and the measures, and makes the loop. given reports whether a
+// flag was set on the command line (defaults that depend on the system
+// apply only to flags not given). On error, nothing is left open.
+func Prepare(s *Settings, given func(flag string) bool, h Hooks) (*Campaign, error) {
+	if h.Logger == nil {
+		h.Logger = hclog.NewNullLogger()
+	}
+	c := &Campaign{Settings: s, logger: h.Logger}
+	if err := c.prepare(given, h); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
+	s := c.Settings
+	if err := s.validate(given); err != nil {
+		return err
+	}
+	if s.Model != "" && !given("adapter") {
+		if name := AdapterForModel(s.Model); name != "" {
+			s.System.Adapter = name // the model names its system: raft.tla goes with etcdraft
+		}
+	}
+	if c.System, err = s.System.Open(h.Logger); err != nil {
+		return err
+	}
+	c.closers = append(c.closers, c.System.Close)
+	ad := c.System.Adapter
+	// Line coverage: measured for every strategy in a coverage build, for
+	// the adapters whose system runs in this process.
+	var lines *lineTracker
+	if ad.LineCoverage {
+		lines, err = newLineTracker()
+		if err != nil && s.Strategy == "line" {
+			return fmt.Errorf("--strategy line needs a coverage build of modelfuzz: make cover, then run ./modelfuzz-cover (%v)", err)
+		}
+	} else if s.Strategy == "line" {
+		return fmt.Errorf("--strategy line: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", ad.Name)
+	}
+	spec := c.System.Spec()
+	if s.Steps == 0 {
+		s.Steps = ad.Steps
+	}
+	if s.Requests < 0 {
+		s.Requests = ad.Requests
+	}
+	if !spec.Supports(schedule.Crash) && !given("crash-quota") {
+		s.CrashQuota = 0
+	}
+	gen, err := schedule.NewGenerator(spec, s.Shape)
+	if err != nil {
+		return err
+	}
+	if s.CorpusDir == "" {
+		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
+	}
+	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
+	if s.Model != "" {
+		if st, err := os.Stat(s.Model); (err != nil || st.IsDir()) && IsEmbeddedModel(s.Model) && trimTLA(s.Model) != trimTLA(ad.Model) {
+			return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", ad.Name, ad.Model, s.Model)
+		}
+		if c.mapper, s.ModelConsts, err = c.System.Mapper(); err != nil {
+			return err
+		}
+	}
+	if err := c.openStore(); err != nil {
+		return err
+	}
+	opt, err := c.options(lines)
+	if err != nil {
+		return err
+	}
+	opt.Progress, opt.Logf = h.Progress, h.Logf
+	c.fz, err = fuzzer.New(opt, c.System, gen, c.Store)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// openStore opens the corpus and stores the settings of a new campaign or
+// checks those of a continued one.
+func (c *Campaign) openStore() error {
+	s := c.Settings
+	store, err := corpus.Open(s.CorpusDir, corpus.Options{Fresh: s.Fresh})
+	if err != nil {
+		return err
+	}
+	c.Store = store
+	c.closers = append(c.closers, func() { store.Close() })
+	var old Settings
+	found, err := store.Campaign(&old)
+	if err != nil {
+		return err
+	}
+	if s.Pipeline == 0 {
+		// Not given: a continued campaign keeps its own; a new one batches
+		// at least as many inputs as run at once.
+		s.Pipeline = max(8, s.Parallel)
+		if found && old.Pipeline > 0 {
+			s.Pipeline = old.Pipeline
+		}
+	}
+	if s.Parallel > s.Pipeline {
+		c.logger.Warn("only --pipeline inputs run at once", "parallel", s.Parallel, "pipeline", s.Pipeline)
+	}
+	if !found {
+		return store.SetCampaign(s)
+	}
+	if diff := old.Diff(s); diff != "" {
+		return fmt.Errorf("corpus %s holds a campaign with %s; run with the same settings to continue it, or add --fresh to start over", s.CorpusDir, diff)
+	}
+	c.Continued = true
+	c.logger.Info("continuing campaign", "corpus", s.CorpusDir, "created", old.Created)
+	return nil
+}
+
+// options assembles the loop's options: the measures (traces always,
+// lines in a coverage build, the model with one), the guide, and the
+// series and heap-profile hooks.
+func (c *Campaign) options(lines *lineTracker) (fuzzer.Options, error) {
+	s := c.Settings
+	opt := fuzzer.Options{Params: s.Params, Limits: s.Limits, Strategy: s.Strategy,
+		Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}}
+	if s.Strategy == "trace" {
+		opt.Guide = fuzzer.TraceMeasure{}
+	}
+	if lines != nil {
+		opt.Units = lines
+		opt.Measures = append(opt.Measures, fuzzer.UnitsMeasure{})
+		if s.Strategy == "line" {
+			opt.Guide = fuzzer.UnitsMeasure{}
+		}
+		if s.Parallel > 1 {
+			c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+		}
+	}
+	if c.mapper != nil {
+		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Engine, c.logger)
+		if err != nil {
+			return opt, err
+		}
+		c.closers = append(c.closers, stop)
+		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator}
+		opt.Measures = append(opt.Measures, mm)
+		if s.Strategy == "model" {
+			opt.Guide = mm
+		}
+	}
+	if s.Series != "" {
+		sf, err := os.Create(s.Series)
+		if err != nil {
+			return opt, fmt.Errorf("--series: %v", err)
+		}
+		bw := bufio.NewWriter(sf)
+		c.closers = append(c.closers, func() { sf.Close() }, func() { bw.Flush() })
+		enc := json.NewEncoder(bw)
+		opt.ObserveEvery = s.SeriesEvery
+		opt.Observe = func(iter int64, cov map[string]int) {
+			enc.Encode(SeriesPoint{Iteration: iter, Coverage: cov})
+		}
+	}
+	if s.MemProfile != "" {
+		var peak int64
+		opt.OnSnapshot = func(r *fuzzer.StatsRecord) {
+			if r.HeapBytes > peak {
+				peak = r.HeapBytes
+				if err := writeHeapProfile(s.MemProfile, false); err != nil {
+					c.logger.Error("--memprofile", "error", err)
+				}
+			}
+		}
+	}
+	return opt, nil
+}
+
+// SeriesPoint is one line of --series: coverage after an iteration.
+type SeriesPoint struct {
+	Iteration int64          `json:"iteration"`
+	Coverage  map[string]int `json:"coverage"`
+}
+
+// Run fuzzes until the budget is used up or ctx is cancelled (see
+// fuzzer.Fuzzer.Run).
+func (c *Campaign) Run(ctx context.Context) (*fuzzer.Summary, error) {
+	sum, err := c.fz.Run(ctx)
+	if c.Settings.MemProfile != "" && c.Settings.StatsEvery == 0 {
+		if err := writeHeapProfile(c.Settings.MemProfile, true); err != nil {
+			c.logger.Error("--memprofile", "error", err)
+		}
+		runtime.KeepAlive(c.fz) // the campaign's memory is what the profile is for
+	}
+	if sum != nil && err != nil {
+		sum.StoppedEarly = "by the error below"
+	}
+	return sum, err
+}
+
+// Unmapped counts, by type, the events the model's mapper does not turn
+// into model actions (nil without a model or a mapper that counts them).
+func (c *Campaign) Unmapped() map[string]int {
+	if u, ok := c.mapper.(interface{ Unmapped() map[string]int }); ok {
+		return u.Unmapped()
+	}
+	return nil
+}
+
+// Close stops the model engine, closes the corpus and stops the system.
+func (c *Campaign) Close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i]()
+	}
+	c.closers = nil
+}
+
+// writeHeapProfile writes the heap profile as of the last garbage
+// collection (gc: collect first, for the live heap now).
+func writeHeapProfile(path string, gc bool) error {
+	pf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	if gc {
+		runtime.GC()
+	}
+	return pprof.WriteHeapProfile(pf)
+}

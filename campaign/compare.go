@@ -1,0 +1,320 @@
+package campaign
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/linecov"
+	"github.com/modelfuzz/modelfuzz/report"
+)
+
+// Comparison is a comparison of strategies on one system: Runs campaigns
+// of each strategy with the seeds Seed, Seed+1, ..., each a modelfuzz
+// process of its own (so line coverage counters never mix).
+type Comparison struct {
+	System     SystemFlags
+	SystemArgs []string // the adapter flags as given, passed to every campaign
+	Model      string
+	Strategies string // comma-separated
+	Base       string // compared against every other strategy
+	Runs       int
+	Iterations int64
+	Parallel   int // campaigns at once
+	Out        string
+	Seed       uint64
+	Points     int // coverage samples per campaign
+	Steps      int
+	Mutations  int
+	Keep       bool
+	StopOnBug  bool
+	// Started, when set, is told how many campaigns will run; Done, when
+	// set, is called as each one ends (err: it failed).
+	Started func(campaigns int, strategies []string)
+	Done    func(done, total int, strategy string, seed uint64, r *report.Run, err error)
+
+	names []string // the strategies, parsed
+}
+
+// compareJob is one campaign of a comparison.
+type compareJob struct {
+	strategy string
+	seed     uint64
+	dir      string
+	args     []string
+}
+
+// validate checks the comparison's settings; it also checks that the
+// adapter flags describe a valid system.
+func (c *Comparison) validate() error {
+	if c.Out == "" {
+		return fmt.Errorf("--out DIR is required")
+	}
+	if c.Runs < 1 || c.Iterations < 1 || c.Parallel < 1 || c.Points < 1 {
+		return fmt.Errorf("--runs, --iterations, --parallel and --points must be at least 1")
+	}
+	ad, err := LookupAdapter(c.System.Adapter)
+	if err != nil {
+		return err
+	}
+	sys, err := c.System.Open(nil)
+	if err != nil {
+		return err
+	}
+	sys.Close()
+	if c.names, err = parseStrategies(c.Strategies); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, s := range c.names {
+		seen[s] = true
+	}
+	if len(c.names) < 2 {
+		return fmt.Errorf("--strategies needs at least two strategies to compare, got %q", c.Strategies)
+	}
+	if !seen[c.Base] {
+		return fmt.Errorf("--base %s is not one of --strategies %s", c.Base, strings.Join(c.names, ","))
+	}
+	if seen["model"] && c.Model == "" {
+		return fmt.Errorf("strategy model needs --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
+	}
+	if seen["line"] {
+		if !ad.LineCoverage {
+			return fmt.Errorf("strategy line: adapter %s has no line coverage (etcdraft has)", c.System.Adapter)
+		}
+		if err := linecov.Available(); err != nil {
+			return fmt.Errorf("strategy line needs the coverage build: make cover, then ./modelfuzz-cover compare ... (%v)", err)
+		}
+	}
+	return nil
+}
+
+// parseStrategies splits a comma-separated list of strategies, dropping
+// blanks and repeats; an unknown one is an error.
+func parseStrategies(list string) ([]string, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		if _, ok := strategies[s]; !ok {
+			return nil, fmt.Errorf("unknown strategy %q in --strategies (known: model, line, trace, random)", s)
+		}
+		seen[s] = true
+		names = append(names, s)
+	}
+	return names, nil
+}
+
+// jobs are the campaigns of the comparison, strategy by strategy.
+func (c *Comparison) jobs(runsDir string) []compareJob {
+	common := append([]string(nil), c.SystemArgs...)
+	common = append(common, "--adapter", c.System.Adapter)
+	if c.Model != "" {
+		common = append(common, "--model", c.Model, "--tlc", "inproc")
+	}
+	if c.Steps > 0 {
+		common = append(common, "--steps", strconv.Itoa(c.Steps))
+	}
+	if c.Mutations > 0 {
+		common = append(common, "--mutations", strconv.Itoa(c.Mutations))
+	}
+	every := max(1, c.Iterations/int64(c.Points))
+	var jobs []compareJob
+	for _, s := range c.names {
+		for _, seed := range c.seeds() {
+			dir := filepath.Join(runsDir, fmt.Sprintf("%s-%d", s, seed))
+			args := append([]string{"run"}, common...)
+			args = append(args, "--strategy", s, "--seed", strconv.FormatUint(seed, 10),
+				"--iterations", strconv.FormatInt(c.Iterations, 10), "--corpus", filepath.Join(dir, "corpus"), "--fresh",
+				"--series", filepath.Join(dir, "series.jsonl"), "--series-every", strconv.FormatInt(every, 10),
+				"--parallel", "1", "--minimize=false", "--json", "--log-level", "error")
+			if c.StopOnBug {
+				args = append(args, "--stop-on-bug")
+			}
+			jobs = append(jobs, compareJob{strategy: s, seed: seed, dir: dir, args: args})
+		}
+	}
+	return jobs
+}
+
+func (c *Comparison) seeds() []uint64 {
+	var seeds []uint64
+	for k := 0; k < c.Runs; k++ {
+		seeds = append(seeds, c.Seed+uint64(k))
+	}
+	return seeds
+}
+
+// Run runs every campaign, Parallel at once, and analyzes the results
+// (report.Analyze). A cancelled ctx stops it with an error; the finished
+// campaigns stay in Out/runs.
+func (c *Comparison) Run(ctx context.Context) (*report.Comparison, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the modelfuzz executable to run campaigns: %v", err)
+	}
+	runsDir := filepath.Join(c.Out, "runs")
+	if err := os.MkdirAll(runsDir, 0o755); err != nil {
+		return nil, err
+	}
+	jobs := c.jobs(runsDir)
+	if c.Started != nil {
+		c.Started(len(jobs), c.names)
+	}
+	results := make([]*report.Run, len(jobs))
+	errs := make([]error, len(jobs))
+	var mu sync.Mutex
+	done := 0
+	sem := make(chan struct{}, c.Parallel)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			results[i], errs[i] = runCompareJob(ctx, exe, &jobs[i], c.Keep)
+			mu.Lock()
+			done++
+			if c.Done != nil {
+				c.Done(done, len(jobs), jobs[i].strategy, jobs[i].seed, results[i], errs[i])
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("compare interrupted; the finished campaigns are in %s", runsDir)
+			}
+			return nil, fmt.Errorf("campaign %s seed %d failed: %v (its output is in %s)", jobs[i].strategy, jobs[i].seed, err, jobs[i].dir)
+		}
+	}
+	rc := &report.Comparison{Adapter: c.System.Adapter, Model: c.Model, Iterations: c.Iterations, Seeds: c.seeds(),
+		Created: time.Now().UTC().Format(time.RFC3339)}
+	for _, s := range c.names {
+		st := report.Strategy{Name: s}
+		for i := range jobs {
+			if jobs[i].strategy == s {
+				st.Runs = append(st.Runs, *results[i])
+			}
+		}
+		rc.Strategies = append(rc.Strategies, st)
+	}
+	if err := report.Analyze(rc, c.Base); err != nil {
+		return nil, err
+	}
+	return rc, nil
+}
+
+// runCompareJob runs one campaign as a modelfuzz process and reads its
+// summary and coverage series.
+func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*report.Run, error) {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return nil, err
+	}
+	c := exec.CommandContext(ctx, exe, j.args...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	c.Env = append(os.Environ(), "GOCOVERDIR="+os.TempDir()) // a coverage build would warn without it
+	err := c.Run()
+	os.WriteFile(filepath.Join(j.dir, "stderr.txt"), errb.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(j.dir, "summary.json"), out.Bytes(), 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", err, lastLine(errb.String()))
+	}
+	var sum struct {
+		Iterations   int64   `json:"iterations"`
+		DurationS    float64 `json:"duration_s"`
+		UniqueTraces int     `json:"unique_traces"`
+		ModelStates  *int    `json:"model_states"`
+		LinesCovered *int    `json:"lines_covered"`
+		Bugs         []struct {
+			Signature      string `json:"signature"`
+			Kind           string `json:"kind"`
+			FirstIteration int64  `json:"first_iteration"`
+		} `json:"bugs"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(out.String())), &sum); err != nil {
+		return nil, fmt.Errorf("reading its summary: %v", err)
+	}
+	r := &report.Run{Seed: j.seed, Iterations: sum.Iterations, Seconds: sum.DurationS,
+		Final: map[string]float64{"traces": float64(sum.UniqueTraces)}, Coverage: map[string][]report.Point{}}
+	if sum.ModelStates != nil {
+		r.Final["model"] = float64(*sum.ModelStates)
+	}
+	if sum.LinesCovered != nil {
+		r.Final["lines"] = float64(*sum.LinesCovered)
+	}
+	for _, b := range sum.Bugs {
+		r.Bugs = append(r.Bugs, report.BugHit{Signature: b.Signature, Kind: b.Kind, FirstIteration: b.FirstIteration})
+		if b.Kind == "divergence" {
+			continue // the model and the system disagree: not a bug of the system by itself
+		}
+		if r.FirstBug == nil || b.FirstIteration < *r.FirstBug {
+			it := b.FirstIteration
+			r.FirstBug = &it
+		}
+	}
+	if err := readSeries(filepath.Join(j.dir, "series.jsonl"), r); err != nil {
+		return nil, err
+	}
+	if !keep {
+		os.RemoveAll(filepath.Join(j.dir, "corpus"))
+	}
+	return r, nil
+}
+
+// readSeries reads a campaign's --series file into r.Coverage, starting
+// every measure at (0, 0).
+func readSeries(path string, r *report.Run) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("reading its coverage series: %v", err)
+	}
+	defer fh.Close()
+	for m := range r.Final {
+		r.Coverage[m] = []report.Point{{Iteration: 0, Value: 0}}
+	}
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		var p SeriesPoint
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		for m, v := range p.Coverage {
+			if _, ok := r.Final[m]; ok {
+				r.Coverage[m] = append(r.Coverage[m], report.Point{Iteration: p.Iteration, Value: float64(v)})
+			}
+		}
+	}
+	return sc.Err()
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,342 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+)
+
+// Env is a stored campaign opened to replay its inputs as the campaign
+// ran them: the same system and, when it had one, the same model (in
+// process). It is what bugs, replay, minimize and report share.
+type Env struct {
+	Dir      string
+	Store    *corpus.Store
+	Settings *Settings
+	System   *System
+
+	mapper schedule.Mapper
+	sim    *sim.Simulator
+}
+
+// OpenEnv opens the campaign stored in dir.
+func OpenEnv(dir string, logger hclog.Logger) (*Env, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("--corpus DIR is required")
+	}
+	store, err := corpus.Open(dir, corpus.Options{MustExist: true})
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{Dir: dir, Store: store}
+	if err := e.load(logger); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Env) load(logger hclog.Logger) error {
+	s, err := StoredSettings(e.Store)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return fmt.Errorf("corpus %s: holds no campaign yet", e.Dir)
+	}
+	ad, err := LookupAdapter(s.Adapter)
+	if err != nil {
+		return fmt.Errorf("corpus %s: %v", e.Dir, err)
+	}
+	sys, err := ad.Open(s.AdapterConfig, logger)
+	if err != nil {
+		return fmt.Errorf("corpus %s: adapter configuration: %v", e.Dir, err)
+	}
+	e.Settings, e.System = s, sys
+	return nil
+}
+
+// StoredSettings reads the settings a corpus holds (nil when none).
+func StoredSettings(store *corpus.Store) (*Settings, error) {
+	var s Settings
+	found, err := store.Campaign(&s)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Close stops the system and closes the corpus.
+func (e *Env) Close() {
+	if e.System != nil {
+		e.System.Close()
+	}
+	e.Store.Close()
+}
+
+// loadModel loads the campaign's model in process (a no-op without one).
+func (e *Env) loadModel() error {
+	if e.Settings.Model == "" || e.sim != nil {
+		return nil
+	}
+	m, _, err := e.System.Mapper()
+	if err != nil {
+		return fmt.Errorf("corpus %s: %v", e.Dir, err)
+	}
+	s, err := loadSimulator(models.Spec{Model: e.Settings.Model, Config: e.Settings.ModelConfig, Consts: e.Settings.ModelConsts})
+	if err != nil {
+		return fmt.Errorf("the campaign's %v", err)
+	}
+	e.mapper, e.sim = m, s
+	return nil
+}
+
+// Checker replays inputs as the campaign did: its system, and its model
+// measure when it had a model (divergences and model invariants are bugs
+// too).
+func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
+	var measures []fuzzer.Measure
+	if e.Settings.Model != "" {
+		if err := e.loadModel(); err != nil {
+			return nil, err
+		}
+		measures = append(measures, &guidance.ModelMeasure{Mapper: e.mapper, Sim: sidecar.InProc{Simulator: e.sim}})
+	}
+	return fuzzer.NewChecker(e.System, measures, timeout), nil
+}
+
+// ResolveInput finds the input an argument names: a JSON file, an input
+// id or a bug id of the campaign (its minimized input unless original).
+// It also says what it found, e.g. "bug B1 (minimized)".
+func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, error) {
+	if data, err := os.ReadFile(arg); err == nil {
+		in, err := schedule.DecodeInput(data)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %v", arg, err)
+		}
+		return in, arg, nil
+	}
+	if strings.HasPrefix(arg, "B") {
+		bug, err := e.Store.Bug(arg)
+		if err != nil {
+			return nil, "", err
+		}
+		if original || bug.Minimized == nil {
+			return bug.Input, "bug " + bug.ID, nil
+		}
+		return bug.Minimized, "bug " + bug.ID + " (minimized)", nil
+	}
+	id, err := strconv.ParseUint(arg, 10, 64)
+	if err != nil {
+		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
+	}
+	rec, err := e.Store.Input(id)
+	if err != nil {
+		return nil, "", err
+	}
+	return rec.Input, "input " + arg, nil
+}
+
+// BugReplay is a bug's input replayed: the timeline with the failures it
+// showed, and the model's view of it.
+type BugReplay struct {
+	Timeline  string
+	ModelView string // "" without a model
+	// Detail is the Detail of the replay's failure with the bug's
+	// signature ("" when the replay did not show it).
+	Detail string
+}
+
+// ReplayBug replays in, an input of bug b.
+func (e *Env) ReplayBug(b *fuzzer.BugRecord, in *schedule.Input, timeout time.Duration) (*BugReplay, error) {
+	chk, err := e.Checker(timeout)
+	if err != nil {
+		return nil, err
+	}
+	ex, _, err := chk.Run(in)
+	if err != nil {
+		return nil, fmt.Errorf("replay of %s: %v", b.ID, err)
+	}
+	r := &BugReplay{}
+	var t strings.Builder
+	t.WriteString(schedule.Timeline(e.System.Spec(), in, ex))
+	reproduced := false
+	for _, f := range ex.Failures {
+		t.WriteString(FailureText(f))
+		if f.Signature == b.Signature && !reproduced {
+			reproduced, r.Detail = true, f.Detail
+		}
+	}
+	if reproduced {
+		fmt.Fprintf(&t, "\nthe replay shows %s again (same signature)\n", b.ID)
+	} else {
+		fmt.Fprintf(&t, "\nthe replay does NOT show %s (signature not seen)\n", b.ID)
+	}
+	r.Timeline = t.String()
+	if e.Settings.Model != "" {
+		if r.ModelView, err = e.modelView(in, ex); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// FailureText is how a failure is shown under a timeline.
+func FailureText(f schedule.Failure) string {
+	return fmt.Sprintf("\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
+}
+
+// modelView shows the model actions an execution maps to and the
+// abstract states they visit, with the variables each action changed,
+// and where the execution leaves the model or violates an invariant.
+func (e *Env) modelView(in *schedule.Input, ex *schedule.Execution) (string, error) {
+	model := e.Settings.Model
+	acts, err := e.mapper.Map(in, ex)
+	if err != nil {
+		return "", fmt.Errorf("mapping the trace onto %s: %v", model, err)
+	}
+	res, err := e.sim.Simulate(guidance.SimRequest(acts, true))
+	if err != nil {
+		return "", fmt.Errorf("simulating on %s: %v", model, err)
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "model %s: %d action(s) mapped, %d abstract state(s) visited\n", model, len(acts), len(res.States))
+	var prev map[string]json.RawMessage
+	si := 0
+	for i := -1; i < len(acts); i++ {
+		if res.Divergence != nil && res.Divergence.Index == i {
+			fmt.Fprintf(&w, "  DIVERGES at action %d (step %d), %s: %s\n", i, stepOfAction(acts, i), ActionText(acts, i), res.Divergence.Reason)
+			break
+		}
+		if i >= 0 {
+			fmt.Fprintf(&w, "  action %d (step %d) %s\n", i, acts[i].Step, ActionText(acts, i))
+		}
+		for si < len(res.States) && res.States[si].Index == i+1 {
+			st := res.States[si]
+			fmt.Fprintf(&w, "    state %s%s\n", st.Key, changedVars(prev, st.State))
+			prev = st.State
+			si++
+		}
+		for _, v := range res.Violations {
+			if v.Index == i+1 {
+				fmt.Fprintf(&w, "  VIOLATES invariant %s after action %d (step %d)\n", v.Invariant, i, stepOfAction(acts, i))
+			}
+		}
+	}
+	if res.Divergence == nil && len(res.Violations) == 0 {
+		fmt.Fprintln(&w, "  the model allows every action and no invariant is violated")
+	}
+	return w.String(), nil
+}
+
+func stepOfAction(acts []schedule.ModelAction, i int) int {
+	if i >= 0 && i < len(acts) {
+		return acts[i].Step
+	}
+	return -1
+}
+
+// ActionText shows action i of acts with its parameters as JSON ("Init"
+// for -1).
+func ActionText(acts []schedule.ModelAction, i int) string {
+	if i < 0 || i >= len(acts) {
+		return "Init"
+	}
+	return acts[i].Name + ParamsText(acts[i].Params)
+}
+
+// ParamsText shows an action's parameters as a JSON object.
+func ParamsText(p map[string]any) string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// changedVars lists the variables whose value differs from prev (all of
+// them for the initial state), values cut to 120 characters.
+func changedVars(prev, cur map[string]json.RawMessage) string {
+	var names []string
+	for n, v := range cur {
+		if pv, ok := prev[n]; !ok || !bytes.Equal(pv, v) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		v := string(cur[n])
+		if len(v) > 120 {
+			v = v[:117] + "..."
+		}
+		fmt.Fprintf(&b, "\n      %s = %s", n, v)
+	}
+	return b.String()
+}
+
+// Target is an input to replay with the checker that replays it as its
+// campaign ran it.
+type Target struct {
+	Input     *schedule.Input
+	What      string // what the input is, e.g. "bug B1 (minimized)"
+	Signature string // the bug's, when the target is a bug
+	Spec      *schedule.SystemSpec
+	Checker   *fuzzer.Checker
+	close     func()
+}
+
+// Close releases the target's system (and corpus).
+func (t *Target) Close() { t.close() }
+
+// OpenTarget resolves arg, an input to replay: with a corpus dir, a file,
+// input id or bug id of that campaign, replayed on its system and model;
+// without, an input file replayed on the system sys describes.
+func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout time.Duration) (*Target, error) {
+	if dir == "" {
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
+		}
+		in, err := schedule.DecodeInput(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", arg, err)
+		}
+		s, err := sys.Open(nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Target{Input: in, What: arg, Spec: s.Spec(), Checker: fuzzer.NewChecker(s, nil, timeout), close: s.Close}, nil
+	}
+	env, err := OpenEnv(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Spec: env.System.Spec(), close: env.Close}
+	if t.Input, t.What, err = env.ResolveInput(arg, original); err != nil {
+		env.Close()
+		return nil, err
+	}
+	if strings.HasPrefix(arg, "B") {
+		if b, err := env.Store.Bug(arg); err == nil {
+			t.Signature = b.Signature
+		}
+	}
+	if t.Checker, err = env.Checker(timeout); err != nil {
+		env.Close()
+		return nil, err
+	}
+	return t, nil
+}

@@ -1,0 +1,50 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// Minimization is the outcome of Env.Minimize.
+type Minimization struct {
+	Bug   *fuzzer.BugRecord // with its new minimized input, stored
+	Stats schedule.MinimizeStats
+	// Stopped says why the search stopped before a fixpoint (the budget,
+	// a cancellation, a failed execution); nil when it reached one.
+	Stopped error
+}
+
+// Minimize shrinks the input of bug id while it still shows the bug (the
+// same signature), replaying every candidate as the campaign ran it, and
+// stores the result with the bug. It starts from the bug's minimized
+// input when there is one (original: from the input that found it), so a
+// minimization stopped by its budget goes on from where it was.
+func (e *Env) Minimize(ctx context.Context, id string, original bool, budget schedule.MinimizeOptions, timeout time.Duration) (*Minimization, error) {
+	b, err := e.Store.Bug(id)
+	if err != nil {
+		return nil, err
+	}
+	start := b.Reproducer()
+	if original {
+		start = b.Input
+	}
+	chk, err := e.Checker(timeout)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(in *schedule.Input) (bool, error) { return chk.Reproduces(in, b.Signature) }
+	res, st, err := schedule.Minimize(ctx, start, keep, budget)
+	if res == nil {
+		return nil, fmt.Errorf("minimize %s: %v", b.ID, err)
+	}
+	b.Minimized, b.MinimizeTries, b.MinimizeNote = res, b.MinimizeTries+st.Tries, ""
+	b.MinimizeDone = st.Complete && err == nil
+	if err := e.Store.Commit(&fuzzer.Batch{Bugs: []*fuzzer.BugRecord{b}}); err != nil {
+		return nil, err
+	}
+	return &Minimization{Bug: b, Stats: st, Stopped: err}, nil
+}

@@ -1,0 +1,252 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/pflag"
+
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/adapters/microbench"
+	"github.com/modelfuzz/modelfuzz/adapters/process"
+	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// SystemFlags are the command line's description of the system under
+// test: the adapter and every adapter's own flags (each reads its own).
+// They are turned into the adapter's configuration once, which is what a
+// campaign stores.
+type SystemFlags struct {
+	Adapter string
+
+	Workers int
+	Tasks   int
+	Inject  string
+
+	Nodes         int
+	SnapshotEvery int
+	PreVote       bool
+	CheckQuorum   bool
+
+	Cluster string
+}
+
+// systemFlagNames are the flags Register declares besides --adapter: what
+// compare passes on to every campaign.
+var systemFlagNames = []string{"workers", "tasks", "nodes", "snapshot-every", "prevote", "checkquorum", "inject", "cluster"}
+
+// IsSystemFlag reports whether name is one of an adapter's own flags.
+func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
+
+// Register declares the flags on fs.
+func (a *SystemFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&a.Adapter, "adapter", "microbench", "system under test: "+AdapterNames())
+	fs.IntVar(&a.Workers, "workers", 6, "microbench: number of workers")
+	fs.IntVar(&a.Tasks, "tasks", 20, "microbench: execute messages per request")
+	fs.IntVar(&a.Nodes, "nodes", 3, "etcdraft: number of raft nodes")
+	fs.IntVar(&a.SnapshotEvery, "snapshot-every", 3, "etcdraft: applied entries between snapshots")
+	fs.BoolVar(&a.PreVote, "prevote", false, "etcdraft: enable PreVote")
+	fs.BoolVar(&a.CheckQuorum, "checkquorum", false, "etcdraft: enable CheckQuorum")
+	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
+	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
+}
+
+// System is a configured system under test: the factory of its instances
+// and, when the adapter has one, its mapper onto the adapter's model.
+type System struct {
+	schedule.Factory
+	Adapter *Adapter
+	// mapper makes the mapper and the model constants that must match the
+	// system's configuration; nil when the adapter has none.
+	mapper func() (schedule.Mapper, []string)
+}
+
+// Mapper returns the system's mapper onto its model and the model
+// constants its configuration sets (NAME=VALUE).
+func (s *System) Mapper() (schedule.Mapper, []string, error) {
+	if s.mapper == nil {
+		return nil, nil, fmt.Errorf("adapter %s has no mapper to a TLA+ model yet; run without --model", s.Adapter.Name)
+	}
+	m, consts := s.mapper()
+	return m, consts, nil
+}
+
+// Close stops what the system still runs (the process adapter's replicas
+// and temporary directories).
+func (s *System) Close() {
+	if c, ok := s.Factory.(interface{ Close() error }); ok {
+		c.Close()
+	}
+}
+
+// Adapter is one kind of system under test that modelfuzz knows.
+type Adapter struct {
+	Name  string
+	About string
+	// Steps and Requests are the adapter's defaults for --steps and --requests.
+	Steps, Requests int
+	// Model is the embedded model its mapper targets ("" if none).
+	Model string
+	// LineCoverage: the system runs in this process, and a coverage build
+	// (make cover) instruments it.
+	LineCoverage bool
+	// Explicit: chosen by --adapter only, never from the model's name.
+	Explicit bool
+	// config turns the command line into the adapter's configuration.
+	config func(f *SystemFlags) (json.RawMessage, error)
+	// open builds the system from a configuration.
+	open func(raw json.RawMessage, logger hclog.Logger) (*System, error)
+}
+
+var adapters = map[string]*Adapter{
+	"etcdraft": {
+		Name:     "etcdraft",
+		About:    "a cluster of go.etcd.io/raft/v3 RawNodes (--nodes, --snapshot-every, --prevote, --checkquorum, --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart)",
+		Steps:    100,
+		Requests: 5,
+		Model:    "raft.tla",
+		config: func(f *SystemFlags) (json.RawMessage, error) {
+			fac, err := etcdraft.NewFactory(etcdraft.Config{Nodes: f.Nodes, SnapshotEvery: f.SnapshotEvery,
+				PreVote: f.PreVote, CheckQuorum: f.CheckQuorum, Inject: f.Inject})
+			if err != nil {
+				return nil, err
+			}
+			return fac.Config(), nil
+		},
+		open: func(raw json.RawMessage, _ hclog.Logger) (*System, error) {
+			fac, err := etcdraft.FactoryFromConfig(raw)
+			if err != nil {
+				return nil, err
+			}
+			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewEtcdraft(fac.Cfg())
+				return m, m.Consts()
+			}}, nil
+		},
+		LineCoverage: true,
+	},
+	"process": {
+		Name:     "process",
+		About:    "a cluster of real OS processes on loopback through the interception API (--cluster FILE, e.g. adapters/process/raftkv.json; --inject is passed to every replica; docs/process-api.md)",
+		Steps:    30,
+		Requests: 4,
+		Model:    "raft.tla",
+		Explicit: true,
+		config: func(f *SystemFlags) (json.RawMessage, error) {
+			if f.Cluster == "" {
+				return nil, fmt.Errorf("adapter process needs --cluster FILE (for raftkv: adapters/process/raftkv.json)")
+			}
+			cl, err := process.LoadCluster(f.Cluster)
+			if err != nil {
+				return nil, err
+			}
+			if f.Inject != "" {
+				cl.Args = append(cl.Args, "--inject", f.Inject)
+			}
+			return json.Marshal(cl)
+		},
+		open: func(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+			fac, err := process.FactoryFromConfig(raw, process.Options{Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewEtcdraft(etcdraft.Config{Nodes: fac.Cluster().Processes})
+				return m, m.Consts()
+			}}, nil
+		},
+	},
+	"microbench": {
+		Name:     "microbench",
+		About:    "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last|hang-on-flush-before-last)",
+		Steps:    50,
+		Requests: 2,
+		Model:    "microbench.tla",
+		config: func(f *SystemFlags) (json.RawMessage, error) {
+			fac, err := microbench.NewFactory(microbench.Config{Workers: f.Workers, Tasks: f.Tasks, Inject: f.Inject})
+			if err != nil {
+				return nil, err
+			}
+			return fac.Config(), nil
+		},
+		open: func(raw json.RawMessage, _ hclog.Logger) (*System, error) {
+			fac, err := microbench.FactoryFromConfig(raw)
+			if err != nil {
+				return nil, err
+			}
+			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewMicrobench(fac.Cfg())
+				return m, m.Consts()
+			}}, nil
+		},
+	},
+}
+
+// AdapterNames lists the known adapters, sorted.
+func AdapterNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(adapters)), ", ")
+}
+
+// LookupAdapter finds an adapter by name.
+func LookupAdapter(name string) (*Adapter, error) {
+	a, ok := adapters[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown adapter %q (known: %s)", name, AdapterNames())
+	}
+	return a, nil
+}
+
+// AdapterForModel is the adapter whose mapper targets model (an embedded
+// model's name or a file of the same base name), or "" when none does.
+func AdapterForModel(model string) string {
+	base := strings.TrimSuffix(filepath.Base(model), ".tla")
+	for _, name := range slices.Sorted(maps.Keys(adapters)) {
+		if a := adapters[name]; a.Model != "" && !a.Explicit && base == strings.TrimSuffix(a.Model, ".tla") {
+			return name
+		}
+	}
+	return ""
+}
+
+// ModelHint names the model to suggest for an adapter.
+func ModelHint(adapter string) string {
+	if a, ok := adapters[adapter]; ok && a.Model != "" {
+		return a.Model
+	}
+	return "MODEL.tla"
+}
+
+// Open builds the system the flags describe; logger receives the
+// adapter's complaints (the process adapter's about its replicas).
+func (a *SystemFlags) Open(logger hclog.Logger) (*System, error) {
+	ad, err := LookupAdapter(a.Adapter)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := ad.config(a)
+	if err != nil {
+		return nil, err
+	}
+	return ad.Open(raw, logger)
+}
+
+// Open builds the system of a stored configuration.
+func (a *Adapter) Open(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	s, err := a.open(raw, logger.Named(a.Name))
+	if err != nil {
+		return nil, err
+	}
+	s.Adapter = a
+	return s, nil
+}
+
+func trimTLA(name string) string { return strings.TrimSuffix(name, ".tla") }

@@ -1,0 +1,159 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// SettingsVersion is the version of the stored settings' encoding.
+const SettingsVersion = 1
+
+// Settings are everything a campaign is run with, declared once: the CLI
+// fills them, the stored part (every field with a JSON name) goes into the
+// corpus when the campaign starts, and a continued campaign must have the
+// same stored settings (Diff). The rest says how this session runs.
+type Settings struct {
+	Version       int             `json:"version"`
+	Adapter       string          `json:"adapter" flag:"adapter"`
+	AdapterConfig json.RawMessage `json:"adapter_config"`
+	Strategy      string          `json:"strategy" flag:"strategy"`
+	fuzzer.Params
+	schedule.Shape
+	Model       string   `json:"model,omitempty" flag:"model"`               // the model guiding or measuring the campaign
+	ModelConfig string   `json:"model_config,omitempty" flag:"model-config"` // its cfg when not the default
+	ModelConsts []string `json:"model_consts,omitempty"`                     // its constants set from the system
+	Created     string   `json:"created"`                                    // RFC 3339, for people; never compared
+
+	// The loop's limits of this session: budget, parallelism, timeouts.
+	fuzzer.Limits `json:"-"`
+	// The session's other settings.
+	Session `json:"-"`
+}
+
+// Session are the settings of one run of a campaign that are not stored.
+type Session struct {
+	System    SystemFlags // the system as the command line describes it
+	CorpusDir string
+	Fresh     bool
+	Engine    EngineSettings
+	// Series, when set, receives coverage over iterations, a JSON line
+	// every SeriesEvery iterations (what compare plots).
+	Series      string
+	SeriesEvery int64
+	// MemProfile, when set, receives a heap profile at the largest heap a
+	// stats snapshot saw, and when the campaign ends.
+	MemProfile string
+}
+
+// EngineSettings say where the model engine runs.
+type EngineSettings struct {
+	Mode string // "subprocess" (a supervised sidecar) or "inproc"
+	URL  string // an already running sidecar, when set
+}
+
+// Diff compares the stored settings of a campaign with the ones it is
+// continued with: "" when they agree, else the first difference, named by
+// its flag, e.g. "--steps 100 (not 50)". The adapter's configuration is
+// compared as JSON.
+func (s *Settings) Diff(cur *Settings) string {
+	if d := diffFlags(reflect.ValueOf(s).Elem(), reflect.ValueOf(cur).Elem()); d != "" {
+		return d
+	}
+	if a, b := compactJSON(s.AdapterConfig), compactJSON(cur.AdapterConfig); !bytes.Equal(a, b) {
+		return fmt.Sprintf("adapter configuration %s (not %s)", a, b)
+	}
+	return ""
+}
+
+// diffFlags compares the fields with a flag tag, in declaration order,
+// embedded structs included.
+func diffFlags(old, cur reflect.Value) string {
+	t := old.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Tag.Get("json") == "-" {
+			continue
+		}
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if d := diffFlags(old.Field(i), cur.Field(i)); d != "" {
+				return d
+			}
+			continue
+		}
+		name := f.Tag.Get("flag")
+		if name == "" {
+			continue
+		}
+		o, c := fmt.Sprint(old.Field(i).Interface()), fmt.Sprint(cur.Field(i).Interface())
+		if o != c {
+			return fmt.Sprintf("--%s %s (not %s)", name, o, c)
+		}
+	}
+	return ""
+}
+
+// compactJSON is b without insignificant space (b itself when not JSON).
+func compactJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+// CompactJSON is b without insignificant space (b itself when not JSON).
+func CompactJSON(b []byte) string { return string(compactJSON(b)) }
+
+// created is the time stamp of a new campaign.
+func created() string { return time.Now().UTC().Format(time.RFC3339) }
+
+// strategies are the coverage notions a campaign can be guided by.
+var strategies = map[string]string{
+	"random": "no guidance: every input is random or a mutant of a random input",
+	"trace":  "new classes of the happens-before partial order (Mazurkiewicz traces)",
+	"model":  "new abstract states of the TLA+ model (the ModelFuzz algorithm)",
+	"line":   "new source lines of the system under test (Go coverage counters; needs make cover)",
+}
+
+// validate checks the settings a command line gave and fills the
+// strategy's default.
+func (s *Settings) validate(given func(string) bool) error {
+	if s.Strategy == "" {
+		s.Strategy = "trace"
+		if s.Model != "" {
+			s.Strategy = "model"
+		}
+	}
+	if _, ok := strategies[s.Strategy]; !ok {
+		return fmt.Errorf("unknown --strategy %q (known: model, line, trace, random)", s.Strategy)
+	}
+	if s.Strategy == "model" && s.Model == "" {
+		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", ModelHint(s.System.Adapter))
+	}
+	if s.Engine.Mode != "subprocess" && s.Engine.Mode != "inproc" {
+		return fmt.Errorf("unknown --tlc %q (subprocess or inproc)", s.Engine.Mode)
+	}
+	switch {
+	case s.Iterations < 0:
+		return fmt.Errorf("--iterations must not be negative")
+	case s.Duration < 0:
+		return fmt.Errorf("--duration must not be negative")
+	case s.Pipeline < 0 || s.Pipeline > 1024 || (s.Pipeline == 0 && given("pipeline")):
+		return fmt.Errorf("--pipeline must be between 1 and 1024, got %d", s.Pipeline)
+	case s.Parallel < 1 || s.Parallel > 1024:
+		return fmt.Errorf("--parallel must be between 1 and 1024, got %d", s.Parallel)
+	case s.ExecTimeout < 0 || s.StatsEvery < 0 || s.MinimizeBudget.MaxTime < 0:
+		return fmt.Errorf("--exec-timeout, --stats-every and --minimize-time must not be negative")
+	case s.SeriesEvery < 1:
+		return fmt.Errorf("--series-every must be at least 1, got %d", s.SeriesEvery)
+	case s.MinimizeBudget.MaxTries < 1:
+		return fmt.Errorf("--minimize-tries must be at least 1, got %d", s.MinimizeBudget.MaxTries)
+	}
+	return nil
+}

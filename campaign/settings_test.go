@@ -1,0 +1,67 @@
+package campaign
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A campaign stored by an earlier version (the JSON fuzzer.Campaign
+// wrote) reads into Settings, and writing it back gives the same fields.
+func TestStoredSettingsKeepTheirFormat(t *testing.T) {
+	old := `{"version":1,"adapter":"etcdraft","adapter_config":{"nodes":3,"snapshot_every":3},"strategy":"model","seed":5,` +
+		`"steps":100,"max_messages":5,"crash_quota":10,"requests":5,"seed_population":20,"reseed_every":200,"mutations":5,` +
+		`"pipeline":8,"model":"raft.tla","model_consts":["Server={1,2,3}"],"created":"2026-11-23T21:27:00Z"}`
+	var s Settings
+	require.NoError(t, json.Unmarshal([]byte(old), &s))
+	require.Equal(t, "etcdraft", s.Adapter)
+	require.Equal(t, uint64(5), s.Seed)
+	require.Equal(t, 100, s.Steps)
+	require.Equal(t, 8, s.Pipeline)
+	require.Equal(t, []string{"Server={1,2,3}"}, s.ModelConsts)
+	s.Iterations, s.CorpusDir = 3000, "somewhere" // not stored
+	b, err := json.Marshal(&s)
+	require.NoError(t, err)
+	var a, want map[string]any
+	require.NoError(t, json.Unmarshal(b, &a))
+	require.NoError(t, json.Unmarshal([]byte(old), &want))
+	require.Equal(t, want, a)
+}
+
+func TestDiffNamesTheFlag(t *testing.T) {
+	base := func() *Settings {
+		s := &Settings{Version: 1, Adapter: "microbench", AdapterConfig: json.RawMessage(`{"workers": 3}`), Strategy: "trace"}
+		s.Seed, s.Steps, s.MaxMessages, s.Pipeline = 1, 50, 5, 8
+		return s
+	}
+	cur := base()
+	cur.Iterations, cur.Parallel, cur.Created = 99, 2, "later" // a session's own settings do not count
+	cur.AdapterConfig = json.RawMessage(`{"workers":3}`)
+	require.Empty(t, base().Diff(cur))
+
+	cases := map[string]func(s *Settings){
+		"--seed 1 (not 2)":                                        func(s *Settings) { s.Seed = 2 },
+		"--steps 50 (not 60)":                                     func(s *Settings) { s.Steps = 60 },
+		"--max-messages 5 (not 1)":                                func(s *Settings) { s.MaxMessages = 1 },
+		"--pipeline 8 (not 1)":                                    func(s *Settings) { s.Pipeline = 1 },
+		"--strategy trace (not model)":                            func(s *Settings) { s.Strategy = "model" },
+		"--model  (not raft.tla)":                                 func(s *Settings) { s.Model = "raft.tla" },
+		"--reseed-every 0 (not 3)":                                func(s *Settings) { s.ReseedEvery = 3 },
+		`adapter configuration {"workers":3} (not {"workers":4})`: func(s *Settings) { s.AdapterConfig = json.RawMessage(`{"workers":4}`) },
+	}
+	for want, change := range cases {
+		cur := base()
+		change(cur)
+		require.Equal(t, want, base().Diff(cur))
+	}
+}
+
+func TestTheModelNamesItsSystem(t *testing.T) {
+	require.Equal(t, "etcdraft", AdapterForModel("raft.tla"))
+	require.Equal(t, "etcdraft", AdapterForModel("/some/where/raft.tla"))
+	require.Equal(t, "microbench", AdapterForModel("microbench"))
+	require.Equal(t, "", AdapterForModel("other.tla"))
+	_, err := LookupAdapter("nope")
+	require.EqualError(t, err, `unknown adapter "nope" (known: etcdraft, microbench, process)`)
+}
