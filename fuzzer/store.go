@@ -1,9 +1,6 @@
 package fuzzer
 
 import (
-	"sort"
-	"strconv"
-
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -118,39 +115,4 @@ type Snapshot struct {
 	Inputs   []*InputRecord      // by id: pending imports and the most recent kept inputs
 	Coverage map[string][]uint64 // measure -> items
 	Bugs     []*BugRecord
-}
-
-// AppendJSON appends the record's JSON form to dst. It is what the corpus
-// stores for every interesting input, so it avoids reflection.
-func (r *InputRecord) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"id":`...)
-	dst = strconv.AppendUint(dst, r.ID, 10)
-	dst = append(dst, `,"iteration":`...)
-	dst = strconv.AppendInt(dst, r.Iteration, 10)
-	dst = append(dst, `,"source":`...)
-	dst = strconv.AppendQuote(dst, r.Source)
-	if r.Parent != 0 {
-		dst = append(dst, `,"parent":`...)
-		dst = strconv.AppendUint(dst, r.Parent, 10)
-	}
-	if len(r.NewItems) > 0 {
-		keys := make([]string, 0, len(r.NewItems))
-		for k := range r.NewItems {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		dst = append(dst, `,"new_items":{`...)
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = strconv.AppendQuote(dst, k)
-			dst = append(dst, ':')
-			dst = strconv.AppendInt(dst, int64(r.NewItems[k]), 10)
-		}
-		dst = append(dst, '}')
-	}
-	dst = append(dst, `,"input":`...)
-	dst = r.Input.AppendJSON(dst, false)
-	return append(dst, '}')
 }

@@ -133,7 +133,8 @@ func (in *Input) MarshalJSON() ([]byte, error) {
 }
 
 // AppendJSON appends the JSON form of the input to dst: with pretty, one
-// step per line (the file format); without, on one line (for storage).
+// step per line (the file format); without, on one line (a compact key, as
+// minimization's cache of tried inputs uses).
 func (in *Input) AppendJSON(dst []byte, pretty bool) []byte {
 	nl, ind := "", ""
 	if pretty {
