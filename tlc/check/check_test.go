@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -14,30 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
-	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 )
 
 // update rewrites testdata/*.expected: go test ./tlc/check/ -run TestGolden
 // -update. The expectations were derived by hand (each spec says how);
 // review every change.
 var update = flag.Bool("update", false, "rewrite testdata/*.expected")
-
-// loadFailure classifies a failure of eval.Load as the CLI does.
-func loadFailure(err error) (string, int) {
-	var se *syntax.Error
-	var le *eval.LoadError
-	var ce *eval.ConfigError
-	var af *eval.AssumeFailure
-	switch {
-	case errors.As(err, &af):
-		return "assumption", ExitAssumption
-	case errors.As(err, &ce):
-		return "config-error", ExitConfig
-	case errors.As(err, &se), errors.As(err, &le):
-		return "parse-error", ExitParse
-	}
-	return "error", ExitFailure
-}
 
 // runSpec checks testdata/name.tla with testdata/name.cfg on the given
 // number of workers and renders the outcome: result, exit code, counts,
@@ -47,7 +28,7 @@ func runSpec(t *testing.T, name string, workers int) string {
 	spec := filepath.Join("testdata", name+".tla")
 	m, err := eval.Load(spec, "")
 	if err != nil {
-		res, code := loadFailure(err)
+		code, res := LoadFailure(err)
 		msg := err.Error()
 		if strings.Contains(msg, "panic") {
 			t.Errorf("%s: the error looks like a Go panic: %s", name, msg)
