@@ -24,6 +24,11 @@ type divergenceStats struct {
 	example        map[string]string
 }
 
+// etcdraftParams is what the mapper needs of an adapter configuration.
+func etcdraftParams(c etcdraft.Config) mapper.EtcdraftParams {
+	return mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum}
+}
+
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
 // replays it on raft.tla.
 func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Params, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
@@ -32,7 +37,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Params, runs
 	require.NoError(t, err)
 	sys, err := fac.New()
 	require.NoError(t, err)
-	mp := mapper.NewEtcdraft(cfg)
+	mp := mapper.NewEtcdraft(etcdraftParams(cfg))
 	m, err := models.Load(models.Spec{Model: "raft.tla", Consts: mp.Consts()})
 	require.NoError(t, err)
 	s, err := sim.New(m, 0)
@@ -122,8 +127,8 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 }
 
 func TestEtcdraftConsts(t *testing.T) {
-	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraft.DefaultConfig()).Consts())
-	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(etcdraft.Config{Nodes: 1, SnapshotEvery: 1}).Consts())
+	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraftParams(etcdraft.DefaultConfig())).Consts())
+	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
 }
 
 // A seeded bug shows as divergences: with forget-hardstate a restarted node

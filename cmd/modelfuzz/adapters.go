@@ -63,7 +63,8 @@ var adapters = map[string]adapterInfo{
 		model:        "raft.tla",
 		lineCoverage: true,
 		mapperFor: func(fac schedule.Factory) (schedule.Mapper, []string) {
-			m := mapper.NewEtcdraft(fac.(*etcdraft.Factory).Cfg())
+			c := fac.(*etcdraft.Factory).Cfg()
+			m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum})
 			return m, m.Consts()
 		},
 	},
@@ -94,7 +95,7 @@ var adapters = map[string]adapterInfo{
 		},
 		model: "raft.tla",
 		mapperFor: func(fac schedule.Factory) (schedule.Mapper, []string) {
-			m := mapper.NewEtcdraft(etcdraft.Config{Nodes: fac.(*process.Factory).Cluster().Processes})
+			m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: fac.(*process.Factory).Cluster().Processes})
 			return m, m.Consts()
 		},
 	},
@@ -108,7 +109,8 @@ var adapters = map[string]adapterInfo{
 		fromConfig: func(raw json.RawMessage) (schedule.Factory, error) { return microbench.FactoryFromConfig(raw) },
 		model:      "microbench.tla",
 		mapperFor: func(fac schedule.Factory) (schedule.Mapper, []string) {
-			m := mapper.NewMicrobench(fac.(*microbench.Factory).Cfg())
+			c := fac.(*microbench.Factory).Cfg()
+			m := mapper.NewMicrobench(mapper.MicrobenchParams{Workers: c.Workers, Tasks: c.Tasks})
 			return m, m.Consts()
 		},
 	},
