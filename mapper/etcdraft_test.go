@@ -10,9 +10,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/mapper"
-	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
-	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
 var debugRun = -1
@@ -38,15 +36,11 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Params, runs
 	sys, err := fac.New()
 	require.NoError(t, err)
 	mp := mapper.NewEtcdraft(etcdraftParams(cfg))
-	m, err := models.Load(models.Spec{Model: "raft.tla", Consts: mp.Consts()})
-	require.NoError(t, err)
-	s, err := sim.New(m, 0)
-	require.NoError(t, err)
+	s := newSim(t, "raft.tla", mp.Consts())
 	g, err := schedule.NewGenerator(fac.Spec(), p)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(seed, seed))
 	ds := divergenceStats{reasons: map[string]int{}, violations: map[string]int{}, example: map[string]string{}}
-	no := false
 	for n := 0; n < runs; n++ {
 		in := g.Random(r)
 		ex, err := sys.Execute(in)
@@ -56,12 +50,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Params, runs
 		}
 		acts, err := mp.Map(in, ex)
 		require.NoError(t, err)
-		req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &no}
-		for k, a := range acts {
-			req.Actions[k] = sim.Action{Name: a.Name, Params: a.Params}
-		}
-		res, err := s.Simulate(req)
-		require.NoError(t, err)
+		res := replay(t, s, acts)
 		ds.runs++
 		seen := map[string]bool{}
 		for _, v := range res.Violations {
