@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,18 +41,8 @@ var (
 type goldenCase struct {
 	name  string
 	about string
-	cfg   any // etcdraft.Config or microbench.Config
-	steps []schedule.Step
-}
-
-func d(p, n int) schedule.Step {
-	return schedule.Step{Process: p, Action: schedule.Deliver, Messages: n}
-}
-func to(p int) schedule.Step    { return schedule.Step{Process: p, Action: schedule.Timeout} }
-func crash(p int) schedule.Step { return schedule.Step{Process: p, Action: schedule.Crash} }
-func rs(p int) schedule.Step    { return schedule.Step{Process: p, Action: schedule.Restart} }
-func req(p, v int) schedule.Step {
-	return schedule.Step{Process: p, Action: schedule.Request, Value: v}
+	cfg   any    // etcdraft.Config or microbench.Config
+	steps string // as schedule.Step.String writes them, separated by commas
 }
 
 var goldenCases = []goldenCase{
@@ -60,8 +51,10 @@ var goldenCases = []goldenCase{
 		about: "n1 wins an election in term 1; a request at the leader and one at a follower (forwarded as\n" +
 			"MsgProp) are replicated and committed everywhere; every node snapshots at index 4.",
 		cfg: etcdraft.DefaultConfig(),
-		steps: []schedule.Step{to(0), d(1, 1), d(0, 1), d(1, 20), d(2, 20), d(0, 20), req(0, 7), req(1, 8),
-			d(1, 20), d(2, 20), d(0, 20), d(1, 20), d(2, 20), d(0, 20), d(1, 20), d(2, 20), d(0, 20)},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(20), p2 deliver(20), p0 deliver(20), " +
+			"p0 request(7), p1 request(8), p1 deliver(20), p2 deliver(20), p0 deliver(20), " +
+			"p1 deliver(20), p2 deliver(20), p0 deliver(20), p1 deliver(20), p2 deliver(20), " +
+			"p0 deliver(20)",
 	},
 	{
 		name: "etcdraft-crash-snapshot",
@@ -69,40 +62,68 @@ var goldenCases = []goldenCase{
 			"appends and gets a snapshot (MsgSnap, install). Then n1 crashes, n2 runs for term 2 and\n" +
 			"loses n3's vote, rejects a stale append, and n1 restarts.",
 		cfg: etcdraft.DefaultConfig(),
-		steps: []schedule.Step{to(0), d(1, 1), d(0, 1), d(1, 5), d(2, 5), d(0, 5), crash(2),
-			req(0, 5), d(1, 5), d(0, 5), req(0, 6), d(1, 5), d(0, 5), req(0, 7), d(1, 5), d(0, 5), d(1, 5),
-			rs(2), d(0, 5), d(2, 5), d(0, 5), d(2, 5), d(0, 5), d(2, 5), d(0, 5),
-			crash(0), to(1), d(2, 5), d(1, 5), rs(0), d(0, 5), d(1, 5), d(0, 5), d(2, 5), d(1, 5)},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
+			"p2 crash, p0 request(5), p1 deliver(5), p0 deliver(5), p0 request(6), p1 deliver(5), " +
+			"p0 deliver(5), p0 request(7), p1 deliver(5), p0 deliver(5), p1 deliver(5), p2 restart, " +
+			"p0 deliver(5), p2 deliver(5), p0 deliver(5), p2 deliver(5), p0 deliver(5), p2 deliver(5), " +
+			"p0 deliver(5), p0 crash, p1 timeout, p2 deliver(5), p1 deliver(5), p0 restart, " +
+			"p0 deliver(5), p1 deliver(5), p0 deliver(5), p2 deliver(5), p1 deliver(5)",
 	},
 	{
 		name: "etcdraft-prevote",
 		about: "PreVote and CheckQuorum: n1 wins a pre-vote, then the election; n2's pre-vote later gets\n" +
 			"no answer from nodes that hear from their leader, and n2 falls back to follower.",
-		cfg:   etcdraft.Config{Nodes: 3, SnapshotEvery: 3, PreVote: true, CheckQuorum: true},
-		steps: []schedule.Step{to(0), d(1, 1), d(0, 1), d(1, 1), d(0, 1), d(1, 5), d(2, 5), d(0, 5), to(1), d(2, 5), d(0, 5), d(1, 5)},
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, PreVote: true, CheckQuorum: true},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(1), p0 deliver(1), p1 deliver(5), " +
+			"p2 deliver(5), p0 deliver(5), p1 timeout, p2 deliver(5), p0 deliver(5), p1 deliver(5)",
 	},
 	{
 		name: "etcdraft-checkquorum",
 		about: "CheckQuorum without PreVote: n2 runs for term 2 while n1 leads; n1 and n3 ignore its vote\n" +
 			"request in their leader lease, n2 rejects n1's heartbeats, and n1 steps down on the answers.",
-		cfg:   etcdraft.Config{Nodes: 3, SnapshotEvery: 3, CheckQuorum: true},
-		steps: []schedule.Step{to(0), d(1, 1), d(0, 1), d(1, 5), d(2, 5), d(0, 5), to(1), d(2, 5), d(0, 5), d(1, 5), d(0, 5), d(2, 5)},
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, CheckQuorum: true},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
+			"p1 timeout, p2 deliver(5), p0 deliver(5), p1 deliver(5), p0 deliver(5), p2 deliver(5)",
 	},
 	{
 		name: "microbench-serve-reject",
 		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
 			"tasks, terminated and flushed after its last task: done.",
 		cfg: microbench.Config{Workers: 1, Tasks: 2},
-		steps: []schedule.Step{req(0, 1), d(0, 2), d(1, 1), d(2, 1), req(0, 2), d(0, 3), d(2, 1), d(1, 1), d(0, 1),
-			d(2, 3), d(0, 2), req(1, 3)},
+		steps: "p0 request(1), p0 deliver(2), p1 deliver(1), p2 deliver(1), p0 request(2), p0 deliver(3), " +
+			"p2 deliver(1), p1 deliver(1), p0 deliver(1), p2 deliver(3), p0 deliver(2), p1 request(3)",
 	},
 	{
 		name: "microbench-flush-before-last",
 		about: "The seeded bug flush-before-last: worker-1 handles the flush of request 1 right before its\n" +
 			"last task and panics.",
-		cfg:   microbench.Config{Workers: 2, Tasks: 3, Inject: microbench.InjectFlushBeforeLast},
-		steps: []schedule.Step{d(1, 1), d(2, 1), d(3, 1), d(0, 5), req(0, 9), d(0, 1), d(2, 1), d(1, 1), d(2, 5)},
+		cfg: microbench.Config{Workers: 2, Tasks: 3, Inject: microbench.InjectFlushBeforeLast},
+		steps: "p1 deliver(1), p2 deliver(1), p3 deliver(1), p0 deliver(5), p0 request(9), p0 deliver(1), " +
+			"p2 deliver(1), p1 deliver(1), p2 deliver(5)",
 	},
+}
+
+// parseSteps reads steps written as schedule.Step.String writes them,
+// separated by commas: "p0 timeout, p1 deliver(1), p0 request(7)".
+func parseSteps(t *testing.T, s string) []schedule.Step {
+	t.Helper()
+	var steps []schedule.Step
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		proc, act, _ := strings.Cut(f, " ")
+		name, n, _ := strings.Cut(strings.TrimSuffix(act, ")"), "(")
+		st := schedule.Step{Action: schedule.Action(name)}
+		st.Process, _ = strconv.Atoi(strings.TrimPrefix(proc, "p"))
+		switch st.Action {
+		case schedule.Deliver:
+			st.Messages, _ = strconv.Atoi(n)
+		case schedule.Request:
+			st.Value, _ = strconv.Atoi(n)
+		}
+		require.Equal(t, f, st.String(), "a step of %q", s)
+		steps = append(steps, st)
+	}
+	return steps
 }
 
 // golden runs the case's input on its adapter and returns the golden file
@@ -129,7 +150,7 @@ func (c goldenCase) golden(t *testing.T) *goldenFile {
 	require.NoError(t, err)
 	sys, err := fac.New()
 	require.NoError(t, err)
-	in := &schedule.Input{Steps: c.steps}
+	in := &schedule.Input{Steps: parseSteps(t, c.steps)}
 	ex, err := sys.Execute(in)
 	require.NoError(t, err)
 	p, err := json.Marshal(params)
@@ -237,12 +258,7 @@ func mapGolden(g *goldenFile) (string, []schedule.ModelAction, goldenMapper, err
 	b.WriteString(actionsHeader)
 	for _, a := range acts {
 		fmt.Fprintf(&b, "step %3d  %s", a.Step, a.Name)
-		keys := make([]string, 0, len(a.Params))
-		for k := range a.Params {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(a.Params)) {
 			b.WriteString(" " + k + "=" + tlaValue(a.Params[k]))
 		}
 		b.WriteByte('\n')
@@ -278,14 +294,9 @@ func tlaValue(v any) string {
 		}
 		return "<<" + strings.Join(parts, ", ") + ">>"
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + " |-> " + tlaValue(v[k])
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			parts = append(parts, k+" |-> "+tlaValue(v[k]))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
