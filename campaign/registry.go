@@ -125,7 +125,8 @@ var adapters = map[string]*Adapter{
 				return nil, err
 			}
 			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
-				m := mapper.NewEtcdraft(fac.Cfg())
+				cfg := fac.Cfg()
+				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum})
 				return m, m.Consts()
 			}}, nil
 		},
@@ -157,7 +158,7 @@ var adapters = map[string]*Adapter{
 				return nil, err
 			}
 			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
-				m := mapper.NewEtcdraft(etcdraft.Config{Nodes: fac.Cluster().Processes})
+				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: fac.Cluster().Processes})
 				return m, m.Consts()
 			}}, nil
 		},
@@ -181,7 +182,8 @@ var adapters = map[string]*Adapter{
 				return nil, err
 			}
 			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
-				m := mapper.NewMicrobench(fac.Cfg())
+				cfg := fac.Cfg()
+				m := mapper.NewMicrobench(mapper.MicrobenchParams{Workers: cfg.Workers, Tasks: cfg.Tasks})
 				return m, m.Consts()
 			}}, nil
 		},

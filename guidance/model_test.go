@@ -26,7 +26,7 @@ func (p inproc) Simulate(_ context.Context, r *sim.Request) (*sim.Result, error)
 func setup(t testing.TB, cfg microbench.Config) (*microbench.Factory, *guidance.ModelMeasure) {
 	fac, err := microbench.NewFactory(cfg)
 	require.NoError(t, err)
-	mp := mapper.NewMicrobench(cfg)
+	mp := mapper.NewMicrobench(mapper.MicrobenchParams{Workers: cfg.Workers, Tasks: cfg.Tasks})
 	m, err := models.Load(models.Spec{Model: "microbench.tla", Consts: mp.Consts()})
 	require.NoError(t, err)
 	s, err := sim.New(m, 0)

@@ -80,27 +80,39 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
+
+// EtcdraftParams is what the etcdraft mapper needs to know of the cluster
+// that made a trace. The caller copies it from the system's configuration:
+// the mapper does not import the adapters it maps.
+type EtcdraftParams struct {
+	Nodes int // processes 0..Nodes-1 are the model's servers 1..Nodes
+	// PreVote: a timeout is BecomePreCandidate, not Timeout.
+	PreVote bool
+	// CheckQuorum: a vote request of a higher term that gets no answer was
+	// ignored in a leader lease, not handled.
+	CheckQuorum bool
+}
 
 // Etcdraft maps adapters/etcdraft traces onto models/raft.tla. It is safe
 // for concurrent use.
 type Etcdraft struct {
-	cfg etcdraft.Config
+	p EtcdraftParams
 
 	mu       sync.Mutex
 	unmapped map[string]int
 }
 
-// NewEtcdraft returns the mapper for an etcdraft configuration.
-func NewEtcdraft(cfg etcdraft.Config) *Etcdraft {
-	return &Etcdraft{cfg: cfg, unmapped: map[string]int{}}
+// NewEtcdraft returns the mapper for the traces of a cluster with the
+// parameters p.
+func NewEtcdraft(p EtcdraftParams) *Etcdraft {
+	return &Etcdraft{p: p, unmapped: map[string]int{}}
 }
 
 // Consts are the model's constants that must match the system.
 func (m *Etcdraft) Consts() []string {
-	ids := make([]string, m.cfg.Nodes)
+	ids := make([]string, m.p.Nodes)
 	for i := range ids {
 		ids[i] = strconv.Itoa(i + 1)
 	}
@@ -169,7 +181,7 @@ const (
 
 // etcdMap is the state of one Map call.
 type etcdMap struct {
-	cfg      etcdraft.Config
+	p        EtcdraftParams
 	t        schedule.Trace
 	out      []schedule.ModelAction
 	unmapped map[string]int
@@ -182,8 +194,8 @@ type etcdMap struct {
 
 // Map implements schedule.Mapper.
 func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
-	n := m.cfg.Nodes
-	st := &etcdMap{cfg: m.cfg, t: ex.Trace, unmapped: map[string]int{},
+	n := m.p.Nodes
+	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
 		role: make([]string, n), term: make([]int64, n), committed: map[int64]int64{}}
 	for i := range st.role {
 		st.role[i] = roleFollower
@@ -291,7 +303,7 @@ func (st *etcdMap) event(k int) error {
 		switch {
 		case st.role[p] == roleLeader:
 			st.skip("timeout at a leader")
-		case st.cfg.PreVote:
+		case st.p.PreVote:
 			st.add(e, "BecomePreCandidate", map[string]any{"i": i})
 			st.role[p] = rolePreCandidate
 		default:
@@ -386,7 +398,7 @@ func (st *etcdMap) recv(k int) error {
 	switch e.Type {
 	case "MsgVote":
 		r := st.response(k, "MsgVoteResp")
-		if r == nil && st.cfg.CheckQuorum && term > st.term[p] {
+		if r == nil && st.p.CheckQuorum && term > st.term[p] {
 			// In its leader lease, a CheckQuorum node ignores the request
 			// altogether (no new term, no answer): as if it were lost.
 			st.skip("recv MsgVote ignored in a CheckQuorum lease")

@@ -10,9 +10,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/mapper"
-	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
-	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
 var debugRun = -1
@@ -24,6 +22,11 @@ type divergenceStats struct {
 	example        map[string]string
 }
 
+// etcdraftParams is what the mapper needs of an adapter configuration.
+func etcdraftParams(c etcdraft.Config) mapper.EtcdraftParams {
+	return mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum}
+}
+
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
 // replays it on raft.tla.
 func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Shape, runs int, seed uint64) (divergenceStats, *mapper.Etcdraft) {
@@ -32,16 +35,12 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Shape, runs 
 	require.NoError(t, err)
 	sys, err := fac.New()
 	require.NoError(t, err)
-	mp := mapper.NewEtcdraft(cfg)
-	m, err := models.Load(models.Spec{Model: "raft.tla", Consts: mp.Consts()})
-	require.NoError(t, err)
-	s, err := sim.New(m, 0)
-	require.NoError(t, err)
+	mp := mapper.NewEtcdraft(etcdraftParams(cfg))
+	s := newSim(t, "raft.tla", mp.Consts())
 	g, err := schedule.NewGenerator(fac.Spec(), p)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(seed, seed))
 	ds := divergenceStats{reasons: map[string]int{}, violations: map[string]int{}, example: map[string]string{}}
-	no := false
 	for n := 0; n < runs; n++ {
 		in := g.Random(r)
 		ex, err := sys.Execute(in)
@@ -51,12 +50,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Shape, runs 
 		}
 		acts, err := mp.Map(in, ex)
 		require.NoError(t, err)
-		req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &no}
-		for k, a := range acts {
-			req.Actions[k] = sim.Action{Name: a.Name, Params: a.Params}
-		}
-		res, err := s.Simulate(req)
-		require.NoError(t, err)
+		res := replay(t, s, acts)
 		ds.runs++
 		seen := map[string]bool{}
 		for _, v := range res.Violations {
@@ -122,8 +116,8 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 }
 
 func TestEtcdraftConsts(t *testing.T) {
-	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraft.DefaultConfig()).Consts())
-	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(etcdraft.Config{Nodes: 1, SnapshotEvery: 1}).Consts())
+	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraftParams(etcdraft.DefaultConfig())).Consts())
+	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
 }
 
 // A seeded bug shows as divergences: with forget-hardstate a restarted node

@@ -3,21 +3,28 @@ package mapper
 import (
 	"fmt"
 
-	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-// Microbench maps adapters/microbench traces onto models/microbench.tla.
-type Microbench struct {
-	cfg microbench.Config
+// MicrobenchParams is what the microbench mapper needs to know of the
+// system that made a trace: the sizes the model's constants must match.
+type MicrobenchParams struct {
+	Workers int // worker processes
+	Tasks   int // execute messages per request
 }
 
-// NewMicrobench returns the mapper for a microbench configuration.
-func NewMicrobench(cfg microbench.Config) *Microbench { return &Microbench{cfg: cfg} }
+// Microbench maps adapters/microbench traces onto models/microbench.tla.
+type Microbench struct {
+	p MicrobenchParams
+}
+
+// NewMicrobench returns the mapper for the traces of a system with the
+// parameters p.
+func NewMicrobench(p MicrobenchParams) *Microbench { return &Microbench{p: p} }
 
 // Consts are the model's constants that must match the system.
 func (m *Microbench) Consts() []string {
-	return []string{fmt.Sprintf("Workers=%d", m.cfg.Workers), fmt.Sprintf("Tasks=%d", m.cfg.Tasks)}
+	return []string{fmt.Sprintf("Workers=%d", m.p.Workers), fmt.Sprintf("Tasks=%d", m.p.Tasks)}
 }
 
 func arg(e *schedule.Event, key string) (int64, bool) {

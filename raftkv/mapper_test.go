@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -179,8 +178,7 @@ func TestTraceReplaysOnModel(t *testing.T) {
 	putAt(3, "k1", "8", "MsgApp")
 
 	tr := f.trace(t)
-	cfg := etcdraft.Config{Nodes: 3, SnapshotEvery: DefaultSnapshotEvery}
-	mp := mapper.NewEtcdraft(cfg)
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3})
 	acts, err := mp.Map(nil, &schedule.Execution{Trace: tr})
 	require.NoError(t, err)
 	var names []string

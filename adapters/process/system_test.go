@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -65,7 +64,7 @@ func TestTraceShape(t *testing.T) {
 
 	// The raft mapper reads the trace (the fake is no raft, so the actions
 	// mean nothing; what matters is that every field it needs is there).
-	_, err = mapper.NewEtcdraft(etcdraft.Config{Nodes: 3}).Map(shapeInput, ex)
+	_, err = mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3}).Map(shapeInput, ex)
 	require.NoError(t, err)
 
 	// Nothing of the execution is left: processes and directories.

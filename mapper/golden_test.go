@@ -1,0 +1,388 @@
+package mapper_test
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/adapters/microbench"
+	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// Golden files: testdata/<case>.txt holds a trace and what the mapper makes
+// of it. The head (comments, then "mapper <name> <params as JSON>") and the
+// "-- trace --" section (schedule.EncodeTrace) are the mapper's input; the
+// "-- actions --" section (one model action per line: step, name, params
+// in sorted order) and, for etcdraft, the "-- unmapped --" section (the
+// Unmapped counts) are its expected output.
+//
+// After a change of a mapper, -update rewrites the expected output from the
+// stored traces; review the diff. After a change of an adapter,
+// TestGoldenTracesAreCurrent fails, and -traces runs the cases' inputs on
+// the adapters again and rewrites the whole files.
+var (
+	update = flag.Bool("update", false, "rewrite the expected model actions in testdata/ from the stored traces")
+	traces = flag.Bool("traces", false, "run the golden cases on the adapters again and rewrite testdata/ (traces and expected actions)")
+)
+
+// goldenCase is an input executed on an adapter: the source of the trace in
+// testdata/<name>.txt.
+type goldenCase struct {
+	name  string
+	about string
+	cfg   any    // etcdraft.Config or microbench.Config
+	steps string // as schedule.Step.String writes them, separated by commas
+}
+
+var goldenCases = []goldenCase{
+	{
+		name: "etcdraft-replicate",
+		about: "n1 wins an election in term 1; a request at the leader and one at a follower (forwarded as\n" +
+			"MsgProp) are replicated and committed everywhere; every node snapshots at index 4.",
+		cfg: etcdraft.DefaultConfig(),
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(20), p2 deliver(20), p0 deliver(20), " +
+			"p0 request(7), p1 request(8), p1 deliver(20), p2 deliver(20), p0 deliver(20), " +
+			"p1 deliver(20), p2 deliver(20), p0 deliver(20), p1 deliver(20), p2 deliver(20), " +
+			"p0 deliver(20)",
+	},
+	{
+		name: "etcdraft-crash-snapshot",
+		about: "n3 crashes while the leader n1 commits and compacts three requests; restarted, n3 rejects\n" +
+			"appends and gets a snapshot (MsgSnap, install). Then n1 crashes, n2 runs for term 2 and\n" +
+			"loses n3's vote, rejects a stale append, and n1 restarts.",
+		cfg: etcdraft.DefaultConfig(),
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
+			"p2 crash, p0 request(5), p1 deliver(5), p0 deliver(5), p0 request(6), p1 deliver(5), " +
+			"p0 deliver(5), p0 request(7), p1 deliver(5), p0 deliver(5), p1 deliver(5), p2 restart, " +
+			"p0 deliver(5), p2 deliver(5), p0 deliver(5), p2 deliver(5), p0 deliver(5), p2 deliver(5), " +
+			"p0 deliver(5), p0 crash, p1 timeout, p2 deliver(5), p1 deliver(5), p0 restart, " +
+			"p0 deliver(5), p1 deliver(5), p0 deliver(5), p2 deliver(5), p1 deliver(5)",
+	},
+	{
+		name: "etcdraft-prevote",
+		about: "PreVote and CheckQuorum: n1 wins a pre-vote, then the election; n2's pre-vote later gets\n" +
+			"no answer from nodes that hear from their leader, and n2 falls back to follower.",
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, PreVote: true, CheckQuorum: true},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(1), p0 deliver(1), p1 deliver(5), " +
+			"p2 deliver(5), p0 deliver(5), p1 timeout, p2 deliver(5), p0 deliver(5), p1 deliver(5)",
+	},
+	{
+		name: "etcdraft-checkquorum",
+		about: "CheckQuorum without PreVote: n2 runs for term 2 while n1 leads; n1 and n3 ignore its vote\n" +
+			"request in their leader lease, n2 rejects n1's heartbeats, and n1 steps down on the answers.",
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, CheckQuorum: true},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
+			"p1 timeout, p2 deliver(5), p0 deliver(5), p1 deliver(5), p0 deliver(5), p2 deliver(5)",
+	},
+	{
+		name: "microbench-serve-reject",
+		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
+			"tasks, terminated and flushed after its last task: done.",
+		cfg: microbench.Config{Workers: 1, Tasks: 2},
+		steps: "p0 request(1), p0 deliver(2), p1 deliver(1), p2 deliver(1), p0 request(2), p0 deliver(3), " +
+			"p2 deliver(1), p1 deliver(1), p0 deliver(1), p2 deliver(3), p0 deliver(2), p1 request(3)",
+	},
+	{
+		name: "microbench-flush-before-last",
+		about: "The seeded bug flush-before-last: worker-1 handles the flush of request 1 right before its\n" +
+			"last task and panics.",
+		cfg: microbench.Config{Workers: 2, Tasks: 3, Inject: microbench.InjectFlushBeforeLast},
+		steps: "p1 deliver(1), p2 deliver(1), p3 deliver(1), p0 deliver(5), p0 request(9), p0 deliver(1), " +
+			"p2 deliver(1), p1 deliver(1), p2 deliver(5)",
+	},
+}
+
+// parseSteps reads steps written as schedule.Step.String writes them,
+// separated by commas: "p0 timeout, p1 deliver(1), p0 request(7)".
+func parseSteps(t *testing.T, s string) []schedule.Step {
+	t.Helper()
+	var steps []schedule.Step
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		proc, act, _ := strings.Cut(f, " ")
+		name, n, _ := strings.Cut(strings.TrimSuffix(act, ")"), "(")
+		st := schedule.Step{Action: schedule.Action(name)}
+		st.Process, _ = strconv.Atoi(strings.TrimPrefix(proc, "p"))
+		switch st.Action {
+		case schedule.Deliver:
+			st.Messages, _ = strconv.Atoi(n)
+		case schedule.Request:
+			st.Value, _ = strconv.Atoi(n)
+		}
+		require.Equal(t, f, st.String(), "a step of %q", s)
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// golden runs the case's input on its adapter and returns the golden file
+// up to its expected output: the head (comments, the mapper line, the
+// trace) and the parsed trace.
+func (c goldenCase) golden(t *testing.T) *goldenFile {
+	t.Helper()
+	var (
+		fac    schedule.Factory
+		name   string
+		params any
+		err    error
+	)
+	switch cfg := c.cfg.(type) {
+	case etcdraft.Config:
+		name, params = "etcdraft", etcdraftParams(cfg)
+		fac, err = etcdraft.NewFactory(cfg)
+	case microbench.Config:
+		name, params = "microbench", mapper.MicrobenchParams{Workers: cfg.Workers, Tasks: cfg.Tasks}
+		fac, err = microbench.NewFactory(cfg)
+	default:
+		t.Fatalf("case %s: no adapter for %T", c.name, c.cfg)
+	}
+	require.NoError(t, err)
+	sys, err := fac.New()
+	require.NoError(t, err)
+	in := &schedule.Input{Steps: parseSteps(t, c.steps)}
+	ex, err := sys.Execute(in)
+	require.NoError(t, err)
+	p, err := json.Marshal(params)
+	require.NoError(t, err)
+	line := "mapper " + name + " " + string(p)
+
+	var b strings.Builder
+	for _, l := range strings.Split(c.about, "\n") {
+		b.WriteString("# " + l + "\n")
+	}
+	fmt.Fprintf(&b, "# The trace is this input of mapper/golden_test.go run on adapters/%s %s:\n", name, fac.Config())
+	for _, l := range strings.Split(strings.TrimSpace(string(schedule.EncodeInput(in))), "\n") {
+		b.WriteString("#   " + l + "\n")
+	}
+	for _, f := range ex.Failures {
+		fmt.Fprintf(&b, "# The execution fails at step %d: %s\n", f.Step, f.Signature)
+	}
+	b.WriteString(line + "\n")
+	b.WriteString(traceHeader)
+	b.Write(schedule.EncodeTrace(ex.Trace))
+	return &goldenFile{head: b.String(), mapper: line, trace: ex.Trace}
+}
+
+const (
+	traceHeader    = "-- trace --\n"
+	actionsHeader  = "-- actions --\n"
+	unmappedHeader = "-- unmapped --\n"
+)
+
+// goldenFile is a parsed testdata file.
+type goldenFile struct {
+	head   string // everything before the expected output
+	mapper string // the mapper line
+	trace  schedule.Trace
+	want   string // the expected output, from the actions header on
+}
+
+func readGolden(path string) (*goldenFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := string(data)
+	at := strings.Index(s, traceHeader)
+	out := strings.Index(s, actionsHeader)
+	if at < 0 || out < at {
+		return nil, fmt.Errorf("%s: want a %q section, then an %q section", path, strings.TrimSpace(traceHeader), strings.TrimSpace(actionsHeader))
+	}
+	g := &goldenFile{head: s[:out], want: s[out:]}
+	for _, l := range strings.Split(s[:at], "\n") {
+		if strings.HasPrefix(l, "mapper ") {
+			g.mapper = l
+		}
+	}
+	if g.trace, err = schedule.DecodeTrace([]byte(s[at+len(traceHeader) : out])); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return g, nil
+}
+
+// goldenMapper is the mapper a golden file names, with the model it maps
+// onto.
+type goldenMapper struct {
+	schedule.Mapper
+	model  string
+	consts []string
+	etcd   *mapper.Etcdraft // the mapper again when it counts unmapped events
+}
+
+func newGoldenMapper(line string) (goldenMapper, error) {
+	name, params, _ := strings.Cut(strings.TrimPrefix(line, "mapper "), " ")
+	dec := json.NewDecoder(strings.NewReader(params))
+	dec.DisallowUnknownFields()
+	switch name {
+	case "etcdraft":
+		var p mapper.EtcdraftParams
+		if err := dec.Decode(&p); err != nil {
+			return goldenMapper{}, fmt.Errorf("mapper etcdraft: %v", err)
+		}
+		m := mapper.NewEtcdraft(p)
+		return goldenMapper{Mapper: m, model: "raft.tla", consts: m.Consts(), etcd: m}, nil
+	case "microbench":
+		var p mapper.MicrobenchParams
+		if err := dec.Decode(&p); err != nil {
+			return goldenMapper{}, fmt.Errorf("mapper microbench: %v", err)
+		}
+		m := mapper.NewMicrobench(p)
+		return goldenMapper{Mapper: m, model: "microbench.tla", consts: m.Consts()}, nil
+	}
+	return goldenMapper{}, fmt.Errorf("unknown mapper line %q (want \"mapper etcdraft|microbench {params}\")", line)
+}
+
+// mapGolden maps the file's trace and renders the result as the file's
+// expected output.
+func mapGolden(g *goldenFile) (string, []schedule.ModelAction, goldenMapper, error) {
+	m, err := newGoldenMapper(g.mapper)
+	if err != nil {
+		return "", nil, m, err
+	}
+	acts, err := m.Map(nil, &schedule.Execution{Trace: g.trace})
+	if err != nil {
+		return "", nil, m, err
+	}
+	var b strings.Builder
+	b.WriteString(actionsHeader)
+	for _, a := range acts {
+		fmt.Fprintf(&b, "step %3d  %s", a.Step, a.Name)
+		for _, k := range slices.Sorted(maps.Keys(a.Params)) {
+			b.WriteString(" " + k + "=" + tlaValue(a.Params[k]))
+		}
+		b.WriteByte('\n')
+	}
+	if m.etcd != nil {
+		b.WriteString(unmappedHeader)
+		u := m.etcd.Unmapped()
+		for _, k := range m.etcd.UnmappedKeys() {
+			fmt.Fprintf(&b, "%5d  %s\n", u[k], k)
+		}
+	}
+	return b.String(), acts, m, nil
+}
+
+// tlaValue renders a parameter as TLA+ would write it; a Go type the model
+// engine does not take shows with its type, so that a change of type shows
+// in the golden files too.
+func tlaValue(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		return strconv.Quote(v)
+	case bool:
+		if v {
+			return "TRUE"
+		}
+		return "FALSE"
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = tlaValue(x)
+		}
+		return "<<" + strings.Join(parts, ", ") + ">>"
+	case map[string]any:
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			parts = append(parts, k+" |-> "+tlaValue(v[k]))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprintf("%T(%v)", v, v)
+}
+
+func goldenPath(name string) string { return filepath.Join("testdata", name+".txt") }
+
+// The stored traces are what the adapters produce today for the cases'
+// inputs, and every testdata file has its case.
+func TestGoldenTracesAreCurrent(t *testing.T) {
+	names := map[string]bool{}
+	for _, c := range goldenCases {
+		names[goldenPath(c.name)] = true
+		t.Run(c.name, func(t *testing.T) {
+			want := c.golden(t)
+			path := goldenPath(c.name)
+			if *traces {
+				out, _, _, err := mapGolden(want)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(path, []byte(want.head+out), 0o644))
+			}
+			g, err := readGolden(path)
+			require.NoError(t, err)
+			if g.head != want.head {
+				t.Fatalf("%s: the adapter's trace of the case changed; rewrite it with go test ./mapper -traces and review the diff of the actions\n%s",
+					path, lineDiff(g.head, want.head, 1))
+			}
+		})
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	require.NoError(t, err)
+	for _, f := range files {
+		require.True(t, names[f], "%s has no case in goldenCases", f)
+	}
+}
+
+// Every stored trace maps to the expected model actions, and these replay
+// on the model without divergence or violated invariant.
+func TestGoldenActions(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			g, err := readGolden(path)
+			require.NoError(t, err)
+			got, acts, m, err := mapGolden(g)
+			require.NoError(t, err)
+			if *update && got != g.want {
+				require.NoError(t, os.WriteFile(path, []byte(g.head+got), 0o644))
+				g.want = got
+			}
+			if got != g.want {
+				t.Fatalf("%s: the mapper's output changed; if that is intended, rewrite it with go test ./mapper -update and review the diff\n%s",
+					path, lineDiff(g.want, got, strings.Count(g.head, "\n")+1))
+			}
+
+			res := replay(t, newSim(t, m.model, m.consts), acts)
+			require.Nil(t, res.Divergence)
+			require.Empty(t, res.Violations)
+		})
+	}
+}
+
+// lineDiff shows the first lines where got differs from want, numbered as
+// in the file where want starts at line first.
+func lineDiff(want, got string, first int) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 5; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", first+i, wl, gl)
+			shown++
+		}
+	}
+	if len(w) != len(g) {
+		fmt.Fprintf(&b, "(%d lines, want %d)\n", len(g), len(w))
+	}
+	return b.String()
+}
