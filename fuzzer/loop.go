@@ -50,7 +50,7 @@ type Options struct {
 	StatsEvery time.Duration
 	OnSnapshot func(*StatsRecord)
 	// Units, when set, records the code units every execution covers
-	// (Execution.Units, for UnitsMeasure). The counters it reads are global
+	// (Execution.Units, for guidance.UnitsMeasure). The counters it reads are global
 	// to the process: executions then run one at a time (Parallel is 1).
 	Units UnitTracker
 	// Observe, when set, is called after every ObserveEvery-th iteration

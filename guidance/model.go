@@ -40,7 +40,7 @@ type ModelMeasure struct {
 }
 
 // Name implements fuzzer.Measure.
-func (m *ModelMeasure) Name() string { return fuzzer.MeasureModel }
+func (m *ModelMeasure) Name() string { return MeasureModel }
 
 // Diverged counts the executions whose trace diverged from the model.
 func (m *ModelMeasure) Diverged() int64 { return m.diverged.Load() }

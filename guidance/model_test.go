@@ -87,12 +87,12 @@ func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}, mm},
+	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{guidance.TraceMeasure{}, mm},
 		Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Iterations: 5000}, fac, g, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)
-	require.Greater(t, sum.Coverage[fuzzer.MeasureModel], 50)
+	require.Greater(t, sum.Coverage[guidance.MeasureModel], 50)
 	require.Zero(t, sum.Divergences)
 	var kinds []string
 	for _, b := range sum.Bugs {
