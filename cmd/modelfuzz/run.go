@@ -226,9 +226,9 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	defer closeFactory(fac)
 	// Line coverage: measured for every strategy in a coverage build, for
 	// the adapters whose system runs in this process.
-	var lines *lineTracker
+	var lines schedule.Factory // fac, recording the lines every execution covers
 	if info.lineCoverage {
-		lines, err = newLineTracker()
+		lines, err = guidance.LineCoverage(fac)
 		if err != nil && f.strategy == "line" {
 			return fmt.Errorf("--strategy line needs a coverage build of modelfuzz: make cover, then run ./modelfuzz-cover (%v)", err)
 		}
@@ -308,8 +308,9 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if f.strategy == "trace" {
 		opt.Guide = guidance.TraceMeasure{}
 	}
+	runFac := fac
 	if lines != nil {
-		opt.Units = lines
+		runFac = lines
 		opt.Measures = append(opt.Measures, guidance.UnitsMeasure{})
 		if f.strategy == "line" {
 			opt.Guide = guidance.UnitsMeasure{}
@@ -317,6 +318,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		if f.parallel > 1 {
 			logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
 		}
+		opt.Parallel = 1
 	}
 	if mapr != nil {
 		simulator, closeSim, err := startModelEngine(f, camp.ModelConsts, logger)
@@ -361,7 +363,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 		prog.clearLine()
 		logger.Info(fmt.Sprintf(format, args...))
 	}
-	fz, err := fuzzer.New(opt, fac, gen, store)
+	fz, err := fuzzer.New(opt, runFac, gen, store)
 	if err != nil {
 		return err
 	}
