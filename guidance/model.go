@@ -13,19 +13,9 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
-
-// Simulator is the model engine, in process or behind the sidecar.
-type Simulator interface {
-	Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error)
-}
-
-// BatchSimulator is a model engine that takes several simulations in one
-// call (the sidecar: one round trip).
-type BatchSimulator interface {
-	SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error)
-}
 
 // ModelMeasure covers abstract model states: it maps an execution's trace
 // to model actions, simulates them, and reports the abstract states
@@ -33,8 +23,8 @@ type BatchSimulator interface {
 // invariants as failures.
 type ModelMeasure struct {
 	Mapper    schedule.Mapper
-	Sim       Simulator
-	Timeout   time.Duration // per simulation (0: one minute)
+	Sim       sidecar.Simulator // the model engine, in process or behind the sidecar
+	Timeout   time.Duration     // per simulation (0: one minute)
 	diverged  atomic.Int64
 	simulated atomic.Int64
 }
@@ -65,13 +55,6 @@ func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzz
 func (m *ModelMeasure) MeasureBatch(ins []*schedule.Input, exs []*schedule.Execution) ([]fuzzer.Observation, []error) {
 	obs := make([]fuzzer.Observation, len(ins))
 	errs := make([]error, len(ins))
-	bs, ok := m.Sim.(BatchSimulator)
-	if !ok {
-		for i := range ins {
-			obs[i], errs[i] = m.Measure(ins[i], exs[i])
-		}
-		return obs, errs
-	}
 	acts := make([][]schedule.ModelAction, len(ins))
 	var reqs []*sim.Request
 	var idx []int
@@ -90,7 +73,7 @@ func (m *ModelMeasure) MeasureBatch(ins []*schedule.Input, exs []*schedule.Execu
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout())
 	defer cancel()
-	res, err := bs.SimulateBatch(ctx, reqs)
+	res, err := m.Sim.SimulateBatch(ctx, reqs)
 	for k, i := range idx {
 		if err != nil {
 			errs[i] = fmt.Errorf("model simulation: %w", err)

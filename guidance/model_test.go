@@ -14,14 +14,9 @@ import (
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
-
-type inproc struct{ s *sim.Simulator }
-
-func (p inproc) Simulate(_ context.Context, r *sim.Request) (*sim.Result, error) {
-	return p.s.Simulate(r)
-}
 
 func setup(t testing.TB, cfg microbench.Config) (*microbench.Factory, *guidance.ModelMeasure) {
 	fac, err := microbench.NewFactory(cfg)
@@ -31,7 +26,7 @@ func setup(t testing.TB, cfg microbench.Config) (*microbench.Factory, *guidance.
 	require.NoError(t, err)
 	s, err := sim.New(m, 0)
 	require.NoError(t, err)
-	return fac, &guidance.ModelMeasure{Mapper: mp, Sim: inproc{s}}
+	return fac, &guidance.ModelMeasure{Mapper: mp, Sim: sidecar.InProc{Simulator: s}}
 }
 
 // The correct system never diverges from the model: every message it

@@ -618,7 +618,7 @@ func modelHint(adapter string) string {
 }
 
 // startModelEngine starts (or connects to) the model engine for a campaign.
-func startModelEngine(f *runFlags, consts []string, logger hclog.Logger) (guidance.Simulator, func(), error) {
+func startModelEngine(f *runFlags, consts []string, logger hclog.Logger) (sidecar.Simulator, func(), error) {
 	spec := models.Spec{Model: f.model, Config: f.modelConfig, Consts: consts}
 	switch {
 	case f.tlcURL != "":
