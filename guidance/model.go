@@ -97,12 +97,17 @@ func (m *ModelMeasure) request(in *schedule.Input, ex *schedule.Execution) ([]sc
 	if err != nil {
 		return nil, nil, err
 	}
-	no := false
-	req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &no}
+	return acts, SimRequest(acts, false), nil
+}
+
+// SimRequest is the simulation of mapped actions; states asks for the
+// visited states' variables too, not only their keys.
+func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
+	req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &states}
 	for i, a := range acts {
 		req.Actions[i] = sim.Action{Name: a.Name, Params: a.Params}
 	}
-	return acts, req, nil
+	return req
 }
 
 // observe turns a simulation result into coverage items and failures.

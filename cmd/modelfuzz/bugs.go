@@ -330,12 +330,7 @@ func showModelRun(w io.Writer, env *campaignEnv, in *schedule.Input, ex *schedul
 	if err != nil {
 		return fmt.Errorf("mapping the trace onto %s: %v", env.camp.Model, err)
 	}
-	yes := true
-	req := &sim.Request{States: &yes}
-	for _, a := range acts {
-		req.Actions = append(req.Actions, sim.Action{Name: a.Name, Params: a.Params})
-	}
-	res, err := env.sim.Simulate(req)
+	res, err := env.sim.Simulate(guidance.SimRequest(acts, true))
 	if err != nil {
 		return fmt.Errorf("simulating on %s: %v", env.camp.Model, err)
 	}
