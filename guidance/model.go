@@ -7,8 +7,9 @@ package guidance
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
@@ -22,18 +23,13 @@ import (
 // visited as items, divergences from the model and violated model
 // invariants as failures.
 type ModelMeasure struct {
-	Mapper    schedule.Mapper
-	Sim       sidecar.Simulator // the model engine, in process or behind the sidecar
-	Timeout   time.Duration     // per simulation (0: one minute)
-	diverged  atomic.Int64
-	simulated atomic.Int64
+	Mapper  schedule.Mapper
+	Sim     sidecar.Simulator // the model engine, in process or behind the sidecar
+	Timeout time.Duration     // per simulation (0: one minute)
 }
 
 // Name implements fuzzer.Measure.
 func (m *ModelMeasure) Name() string { return MeasureModel }
-
-// Diverged counts the executions whose trace diverged from the model.
-func (m *ModelMeasure) Diverged() int64 { return m.diverged.Load() }
 
 // Measure implements fuzzer.Measure.
 func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzzer.Observation, error) {
@@ -112,7 +108,6 @@ func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
 
 // observe turns a simulation result into coverage items and failures.
 func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
-	m.simulated.Add(1)
 	obs := fuzzer.Observation{Items: res.Keys}
 	stepOf := func(i int) int {
 		if i >= 0 && i < len(acts) {
@@ -124,7 +119,6 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 		return 0
 	}
 	if d := res.Divergence; d != nil {
-		m.diverged.Add(1)
 		obs.Failures = append(obs.Failures, schedule.Failure{
 			Kind:      "divergence",
 			Signature: "divergence: " + d.Action + ": " + schedule.BlankNumbers(d.Reason),
@@ -157,7 +151,7 @@ func describe(acts []schedule.ModelAction, i int) string {
 	b.WriteString(a.Name)
 	b.WriteByte('(')
 	first := true
-	for _, k := range sortedKeys(a.Params) {
+	for _, k := range slices.Sorted(maps.Keys(a.Params)) {
 		if !first {
 			b.WriteString(", ")
 		}
