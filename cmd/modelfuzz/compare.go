@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/linecov"
 	"github.com/modelfuzz/modelfuzz/report"
 )
@@ -115,8 +116,8 @@ func runCompare(cmd *cobra.Command, f *compareFlags) error {
 		if s == "" || seen[s] {
 			continue
 		}
-		if _, ok := strategies[s]; !ok {
-			return fmt.Errorf("unknown strategy %q in --strategies (known: model, line, trace, random)", s)
+		if _, err := guidance.LookupStrategy(s); err != nil {
+			return fmt.Errorf("unknown strategy %q in --strategies (known: %s)", s, guidance.StrategyNames())
 		}
 		seen[s] = true
 		names = append(names, s)

@@ -67,13 +67,6 @@ type runFlags struct {
 	memoryLimit    int64
 }
 
-var strategies = map[string]string{
-	"random": "no guidance: every input is random or a mutant of a random input",
-	"trace":  "new classes of the happens-before partial order (Mazurkiewicz traces)",
-	"model":  "new abstract states of the TLA+ model (the ModelFuzz algorithm)",
-	"line":   "new source lines of the system under test (Go coverage counters; needs make cover)",
-}
-
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
@@ -174,8 +167,8 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 			f.strategy = "model"
 		}
 	}
-	if _, ok := strategies[f.strategy]; !ok {
-		return fmt.Errorf("unknown --strategy %q (known: model, line, trace, random)", f.strategy)
+	if _, err := guidance.LookupStrategy(f.strategy); err != nil {
+		return fmt.Errorf("unknown --strategy %q (known: %s)", f.strategy, guidance.StrategyNames())
 	}
 	if f.strategy == "model" && f.model == "" {
 		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", modelHint(f.adapter.name))
