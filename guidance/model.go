@@ -1,7 +1,3 @@
-// Package guidance holds the coverage measures that need more than the
-// event trace: model coverage (the abstract TLA+ model states an execution
-// reaches, through a mapper and the model engine). The fuzzer sees them as
-// fuzzer.Measure; this package is the glue between the fuzzer and tlc/.
 package guidance
 
 import (
