@@ -75,9 +75,9 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	ad := c.System.Adapter
 	// Line coverage: measured for every strategy in a coverage build, for
 	// the adapters whose system runs in this process.
-	var lines *lineTracker
+	var lines schedule.Factory // the system, recording the lines every execution covers
 	if ad.LineCoverage {
-		lines, err = newLineTracker()
+		lines, err = guidance.LineCoverage(c.System)
 		if err != nil && s.Strategy == "line" {
 			return fmt.Errorf("--strategy line needs a coverage build of modelfuzz: make cover, then run ./modelfuzz-cover (%v)", err)
 		}
@@ -113,12 +113,16 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if err := c.openStore(); err != nil {
 		return err
 	}
-	opt, err := c.options(lines)
+	opt, err := c.options(lines != nil)
 	if err != nil {
 		return err
 	}
 	opt.Progress, opt.Logf = h.Progress, h.Logf
-	c.fz, err = fuzzer.New(opt, c.System, gen, c.Store)
+	var fac schedule.Factory = c.System
+	if lines != nil {
+		fac = lines
+	}
+	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
 	if err != nil {
 		return err
 	}
@@ -165,22 +169,22 @@ func (c *Campaign) openStore() error {
 // options assembles the loop's options: the measures (traces always,
 // lines in a coverage build, the model with one), the guide, and the
 // series and heap-profile hooks.
-func (c *Campaign) options(lines *lineTracker) (fuzzer.Options, error) {
+func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 	s := c.Settings
 	opt := fuzzer.Options{Params: s.Params, Limits: s.Limits, Strategy: s.Strategy,
-		Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}}}
+		Measures: []fuzzer.Measure{guidance.TraceMeasure{}}}
 	if s.Strategy == "trace" {
-		opt.Guide = fuzzer.TraceMeasure{}
+		opt.Guide = guidance.TraceMeasure{}
 	}
-	if lines != nil {
-		opt.Units = lines
-		opt.Measures = append(opt.Measures, fuzzer.UnitsMeasure{})
+	if lines {
+		opt.Measures = append(opt.Measures, guidance.UnitsMeasure{})
 		if s.Strategy == "line" {
-			opt.Guide = fuzzer.UnitsMeasure{}
+			opt.Guide = guidance.UnitsMeasure{}
 		}
 		if s.Parallel > 1 {
 			c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
 		}
+		opt.Parallel = 1
 	}
 	if c.mapper != nil {
 		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Engine, c.logger)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/linecov"
 	"github.com/modelfuzz/modelfuzz/report"
 )
@@ -108,8 +109,8 @@ func parseStrategies(list string) ([]string, error) {
 		if s == "" || seen[s] {
 			continue
 		}
-		if _, ok := strategies[s]; !ok {
-			return nil, fmt.Errorf("unknown strategy %q in --strategies (known: model, line, trace, random)", s)
+		if _, err := guidance.LookupStrategy(s); err != nil {
+			return nil, fmt.Errorf("unknown strategy %q in --strategies (known: %s)", s, guidance.StrategyNames())
 		}
 		seen[s] = true
 		names = append(names, s)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -113,14 +114,6 @@ func CompactJSON(b []byte) string { return string(compactJSON(b)) }
 // created is the time stamp of a new campaign.
 func created() string { return time.Now().UTC().Format(time.RFC3339) }
 
-// strategies are the coverage notions a campaign can be guided by.
-var strategies = map[string]string{
-	"random": "no guidance: every input is random or a mutant of a random input",
-	"trace":  "new classes of the happens-before partial order (Mazurkiewicz traces)",
-	"model":  "new abstract states of the TLA+ model (the ModelFuzz algorithm)",
-	"line":   "new source lines of the system under test (Go coverage counters; needs make cover)",
-}
-
 // validate checks the settings a command line gave and fills the
 // strategy's default.
 func (s *Settings) validate(given func(string) bool) error {
@@ -130,8 +123,8 @@ func (s *Settings) validate(given func(string) bool) error {
 			s.Strategy = "model"
 		}
 	}
-	if _, ok := strategies[s.Strategy]; !ok {
-		return fmt.Errorf("unknown --strategy %q (known: model, line, trace, random)", s.Strategy)
+	if _, err := guidance.LookupStrategy(s.Strategy); err != nil {
+		return fmt.Errorf("unknown --strategy %q (known: %s)", s.Strategy, guidance.StrategyNames())
 	}
 	if s.Strategy == "model" && s.Model == "" {
 		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", ModelHint(s.System.Adapter))

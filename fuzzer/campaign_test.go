@@ -9,6 +9,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -31,11 +32,11 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
-	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
+	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
 		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5},
 		Limits: fuzzer.Limits{Iterations: c.iterations}}
 	if c.strategy == "trace" {
-		opt.Guide = fuzzer.TraceMeasure{}
+		opt.Guide = guidance.TraceMeasure{}
 	}
 	f, err := fuzzer.New(opt, fac, gen, st)
 	require.NoError(t, err)
@@ -94,7 +95,7 @@ func TestCorrectSystemHasNoBugs(t *testing.T) {
 func TestRandomNeverKeepsInputs(t *testing.T) {
 	sum := runCampaign(t, t.TempDir(), campaignSetup{workers: 3, tasks: 5, strategy: "random", seed: 1, iterations: 500})
 	require.Zero(t, sum.CorpusSize)
-	require.Greater(t, sum.Coverage[fuzzer.MeasureTraces], 100, "traces are measured for every strategy")
+	require.Greater(t, sum.Coverage[guidance.MeasureTraces], 100, "traces are measured for every strategy")
 }
 
 func TestCampaignsAreReproducible(t *testing.T) {
@@ -122,7 +123,7 @@ func TestContinuedCampaignKeepsEverything(t *testing.T) {
 	require.Equal(t, int64(4000), second.Iterations)
 	require.Equal(t, int64(2000), second.Session)
 	require.GreaterOrEqual(t, second.CorpusSize, first.CorpusSize)
-	require.GreaterOrEqual(t, second.Coverage[fuzzer.MeasureTraces], first.Coverage[fuzzer.MeasureTraces])
+	require.GreaterOrEqual(t, second.Coverage[guidance.MeasureTraces], first.Coverage[guidance.MeasureTraces])
 	require.GreaterOrEqual(t, len(second.Bugs), len(first.Bugs))
 	// Already reached: nothing more to do.
 	third := runCampaign(t, dir, c)

@@ -6,6 +6,8 @@
 //
 // It must not know any concrete adapter, model or measure: systems plug in
 // through schedule.Factory, coverage notions through Measure (package
-// guidance implements them), storage through Store. The loop computes; the
-// edges (adapters, the corpus, the terminal) do I/O.
+// guidance implements them), storage through Store. What a measure needs
+// around an execution comes with the systems (guidance.LineCoverage wraps
+// the factory), not through the loop. The loop computes; the edges
+// (adapters, the corpus, the terminal) do I/O.
 package fuzzer

@@ -6,7 +6,6 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -16,15 +15,6 @@ import (
 // is abandoned.
 const interruptGrace = time.Second
 
-// UnitTracker reads which code units of the system under test an
-// execution covered: Go's coverage counters of the system's packages
-// (package linecov). The counters are global to the process, so
-// executions measured with it run one at a time.
-type UnitTracker interface {
-	Reset() error
-	Covered(dst []uint64) ([]uint64, error)
-}
-
 // executor runs inputs on one system instance, with a timeout: an
 // execution that hangs becomes a hang failure, and the system is
 // interrupted or replaced so that the next execution runs.
@@ -32,10 +22,6 @@ type executor struct {
 	fac     schedule.Factory
 	sys     schedule.System
 	timeout time.Duration // 0: none
-	// units, when set, records the units each execution covers; lock
-	// serializes the executions of every executor sharing the counters.
-	units UnitTracker
-	lock  *sync.Mutex
 	// Abandoned counts systems left hanging (not interruptible, or not
 	// returning after Interrupt).
 	abandoned int
@@ -53,29 +39,6 @@ type execResult struct {
 // run executes in. The Execution may share the system's buffers (valid
 // until the next run).
 func (e *executor) run(in *schedule.Input) (*schedule.Execution, error) {
-	if e.lock == nil {
-		return e.runUnlocked(in)
-	}
-	e.lock.Lock()
-	defer e.lock.Unlock()
-	if e.units != nil {
-		if err := e.units.Reset(); err != nil {
-			return nil, fmt.Errorf("line coverage: %v", err)
-		}
-	}
-	ex, err := e.runUnlocked(in)
-	if err != nil || e.units == nil {
-		return ex, err
-	}
-	units, err := e.units.Covered(nil)
-	if err != nil {
-		return nil, fmt.Errorf("line coverage: %v", err)
-	}
-	ex.Units = units
-	return ex, nil
-}
-
-func (e *executor) runUnlocked(in *schedule.Input) (*schedule.Execution, error) {
 	if e.sys == nil {
 		sys, err := e.fac.New()
 		if err != nil {
@@ -108,7 +71,7 @@ func (e *executor) runUnlocked(in *schedule.Input) (*schedule.Execution, error) 
 			if r.err != nil {
 				return nil, r.err
 			}
-			ex := &schedule.Execution{Trace: r.ex.Trace, Skipped: r.ex.Skipped}
+			ex := &schedule.Execution{Trace: r.ex.Trace, Skipped: r.ex.Skipped, Units: r.ex.Units}
 			ex.Failures = append(ex.Failures, hangFailure(in, ex.Trace, e.timeout))
 			return ex, nil
 		case <-time.After(interruptGrace):

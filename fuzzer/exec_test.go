@@ -15,6 +15,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -79,7 +80,7 @@ func TestHangsAreBugsAndTheCampaignGoesOn(t *testing.T) {
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	f, err := fuzzer.New(fuzzer.Options{Strategy: "trace", Guide: fuzzer.TraceMeasure{}, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
+	f, err := fuzzer.New(fuzzer.Options{Strategy: "trace", Guide: guidance.TraceMeasure{}, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
 		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Pipeline: 8},
 		Limits: fuzzer.Limits{Iterations: 600, Parallel: 2, ExecTimeout: 100 * time.Millisecond, Minimize: true,
 			MinimizeBudget: schedule.MinimizeOptions{MaxTries: 300}}}, fac, gen, st)
@@ -125,7 +126,7 @@ func TestAFailingWriteStopsTheCampaign(t *testing.T) {
 	require.NoError(t, err)
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
-	opt := fuzzer.Options{Strategy: "trace", Guide: fuzzer.TraceMeasure{}, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}},
+	opt := fuzzer.Options{Strategy: "trace", Guide: guidance.TraceMeasure{}, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
 		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Pipeline: 8},
 		Limits: fuzzer.Limits{Iterations: 1000, Parallel: 2}}
 	f, err := fuzzer.New(opt, fac, gen, &failingStore{Store: st, after: 100})

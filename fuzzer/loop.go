@@ -68,10 +68,6 @@ type Options struct {
 	Measures []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*StatsRecord)
-	// Units, when set, records the code units every execution covers
-	// (Execution.Units, for UnitsMeasure). The counters it reads are global
-	// to the process: executions then run one at a time (Parallel is 1).
-	Units UnitTracker
 	// Observe, when set, is called after every ObserveEvery-th iteration
 	// is recorded, with the coverage so far: coverage over iterations.
 	Observe      func(iteration int64, coverage map[string]int)
@@ -144,8 +140,7 @@ type Fuzzer struct {
 	qhead    int
 	dropped  int64
 	min      *bgMinimizer
-	last     *batch      // the batch issued last
-	execLock *sync.Mutex // serializes every execution when Units is set
+	last     *batch // the batch issued last
 }
 
 // New prepares a campaign on store, continuing what store already holds.
@@ -187,14 +182,8 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 	}
 	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
 		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
-	if opt.Units != nil {
-		f.opt.Parallel = 1
-		f.execLock = &sync.Mutex{}
-	}
 	for w := 0; w < f.opt.Parallel; w++ {
-		e := newExecutor(fac, opt.ExecTimeout)
-		e.units, e.lock = opt.Units, f.execLock
-		f.execs = append(f.execs, e)
+		f.execs = append(f.execs, newExecutor(fac, opt.ExecTimeout))
 	}
 	for _, m := range opt.Measures {
 		f.cov[m.Name()] = NewCoverage()

@@ -101,7 +101,6 @@ func (m *bgMinimizer) loop() {
 	defer close(m.exited)
 	f := m.f
 	chk := NewChecker(f.fac, f.opt.Measures, f.opt.ExecTimeout)
-	chk.exec.lock = f.execLock // its executions must not overlap the campaign's covered ones
 	for {
 		j, ok, closed := m.take()
 		if !ok {

@@ -1,49 +1,31 @@
-// Package guidance holds the coverage measures that need more than the
-// event trace: model coverage (the abstract TLA+ model states an execution
-// reaches, through a mapper and the model engine). The fuzzer sees them as
-// fuzzer.Measure; this package is the glue between the fuzzer and tlc/.
 package guidance
 
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
-
-// Simulator is the model engine, in process or behind the sidecar.
-type Simulator interface {
-	Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error)
-}
-
-// BatchSimulator is a model engine that takes several simulations in one
-// call (the sidecar: one round trip).
-type BatchSimulator interface {
-	SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error)
-}
 
 // ModelMeasure covers abstract model states: it maps an execution's trace
 // to model actions, simulates them, and reports the abstract states
 // visited as items, divergences from the model and violated model
 // invariants as failures.
 type ModelMeasure struct {
-	Mapper    schedule.Mapper
-	Sim       Simulator
-	Timeout   time.Duration // per simulation (0: one minute)
-	diverged  atomic.Int64
-	simulated atomic.Int64
+	Mapper  schedule.Mapper
+	Sim     sidecar.Simulator // the model engine, in process or behind the sidecar
+	Timeout time.Duration     // per simulation (0: one minute)
 }
 
 // Name implements fuzzer.Measure.
-func (m *ModelMeasure) Name() string { return fuzzer.MeasureModel }
-
-// Diverged counts the executions whose trace diverged from the model.
-func (m *ModelMeasure) Diverged() int64 { return m.diverged.Load() }
+func (m *ModelMeasure) Name() string { return MeasureModel }
 
 // Measure implements fuzzer.Measure.
 func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzzer.Observation, error) {
@@ -65,13 +47,6 @@ func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzz
 func (m *ModelMeasure) MeasureBatch(ins []*schedule.Input, exs []*schedule.Execution) ([]fuzzer.Observation, []error) {
 	obs := make([]fuzzer.Observation, len(ins))
 	errs := make([]error, len(ins))
-	bs, ok := m.Sim.(BatchSimulator)
-	if !ok {
-		for i := range ins {
-			obs[i], errs[i] = m.Measure(ins[i], exs[i])
-		}
-		return obs, errs
-	}
 	acts := make([][]schedule.ModelAction, len(ins))
 	var reqs []*sim.Request
 	var idx []int
@@ -90,7 +65,7 @@ func (m *ModelMeasure) MeasureBatch(ins []*schedule.Input, exs []*schedule.Execu
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout())
 	defer cancel()
-	res, err := bs.SimulateBatch(ctx, reqs)
+	res, err := m.Sim.SimulateBatch(ctx, reqs)
 	for k, i := range idx {
 		if err != nil {
 			errs[i] = fmt.Errorf("model simulation: %w", err)
@@ -117,8 +92,8 @@ func (m *ModelMeasure) request(in *schedule.Input, ex *schedule.Execution) ([]sc
 	return acts, SimRequest(acts, false), nil
 }
 
-// SimRequest is the simulation request for mapped actions; states asks
-// for the visited states' variables, not only their keys.
+// SimRequest is the simulation of mapped actions; states asks for the
+// visited states' variables too, not only their keys.
 func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
 	req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &states}
 	for i, a := range acts {
@@ -129,7 +104,6 @@ func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
 
 // observe turns a simulation result into coverage items and failures.
 func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
-	m.simulated.Add(1)
 	obs := fuzzer.Observation{Items: res.Keys}
 	stepOf := func(i int) int {
 		if i >= 0 && i < len(acts) {
@@ -141,7 +115,6 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 		return 0
 	}
 	if d := res.Divergence; d != nil {
-		m.diverged.Add(1)
 		obs.Failures = append(obs.Failures, schedule.Failure{
 			Kind:      "divergence",
 			Signature: "divergence: " + d.Action + ": " + schedule.BlankNumbers(d.Reason),
@@ -174,7 +147,7 @@ func describe(acts []schedule.ModelAction, i int) string {
 	b.WriteString(a.Name)
 	b.WriteByte('(')
 	first := true
-	for _, k := range sortedKeys(a.Params) {
+	for _, k := range slices.Sorted(maps.Keys(a.Params)) {
 		if !first {
 			b.WriteString(", ")
 		}

@@ -14,14 +14,9 @@ import (
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
-
-type inproc struct{ s *sim.Simulator }
-
-func (p inproc) Simulate(_ context.Context, r *sim.Request) (*sim.Result, error) {
-	return p.s.Simulate(r)
-}
 
 func setup(t testing.TB, cfg microbench.Config) (*microbench.Factory, *guidance.ModelMeasure) {
 	fac, err := microbench.NewFactory(cfg)
@@ -31,7 +26,7 @@ func setup(t testing.TB, cfg microbench.Config) (*microbench.Factory, *guidance.
 	require.NoError(t, err)
 	s, err := sim.New(m, 0)
 	require.NoError(t, err)
-	return fac, &guidance.ModelMeasure{Mapper: mp, Sim: inproc{s}}
+	return fac, &guidance.ModelMeasure{Mapper: mp, Sim: sidecar.InProc{Simulator: s}}
 }
 
 // The correct system never diverges from the model: every message it
@@ -87,13 +82,13 @@ func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
-	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{fuzzer.TraceMeasure{}, mm},
+	f, err := fuzzer.New(fuzzer.Options{Strategy: "model", Guide: mm, Measures: []fuzzer.Measure{guidance.TraceMeasure{}, mm},
 		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5},
 		Limits: fuzzer.Limits{Iterations: 5000}}, fac, g, st)
 	require.NoError(t, err)
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)
-	require.Greater(t, sum.Coverage[fuzzer.MeasureModel], 50)
+	require.Greater(t, sum.Coverage[guidance.MeasureModel], 50)
 	require.Zero(t, sum.Divergences)
 	var kinds []string
 	for _, b := range sum.Bugs {

@@ -141,7 +141,7 @@ func (c *Comparison) Measures() []string {
 	return ms
 }
 
-// Measure names as the fuzzer writes them (fuzzer.MeasureModel, ...), with
+// Measure names as the fuzzer writes them (guidance.MeasureModel, ...), with
 // what one item of coverage is.
 var measureUnits = []struct{ name, unit, long string }{
 	{"model", "abstract model states", "abstract states of the TLA+ model"},

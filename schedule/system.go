@@ -68,8 +68,8 @@ type Execution struct {
 	// Skipped counts steps that could not run in the state they met
 	// (restart of a live process, delivery to a crashed one).
 	Skipped int `json:"skipped"`
-	// Units are the code units (basic blocks) of the system under test the
-	// execution covered, when the campaign tracks them (Options.Units).
+	// Units are the source lines of the system under test the execution
+	// covered, when the campaign measures them (guidance.LineCoverage).
 	Units []uint64 `json:"-"`
 }
 

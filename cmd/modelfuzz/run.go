@@ -23,6 +23,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
 )
 
 // runFlags are run's command line: the campaign's settings, and what
@@ -287,15 +288,15 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			Interrupted  bool           `json:"interrupted"`
 			Corpus       string         `json:"corpus"`
 		}{Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
-			Strategy: s.Strategy, UniqueTraces: s.Coverage[fuzzer.MeasureTraces], CorpusSize: s.CorpusSize,
+			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped}
 		for _, b := range s.Bugs {
 			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
 		}
-		if n, ok := s.Coverage[fuzzer.MeasureLines]; ok {
+		if n, ok := s.Coverage[guidance.MeasureLines]; ok {
 			out.LinesCovered = &n
 		}
-		if n, ok := s.Coverage[fuzzer.MeasureModel]; ok {
+		if n, ok := s.Coverage[guidance.MeasureModel]; ok {
 			d := s.Divergences
 			out.ModelStates, out.Divergences = &n, &d
 		}
@@ -314,8 +315,8 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
 		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
 	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
-	if _, ok := s.Coverage[fuzzer.MeasureModel]; ok {
-		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[fuzzer.MeasureModel], s.Divergences)
+	if _, ok := s.Coverage[guidance.MeasureModel]; ok {
+		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[guidance.MeasureModel], s.Divergences)
 		if len(unmapped) > 0 {
 			fmt.Fprintf(w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", coverageText(unmapped))
 		}
