@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -37,7 +38,7 @@ type Campaign struct {
 	fz      *fuzzer.Fuzzer
 	mapper  schedule.Mapper
 	logger  hclog.Logger
-	closers []func() // run in reverse order by Close
+	closers []func() error // run in reverse order by Close
 }
 
 // Prepare assembles the campaign s describes: it validates the settings,
@@ -71,7 +72,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if c.System, err = s.System.Open(h.Logger); err != nil {
 		return err
 	}
-	c.closers = append(c.closers, c.System.Close)
+	c.closers = append(c.closers, func() error { c.System.Close(); return nil })
 	ad := c.System.Adapter
 	// Line coverage: measured for every strategy in a coverage build, for
 	// the adapters whose system runs in this process.
@@ -138,7 +139,7 @@ func (c *Campaign) openStore() error {
 		return err
 	}
 	c.Store = store
-	c.closers = append(c.closers, func() { store.Close() })
+	c.closers = append(c.closers, store.Close)
 	var old Settings
 	found, err := store.Campaign(&old)
 	if err != nil {
@@ -191,7 +192,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		if err != nil {
 			return opt, err
 		}
-		c.closers = append(c.closers, stop)
+		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator}
 		opt.Measures = append(opt.Measures, mm)
 		if s.Strategy == "model" {
@@ -204,7 +205,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 			return opt, fmt.Errorf("--series: %v", err)
 		}
 		bw := bufio.NewWriter(sf)
-		c.closers = append(c.closers, func() { sf.Close() }, func() { bw.Flush() })
+		c.closers = append(c.closers, sf.Close, bw.Flush)
 		enc := json.NewEncoder(bw)
 		opt.ObserveEvery = s.SeriesEvery
 		opt.Observe = func(iter int64, cov map[string]int) {
@@ -257,11 +258,15 @@ func (c *Campaign) Unmapped() map[string]int {
 }
 
 // Close stops the model engine, closes the corpus and stops the system.
-func (c *Campaign) Close() {
+// Its error is the corpus's when it could not write its last changes
+// (closing is bounded: corpus.Store.Close), or the series file's.
+func (c *Campaign) Close() error {
+	var errs []error
 	for i := len(c.closers) - 1; i >= 0; i-- {
-		c.closers[i]()
+		errs = append(errs, c.closers[i]())
 	}
 	c.closers = nil
+	return errors.Join(errs...)
 }
 
 // writeHeapProfile writes the heap profile as of the last garbage

@@ -14,10 +14,22 @@
 //
 // The directory also holds MODELFUZZ (a marker naming the format, so that
 // --fresh never deletes a directory that is not a corpus) and modelfuzz.lock
-// (an flock held by the process that has the corpus open, with its pid).
+// (an flock held by the process that has the corpus open, with its pid);
+// modelfuzz.probe exists for an instant every second (the store checks that
+// the directory still takes new files).
 //
 // Durability: every Commit is one badger transaction. Writes are not synced
 // to disk (SyncWrites is off) but are in the operating system's page cache
 // once Commit returns, so a kill -9 of modelfuzz loses nothing committed; a
 // power loss may lose the last moments.
+//
+// Faults (watch.go): nothing lost, or told at once. The store watches its
+// directory, at commits and every second between them: the directory or
+// its database directory removed or replaced (the corpus is lost: its
+// errors wrap fuzzer.ErrStoreLost), the directory made read-only, the lock
+// file removed or replaced, the disk almost full, a write or a flush of
+// the database that fails. The first fault closes Fault's channel, so the
+// campaign stops within seconds, and every Commit returns it. Close is
+// bounded: a database that cannot flush is left behind with an error (what
+// was committed stays in its write-ahead log, as after a kill -9).
 package corpus

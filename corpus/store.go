@@ -48,25 +48,28 @@ type Options struct {
 
 // Store is an open corpus directory.
 type Store struct {
-	dir       string
-	db        *badger.DB
-	lock      *os.File
-	minFree   uint64
-	lastCheck time.Time
+	dir     string
+	db      *badger.DB
+	lock    *os.File
+	minFree uint64
+	w       watch
 }
 
 // MinFree is the free space a corpus needs on its file system to accept
 // writes. The database writes through memory-mapped files; a write that
 // finds the disk full there kills the process (SIGBUS) and leaves files
 // that cannot be read back until space is freed, so the store refuses to
-// write before that can happen: it checks the free space at Open and
-// about every second of commits.
+// write before that can happen: it checks the free space at Open, at
+// commits and between them (watch.go).
 const MinFree = 256 << 20
 
 // ErrDiskFull is returned (wrapped) when the corpus's disk is almost full.
 var ErrDiskFull = errors.New("disk almost full")
 
-var _ fuzzer.Store = (*Store)(nil)
+var (
+	_ fuzzer.Store         = (*Store)(nil)
+	_ fuzzer.FaultReporter = (*Store)(nil)
+)
 
 // Open opens (or creates) the corpus in dir and locks it for this process.
 func Open(dir string, opt Options) (*Store, error) {
@@ -105,12 +108,13 @@ func Open(dir string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	s := &Store{dir: dir, lock: lock, minFree: minFree}
 	if !opt.MustExist {
 		// A campaign about to write; read-only commands may read a corpus
 		// on a full disk (their rare writes are checked at commit).
-		if err := checkSpace(dir, minFree); err != nil {
+		if fe := s.fsFault(); fe != nil {
 			releaseLock(lock)
-			return nil, err
+			return nil, fe
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
@@ -118,7 +122,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
 	bo := badger.DefaultOptions(filepath.Join(dir, "db")).
-		WithLogger(nil).
+		WithLogger(dbLogger{s}).
 		WithSyncWrites(false).
 		// Memory: a memtable's arena and the builder that flushes it are
 		// allocated whole, so the memtable size sets the database's peaks
@@ -138,26 +142,19 @@ func Open(dir string, opt Options) (*Store, error) {
 		WithMetricsEnabled(false).
 		WithDetectConflicts(false).
 		WithCompactL0OnClose(false)
+	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{}) // the logger may report during the open
 	db, err := openBadger(bo)
 	if err != nil {
 		releaseLock(lock)
 		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s", dir, oneLine(err))
 	}
-	return &Store{dir: dir, db: db, lock: lock, minFree: minFree}, nil
-}
-
-// checkSpace refuses writes when the corpus's file system is almost full.
-func checkSpace(dir string, minFree uint64) error {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return nil // cannot tell; the writes will say
+	s.db = db
+	if err := s.startWatch(); err != nil {
+		db.Close()
+		releaseLock(lock)
+		return nil, err
 	}
-	free := st.Bavail * uint64(st.Bsize)
-	if free < minFree {
-		return fmt.Errorf("corpus %s: %w: %d MiB free, a corpus needs %d MiB to write safely; free some space and run again (nothing was lost)",
-			dir, ErrDiskFull, free>>20, minFree>>20)
-	}
-	return nil
+	return s, nil
 }
 
 // openBadger opens badger, turning a panic inside it (which some corrupted
@@ -239,16 +236,6 @@ func clear(dir string) error {
 // Dir is the corpus directory.
 func (s *Store) Dir() string { return s.dir }
 
-// Close flushes and closes the database and releases the lock.
-func (s *Store) Close() error {
-	err := s.db.Close()
-	releaseLock(s.lock)
-	if err != nil {
-		return fmt.Errorf("corpus %s: close: %v", s.dir, err)
-	}
-	return nil
-}
-
 func (s *Store) get(key []byte, v any) (bool, error) {
 	var found bool
 	err := s.db.View(func(txn *badger.Txn) error {
@@ -285,6 +272,9 @@ func (s *Store) SetCampaign(v any) error {
 }
 
 func (s *Store) update(fn func(txn *badger.Txn) error) error {
+	if err := s.Err(); err != nil {
+		return err
+	}
 	if err := s.db.Update(fn); err != nil {
 		return fmt.Errorf("corpus %s: write failed: %v", s.dir, err)
 	}
@@ -316,13 +306,15 @@ func covKey(measure string, item uint64) []byte {
 	return binary.BigEndian.AppendUint64(k, item)
 }
 
-// Commit implements fuzzer.Store: one atomic transaction.
+// Commit implements fuzzer.Store: one atomic transaction. It checks the
+// directory first (without the probe; at most every commitCheckEvery,
+// always for a batch with a stats snapshot) and writes nothing after a
+// fault, returning the fault. A write that fails is a fault; a write that
+// waits for the database (for a flush that cannot happen) returns the
+// fault as soon as it is found.
 func (s *Store) Commit(b *fuzzer.Batch) error {
-	if now := time.Now(); now.Sub(s.lastCheck) >= time.Second {
-		s.lastCheck = now
-		if err := checkSpace(s.dir, s.minFree); err != nil {
-			return err
-		}
+	if err := s.Err(); err != nil {
+		return err
 	}
 	// Gather the writes, the counters last: a batch too large for one
 	// transaction is written in several, and the counters (what a
@@ -365,6 +357,36 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 		}
 		kvs = append(kvs, kv{k: keyCounters, v: v})
 	}
+	// In a goroutine: a stat on a lost network mount, or a write waiting
+	// for a flush, may never return; the watch's timeout then says so.
+	now := time.Now().UnixNano()
+	check := b.Stats != nil || now-s.w.lastCheck.Load() >= int64(commitCheckEvery)
+	if check {
+		s.w.lastCheck.Store(now)
+	}
+	done := make(chan error, 1)
+	go func() {
+		if check {
+			if fe := s.check(false); fe != nil {
+				done <- s.fail(fe)
+				return
+			}
+		}
+		done <- s.write(kvs)
+	}()
+	select {
+	case err := <-done:
+		if _, ok := err.(*FaultError); err != nil && !ok {
+			return s.writeFailed("write failed", err)
+		}
+		return err
+	case <-s.w.faulted:
+		return s.w.fault
+	}
+}
+
+// write writes kvs in as few transactions as fit, in order.
+func (s *Store) write(kvs []kv) error {
 	for len(kvs) > 0 {
 		n := 0
 		err := s.db.Update(func(txn *badger.Txn) error {
@@ -387,7 +409,7 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("corpus %s: write failed: %w", s.dir, err)
+			return err
 		}
 		kvs = kvs[n:]
 	}

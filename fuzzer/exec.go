@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -25,6 +26,28 @@ type executor struct {
 	// Abandoned counts systems left hanging (not interruptible, or not
 	// returning after Interrupt).
 	abandoned int
+	// running is the system while it executes, for interrupt (another
+	// goroutine).
+	mu      sync.Mutex
+	running schedule.System
+}
+
+// interrupt stops the execution under way, if there is one and its
+// system can be interrupted (schedule.Interruptible); it is called from
+// another goroutine than run's.
+func (e *executor) interrupt() {
+	e.mu.Lock()
+	sys := e.running
+	e.mu.Unlock()
+	if is, ok := sys.(schedule.Interruptible); ok {
+		is.Interrupt()
+	}
+}
+
+func (e *executor) setRunning(sys schedule.System) {
+	e.mu.Lock()
+	e.running = sys
+	e.mu.Unlock()
 }
 
 func newExecutor(fac schedule.Factory, timeout time.Duration) *executor {
@@ -46,6 +69,8 @@ func (e *executor) run(in *schedule.Input) (*schedule.Execution, error) {
 		}
 		e.sys = sys
 	}
+	e.setRunning(e.sys)
+	defer e.setRunning(nil)
 	if e.timeout <= 0 {
 		return e.sys.Execute(in)
 	}

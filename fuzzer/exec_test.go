@@ -149,3 +149,112 @@ func TestAFailingWriteStopsTheCampaign(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1000), sum.Iterations)
 }
+
+// watchedStore is a store that reports a fault of its medium between
+// commits (fuzzer.FaultReporter), when the test trips it.
+type watchedStore struct {
+	fuzzer.Store
+	fault   chan struct{}
+	err     error
+	commits atomic.Int64
+}
+
+func (s *watchedStore) Fault() <-chan struct{} { return s.fault }
+
+func (s *watchedStore) Err() error {
+	select {
+	case <-s.fault:
+		return s.err
+	default:
+		return nil
+	}
+}
+
+func (s *watchedStore) trip(err error) { s.err = err; close(s.fault) }
+
+func (s *watchedStore) Commit(b *fuzzer.Batch) error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	s.commits.Add(1)
+	return s.Store.Commit(b)
+}
+
+// A fault the store finds between commits stops the campaign at once,
+// even while it waits for an execution that hangs (here for a minute):
+// the executions in flight are interrupted, and the campaign reports how
+// many executions since its last commit were not stored. What was
+// committed before stays, and the campaign continues from it.
+func TestAStoreFaultStopsTheCampaignAtOnce(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		dir := t.TempDir()
+		fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectHangOnFlush})
+		require.NoError(t, err)
+		gen, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
+		require.NoError(t, err)
+		st, err := corpus.Open(dir, corpus.Options{})
+		require.NoError(t, err)
+		ws := &watchedStore{Store: st, fault: make(chan struct{})}
+		opt := fuzzer.Options{Strategy: "trace", Guide: guidance.TraceMeasure{}, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
+			Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Pipeline: 8},
+			Limits: fuzzer.Limits{Duration: 5 * time.Minute, Parallel: 2, ExecTimeout: time.Minute, Minimize: true}}
+		f, err := fuzzer.New(opt, fac, gen, ws)
+		require.NoError(t, err)
+		type result struct {
+			sum *fuzzer.Summary
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			sum, err := f.Run(context.Background())
+			done <- result{sum, err}
+		}()
+		// Wait (at most 20 s) until commits stop for half a second: the
+		// campaign waits for a hung execution.
+		last, since := int64(-1), time.Now()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if n := ws.commits.Load(); n != last {
+				last, since = n, time.Now()
+			} else if n > 0 && time.Since(since) > 500*time.Millisecond {
+				break
+			}
+		}
+		t.Logf("lost=%v: %d commits, none for %v when the fault came", lost, last, time.Since(since).Round(time.Millisecond))
+		cause := errors.New("the medium failed")
+		if lost {
+			cause = fmt.Errorf("%w: %w", cause, fuzzer.ErrStoreLost)
+		}
+		start := time.Now()
+		ws.trip(cause)
+		var r result
+		select {
+		case r = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the campaign did not stop within 30 s of the store's fault")
+		}
+		t.Logf("stopped %v after the fault", time.Since(start).Round(time.Millisecond))
+		var se *fuzzer.StoreError
+		require.ErrorAs(t, r.err, &se)
+		require.ErrorIs(t, r.err, cause)
+		require.Greater(t, se.Unstored, int64(0), "the hung batch was not stored")
+		require.Equal(t, se.Committed, r.sum.Iterations, "the summary counts what the store holds")
+		require.Equal(t, se.Unstored, r.sum.Unstored)
+		require.Equal(t, lost, r.sum.StoreLost)
+		require.Contains(t, r.err.Error(), fmt.Sprintf("the campaign stopped: %d execution(s) since its last commit (iteration %d) were not stored", se.Unstored, se.Committed))
+		require.NoError(t, st.Close())
+
+		st, err = corpus.Open(dir, corpus.Options{MustExist: true})
+		require.NoError(t, err)
+		snap, err := st.Load(0)
+		require.NoError(t, err)
+		require.Equal(t, se.Committed, snap.Counters.Iterations)
+		opt.Iterations, opt.Duration, opt.Minimize = se.Committed+100, 0, false
+		opt.ExecTimeout = 100 * time.Millisecond
+		f, err = fuzzer.New(opt, fac, gen, st)
+		require.NoError(t, err)
+		sum, err := f.Run(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, se.Committed+100, sum.Iterations)
+		require.NoError(t, st.Close())
+	}
+}

@@ -107,6 +107,11 @@ type Summary struct {
 	Divergences  int64 // executions that diverged from the model, over all sessions
 	Interrupted  bool
 	StoppedEarly string // why the budget was not used up, if so
+	// Unstored counts the executions whose results were not stored when
+	// the store failed (a StoreError); Iterations and Session count the
+	// stored ones. StoreLost says the store lost what it held as well.
+	Unstored  int64
+	StoreLost bool
 }
 
 // resumeInputs is how many of the most recent corpus inputs a continued
@@ -141,7 +146,16 @@ type Fuzzer struct {
 	dropped  int64
 	min      *bgMinimizer
 	last     *batch // the batch issued last
+	// issued counts the campaign's executions started, committed those
+	// recorded by the store's last successful commit (iterations).
+	issued, committed int64
+	faults            <-chan struct{} // closed at a fault of the store (nil: never)
 }
+
+// stopGrace is how long a campaign whose store failed waits for its work
+// in flight (executions, measures, a minimization) before it returns
+// without it: nothing that work produces can be stored any more.
+const stopGrace = 2 * time.Second
 
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
@@ -254,6 +268,11 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	sum := &Summary{Strategy: f.opt.Strategy}
 	spent := f.counters.RunSeconds
 	var runErr error
+	startIter := f.counters.Iterations
+	f.issued, f.committed = f.counters.Iterations, f.counters.Iterations
+	if fr, ok := f.store.(FaultReporter); ok {
+		f.faults = fr.Fault()
+	}
 	if f.opt.Minimize {
 		f.min = newBgMinimizer(f)
 		for _, b := range f.bugList {
@@ -265,10 +284,12 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	// With a pipeline, the next batch is executed while the previous one
 	// is being measured (a model engine in another process works in
 	// parallel with the system), and batches are finished in order.
-	issued := f.counters.Iterations // iterations executed, finished or not
 	var pending *batch
 	handle := func(b *batch) (stop bool) {
-		b.wait()
+		if !b.waitUnless(f.faults) {
+			runErr = f.storeFailed(f.store.(FaultReporter).Err())
+			return true
+		}
 		// A batch's results are committed in one transaction.
 		acc := &Batch{Counters: &f.counters}
 		for _, j := range b.jobs {
@@ -294,10 +315,8 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 				break
 			}
 		}
-		if err := f.store.Commit(acc); err != nil {
-			runErr = fmt.Errorf("the campaign stopped: %w", err)
-			f.counters.Iterations = b.jobs[0].iter - 1 // the batch is not recorded
-			session -= int64(len(b.jobs))
+		if err := f.commit(acc); err != nil {
+			runErr = err
 			return true
 		}
 		if stop {
@@ -320,7 +339,7 @@ loop:
 	for {
 		n := int64(f.opt.Pipeline)
 		if f.opt.Iterations > 0 {
-			n = min(n, f.opt.Iterations-issued)
+			n = min(n, f.opt.Iterations-f.issued)
 		}
 		if f.opt.Duration > 0 && time.Since(start) >= f.opt.Duration {
 			n = 0
@@ -331,14 +350,26 @@ loop:
 			n = 0
 		default:
 		}
+		select {
+		case <-f.faults:
+			// Found between commits: stop now, not at the next commit.
+			runErr = f.storeFailed(f.store.(FaultReporter).Err())
+			f.abandon(pending)
+			break loop
+		default:
+		}
 		var cur *batch
 		if n > 0 {
-			cur = f.runBatch(issued, int(n))
-			issued += n
+			cur = f.runBatch(f.issued, int(n))
+			f.issued += n
 		}
 		if pending != nil && handle(pending) {
-			if cur != nil {
-				cur.wait() // executed but not recorded: in flight when the campaign stopped
+			// cur is executed but not recorded: in flight when the
+			// campaign stopped.
+			if _, failed := runErr.(*StoreError); failed {
+				f.abandon(pending, cur)
+			} else if cur != nil {
+				cur.wait()
 			}
 			break loop
 		}
@@ -346,6 +377,9 @@ loop:
 		if f.opt.Pipeline == 1 && pending != nil {
 			// One at a time: finish each execution before the next.
 			if handle(pending) {
+				if _, failed := runErr.(*StoreError); failed {
+					f.abandon(pending)
+				}
 				break loop
 			}
 			pending = nil
@@ -372,7 +406,10 @@ loop:
 				f.opt.Progress(f.stats(session, time.Since(start)))
 			}
 		}
-		f.min.close()
+		f.min.close(ctx.Done(), f.faults)
+		if ctx.Err() != nil {
+			sum.Interrupted = true // while waiting for the minimizations
+		}
 		if err := f.applyMinimized(true); err != nil && runErr == nil {
 			runErr = err
 		}
@@ -383,6 +420,11 @@ loop:
 		if err := f.snapshot(session, elapsed, spent); err != nil && runErr == nil {
 			runErr = err
 		}
+	}
+	var storeErr *StoreError
+	if errors.As(runErr, &storeErr) {
+		session = f.committed - startIter
+		sum.Unstored, sum.StoreLost = storeErr.Unstored, errors.Is(runErr, ErrStoreLost)
 	}
 	sum.Iterations = f.counters.Iterations
 	sum.Session = session
@@ -410,7 +452,7 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
 		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
 		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes()}
-	if err := f.store.Commit(&Batch{Counters: &f.counters, Stats: rec}); err != nil {
+	if err := f.commit(&Batch{Counters: &f.counters, Stats: rec}); err != nil {
 		return err
 	}
 	if f.opt.OnSnapshot != nil {
@@ -489,7 +531,7 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 				defer ewg.Done()
 				for {
 					k := int(next.Add(1) - 1)
-					if k >= n {
+					if k >= n || b.abandoned.Load() {
 						return
 					}
 					f.execute(e, jobs[k], keep)
@@ -498,7 +540,9 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 		}
 		ewg.Wait()
 		close(b.executed)
-		f.measure(jobs)
+		if !b.abandoned.Load() {
+			f.measure(jobs)
+		}
 	}()
 	return b
 }
@@ -557,12 +601,74 @@ func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
 
 // batch is a group of inputs whose executions and measures may still run.
 type batch struct {
-	jobs     []*job
-	executed chan struct{} // closed when every job is executed (the systems are free)
-	done     chan struct{} // closed when every job is executed and measured
+	jobs      []*job
+	executed  chan struct{} // closed when every job is executed (the systems are free)
+	done      chan struct{} // closed when every job is executed and measured
+	abandoned atomic.Bool   // its results cannot be stored: what has not started is skipped
 }
 
 func (b *batch) wait() { <-b.done }
+
+// waitUnless waits for the batch unless stop is closed first; it reports
+// whether the batch is done.
+func (b *batch) waitUnless(stop <-chan struct{}) bool {
+	select {
+	case <-b.done:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// abandon stops the batches in flight (nil ones are none) when the store
+// failed and nothing they produce can be stored: executions not started
+// are skipped, the running ones interrupted (where the system can be) and
+// nothing more is measured. It waits at most stopGrace for them, so that
+// the systems are free before they are closed, unless an execution hangs.
+func (f *Fuzzer) abandon(bs ...*batch) {
+	for _, b := range bs {
+		if b != nil {
+			b.abandoned.Store(true)
+		}
+	}
+	for _, e := range f.execs {
+		e.interrupt()
+	}
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	for _, b := range bs {
+		if b == nil {
+			continue
+		}
+		select {
+		case <-b.done:
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// commit writes b to the store. A failure of the store stops the
+// campaign: it becomes a StoreError.
+func (f *Fuzzer) commit(b *Batch) error {
+	if err := f.store.Commit(b); err != nil {
+		return f.storeFailed(err)
+	}
+	if b.Counters != nil {
+		f.committed = b.Counters.Iterations
+	}
+	return nil
+}
+
+// storeFailed makes err, a failure of the store, the campaign's StoreError;
+// the campaign's counters go back to what the store holds.
+func (f *Fuzzer) storeFailed(err error) error {
+	if _, ok := err.(*StoreError); ok {
+		return err
+	}
+	f.counters.Iterations = f.committed
+	return &StoreError{Err: err, Committed: f.committed, Unstored: f.issued - f.committed}
+}
 
 func bugNum(id string) int {
 	n, _ := strconv.Atoi(id[1:])

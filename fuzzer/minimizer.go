@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -22,6 +23,7 @@ type bgMinimizer struct {
 	wake   chan struct{}
 	closed bool
 	exited chan struct{}
+	chk    *Checker // its system, once the loop has started
 }
 
 type minJob struct {
@@ -73,8 +75,12 @@ func (m *bgMinimizer) cancel() {
 	m.mu.Unlock()
 }
 
-// close waits until every queued minimization has finished.
-func (m *bgMinimizer) close() {
+// close waits until every queued minimization has finished. When
+// interrupt is closed first (a signal), it cancels them: the one under way
+// ends after its current execution and reports what it reached. When fault
+// is closed first (the store failed: no result can be stored), it cancels
+// them, interrupts the execution under way and waits at most stopGrace.
+func (m *bgMinimizer) close(interrupt, fault <-chan struct{}) {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
@@ -82,7 +88,30 @@ func (m *bgMinimizer) close() {
 	case m.wake <- struct{}{}:
 	default:
 	}
-	<-m.exited
+	for done := false; !done; {
+		select {
+		case <-m.exited:
+			return
+		case <-interrupt:
+			m.cancel()
+			interrupt = nil
+		case <-fault:
+			done = true
+		}
+	}
+	m.cancel()
+	m.mu.Lock()
+	chk := m.chk
+	m.mu.Unlock()
+	if chk != nil {
+		chk.exec.interrupt() // its result cannot be stored
+	}
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-m.exited:
+	case <-t.C:
+	}
 }
 
 func (m *bgMinimizer) take() (minJob, bool, bool) {
@@ -101,6 +130,9 @@ func (m *bgMinimizer) loop() {
 	defer close(m.exited)
 	f := m.f
 	chk := NewChecker(f.fac, f.opt.Measures, f.opt.ExecTimeout)
+	m.mu.Lock()
+	m.chk = chk
+	m.mu.Unlock()
 	for {
 		j, ok, closed := m.take()
 		if !ok {
@@ -168,5 +200,5 @@ func (f *Fuzzer) applyMinimized(final bool) error {
 	if len(b.Bugs) == 0 {
 		return nil
 	}
-	return f.store.Commit(&b)
+	return f.commit(&b)
 }

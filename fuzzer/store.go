@@ -1,6 +1,10 @@
 package fuzzer
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -16,6 +20,58 @@ type Store interface {
 	// `recent` inputs kept by fuzzing (all of them when recent < 0).
 	Load(recent int) (*Snapshot, error)
 	Commit(b *Batch) error
+}
+
+// FaultReporter is a Store that watches its medium between commits (the
+// corpus watches its directory): the campaign stops as soon as the store
+// cannot keep what it is given, not at its next commit.
+type FaultReporter interface {
+	// Fault is closed at the store's first fault; every Commit returns
+	// it from then on.
+	Fault() <-chan struct{}
+	// Err is the store's first fault, nil while it has none.
+	Err() error
+}
+
+// ErrStoreLost is wrapped by the errors of a store whose contents are gone
+// (its directory was removed): nothing of the campaign can be read back.
+var ErrStoreLost = errors.New("the store lost what it held")
+
+// StoreError stops a campaign whose store failed: the store's error, and
+// what the campaign had not stored.
+type StoreError struct {
+	Err       error
+	Committed int64 // the campaign's iterations as of the last successful commit
+	Unstored  int64 // executions since then (finished or in flight) whose results were not stored
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("%v; the campaign stopped: %d execution(s) since its last commit (iteration %d) were not stored",
+		e.Err, e.Unstored, e.Committed)
+}
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Campaign is the metadata of a campaign, fixed when it starts. Continuing
+// a campaign with different settings is refused (the results would mix).
+type Campaign struct {
+	Version        int             `json:"version"`
+	Adapter        string          `json:"adapter"`
+	AdapterConfig  json.RawMessage `json:"adapter_config"`
+	Strategy       string          `json:"strategy"`
+	Seed           uint64          `json:"seed"`
+	Steps          int             `json:"steps"`
+	MaxMessages    int             `json:"max_messages"`
+	CrashQuota     int             `json:"crash_quota"`
+	Requests       int             `json:"requests"`
+	SeedPopulation int             `json:"seed_population"`
+	ReseedEvery    int             `json:"reseed_every"`
+	Mutations      int             `json:"mutations"`
+	Pipeline       int             `json:"pipeline,omitempty"`
+	Model          string          `json:"model,omitempty"`        // the model guiding or measuring the campaign
+	ModelConfig    string          `json:"model_config,omitempty"` // its cfg when not the default
+	ModelConsts    []string        `json:"model_consts,omitempty"` // its constants set from the system
+	Created        string          `json:"created"`                // RFC 3339, for people; never read by the loop
 }
 
 // Counters are the campaign's running totals.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -61,8 +62,11 @@ longer than --exec-timeout is stopped and recorded as a hang bug; a stats
 snapshot (coverage, corpus, bugs, executions per second, memory) goes into
 the corpus every --stats-every; and every new bug is minimized in the
 background within --minimize-tries and --minimize-time ("modelfuzz bugs"
-lists them). A disk with less than 256 MiB free stops the campaign with a
-message before the corpus could be damaged.
+lists them). A corpus that can no longer be written stops the campaign
+within seconds with one line saying why and how many executions were not
+stored, and a non-zero exit: its directory removed, replaced or made
+read-only, its lock file removed, its disk with less than 256 MiB free
+(before the corpus could be damaged), a write that fails.
 
 With --model, every execution is also mapped onto a TLA+ model and the
 abstract model states it reaches are measured (model_states) for every
@@ -119,7 +123,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&s.SeriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 }
 
-func runCampaign(cmd *cobra.Command, f *runFlags) error {
+func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	logger, err := newLogger(f.logLevel)
 	if err != nil {
 		return err
@@ -146,7 +150,10 @@ func runCampaign(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	// Closing is bounded; a corpus that cannot write its last changes
+	// fails the command. After a fault of the corpus, the fault is the
+	// line shown.
+	defer func() { retErr = errors.Join(retErr, c.Close()) }()
 	ctx, stop := signalContext(logger, prog)
 	defer stop()
 	sum, runErr := c.Run(ctx)
@@ -286,10 +293,16 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			CorpusSize   int            `json:"corpus_size"`
 			Bugs         []jsonBug      `json:"bugs"`
 			Interrupted  bool           `json:"interrupted"`
-			Corpus       string         `json:"corpus"`
+			Corpus       string         `json:"corpus,omitempty"`
+			CorpusLost   bool           `json:"corpus_lost,omitempty"`
+			Unstored     int64          `json:"unstored,omitempty"`
 		}{Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
-			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped}
+			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped,
+			CorpusLost: s.StoreLost, Unstored: s.Unstored}
+		if s.StoreLost {
+			out.Corpus = "" // never point at a corpus that is not there
+		}
 		for _, b := range s.Bugs {
 			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
 		}
@@ -321,16 +334,36 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			fmt.Fprintf(w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", coverageText(unmapped))
 		}
 	}
+	// After a failure of the store, bugs found after its last commit
+	// (iteration s.Iterations) are not in the corpus, and a lost corpus
+	// holds nothing.
+	replayable := ""
 	if len(s.Bugs) == 0 {
 		fmt.Fprintln(w, "no bugs found")
 	} else {
 		fmt.Fprintf(w, "%d bug(s):\n", len(s.Bugs))
 		for _, b := range s.Bugs {
-			fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s): %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, b.Message)
+			stored, note := !s.StoreLost && b.FirstIteration <= s.Iterations, ""
+			if !stored && !s.StoreLost {
+				note = " (not stored)"
+			}
+			if stored && replayable == "" {
+				replayable = b.ID
+			}
+			fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s)%s: %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, note, b.Message)
 		}
-		fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", dir, s.Bugs[0].ID)
+		if replayable != "" {
+			fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", dir, replayable)
+		}
 	}
-	fmt.Fprintf(w, "corpus: %s\n", dir)
+	switch {
+	case s.StoreLost:
+		fmt.Fprintf(w, "corpus: %s is lost; nothing of this campaign can be replayed from it\n", dir)
+	case s.Unstored > 0:
+		fmt.Fprintf(w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
+	default:
+		fmt.Fprintf(w, "corpus: %s\n", dir)
+	}
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

@@ -163,7 +163,13 @@ func (in *instance) kill() {
 }
 
 // stop asks the process to terminate, waits up to grace, then kills it.
+// The client's idle connections are closed first: the server's graceful
+// shutdown waits for every connection to be idle, and a connection the
+// client dialed but never used counts as busy on the server for 5 s.
 func (in *instance) stop(grace time.Duration) {
+	if in.client != nil {
+		in.client.CloseIdleConnections()
+	}
 	if terminate(in.cmd.Process) == nil {
 		t := time.NewTimer(grace)
 		defer t.Stop()
