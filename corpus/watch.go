@@ -215,25 +215,21 @@ func (s *Store) look(probe bool) *FaultError {
 	gone := func(problem string, err error) *FaultError {
 		return &FaultError{Dir: s.dir, Problem: problem + " (the corpus is lost)", Gone: true, Err: err}
 	}
-	fi, err := os.Stat(s.dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return gone("the directory was removed", err)
-	case err != nil:
-		return &FaultError{Dir: s.dir, Problem: "cannot read the directory: " + errText(err), Err: err}
-	case idOf(fi) != w.dirID:
-		return gone("the directory was replaced by another one", nil)
+	for _, d := range []struct {
+		path, what string
+		id         fileID
+	}{{s.dir, "the directory", w.dirID}, {filepath.Join(s.dir, "db"), "its database directory db", w.dbID}} {
+		fi, err := os.Stat(d.path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return gone(d.what+" was removed", err)
+		case err != nil:
+			return &FaultError{Dir: s.dir, Problem: "cannot read " + d.what + ": " + errText(err), Err: err}
+		case idOf(fi) != d.id:
+			return gone(d.what+" was replaced by another one", nil)
+		}
 	}
-	fi, err = os.Stat(filepath.Join(s.dir, "db"))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return gone("its database directory db was removed", err)
-	case err != nil:
-		return &FaultError{Dir: s.dir, Problem: "cannot read its database directory: " + errText(err), Err: err}
-	case idOf(fi) != w.dbID:
-		return gone("its database directory db was replaced by another one", nil)
-	}
-	fi, err = os.Stat(filepath.Join(s.dir, lockFile))
+	fi, err := os.Stat(filepath.Join(s.dir, lockFile))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return &FaultError{Dir: s.dir, Problem: "the lock file " + lockFile + " was removed: another process could open the corpus at the same time", Err: err}
