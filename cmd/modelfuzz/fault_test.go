@@ -93,7 +93,7 @@ func TestCorpusFaults(t *testing.T) {
 					"--parallel", "2", "--seed", "1", "--log-level", "warn", "--corpus", dir}
 			}
 			cmd := exec.Command(binary, append(args, "--duration", "120s")...)
-			var out, errb bytes.Buffer
+			var out, errb syncBuffer // written by the process's copiers while the test reads
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			require.NoError(t, cmd.Start())
 			exited := make(chan struct{})
@@ -223,4 +223,23 @@ func fillBelow(t *testing.T, path string, free uint64) {
 func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !strings.Contains(string(b), ") Z ")
+}
+
+// syncBuffer is a bytes.Buffer that a running command writes into while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
