@@ -1,40 +1,22 @@
 package raftkv
 
 import (
-	"bytes"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 )
-
-// syncBuffer is a log output the test can read while replicas write it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestStandaloneCluster runs three replicas that talk to each other over
 // loopback with a real clock: they elect a leader, serve writes and
 // linearizable reads on every replica, and keep their data across crashes
 // of a follower, of the leader and of all of them.
 func TestStandaloneCluster(t *testing.T) {
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: &logs})
 	c := newCluster(t, 3, Config{Tick: 10 * time.Millisecond, SnapshotEvery: 5, Logger: logger})
 	for i := 1; i <= 3; i++ {

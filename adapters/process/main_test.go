@@ -1,19 +1,18 @@
 package process
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -72,7 +71,7 @@ func writeCluster(t testing.TB, c map[string]any) string {
 
 // newFake makes a factory and a system of a fake cluster, closed at the
 // end of the test. The log goes to logBuf when given.
-func newFake(t testing.TB, c map[string]any, logBuf *syncBuffer) (*Factory, *System) {
+func newFake(t testing.TB, c map[string]any, logBuf *testutil.SyncBuffer) (*Factory, *System) {
 	opts := Options{StateDir: t.TempDir()}
 	if logBuf != nil {
 		opts.Logger = hclog.New(&hclog.LoggerOptions{Output: logBuf, Level: hclog.Debug})
@@ -110,21 +109,4 @@ func running(pid int) bool {
 		return st.state != 'Z'
 	}
 	return syscall.Kill(pid, 0) == nil
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -129,7 +130,7 @@ func TestCrashKillsTheGroupAndRestartRegisters(t *testing.T) {
 }
 
 func TestBadRequestsAreRefusedAndTheRunGoesOn(t *testing.T) {
-	var log syncBuffer
+	var log testutil.SyncBuffer
 	_, s := newFake(t, fakeCluster(3, nil, "-misbehave"), &log)
 	ex, _ := execute(t, s, input(crash(1), to(0), d(2, 1), d(0, 1)))
 	require.Empty(t, ex.Failures)

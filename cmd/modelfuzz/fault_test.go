@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 )
 
 // The storage path's faults under a running campaign (sidecar, background
@@ -93,7 +94,7 @@ func TestCorpusFaults(t *testing.T) {
 					"--parallel", "2", "--seed", "1", "--log-level", "warn", "--corpus", dir}
 			}
 			cmd := exec.Command(binary, append(args, "--duration", "120s")...)
-			var out, errb syncBuffer // written by the process's copiers while the test reads
+			var out, errb testutil.SyncBuffer // written by the process's copiers while the test reads
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			require.NoError(t, cmd.Start())
 			exited := make(chan struct{})
@@ -223,23 +224,4 @@ func fillBelow(t *testing.T, path string, free uint64) {
 func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !strings.Contains(string(b), ") Z ")
-}
-
-// syncBuffer is a bytes.Buffer that a running command writes into while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
@@ -222,7 +223,7 @@ func TestServeCommandOutput(t *testing.T) {
 	// stdout has the ready line only, even when the model prints.
 	cmd := exec.Command(binary, "tlc", "serve", "--model", "testdata/counter.tla")
 	cmd.Env = append(os.Environ(), TokenEnv+"=")
-	var stdout, stderr syncBuffer
+	var stdout, stderr testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	defer cmd.Process.Kill()
