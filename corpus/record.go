@@ -24,11 +24,29 @@ import (
 //	source: length-prefixed string
 //	new items: count, then (length-prefixed measure name, count) pairs, sorted by name
 //	steps: count, then per step: process, action index (schedule.AllActions), messages, value (signed)
-const recordV1 = 0x01
+//
+// Version 0x02, written when a step has a parameter of the newer actions,
+// adds to every step: k, n, to, crash point (0 none, else 1 + its index in
+// schedule.CrashPoints), set, and conf (length-prefixed).
+const (
+	recordV1 = 0x01
+	recordV2 = 0x02
+)
 
 // encodeRecord appends the binary form of r to dst.
 func encodeRecord(dst []byte, r *fuzzer.InputRecord) []byte {
-	dst = append(dst, recordV1)
+	v2 := false
+	for _, st := range r.Input.Steps {
+		if st.K != 0 || st.N != 0 || st.To != 0 || st.Point != "" || st.Set != 0 || st.Conf != "" {
+			v2 = true
+			break
+		}
+	}
+	if v2 {
+		dst = append(dst, recordV2)
+	} else {
+		dst = append(dst, recordV1)
+	}
 	dst = binary.AppendUvarint(dst, r.ID)
 	dst = binary.AppendVarint(dst, r.Iteration)
 	dst = binary.AppendUvarint(dst, r.Parent)
@@ -49,8 +67,28 @@ func encodeRecord(dst []byte, r *fuzzer.InputRecord) []byte {
 		dst = append(dst, actionIndex(st.Action))
 		dst = binary.AppendUvarint(dst, uint64(st.Messages))
 		dst = binary.AppendVarint(dst, int64(st.Value))
+		if v2 {
+			dst = binary.AppendUvarint(dst, uint64(st.K))
+			dst = binary.AppendUvarint(dst, uint64(st.N))
+			dst = binary.AppendUvarint(dst, uint64(st.To))
+			dst = append(dst, pointIndex(st.Point))
+			dst = binary.AppendUvarint(dst, uint64(st.Set))
+			dst = appendString(dst, st.Conf)
+		}
 	}
 	return dst
+}
+
+func pointIndex(p string) byte {
+	if p == "" {
+		return 0
+	}
+	for i, q := range schedule.CrashPoints {
+		if p == q {
+			return byte(i + 1)
+		}
+	}
+	return 0xff // invalid; Validate refuses such inputs before they are stored
 }
 
 func appendString(dst []byte, s string) []byte {
@@ -126,9 +164,10 @@ func (r *recordReader) string() string {
 
 // decodeRecord reads the binary form into rec.
 func decodeRecord(b []byte, rec *fuzzer.InputRecord) error {
-	if len(b) == 0 || b[0] != recordV1 {
+	if len(b) == 0 || (b[0] != recordV1 && b[0] != recordV2) {
 		return fmt.Errorf("unknown record format")
 	}
+	v2 := b[0] == recordV2
 	r := &recordReader{b: b[1:]}
 	*rec = fuzzer.InputRecord{ID: r.uvarint(), Iteration: r.varint(), Parent: r.uvarint(), Source: r.string()}
 	nItems := r.uvarint()
@@ -158,7 +197,27 @@ func decodeRecord(b []byte, rec *fuzzer.InputRecord) error {
 		if int(a) >= len(schedule.AllActions) {
 			return fmt.Errorf("step %d has an unknown action %d", i, a)
 		}
-		rec.Input.Steps = append(rec.Input.Steps, schedule.Step{Process: int(p), Action: schedule.AllActions[a], Messages: int(m), Value: int(v)})
+		st := schedule.Step{Process: int(p), Action: schedule.AllActions[a], Messages: int(m), Value: int(v)}
+		if v2 {
+			st.K, st.N, st.To = int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
+			pt := r.byte()
+			set := r.uvarint()
+			st.Conf = r.string()
+			if r.err != nil {
+				break
+			}
+			if int(pt) > len(schedule.CrashPoints) {
+				return fmt.Errorf("step %d has an unknown crash point %d", i, pt)
+			}
+			if pt > 0 {
+				st.Point = schedule.CrashPoints[pt-1]
+			}
+			if set >= 1<<16 {
+				return fmt.Errorf("step %d has a set out of range", i)
+			}
+			st.Set = schedule.ProcSet(set)
+		}
+		rec.Input.Steps = append(rec.Input.Steps, st)
 	}
 	if r.err != nil {
 		return r.err

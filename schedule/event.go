@@ -293,15 +293,7 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 	return b.String()
 }
 
-func stepText(s Step) string {
-	switch s.Action {
-	case Deliver:
-		return "deliver(" + strconv.Itoa(s.Messages) + ")"
-	case Request:
-		return "request(" + strconv.Itoa(s.Value) + ")"
-	}
-	return string(s.Action)
-}
+func stepText(s Step) string { return s.Call() }
 
 // eventText renders an event that is not a send or a recv: its kind in
 // capitals, then its label without repeating the kind.

@@ -3,6 +3,8 @@ package schedule
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 )
 
 // Shape describes the generated inputs.
@@ -13,6 +15,9 @@ type Shape struct {
 	MaxMessages int `json:"max_messages" flag:"max-messages"` // deliver(t) draws t in 1..MaxMessages
 	CrashQuota  int `json:"crash_quota" flag:"crash-quota"`   // at most this many crash steps in an input
 	Requests    int `json:"requests" flag:"requests"`         // client requests in a generated input
+	// Actions lists the actions generated inputs use (comma-separated);
+	// empty means every action the system supports.
+	Actions string `json:"actions,omitempty" flag:"actions"`
 }
 
 // Validate checks the parameters.
@@ -29,6 +34,9 @@ func (p Shape) Validate() error {
 	case p.Requests > p.Steps:
 		return fmt.Errorf("--requests (%d) cannot exceed --steps (%d)", p.Requests, p.Steps)
 	}
+	if _, err := ParseActions(p.Actions); err != nil {
+		return fmt.Errorf("--actions: %v", err)
+	}
 	return nil
 }
 
@@ -39,7 +47,23 @@ type Generator struct {
 	targets []int // processes that accept requests
 	// actions the system supports besides deliver and request, for random steps
 	crash, restart, timeout bool
+	ext                     []Action // the newer actions (after BaseActions) in use
 }
+
+// extWeight is how often each newer action is drawn, relative to the
+// others, when a random step is not a timeout, crash or restart.
+var extWeight = map[Action]int{
+	Drop: 5, Duplicate: 4, DeliverOne: 10, Partition: 2, Heal: 3,
+	ConfChange: 4, TransferLeader: 3, Read: 6, Tick: 8,
+}
+
+// extShare is the percentage of would-be deliver steps that become one of
+// the newer actions when any is in use.
+const extShare = 45
+
+// maxTicks bounds a tick step's n: above the election timeout of the
+// adapters' defaults (10), so that one step can expire a lease.
+const maxTicks = 12
 
 // NewGenerator returns a generator for the system described by spec.
 func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
@@ -52,10 +76,31 @@ func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
 	if !spec.Supports(Deliver) {
 		return nil, fmt.Errorf("system %s does not support deliver", spec.Name)
 	}
+	use := spec.Actions
+	if p.Actions != "" {
+		use, _ = ParseActions(p.Actions)
+		for _, a := range use {
+			if !spec.Supports(a) {
+				return nil, fmt.Errorf("--actions: system %s does not support %s (it has: %s)", spec.Name, a, actionList(spec.Actions))
+			}
+		}
+		if !slices.Contains(use, Deliver) {
+			return nil, fmt.Errorf("--actions must include deliver")
+		}
+	}
+	on := func(a Action) bool { return slices.Contains(use, a) }
 	g := &Generator{spec: spec, p: p,
-		crash:   spec.Supports(Crash) && p.CrashQuota > 0,
-		restart: spec.Supports(Restart),
-		timeout: spec.Supports(Timeout),
+		crash:   on(Crash) && p.CrashQuota > 0,
+		restart: on(Restart),
+		timeout: on(Timeout),
+	}
+	for _, a := range AllActions[len(BaseActions):] {
+		if on(a) {
+			g.ext = append(g.ext, a)
+		}
+	}
+	if p.Requests > 0 && !on(Request) && spec.Supports(Request) {
+		return nil, fmt.Errorf("--actions leaves out request; use --requests 0")
 	}
 	if p.Requests > 0 && !spec.Supports(Request) {
 		return nil, fmt.Errorf("system %s does not take client requests; use --requests 0", spec.Name)
@@ -118,7 +163,71 @@ func (g *Generator) randomStep(r *rand.Rand, crashed []bool, crashes *int) Step 
 		if crashed != nil {
 			crashed[p] = true
 		}
-		return Step{Process: p, Action: Crash}
+		st := Step{Process: p, Action: Crash}
+		if len(g.spec.CrashPoints) > 0 && r.IntN(2) == 0 {
+			st.Point = g.spec.CrashPoints[r.IntN(len(g.spec.CrashPoints))]
+		}
+		return st
+	}
+	if len(g.ext) > 0 && r.IntN(100) < extShare {
+		return g.extStep(r, p)
 	}
 	return Step{Process: p, Action: Deliver, Messages: 1 + r.IntN(g.p.MaxMessages)}
+}
+
+// extStep draws one of the newer actions, with its parameters, for
+// process p.
+func (g *Generator) extStep(r *rand.Rand, p int) Step {
+	total := 0
+	for _, a := range g.ext {
+		total += extWeight[a]
+	}
+	x := r.IntN(total)
+	a := g.ext[len(g.ext)-1]
+	for _, b := range g.ext {
+		if x < extWeight[b] {
+			a = b
+			break
+		}
+		x -= extWeight[b]
+	}
+	st := Step{Process: p, Action: a}
+	n := g.spec.Processes
+	switch a {
+	case Drop, Duplicate, DeliverOne:
+		st.K = 1 + r.IntN(g.p.MaxMessages)
+	case Tick:
+		st.N = 1 + r.IntN(maxTicks)
+	case TransferLeader:
+		st.To = r.IntN(n)
+	case Partition:
+		st.Process = 0
+		if n > 1 {
+			// A non-empty proper subset: a random one of 1..2^n-2.
+			st.Set = ProcSet(1 + r.IntN(1<<n-2))
+		} else {
+			st.Action = Heal
+		}
+	case Heal:
+		st.Process = 0
+	case ConfChange:
+		st.Conf = randomConf(r, n)
+	}
+	return st
+}
+
+// randomConf draws a conf-change: mostly one change, sometimes two (a
+// joint configuration), sometimes leaving a joint configuration.
+func randomConf(r *rand.Rand, n int) string {
+	if r.IntN(5) == 0 {
+		return "leave"
+	}
+	ops := []string{"add-voter", "add-voter", "add-learner", "remove"}
+	one := func(p int) string { return ops[r.IntN(len(ops))] + " " + strconv.Itoa(p) }
+	p := r.IntN(n)
+	if n < 2 || r.IntN(4) != 0 {
+		return one(p)
+	}
+	q := (p + 1 + r.IntN(n-1)) % n
+	return one(p) + ", " + one(q)
 }

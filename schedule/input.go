@@ -5,18 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // Action is what a step asks of a process.
 type Action string
 
-// The actions of a schedule (ARCHITECTURE.md, "The input").
+// The actions of a schedule (ARCHITECTURE.md, "The input"). The first five
+// are every adapter's; the others are declared by the adapters that
+// implement them (SystemSpec.Actions).
 const (
 	// Deliver delivers up to Messages messages from the process's inbox, in
 	// arrival order (which preserves the order of every sender-receiver pair).
 	Deliver Action = "deliver"
-	// Crash stops the process: its volatile state and inbox are lost.
+	// Crash stops the process: its volatile state and inbox are lost. With
+	// a Point, the crash is armed instead and happens the next time the
+	// process reaches that point of its own work (SystemSpec.CrashPoints).
 	Crash Action = "crash"
 	// Restart starts a crashed process again from its durable state.
 	Restart Action = "restart"
@@ -24,37 +30,216 @@ const (
 	Timeout Action = "timeout"
 	// Request makes a client request with Value arrive at the process.
 	Request Action = "request"
+	// Drop loses the K-th pending message of the process's inbox (1-based,
+	// counted modulo the inbox's length).
+	Drop Action = "drop"
+	// Duplicate puts a second copy of the K-th pending message at the end of
+	// the inbox: the message is received twice.
+	Duplicate Action = "duplicate"
+	// DeliverOne delivers the K-th deliverable message of the inbox, out of
+	// arrival order.
+	DeliverOne Action = "deliver-one"
+	// Partition cuts the processes of Set from the others: messages across
+	// the cut are held (not deliverable) until Heal. The step's process is
+	// not used.
+	Partition Action = "partition"
+	// Heal ends the partition; held messages become deliverable.
+	Heal Action = "heal"
+	// ConfChange proposes a configuration change (Conf, see ParseConf) at
+	// the process.
+	ConfChange Action = "conf-change"
+	// TransferLeader asks the process (a leader) to hand leadership to To.
+	TransferLeader Action = "transfer-leader"
+	// Read makes a client read arrive at the process.
+	Read Action = "read"
+	// Tick advances the process's logical clock by N ticks.
+	Tick Action = "tick"
 )
 
-// AllActions lists the actions in a fixed order.
-var AllActions = []Action{Deliver, Crash, Restart, Timeout, Request}
+// AllActions lists the actions in a fixed order (the stored inputs' action
+// numbers: new actions go at the end).
+var AllActions = []Action{Deliver, Crash, Restart, Timeout, Request,
+	Drop, Duplicate, DeliverOne, Partition, Heal, ConfChange, TransferLeader, Read, Tick}
+
+// BaseActions are the actions of every adapter.
+var BaseActions = AllActions[:5]
 
 // Valid reports whether a is one of the known actions.
 func (a Action) Valid() bool {
-	switch a {
-	case Deliver, Crash, Restart, Timeout, Request:
-		return true
+	for _, b := range AllActions {
+		if a == b {
+			return true
+		}
 	}
 	return false
 }
 
-// Step is one (process, action) pair of a schedule.
+// ParseActions reads a comma-separated list of action names.
+func ParseActions(list string) ([]Action, error) {
+	var out []Action
+	for _, f := range strings.Split(list, ",") {
+		a := Action(strings.TrimSpace(f))
+		if a == "" {
+			continue
+		}
+		if !a.Valid() {
+			return nil, fmt.Errorf("unknown action %q (known: %s)", string(a), actionList(AllActions))
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func actionList(as []Action) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
+}
+
+// The crash points of a crash step (SystemSpec.CrashPoints says which a
+// system has): a Raft application's Ready handling, where the durable
+// writes and the sends of one Ready can be torn apart.
+const (
+	AfterPersist = "after-persist" // the Ready's writes are durable, its messages not sent
+	AfterSend    = "after-send"    // its messages are sent, its committed entries not applied
+	MidApply     = "mid-apply"     // after the first of its committed entries is applied
+)
+
+// CrashPoints lists the crash points in a fixed order.
+var CrashPoints = []string{AfterPersist, AfterSend, MidApply}
+
+// ProcSet is a set of processes (0..15), written in JSON as a sorted list.
+type ProcSet uint16
+
+// Has reports whether p is in the set.
+func (s ProcSet) Has(p int) bool { return p >= 0 && p < 16 && s&(1<<p) != 0 }
+
+// Procs lists the set's processes in increasing order.
+func (s ProcSet) Procs() []int {
+	var out []int
+	for p := 0; p < 16; p++ {
+		if s.Has(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// String renders the set as "{0,2}".
+func (s ProcSet) String() string {
+	b := []byte{'{'}
+	for i, p := range s.Procs() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(p), 10)
+	}
+	return string(append(b, '}'))
+}
+
+// MarshalJSON writes the set as a list of processes.
+func (s ProcSet) MarshalJSON() ([]byte, error) {
+	return []byte("[" + strings.Trim(s.String(), "{}") + "]"), nil
+}
+
+// UnmarshalJSON reads a list of processes.
+func (s *ProcSet) UnmarshalJSON(b []byte) error {
+	var ps []int
+	if err := json.Unmarshal(b, &ps); err != nil {
+		return fmt.Errorf("\"set\" must be a list of process numbers")
+	}
+	*s = 0
+	for _, p := range ps {
+		if p < 0 || p >= 16 {
+			return fmt.Errorf("\"set\": process %d out of range 0..15", p)
+		}
+		*s |= 1 << p
+	}
+	return nil
+}
+
+// Step is one (process, action) pair of a schedule, with the action's
+// parameters; the parameters an action does not take are zero.
 type Step struct {
-	Process  int    `json:"process"`
-	Action   Action `json:"action"`
-	Messages int    `json:"messages,omitempty"` // deliver: how many messages at most
-	Value    int    `json:"value,omitempty"`    // request: the client's value
+	Process  int     `json:"process"`
+	Action   Action  `json:"action"`
+	Messages int     `json:"messages,omitempty"` // deliver: how many messages at most
+	Value    int     `json:"value,omitempty"`    // request: the client's value
+	K        int     `json:"k,omitempty"`        // drop, duplicate, deliver-one: which pending message (1-based)
+	N        int     `json:"n,omitempty"`        // tick: how many ticks
+	To       int     `json:"to,omitempty"`       // transfer-leader: the process to hand leadership to
+	Point    string  `json:"point,omitempty"`    // crash: the crash point, "" for at once
+	Set      ProcSet `json:"set,omitempty"`      // partition: the processes cut from the others
+	Conf     string  `json:"conf,omitempty"`     // conf-change: the changes (ParseConf)
 }
 
 // String renders a step compactly, e.g. "p2 deliver(3)", "p0 request(7)".
 func (s Step) String() string {
+	return "p" + strconv.Itoa(s.Process) + " " + s.Call()
+}
+
+// Call renders the action with its parameters, e.g. "deliver(3)",
+// "crash(after-send)", "partition{0,2}".
+func (s Step) Call() string {
+	arg := func(x string) string { return string(s.Action) + "(" + x + ")" }
 	switch s.Action {
 	case Deliver:
-		return "p" + strconv.Itoa(s.Process) + " deliver(" + strconv.Itoa(s.Messages) + ")"
+		return arg(strconv.Itoa(s.Messages))
 	case Request:
-		return "p" + strconv.Itoa(s.Process) + " request(" + strconv.Itoa(s.Value) + ")"
+		return arg(strconv.Itoa(s.Value))
+	case Drop, Duplicate, DeliverOne:
+		return arg(strconv.Itoa(s.K))
+	case Tick:
+		return arg(strconv.Itoa(s.N))
+	case TransferLeader:
+		return arg("p" + strconv.Itoa(s.To))
+	case Crash:
+		if s.Point != "" {
+			return arg(s.Point)
+		}
+	case Partition:
+		return string(s.Action) + s.Set.String()
+	case ConfChange:
+		return arg(s.Conf)
 	}
-	return "p" + strconv.Itoa(s.Process) + " " + string(s.Action)
+	return string(s.Action)
+}
+
+// Global reports whether the action concerns the whole system rather than
+// its step's process (partition, heal).
+func (a Action) Global() bool { return a == Partition || a == Heal }
+
+// ConfOp is one change of a conf-change step.
+type ConfOp struct {
+	Op      string // "add-voter", "add-learner", "remove"
+	Process int
+}
+
+// ParseConf reads a conf-change's changes: "leave" (leave a joint
+// configuration), or a comma-separated list of "add-voter P",
+// "add-learner P" and "remove P" (P a process number). One change is a
+// simple change; several enter a joint configuration that a later "leave"
+// ends.
+func ParseConf(conf string) (ops []ConfOp, leave bool, err error) {
+	if strings.TrimSpace(conf) == "leave" {
+		return nil, true, nil
+	}
+	for _, f := range strings.Split(conf, ",") {
+		op, num, ok := strings.Cut(strings.TrimSpace(f), " ")
+		p, perr := strconv.Atoi(strings.TrimSpace(num))
+		if !ok || perr != nil || p < 0 || (op != "add-voter" && op != "add-learner" && op != "remove") {
+			return nil, false, fmt.Errorf("bad conf-change %q: want \"leave\" or a list of \"add-voter P\", \"add-learner P\", \"remove P\"", f)
+		}
+		for _, o := range ops {
+			if o.Process == p {
+				return nil, false, fmt.Errorf("bad conf-change %q: process %d changed twice", conf, p)
+			}
+		}
+		ops = append(ops, ConfOp{Op: op, Process: p})
+	}
+	return ops, false, nil
 }
 
 // Input is a schedule: the sequence of steps the fuzzer asks a system to run.
@@ -92,26 +277,59 @@ func (in *Input) Validate(spec *SystemSpec) error {
 
 func (s Step) validate(spec *SystemSpec) error {
 	if !s.Action.Valid() {
-		return fmt.Errorf("unknown action %q (want one of deliver, crash, restart, timeout, request)", string(s.Action))
+		return fmt.Errorf("unknown action %q (want one of %s)", string(s.Action), actionList(AllActions))
 	}
 	if s.Process < 0 {
 		return fmt.Errorf("process %d is negative", s.Process)
 	}
+	// The parameters each action takes; every other one must be zero.
+	var takes string
 	switch s.Action {
 	case Deliver:
+		takes = "messages"
 		if s.Messages < 1 {
 			return fmt.Errorf("deliver needs \"messages\" >= 1, got %d", s.Messages)
 		}
-		if s.Value != 0 {
-			return fmt.Errorf("deliver takes no \"value\"")
-		}
 	case Request:
-		if s.Messages != 0 {
-			return fmt.Errorf("request takes no \"messages\"")
+		takes = "value"
+	case Drop, Duplicate, DeliverOne:
+		takes = "k"
+		if s.K < 1 {
+			return fmt.Errorf("%s needs \"k\" >= 1 (which pending message), got %d", s.Action, s.K)
 		}
-	default:
-		if s.Messages != 0 || s.Value != 0 {
-			return fmt.Errorf("%s takes no \"messages\" or \"value\"", s.Action)
+	case Tick:
+		takes = "n"
+		if s.N < 1 {
+			return fmt.Errorf("tick needs \"n\" >= 1, got %d", s.N)
+		}
+	case TransferLeader:
+		takes = "to"
+		if s.To < 0 {
+			return fmt.Errorf("transfer-leader: \"to\" %d is negative", s.To)
+		}
+	case Crash:
+		takes = "point"
+		if s.Point != "" && !slices.Contains(CrashPoints, s.Point) {
+			return fmt.Errorf("unknown crash point %q (want one of %s)", s.Point, strings.Join(CrashPoints, ", "))
+		}
+	case Partition:
+		takes = "set"
+		if s.Set == 0 {
+			return fmt.Errorf("partition needs a non-empty \"set\"")
+		}
+	case ConfChange:
+		takes = "conf"
+		if _, _, err := ParseConf(s.Conf); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"messages", s.Messages != 0}, {"value", s.Value != 0}, {"k", s.K != 0}, {"n", s.N != 0},
+		{"to", s.To != 0}, {"point", s.Point != ""}, {"set", s.Set != 0}, {"conf", s.Conf != ""}} {
+		if f.set && f.name != takes {
+			return fmt.Errorf("%s takes no %q", s.Action, f.name)
 		}
 	}
 	if spec == nil {
@@ -122,6 +340,41 @@ func (s Step) validate(spec *SystemSpec) error {
 	}
 	if !spec.Supports(s.Action) {
 		return fmt.Errorf("system %s does not support %s", spec.Name, s.Action)
+	}
+	return s.validateFor(spec)
+}
+
+// validateFor checks the parameters that name processes or points against
+// the system.
+func (s Step) validateFor(spec *SystemSpec) error {
+	inRange := func(what string, p int) error {
+		if p >= spec.Processes {
+			return fmt.Errorf("%s: process %d out of range: the system has processes 0..%d", what, p, spec.Processes-1)
+		}
+		return nil
+	}
+	switch s.Action {
+	case TransferLeader:
+		return inRange("transfer-leader", s.To)
+	case Crash:
+		if s.Point != "" && !slices.Contains(spec.CrashPoints, s.Point) {
+			return fmt.Errorf("system %s has no crash point %q", spec.Name, s.Point)
+		}
+	case Partition:
+		all := ProcSet(1<<spec.Processes - 1)
+		if s.Set&^all != 0 {
+			return inRange("partition", s.Set.Procs()[len(s.Set.Procs())-1])
+		}
+		if s.Set == all {
+			return fmt.Errorf("partition: the set holds every process; nothing is cut")
+		}
+	case ConfChange:
+		ops, _, _ := ParseConf(s.Conf)
+		for _, o := range ops {
+			if err := inRange("conf-change", o.Process); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -161,12 +414,47 @@ func (in *Input) AppendJSON(dst []byte, pretty bool) []byte {
 			dst = append(dst, `,"value":`...)
 			dst = strconv.AppendInt(dst, int64(s.Value), 10)
 		}
+		dst = s.appendParams(dst)
 		dst = append(dst, '}')
 	}
 	if len(in.Steps) > 0 {
 		dst = append(dst, nl+ind...)
 	}
 	dst = append(dst, "]"+nl+"}"...)
+	return dst
+}
+
+// appendParams appends the parameters of the newer actions. "to" is
+// written even when 0 (process 0 is a target).
+func (s Step) appendParams(dst []byte) []byte {
+	num := func(key string, v int) {
+		dst = append(dst, `,"`+key+`":`...)
+		dst = strconv.AppendInt(dst, int64(v), 10)
+	}
+	if s.K != 0 {
+		num("k", s.K)
+	}
+	if s.N != 0 {
+		num("n", s.N)
+	}
+	if s.Action == TransferLeader || s.To != 0 {
+		num("to", s.To)
+	}
+	if s.Point != "" {
+		dst = append(dst, `,"point":`...)
+		q, _ := json.Marshal(s.Point)
+		dst = append(dst, q...)
+	}
+	if s.Set != 0 {
+		b, _ := s.Set.MarshalJSON()
+		dst = append(dst, `,"set":`...)
+		dst = append(dst, b...)
+	}
+	if s.Conf != "" {
+		dst = append(dst, `,"conf":`...)
+		q, _ := json.Marshal(s.Conf)
+		dst = append(dst, q...)
+	}
 	return dst
 }
 

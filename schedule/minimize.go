@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -244,7 +245,7 @@ func (m *shrinker) removePairs() (bool, error) {
 }
 
 // simplify lowers the numbers of each step in turn: the messages of a
-// deliver, the value of a request.
+// deliver, the value of a request, the parameters of the newer actions.
 func (m *shrinker) simplify() (bool, error) {
 	changed := false
 	for i := range m.cur {
@@ -255,6 +256,8 @@ func (m *shrinker) simplify() (bool, error) {
 			c, err = m.lowerMessages(i)
 		case Request:
 			c, err = m.lowerValue(i)
+		default:
+			c, err = m.plainerParams(i)
 		}
 		changed = changed || c
 		if err != nil {
@@ -262,6 +265,43 @@ func (m *shrinker) simplify() (bool, error) {
 		}
 	}
 	return changed, nil
+}
+
+// plainerParams tries simpler parameters for step i, one at a time: the
+// first pending message, a single tick, a crash at once, one change of a
+// joint conf-change.
+func (m *shrinker) plainerParams(i int) (bool, error) {
+	s := m.cur[i]
+	var tries []Step
+	if s.K > 1 {
+		t := s
+		t.K = 1
+		tries = append(tries, t)
+	}
+	if s.N > 1 {
+		t := s
+		t.N = 1
+		tries = append(tries, t)
+	}
+	if s.Point != "" {
+		t := s
+		t.Point = ""
+		tries = append(tries, t)
+	}
+	if ops, _, err := ParseConf(s.Conf); err == nil && len(ops) > 1 {
+		for _, o := range ops {
+			t := s
+			t.Conf = o.Op + " " + strconv.Itoa(o.Process)
+			tries = append(tries, t)
+		}
+	}
+	for _, t := range tries {
+		ok, err := m.try(m.withStep(i, t))
+		if ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // withStep returns a copy of cur with step i replaced by s.

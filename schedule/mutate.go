@@ -18,10 +18,11 @@ const (
 	DeleteStep                  // delete a step
 	MoveStep                    // move a step (a request, say) to another position
 	MoveCrashPair               // move a crash together with the next restart of that process
+	ChangeParam                 // draw new parameters for a step of a newer action (drop's k, a partition's set, ...)
 	numOps
 )
 
-var opNames = [...]string{"swap-processes", "swap-crashes", "swap-message-counts", "change-count", "insert", "delete", "move", "move-crash-pair"}
+var opNames = [...]string{"swap-processes", "swap-crashes", "swap-message-counts", "change-count", "insert", "delete", "move", "move-crash-pair", "change-param"}
 
 func (o Op) String() string {
 	if o >= 0 && o < numOps {
@@ -39,8 +40,12 @@ func (g *Generator) Mutate(r *rand.Rand, in *Input) *Input {
 	for n < 3 && r.IntN(2) == 0 {
 		n++
 	}
+	ops := int(numOps)
+	if len(g.ext) == 0 {
+		ops-- // ChangeParam has nothing to change: draw as before it existed
+	}
 	for applied, tries := 0, 0; applied < n && tries < 20; tries++ {
-		if g.Apply(r, out, Op(r.IntN(int(numOps)))) {
+		if g.Apply(r, out, Op(r.IntN(ops))) {
 			applied++
 		}
 	}
@@ -182,6 +187,31 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 		out = append(out, restart)
 		out = append(out, rest[to+gap-1:]...)
 		in.Steps = out
+		return true
+	case ChangeParam:
+		var idx []int
+		for i := range s {
+			if st := s[i]; st.K != 0 || st.N != 0 || st.Action == TransferLeader || st.Point != "" || st.Set != 0 || st.Conf != "" {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			return false
+		}
+		i := idx[r.IntN(len(idx))]
+		old := s[i]
+		next := g.extStep(r, old.Process)
+		for tries := 0; next.Action != old.Action && tries < 50; tries++ {
+			next = g.extStep(r, old.Process)
+		}
+		if old.Action == Crash && len(g.spec.CrashPoints) > 0 {
+			next = old
+			next.Point = g.spec.CrashPoints[r.IntN(len(g.spec.CrashPoints))]
+		}
+		if next.Action != old.Action || next == old {
+			return false
+		}
+		s[i] = next
 		return true
 	}
 	return false

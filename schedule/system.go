@@ -14,6 +14,8 @@ type SystemSpec struct {
 	// RequestTargets are the processes that accept client requests; empty
 	// means every process.
 	RequestTargets []int `json:"request_targets,omitempty"`
+	// CrashPoints are the points a crash step may name (CrashPoints).
+	CrashPoints []string `json:"crash_points,omitempty"`
 	// ProcessNames gives each process a readable name for timelines; may be nil.
 	ProcessNames []string `json:"process_names,omitempty"`
 }

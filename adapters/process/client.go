@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/linearize"
+
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -24,28 +26,11 @@ type op struct {
 	known  bool // the outcome is known (success, or a read's value)
 }
 
-// Op is one client operation of a history, with its invocation and
-// response times in nanoseconds since the execution started.
-type Op struct {
-	Process int    `json:"process"`
-	Value   int    `json:"value"` // the request step's value
-	Step    int    `json:"step"`  // the request step
-	Put     bool   `json:"put"`   // a put of Arg, else a get
-	Key     string `json:"key"`
-	Arg     string `json:"arg,omitempty"` // put: the value written
-	Out     string `json:"out,omitempty"` // get: the value read ("" for none)
-	Call    int64  `json:"call"`
-	// Return is the response time; Pending operations (a put whose outcome
-	// is unknown: no answer, or an error) have math.MaxInt64: they may take
-	// effect at any time after their call, or never.
-	Return  int64 `json:"return"`
-	Pending bool  `json:"pending,omitempty"`
-	RetStep int   `json:"ret_step"` // the step in which the answer arrived
-}
+// Op is one client operation of a history (linearize.Op).
+type Op = linearize.Op
 
-// History is the client history of an execution, in invocation order.
-// Reads whose outcome is unknown are left out (they constrain nothing).
-type History []Op
+// History is the client history of an execution (linearize.History).
+type History = linearize.History
 
 func (o *op) opName() string {
 	if o.Put {

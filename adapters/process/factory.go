@@ -99,7 +99,7 @@ func newFactory(cl *Cluster, opts Options) (*Factory, error) {
 		return nil, err
 	}
 	var actions []schedule.Action
-	for _, a := range schedule.AllActions {
+	for _, a := range schedule.BaseActions {
 		switch {
 		case (a == schedule.Deliver || a == schedule.Timeout) && !cl.register():
 		case a == schedule.Request && cl.Request == nil:

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/linearize"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -731,8 +733,8 @@ func (e *execution) finish(steps int) *schedule.Execution {
 	}
 	h := e.history()
 	e.s.history, e.s.outputs = h, outs
-	if f := checkLinearizable(h, steps); f != nil {
-		f.Detail = historyDetail(h) + "\n" + outputDetail(outs)
+	if f := linearize.Check(h, steps); f != nil {
+		f.Detail = linearize.Detail(h) + "\n" + outputDetail(outs)
 		e.failures = append(e.failures, *f)
 	}
 	for i := range e.failures {

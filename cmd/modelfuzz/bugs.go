@@ -12,9 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/linearize"
+
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/adapters/process"
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -160,17 +161,17 @@ func showBug(w io.Writer, env *campaign.Env, b *fuzzer.BugRecord, original bool,
 		return err
 	}
 	fmt.Fprintf(w, "\n%s", r.Timeline)
-	if b.Kind == process.KindLinearizability {
+	if b.Kind == linearize.KindLinearizability {
 		// porcupine's picture of the history that is not linearizable:
 		// the replay's when it showed the bug, else the stored one.
 		detail := r.Detail
 		if detail == "" {
 			detail = b.Detail
 		}
-		hist, err := process.HistoryFromDetail(detail)
+		hist, err := linearize.HistoryFromDetail(detail)
 		if err == nil {
 			path := filepath.Join(env.Dir, b.ID+"-linearizability.html")
-			if err = process.WriteVisualization(hist, path); err == nil {
+			if err = linearize.WriteVisualization(hist, path); err == nil {
 				fmt.Fprintf(w, "\nporcupine's visualization of the client history: %s\n", path)
 			}
 		}

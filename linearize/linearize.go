@@ -1,4 +1,8 @@
-package process
+// Package linearize checks client histories of a key-value store (puts and
+// gets, each with its invocation and response times) for linearizability
+// with porcupine. The process adapter and the in-process etcd raft adapter
+// use it as their client oracle.
+package linearize
 
 import (
 	"encoding/json"
@@ -15,6 +19,30 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
+
+// Op is one client operation of a history, with its invocation and
+// response times in the adapter's clock (nanoseconds since the execution
+// started, or an event count).
+type Op struct {
+	Process int    `json:"process"`
+	Value   int    `json:"value"` // the request step's value
+	Step    int    `json:"step"`  // the request step
+	Put     bool   `json:"put"`   // a put of Arg, else a get
+	Key     string `json:"key"`
+	Arg     string `json:"arg,omitempty"` // put: the value written
+	Out     string `json:"out,omitempty"` // get: the value read ("" for none)
+	Call    int64  `json:"call"`
+	// Return is the response time; Pending operations (a put whose outcome
+	// is unknown: no answer, or an error) have math.MaxInt64: they may take
+	// effect at any time after their call, or never.
+	Return  int64 `json:"return"`
+	Pending bool  `json:"pending,omitempty"`
+	RetStep int   `json:"ret_step"` // the step in which the answer arrived
+}
+
+// History is the client history of an execution, in invocation order.
+// Reads whose outcome is unknown are left out (they constrain nothing).
+type History []Op
 
 // KindLinearizability is the kind of the failure of a client history that
 // is not linearizable; its signature is "linearizability: kv".
@@ -110,10 +138,10 @@ func Linearizable(h History) (porcupine.CheckResult, string) {
 	return result, ""
 }
 
-// checkLinearizable is the execution's linearizability oracle. The
+// Check is the execution's linearizability oracle. The
 // failure's step is the latest step in which an operation on the failing
 // key was issued or answered.
-func checkLinearizable(h History, steps int) *schedule.Failure {
+func Check(h History, steps int) *schedule.Failure {
 	if len(h) == 0 {
 		return nil
 	}
@@ -137,9 +165,9 @@ func checkLinearizable(h History, steps int) *schedule.Failure {
 
 const historyMarker = "client history (JSON):\n"
 
-// historyDetail renders a history for a failure's detail, one operation
+// Detail renders a history for a failure's detail, one operation
 // per line; HistoryFromDetail reads it back.
-func historyDetail(h History) string {
+func Detail(h History) string {
 	var b strings.Builder
 	b.WriteString(historyMarker)
 	b.WriteString("[")
