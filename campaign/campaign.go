@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -69,6 +72,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 			s.System.Adapter = name // the model names its system: raft.tla goes with etcdraft
 		}
 	}
+	s.System.forModel = s.Model != ""
 	if c.System, err = s.System.Open(h.Logger); err != nil {
 		return err
 	}
@@ -95,9 +99,8 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if !spec.Supports(schedule.Crash) && !given("crash-quota") {
 		s.CrashQuota = 0
 	}
-	gen, err := schedule.NewGenerator(spec, s.Shape)
-	if err != nil {
-		return err
+	if s.Actions == "" {
+		s.Actions = c.defaultActions(spec)
 	}
 	if s.CorpusDir == "" {
 		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
@@ -111,7 +114,14 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 			return err
 		}
 	}
-	if err := c.openStore(); err != nil {
+	if err := c.openStore(given); err != nil {
+		return err
+	}
+	if err := c.refuseUnmappable(); err != nil {
+		return err
+	}
+	gen, err := schedule.NewGenerator(spec, s.Shape)
+	if err != nil {
 		return err
 	}
 	opt, err := c.options(lines != nil)
@@ -132,7 +142,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 
 // openStore opens the corpus and stores the settings of a new campaign or
 // checks those of a continued one.
-func (c *Campaign) openStore() error {
+func (c *Campaign) openStore(given func(string) bool) error {
 	s := c.Settings
 	store, err := corpus.Open(s.CorpusDir, corpus.Options{Fresh: s.Fresh})
 	if err != nil {
@@ -158,6 +168,13 @@ func (c *Campaign) openStore() error {
 	}
 	if !found {
 		return store.SetCampaign(s)
+	}
+	if old.Version < 2 && old.Actions == "" {
+		// Campaigns stored before --actions used the first five actions.
+		old.Actions = actionsText(schedule.BaseActions)
+	}
+	if !given("actions") {
+		s.Actions = old.Actions // a continued campaign keeps its own
 	}
 	if diff := old.Diff(s); diff != "" {
 		return fmt.Errorf("corpus %s holds a campaign with %s; run with the same settings to continue it, or add --fresh to start over", s.CorpusDir, diff)
@@ -281,4 +298,46 @@ func writeHeapProfile(path string, gc bool) error {
 		runtime.GC()
 	}
 	return pprof.WriteHeapProfile(pf)
+}
+
+// defaultActions are the actions of a new campaign: every one the system
+// supports, less those the campaign's model cannot map.
+func (c *Campaign) defaultActions(spec *schedule.SystemSpec) string {
+	var use []schedule.Action
+	for _, a := range spec.Actions {
+		if c.Settings.Model == "" || !slices.Contains(c.System.Unmappable, a) {
+			use = append(use, a)
+		}
+	}
+	return actionsText(use)
+}
+
+// refuseUnmappable refuses, by name, the actions the model cannot map.
+func (c *Campaign) refuseUnmappable() error {
+	if c.Settings.Model == "" {
+		return nil
+	}
+	use, err := schedule.ParseActions(c.Settings.Actions)
+	if err != nil {
+		return fmt.Errorf("--actions: %v", err)
+	}
+	var bad []string
+	for _, a := range use {
+		if slices.Contains(c.System.Unmappable, a) {
+			bad = append(bad, string(a))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("model %s cannot map the action(s) %s of adapter %s; leave them out of --actions, or run without --model",
+			filepath.Base(c.Settings.Model), strings.Join(bad, ", "), c.System.Adapter.Name)
+	}
+	return nil
+}
+
+func actionsText(as []schedule.Action) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ",")
 }

@@ -29,17 +29,28 @@ type SystemFlags struct {
 	Tasks   int
 	Inject  string
 
-	Nodes         int
-	SnapshotEvery int
-	PreVote       bool
-	CheckQuorum   bool
+	Nodes              int
+	Spares             int
+	SnapshotEvery      int
+	PreVote            bool
+	CheckQuorum        bool
+	AsyncStorageWrites bool
+	MaxInflight        int
+	MaxSizePerMsg      uint64
+	ElectionTick       int
+	ReadOnly           string
 
 	Cluster string
+
+	// forModel: the campaign maps onto a model; adapter defaults that the
+	// model cannot map are left out (etcdraft's spares).
+	forModel bool
 }
 
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
-var systemFlagNames = []string{"workers", "tasks", "nodes", "snapshot-every", "prevote", "checkquorum", "inject", "cluster"}
+var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
+	"async-storage-writes", "max-inflight", "max-size-per-msg", "election-tick", "read-only", "inject", "cluster"}
 
 // IsSystemFlag reports whether name is one of an adapter's own flags.
 func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
@@ -49,10 +60,17 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Adapter, "adapter", "microbench", "system under test: "+AdapterNames())
 	fs.IntVar(&a.Workers, "workers", 6, "microbench: number of workers")
 	fs.IntVar(&a.Tasks, "tasks", 20, "microbench: execute messages per request")
-	fs.IntVar(&a.Nodes, "nodes", 3, "etcdraft: number of raft nodes")
-	fs.IntVar(&a.SnapshotEvery, "snapshot-every", 3, "etcdraft: applied entries between snapshots")
-	fs.BoolVar(&a.PreVote, "prevote", false, "etcdraft: enable PreVote")
-	fs.BoolVar(&a.CheckQuorum, "checkquorum", false, "etcdraft: enable CheckQuorum")
+	d := etcdraft.DefaultConfig()
+	fs.IntVar(&a.Nodes, "nodes", d.Nodes, "etcdraft: voters of the bootstrap configuration")
+	fs.IntVar(&a.Spares, "spares", -1, "etcdraft: processes outside the bootstrap configuration that conf-change steps can add (nodes+spares <= 7; default 1, 0 with --model raft.tla)")
+	fs.IntVar(&a.SnapshotEvery, "snapshot-every", d.SnapshotEvery, "etcdraft: applied entries between snapshots (and log compactions)")
+	fs.BoolVar(&a.PreVote, "prevote", d.PreVote, "etcdraft: enable PreVote (--prevote=false to disable)")
+	fs.BoolVar(&a.CheckQuorum, "checkquorum", d.CheckQuorum, "etcdraft: enable CheckQuorum (--checkquorum=false to disable)")
+	fs.BoolVar(&a.AsyncStorageWrites, "async-storage-writes", d.AsyncStorageWrites, "etcdraft: the library's AsyncStorageWrites Ready loop")
+	fs.IntVar(&a.MaxInflight, "max-inflight", d.MaxInflightMsgs, "etcdraft: MaxInflightMsgs (flow control)")
+	fs.Uint64Var(&a.MaxSizePerMsg, "max-size-per-msg", d.MaxSizePerMsg, "etcdraft: MaxSizePerMsg in bytes (1: one entry per append)")
+	fs.IntVar(&a.ElectionTick, "election-tick", d.ElectionTick, "etcdraft: ElectionTick: leader lease and CheckQuorum period in ticks (0: never)")
+	fs.StringVar(&a.ReadOnly, "read-only", d.ReadOnly, "etcdraft: protocol of read steps: safe (ReadIndex), lease, mixed (lease at odd node IDs); lease needs --checkquorum")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
 }
@@ -65,6 +83,12 @@ type System struct {
 	// mapper makes the mapper and the model constants that must match the
 	// system's configuration; nil when the adapter has none.
 	mapper func() (schedule.Mapper, []string)
+	// Unmappable are the actions the adapter supports that its mapper
+	// cannot map onto the model; a campaign with a model leaves them out
+	// by default and refuses them when asked for.
+	Unmappable []schedule.Action
+	// mapperErr says why this configuration cannot be mapped at all.
+	mapperErr error
 }
 
 // Mapper returns the system's mapper onto its model and the model
@@ -72,6 +96,9 @@ type System struct {
 func (s *System) Mapper() (schedule.Mapper, []string, error) {
 	if s.mapper == nil {
 		return nil, nil, fmt.Errorf("adapter %s has no mapper to a TLA+ model yet; run without --model", s.Adapter.Name)
+	}
+	if s.mapperErr != nil {
+		return nil, nil, s.mapperErr
 	}
 	m, consts := s.mapper()
 	return m, consts, nil
@@ -112,8 +139,17 @@ var adapters = map[string]*Adapter{
 		Requests: 5,
 		Model:    "raft.tla",
 		config: func(f *SystemFlags) (json.RawMessage, error) {
-			fac, err := etcdraft.NewFactory(etcdraft.Config{Nodes: f.Nodes, SnapshotEvery: f.SnapshotEvery,
-				PreVote: f.PreVote, CheckQuorum: f.CheckQuorum, Inject: f.Inject})
+			spares := f.Spares
+			if spares < 0 {
+				spares = etcdraft.DefaultConfig().Spares
+				if f.forModel {
+					spares = 0
+				}
+			}
+			fac, err := etcdraft.NewFactory(etcdraft.Config{Nodes: f.Nodes, Spares: spares, SnapshotEvery: f.SnapshotEvery,
+				PreVote: f.PreVote, CheckQuorum: f.CheckQuorum, AsyncStorageWrites: f.AsyncStorageWrites,
+				MaxInflightMsgs: f.MaxInflight, MaxSizePerMsg: f.MaxSizePerMsg, ElectionTick: f.ElectionTick,
+				ReadOnly: f.ReadOnly, Inject: f.Inject})
 			if err != nil {
 				return nil, err
 			}
@@ -124,11 +160,15 @@ var adapters = map[string]*Adapter{
 			if err != nil {
 				return nil, err
 			}
-			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
-				cfg := fac.Cfg()
+			cfg := fac.Cfg()
+			sys := &System{Factory: fac, Unmappable: mapper.EtcdraftUnmappable, mapper: func() (schedule.Mapper, []string) {
 				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum})
 				return m, m.Consts()
-			}}, nil
+			}}
+			if cfg.Spares > 0 {
+				sys.mapperErr = fmt.Errorf("raft.tla has a fixed set of servers: it cannot map --spares %d (use --spares 0, or run without --model)", cfg.Spares)
+			}
+			return sys, nil
 		},
 		LineCoverage: true,
 	},

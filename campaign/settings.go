@@ -13,7 +13,7 @@ import (
 )
 
 // SettingsVersion is the version of the stored settings' encoding.
-const SettingsVersion = 1
+const SettingsVersion = 2
 
 // Settings are everything a campaign is run with, declared once: the CLI
 // fills them, the stored part (every field with a JSON name) goes into the

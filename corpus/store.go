@@ -541,7 +541,7 @@ func (s *Store) eachInput(txn *badger.Txn, fn func(*fuzzer.InputRecord) error) e
 // continued campaign loads, so it reads by path with gjson instead of
 // reflection, and validates what it reads.
 func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
-	if len(b) > 0 && b[0] == recordV1 {
+	if len(b) > 0 && (b[0] == recordV1 || b[0] == recordV2) {
 		return decodeRecord(b, rec)
 	}
 	if !gjson.ValidBytes(b) {

@@ -83,6 +83,11 @@ import (
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
+// EtcdraftUnmappable are the actions of adapters/etcdraft that raft.tla
+// cannot map: its set of servers and its quorums are fixed, so a
+// configuration change has no model action.
+var EtcdraftUnmappable = []schedule.Action{schedule.ConfChange}
+
 // EtcdraftParams is what the etcdraft mapper needs to know of the cluster
 // that made a trace. The caller copies it from the system's configuration:
 // the mapper does not import the adapters it maps.

@@ -1,118 +1,25 @@
 package etcdraft
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 
+	"github.com/modelfuzz/modelfuzz/linearize"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
-
-// The seeded application bugs (Config.Inject).
-const (
-	InjectForgetHardState       = "forget-hardstate"
-	InjectSendBeforePersist     = "send-before-persist"
-	InjectApplyUncommitted      = "apply-uncommitted"
-	InjectDropSnapshotOnRestart = "drop-snapshot-on-restart"
-)
-
-var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart}
-
-// Config configures the cluster.
-type Config struct {
-	Nodes         int    `json:"nodes"`
-	SnapshotEvery int    `json:"snapshot_every"` // applied entries between snapshots
-	PreVote       bool   `json:"prevote,omitempty"`
-	CheckQuorum   bool   `json:"checkquorum,omitempty"`
-	Inject        string `json:"inject,omitempty"`
-}
-
-// DefaultConfig is the configuration of the command line's defaults.
-func DefaultConfig() Config { return Config{Nodes: 3, SnapshotEvery: 3} }
-
-// Validate checks the configuration.
-func (c Config) Validate() error {
-	if c.Nodes < 1 {
-		return fmt.Errorf("etcdraft: --nodes must be at least 1, got %d", c.Nodes)
-	}
-	if c.SnapshotEvery < 1 {
-		return fmt.Errorf("etcdraft: --snapshot-every must be at least 1, got %d", c.SnapshotEvery)
-	}
-	if c.Inject != "" {
-		for _, k := range injections {
-			if c.Inject == k {
-				return nil
-			}
-		}
-		return fmt.Errorf("etcdraft: unknown --inject %q (known: %s)", c.Inject, strings.Join(injections, ", "))
-	}
-	return nil
-}
-
-// Factory makes etcdraft clusters.
-type Factory struct {
-	cfg  Config
-	spec *schedule.SystemSpec
-}
-
-// NewFactory validates cfg and returns a factory.
-func NewFactory(cfg Config) (*Factory, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	names := make([]string, cfg.Nodes)
-	for p := range names {
-		names[p] = "n" + strconv.Itoa(p+1)
-	}
-	return &Factory{cfg: cfg, spec: &schedule.SystemSpec{
-		Name:         "etcdraft",
-		Processes:    cfg.Nodes,
-		Actions:      []schedule.Action{schedule.Deliver, schedule.Crash, schedule.Restart, schedule.Timeout, schedule.Request},
-		ProcessNames: names,
-	}}, nil
-}
-
-// FactoryFromConfig decodes a stored configuration.
-func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
-	var c Config
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("etcdraft: bad stored configuration: %v", err)
-	}
-	return NewFactory(c)
-}
-
-// Spec implements schedule.Factory.
-func (f *Factory) Spec() *schedule.SystemSpec { return f.spec }
-
-// Cfg returns the system's configuration.
-func (f *Factory) Cfg() Config { return f.cfg }
-
-// Config implements schedule.Factory.
-func (f *Factory) Config() json.RawMessage {
-	b, _ := json.Marshal(f.cfg)
-	return b
-}
-
-// New implements schedule.Factory.
-func (f *Factory) New() (schedule.System, error) {
-	voters := make([]uint64, f.cfg.Nodes)
-	for i := range voters {
-		voters[i] = uint64(i + 1)
-	}
-	return &System{cfg: f.cfg, spec: f.spec, conf: &pb.ConfState{Voters: voters}}, nil
-}
 
 const bootstrapIndex = 1 // index and term of the bootstrap snapshot
 
 // envelope is a message in flight, with the id of its send event.
 type envelope struct {
-	id int
-	m  *pb.Message
+	id   int
+	from int // the sender's process
+	m    *pb.Message
 }
 
 // node is one application of the library.
@@ -134,18 +41,31 @@ type node struct {
 	// index of the last snapshot the node created or installed.
 	applied, raftApplied, snapIndex uint64
 	kv                              []kvPair // sorted by key
+	conf                            *pb.ConfState
+	// crashAt is an armed crash point ("" for none).
+	crashAt string
+	// puts and reads are the client operations waiting for an answer from
+	// this node (indexes into System.hist); a crash detaches them.
+	puts  []int
+	reads []pendingRead
 }
 
-type kvPair struct{ key, val string }
+// pendingRead is a read waiting for its read index, then for the node to
+// apply up to it.
+type pendingRead struct {
+	op    int
+	index uint64
+	known bool // index is known (the ReadState arrived)
+}
 
 // System is one etcdraft cluster.
 type System struct {
 	cfg  Config
 	spec *schedule.SystemSpec
-	conf *pb.ConfState
 
 	// Execution state, reset by Execute.
 	nodes     []*node
+	cut       schedule.ProcSet // the side of the partition, 0 for none
 	nextMsg   int
 	step      int
 	trace     schedule.Trace
@@ -154,11 +74,14 @@ type System struct {
 	ex        *schedule.Execution
 	leaders   []int    // by term: process of the leader, -1 for none
 	appliedAt []string // by index: "term:data" of the first entry applied there
+	confAt    map[uint64]string
 	committed []uint64 // by index: term of the committed entry, 0 unknown
 	// committedIn is, by index, the term of the node that first committed
 	// the entry: the committing leader's term.
 	committedIn []uint64
 	reported    []string // signatures already reported in this execution
+	hist        linearize.History
+	reads       int // reads answered
 }
 
 // Spec implements schedule.System.
@@ -180,6 +103,8 @@ func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 		}
 	}); f != nil {
 		ex.Failures = append(ex.Failures, *f)
+	} else {
+		s.checkHistory(len(in.Steps))
 	}
 	ex.Trace = s.trace
 	s.ex = nil
@@ -188,27 +113,39 @@ func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 
 func (s *System) reset() {
 	s.nextMsg = 0
+	s.cut = 0
 	s.trace = s.trace[:0]
 	s.args = s.args[:0]
 	s.leaders = s.leaders[:0]
 	s.appliedAt = s.appliedAt[:0]
+	s.confAt = map[uint64]string{}
 	s.committed = s.committed[:0]
 	s.committedIn = s.committedIn[:0]
 	s.reported = s.reported[:0]
+	s.hist = s.hist[:0]
+	s.reads = 0
 	if s.nodes == nil {
-		s.nodes = make([]*node, s.cfg.Nodes)
+		s.nodes = make([]*node, s.spec.Processes)
 		for p := range s.nodes {
 			s.nodes[p] = &node{id: uint64(p + 1)}
 		}
 	}
-	for _, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0]}
+	voters := make([]uint64, s.cfg.Nodes)
+	for i := range voters {
+		voters[i] = uint64(i + 1)
+	}
+	for p, n := range s.nodes {
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0]}
 		n.disk = raft.NewMemoryStorage()
-		snap := &pb.Snapshot{Metadata: &pb.SnapshotMetadata{
-			ConfState: s.conf, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
-		}}
-		if err := n.disk.ApplySnapshot(snap); err != nil {
-			panic(err)
+		if p < s.cfg.Nodes {
+			// Spares start with empty storage: they join when a leader
+			// that added them sends a snapshot.
+			snap := &pb.Snapshot{Metadata: &pb.SnapshotMetadata{
+				ConfState: &pb.ConfState{Voters: voters}, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
+			}}
+			if err := n.disk.ApplySnapshot(snap); err != nil {
+				panic(err)
+			}
 		}
 		n.live = n.disk
 		if s.cfg.Inject == InjectSendBeforePersist {
@@ -220,24 +157,28 @@ func (s *System) reset() {
 
 // start builds the node's RawNode from its live storage.
 func (s *System) start(n *node) {
-	hs, _, _ := n.live.InitialState()
+	hs, cs, _ := n.live.InitialState()
 	snap, _ := n.live.Snapshot()
 	n.applied = snap.GetMetadata().GetIndex()
 	n.term, n.commit = hs.GetTerm(), max(hs.GetCommit(), n.applied)
 	n.raftApplied, n.snapIndex = n.applied, n.applied
 	n.kv = decodeKV(n.kv[:0], snap.GetData())
+	n.conf = cs
 	n.role = raft.StateFollower
+	n.crashAt = ""
 	rn, err := raft.NewRawNode(&raft.Config{
-		ID:              n.id,
-		ElectionTick:    1 << 30,
-		HeartbeatTick:   1,
-		Storage:         n.live,
-		Applied:         n.applied,
-		MaxSizePerMsg:   1 << 20,
-		MaxInflightMsgs: 256,
-		CheckQuorum:     s.cfg.CheckQuorum,
-		PreVote:         s.cfg.PreVote,
-		Logger:          quietLogger{},
+		ID:                 n.id,
+		ElectionTick:       s.cfg.electionTick(),
+		HeartbeatTick:      1,
+		Storage:            n.live,
+		Applied:            n.applied,
+		MaxSizePerMsg:      s.cfg.maxSize(),
+		MaxInflightMsgs:    s.cfg.maxInflight(),
+		CheckQuorum:        s.cfg.CheckQuorum,
+		PreVote:            s.cfg.PreVote,
+		AsyncStorageWrites: s.cfg.AsyncStorageWrites,
+		ReadOnlyOption:     s.cfg.readOnly(n.id),
+		Logger:             quietLogger{},
 	})
 	if err != nil {
 		panic(fmt.Sprintf("node %d: %v", n.id, err))
@@ -245,36 +186,70 @@ func (s *System) start(n *node) {
 	n.rn = rn
 }
 
+// tick advances every live node's clock by one tick. Leaders tick fully
+// (heartbeats, CheckQuorum, leader transfer timeouts); the others only
+// count: their election timer is randomized from a process-wide source the
+// schedule cannot control, so elections start only at timeout steps.
+func (s *System) tick(n *node) {
+	if n.role == raft.StateLeader {
+		n.rn.Tick()
+	} else {
+		n.rn.TickQuiesced()
+	}
+}
+
 func (s *System) run(st schedule.Step) {
 	for _, n := range s.nodes {
 		if n.rn != nil {
-			n.rn.Tick()
+			s.tick(n)
 		}
 	}
 	p := st.Process
 	n := s.nodes[p]
+	if n.rn == nil && st.Action != schedule.Restart && !st.Action.Global() {
+		s.skip(p, string(st.Action)+" at a crashed node")
+	} else {
+		s.act(n, st)
+	}
+	for _, n := range s.nodes {
+		s.drain(n)
+	}
+}
+
+// act runs the step's action at n (live, except for restart and the
+// global actions).
+func (s *System) act(n *node, st schedule.Step) {
+	p := st.Process
 	switch st.Action {
 	case schedule.Deliver:
-		if n.rn == nil {
-			s.skip(p, "deliver to a crashed node")
-			break
+		for k := 0; k < st.Messages && n.rn != nil; k++ {
+			i := s.deliverable(p, 1)
+			if i < 0 {
+				break
+			}
+			s.receive(n, i)
 		}
-		for k := 0; k < st.Messages && len(n.inbox) > 0 && n.rn != nil; k++ {
-			e := n.inbox[0]
-			n.inbox = n.inbox[1:]
-			s.msgEvent(schedule.EvRecv, p, int(e.m.GetFrom())-1, e.id, e.m)
-			_ = n.rn.Step(e.m) // errors are for local or unknown-peer messages: ignored
-			s.drain(n)
+	case schedule.DeliverOne:
+		if i := s.deliverable(p, st.K); i >= 0 {
+			s.receive(n, i)
+		} else {
+			s.skip(p, "no deliverable message")
 		}
+	case schedule.Drop, schedule.Duplicate:
+		s.dropOrDuplicate(n, st)
+	case schedule.Partition:
+		s.cut = st.Set
+		s.event("partition", -1, -1, "partition", schedule.S("set", st.Set.String()))
+	case schedule.Heal:
+		s.cut = 0
+		s.event("heal", -1, -1, "heal")
 	case schedule.Crash:
-		if n.rn == nil {
-			s.skip(p, "crash of a crashed node")
+		if st.Point == "" {
+			s.crash(n, "")
 			break
 		}
-		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
-		n.rn = nil
-		n.inbox = n.inbox[:0]
-		n.pending = n.pending[:0]
+		n.crashAt = st.Point
+		s.event("arm", p, -1, "crash", schedule.S("point", st.Point))
 	case schedule.Restart:
 		if n.rn != nil {
 			s.skip(p, "restart of a live node")
@@ -282,28 +257,52 @@ func (s *System) run(st schedule.Step) {
 		}
 		s.restart(n)
 	case schedule.Timeout:
-		if n.rn == nil {
-			s.skip(p, "timeout at a crashed node")
-			break
-		}
 		s.event(schedule.EvTimeout, p, -1, schedule.EvTimeout, schedule.I("term", int64(n.term)))
 		_ = n.rn.Campaign()
-		s.drain(n)
+	case schedule.Tick:
+		s.event("tick", p, -1, "tick", schedule.I("n", int64(st.N)))
+		for k := 0; k < st.N && n.rn != nil; k++ {
+			s.tick(n)
+			s.drain(n)
+		}
 	case schedule.Request:
-		if n.rn == nil {
-			s.skip(p, "request at a crashed node")
-			break
-		}
-		s.event(schedule.EvRequest, p, -1, "request", schedule.I("value", int64(st.Value)))
-		data := []byte("v=" + strconv.Itoa(st.Value))
-		if err := n.rn.Propose(data); errors.Is(err, raft.ErrProposalDropped) {
-			s.event("dropped", p, -1, "proposal", schedule.I("value", int64(st.Value)))
-		}
-		s.drain(n)
+		s.request(n, st.Value)
+	case schedule.Read:
+		s.read(n)
+	case schedule.TransferLeader:
+		s.event("transfer", p, st.To, "transfer")
+		n.rn.TransferLeader(uint64(st.To + 1))
+	case schedule.ConfChange:
+		s.proposeConf(n, st.Conf)
 	}
-	for _, n := range s.nodes {
-		s.drain(n)
+	s.drain(n)
+}
+
+func (s *System) crash(n *node, point string) {
+	p := int(n.id) - 1
+	if point == "" {
+		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
+	} else {
+		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S("point", point))
 	}
+	n.rn = nil
+	n.inbox = n.inbox[:0]
+	n.pending = n.pending[:0]
+	n.crashAt = ""
+	// The clients of the node's unanswered operations lose their
+	// connection: puts stay pending (they may still take effect), reads
+	// are forgotten.
+	n.puts = n.puts[:0]
+	n.reads = n.reads[:0]
+}
+
+// crashesAt reports whether n has a crash armed at point, and crashes it.
+func (s *System) crashesAt(n *node, point string) bool {
+	if n.crashAt != point {
+		return false
+	}
+	s.crash(n, point)
+	return true
 }
 
 func (s *System) restart(n *node) {
@@ -316,8 +315,12 @@ func (s *System) restart(n *node) {
 		if snap, _ := n.disk.Snapshot(); snap.GetMetadata().GetIndex() > bootstrapIndex {
 			hs, _, _ := n.disk.InitialState()
 			fresh := raft.NewMemoryStorage()
+			voters := make([]uint64, s.cfg.Nodes)
+			for i := range voters {
+				voters[i] = uint64(i + 1)
+			}
 			_ = fresh.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{
-				ConfState: s.conf, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
+				ConfState: &pb.ConfState{Voters: voters}, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
 			}})
 			_ = fresh.SetHardState(&pb.HardState{Term: new(hs.GetTerm()), Vote: new(hs.GetVote()), Commit: new(uint64(bootstrapIndex))})
 			n.disk = fresh
@@ -337,201 +340,91 @@ func (s *System) restart(n *node) {
 	s.start(n)
 }
 
+// request proposes the client's put of value at n.
+func (s *System) request(n *node, value int) {
+	p := int(n.id) - 1
+	s.event(schedule.EvRequest, p, -1, "request", schedule.I("value", int64(value)))
+	op := linearize.Op{Process: p, Value: value, Step: s.step, Put: true, Key: "v", Arg: strconv.Itoa(value), Call: int64(len(s.trace))}
+	data := []byte("v=" + strconv.Itoa(value))
+	if err := n.rn.Propose(data); errors.Is(err, raft.ErrProposalDropped) {
+		// The client is told: the put did not happen.
+		s.event("dropped", p, -1, "proposal", schedule.I("value", int64(value)))
+		return
+	}
+	n.puts = append(n.puts, len(s.hist))
+	s.hist = append(s.hist, op)
+}
+
+// read starts a client read at n: a ReadIndex request whose context is the
+// operation's number.
+func (s *System) read(n *node) {
+	p := int(n.id) - 1
+	kind := "index"
+	if s.cfg.readOnly(n.id) == raft.ReadOnlyLeaseBased {
+		kind = "lease"
+	}
+	i := len(s.hist)
+	s.event("read", p, -1, "read", schedule.I("op", int64(i)), schedule.S("kind", kind))
+	s.hist = append(s.hist, linearize.Op{Process: p, Step: s.step, Key: "v", Call: int64(len(s.trace))})
+	n.reads = append(n.reads, pendingRead{op: i})
+	n.rn.ReadIndex(binary.BigEndian.AppendUint64(nil, uint64(i)))
+}
+
+// readStates records the read indexes of a Ready and answers the reads
+// the node has applied far enough for.
+func (s *System) readStates(n *node, rss []raft.ReadState) {
+	for _, rs := range rss {
+		if len(rs.RequestCtx) != 8 {
+			continue
+		}
+		op := int(binary.BigEndian.Uint64(rs.RequestCtx))
+		for k := range n.reads {
+			if r := &n.reads[k]; r.op == op && !r.known {
+				r.index, r.known = rs.Index, true
+			}
+		}
+	}
+	s.answerReads(n)
+}
+
+// answerReads answers the reads whose read index n has applied.
+func (s *System) answerReads(n *node) {
+	kept := n.reads[:0]
+	for _, r := range n.reads {
+		if !r.known || n.applied < r.index {
+			kept = append(kept, r)
+			continue
+		}
+		out := kvGet(n.kv, "v")
+		o := &s.hist[r.op]
+		o.Out, o.Return, o.RetStep = out, int64(len(s.trace)), s.step
+		s.reads++
+		s.event(schedule.EvResponse, int(n.id)-1, -1, "read", schedule.I("op", int64(r.op)),
+			schedule.I("index", int64(r.index)), schedule.S("value", out))
+	}
+	n.reads = kept
+}
+
+// answerPut completes n's earliest unanswered put of data "v=<arg>".
+func (s *System) answerPut(n *node, data string) {
+	arg, ok := cutPrefix(data, "v=")
+	if !ok {
+		return
+	}
+	for k, i := range n.puts {
+		if s.hist[i].Arg == arg {
+			s.hist[i].Return, s.hist[i].RetStep = int64(len(s.trace)), s.step
+			n.puts = append(n.puts[:k], n.puts[k+1:]...)
+			return
+		}
+	}
+}
+
 // drain processes Ready on n until it has none.
 func (s *System) drain(n *node) {
 	for n.rn != nil && n.rn.HasReady() {
 		s.handleReady(n)
 	}
-}
-
-// handleReady is the application's Ready loop body: persist, send, apply,
-// Advance.
-func (s *System) handleReady(n *node) {
-	p := int(n.id) - 1
-	rd := n.rn.Ready()
-	bug := s.cfg.Inject
-	if bug == InjectSendBeforePersist {
-		s.flush(n) // the previous Ready's writes reach the disk now
-	}
-
-	// Persist.
-	if !raft.IsEmptySnap(rd.Snapshot) {
-		snap := rd.Snapshot
-		s.write(n, func(st *raft.MemoryStorage) { _ = st.ApplySnapshot(snap) })
-		md := snap.GetMetadata()
-		n.kv = decodeKV(n.kv[:0], snap.GetData())
-		n.applied, n.raftApplied, n.snapIndex = md.GetIndex(), md.GetIndex(), md.GetIndex()
-		s.event("install", p, -1, "install", schedule.I("index", int64(md.GetIndex())), schedule.I("term", int64(md.GetTerm())))
-	}
-	if len(rd.Entries) > 0 {
-		ents := rd.Entries
-		s.write(n, func(st *raft.MemoryStorage) { _ = st.Append(ents) })
-	}
-	if !raft.IsEmptyHardState(rd.HardState) {
-		hs := rd.HardState
-		s.write(n, func(st *raft.MemoryStorage) { _ = st.SetHardState(hs) })
-		n.term = hs.GetTerm()
-	}
-	if rd.SoftState != nil && rd.SoftState.RaftState != n.role {
-		n.role = rd.SoftState.RaftState
-		s.event("role", p, -1, roleName(n.role), schedule.I("term", int64(n.term)))
-		if n.role == raft.StateLeader {
-			s.checkLeader(n)
-		}
-	}
-	if c := rd.HardState.GetCommit(); c > n.commit {
-		s.recordCommit(n, n.commit, c)
-		n.commit = c
-		s.event("commit", p, -1, "commit", schedule.I("index", int64(c)))
-	}
-
-	// Send.
-	for _, m := range rd.Messages {
-		s.nextMsg++
-		to := int(m.GetTo()) - 1
-		s.msgEvent(schedule.EvSend, p, to, s.nextMsg, m)
-		if to >= 0 && to < len(s.nodes) && s.nodes[to].rn != nil {
-			s.nodes[to].inbox = append(s.nodes[to].inbox, envelope{id: s.nextMsg, m: m})
-		}
-	}
-
-	// Apply.
-	if bug == InjectApplyUncommitted {
-		for _, e := range rd.Entries {
-			if e.GetIndex() > n.applied {
-				s.apply(n, e)
-			}
-		}
-	}
-	for _, e := range rd.CommittedEntries {
-		if e.GetIndex() > n.applied {
-			s.apply(n, e)
-		}
-		n.raftApplied = e.GetIndex()
-	}
-	n.rn.Advance(rd)
-
-	if n.raftApplied >= n.snapIndex+uint64(s.cfg.SnapshotEvery) {
-		i, data := n.raftApplied, encodeKV(n.kv)
-		term, _ := n.live.Term(i)
-		conf := s.conf
-		s.write(n, func(st *raft.MemoryStorage) {
-			if _, err := st.CreateSnapshot(i, conf, data); err == nil {
-				_ = st.Compact(i)
-			}
-		})
-		n.snapIndex = i
-		s.event("snapshot", p, -1, "snapshot", schedule.I("index", int64(i)), schedule.I("term", int64(term)))
-	}
-}
-
-// write makes a storage change: durable at once, or, with
-// send-before-persist, visible to the RawNode at once and durable at the
-// next flush.
-func (s *System) write(n *node, f func(*raft.MemoryStorage)) {
-	f(n.live)
-	if n.live != n.disk {
-		n.pending = append(n.pending, f)
-	}
-}
-
-func (s *System) flush(n *node) {
-	for _, f := range n.pending {
-		f(n.disk)
-	}
-	n.pending = n.pending[:0]
-}
-
-func (s *System) apply(n *node, e *pb.Entry) {
-	p := int(n.id) - 1
-	n.applied = e.GetIndex()
-	data := string(e.GetData())
-	if e.GetType() == pb.EntryNormal && data != "" {
-		k, v, _ := strings.Cut(data, "=")
-		n.kv = kvSet(n.kv, k, v)
-	}
-	s.event("apply", p, -1, "apply", schedule.I("index", int64(e.GetIndex())), schedule.I("term", int64(e.GetTerm())), schedule.S("data", data))
-
-	i := int(e.GetIndex())
-	for len(s.appliedAt) <= i {
-		s.appliedAt = append(s.appliedAt, "")
-	}
-	key := strconv.FormatUint(e.GetTerm(), 10) + ":" + data
-	switch prev := s.appliedAt[i]; {
-	case prev == "":
-		s.appliedAt[i] = key
-	case prev != key:
-		s.fail("safety: different entries applied at one index",
-			fmt.Sprintf("n%d applied %s at index %d, another node applied %s", n.id, key, i, prev))
-	}
-}
-
-// recordCommit records the terms of the entries n committed in (from, to];
-// entries no longer in n's log (covered by a snapshot) were recorded by the
-// node that committed them first.
-func (s *System) recordCommit(n *node, from, to uint64) {
-	for i := from + 1; i <= to; i++ {
-		t, err := n.live.Term(i)
-		if err != nil {
-			continue
-		}
-		for uint64(len(s.committed)) <= i {
-			s.committed = append(s.committed, 0)
-			s.committedIn = append(s.committedIn, 0)
-		}
-		switch prev := s.committed[i]; {
-		case prev == 0:
-			s.committed[i], s.committedIn[i] = t, n.term
-		case prev != t:
-			s.fail("safety: committed entries differ",
-				fmt.Sprintf("n%d committed index %d with term %d, another node with term %d", n.id, i, t, prev))
-		}
-	}
-}
-
-// checkLeader runs the leader oracles when n has just become leader: one
-// leader per term, and the leader's log holds every committed entry.
-func (s *System) checkLeader(n *node) {
-	p := int(n.id) - 1
-	for uint64(len(s.leaders)) <= n.term {
-		s.leaders = append(s.leaders, -1)
-	}
-	if q := s.leaders[n.term]; q >= 0 && q != p {
-		s.fail("safety: two leaders in one term", fmt.Sprintf("n%d and n%d are both leader in term %d", q+1, n.id, n.term))
-	} else {
-		s.leaders[n.term] = p
-	}
-	first, _ := n.live.FirstIndex()
-	last, _ := n.live.LastIndex()
-	for i := first; i < uint64(len(s.committed)); i++ {
-		want := s.committed[i]
-		if want == 0 || s.committedIn[i] >= n.term {
-			// Leader completeness holds for entries committed in earlier
-			// terms: a candidate of a lower term may count its last votes
-			// after a leader of a later term committed.
-			continue
-		}
-		got := uint64(0)
-		if i <= last {
-			got, _ = n.live.Term(i)
-		}
-		if got != want {
-			s.fail("safety: committed entry lost",
-				fmt.Sprintf("n%d became leader in term %d without the committed entry at index %d (term %d)", n.id, n.term, i, want))
-			return
-		}
-	}
-}
-
-// fail reports a safety failure once per signature and execution.
-func (s *System) fail(sig, msg string) {
-	for _, r := range s.reported {
-		if r == sig {
-			return
-		}
-	}
-	s.reported = append(s.reported, sig)
-	s.ex.Failures = append(s.ex.Failures, schedule.Failure{Kind: "safety", Signature: sig, Message: msg, Step: s.step})
 }
 
 func (s *System) skip(p int, why string) {
@@ -553,7 +446,7 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message) {
 		}
 		s.buf = strconv.AppendUint(s.buf, e.GetTerm(), 10)
 		s.buf = append(s.buf, ':')
-		s.buf = append(s.buf, e.GetData()...)
+		s.buf = appendEntryData(s.buf, e)
 	}
 	s.args = append(s.args,
 		schedule.I("term", int64(m.GetTerm())), schedule.I("logterm", int64(m.GetLogTerm())),
@@ -585,111 +478,4 @@ func (s *System) record(kind string, node, peer, msg int, typ string, start int)
 		args = s.args[start:len(s.args):len(s.args)]
 	}
 	s.trace = append(s.trace, schedule.Event{Step: s.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
-}
-
-var msgTypeNames = map[pb.MessageType]string{}
-
-// msgTypeName caches the names of message types (the protobuf enum's String
-// goes through reflection). The map is only looked up, never iterated.
-func msgTypeName(t pb.MessageType) string {
-	if name, ok := msgTypeNames[t]; ok {
-		return name
-	}
-	return t.String()
-}
-
-func init() {
-	for t := pb.MessageType(0); t < 64; t++ {
-		msgTypeNames[t] = t.String()
-	}
-}
-
-func roleName(r raft.StateType) string {
-	switch r {
-	case raft.StateLeader:
-		return "leader"
-	case raft.StateCandidate:
-		return "candidate"
-	case raft.StatePreCandidate:
-		return "precandidate"
-	}
-	return "follower"
-}
-
-// cloneStorage copies a storage: the RawNode's view of the disk after a
-// restart with send-before-persist.
-func cloneStorage(src *raft.MemoryStorage) *raft.MemoryStorage {
-	dst := raft.NewMemoryStorage()
-	snap, _ := src.Snapshot()
-	_ = dst.ApplySnapshot(snap)
-	first, _ := src.FirstIndex()
-	last, _ := src.LastIndex()
-	if last >= first {
-		ents, _ := src.Entries(first, last+1, 1<<62)
-		_ = dst.Append(ents)
-	}
-	if hs, _, _ := src.InitialState(); hs != nil {
-		_ = dst.SetHardState(hs)
-	}
-	return dst
-}
-
-// kvSet sets k to v in the sorted pairs.
-func kvSet(kv []kvPair, k, v string) []kvPair {
-	for i := range kv {
-		if kv[i].key == k {
-			kv[i].val = v
-			return kv
-		}
-		if kv[i].key > k {
-			kv = append(kv, kvPair{})
-			copy(kv[i+1:], kv[i:])
-			kv[i] = kvPair{k, v}
-			return kv
-		}
-	}
-	return append(kv, kvPair{k, v})
-}
-
-// encodeKV is the snapshot data of the state machine: "k=v\n" per key.
-func encodeKV(kv []kvPair) []byte {
-	var b []byte
-	for _, p := range kv {
-		b = append(b, p.key...)
-		b = append(b, '=')
-		b = append(b, p.val...)
-		b = append(b, '\n')
-	}
-	return b
-}
-
-func decodeKV(kv []kvPair, data []byte) []kvPair {
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			kv = kvSet(kv, k, v)
-		}
-	}
-	return kv
-}
-
-// quietLogger discards the library's logging; its panics and fatal errors
-// panic, so that schedule.Guard reports them.
-type quietLogger struct{}
-
-func (quietLogger) Debug(...any)          {}
-func (quietLogger) Debugf(string, ...any) {}
-func (quietLogger) Error(...any)          {}
-func (quietLogger) Errorf(string, ...any) {}
-func (quietLogger) Info(...any)           {}
-func (quietLogger) Infof(string, ...any)  {}
-
-func (quietLogger) Warning(...any)          {}
-func (quietLogger) Warningf(string, ...any) {}
-func (quietLogger) Fatal(v ...any)          { panic(fmt.Sprint(v...)) }
-func (quietLogger) Fatalf(f string, v ...any) {
-	panic(fmt.Sprintf(f, v...))
-}
-func (quietLogger) Panic(v ...any) { panic(fmt.Sprint(v...)) }
-func (quietLogger) Panicf(f string, v ...any) {
-	panic(fmt.Sprintf(f, v...))
 }

@@ -103,6 +103,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.MaxMessages, "max-messages", 5, "most messages one deliver step delivers")
 	fs.IntVar(&s.CrashQuota, "crash-quota", 10, "most crash steps in one input")
 	fs.IntVar(&s.Requests, "requests", -1, "client requests in a random input (default: the adapter's)")
+	fs.StringVar(&s.Actions, "actions", "", "the actions random inputs and mutants use, comma-separated (default: every action the adapter supports, less those the model cannot map; deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick)")
 	fs.IntVar(&s.SeedPopulation, "seed-population", 20, "random inputs added when the queue is empty or at a reseed")
 	fs.IntVar(&s.ReseedEvery, "reseed-every", 200, "add random inputs every this many iterations")
 	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item")

@@ -1,0 +1,177 @@
+package etcdraft
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.etcd.io/raft/v3"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// The seeded application bugs (Config.Inject).
+const (
+	InjectForgetHardState       = "forget-hardstate"
+	InjectSendBeforePersist     = "send-before-persist"
+	InjectApplyUncommitted      = "apply-uncommitted"
+	InjectDropSnapshotOnRestart = "drop-snapshot-on-restart"
+)
+
+var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart}
+
+// The read protocols (Config.ReadOnly).
+const (
+	ReadSafe  = "safe"  // ReadIndex: a heartbeat round confirms leadership
+	ReadLease = "lease" // lease-based: the leader answers from its CheckQuorum lease
+	ReadMixed = "mixed" // odd node IDs lease-based, even ones ReadIndex
+)
+
+// Config configures the cluster. The zero values of the fields added after
+// the first release mean the behaviour of that release, so that stored
+// campaigns rebuild the same system.
+type Config struct {
+	Nodes int `json:"nodes"` // voters of the bootstrap configuration
+	// Spares are processes outside the bootstrap configuration, with empty
+	// storage, that conf-change steps can add (processes Nodes..Nodes+Spares-1).
+	Spares             int  `json:"spares,omitempty"`
+	SnapshotEvery      int  `json:"snapshot_every"` // applied entries between snapshots
+	PreVote            bool `json:"prevote,omitempty"`
+	CheckQuorum        bool `json:"checkquorum,omitempty"`
+	AsyncStorageWrites bool `json:"async_storage_writes,omitempty"`
+	// MaxInflightMsgs and MaxSizePerMsg are the library's flow control;
+	// 0 means 256 and 1 MiB.
+	MaxInflightMsgs int    `json:"max_inflight_msgs,omitempty"`
+	MaxSizePerMsg   uint64 `json:"max_size_per_msg,omitempty"`
+	// ElectionTick is the library's election timeout in ticks; 0 means
+	// 1<<30 (leases never expire). Elections still happen only at timeout
+	// steps (see the package documentation).
+	ElectionTick int `json:"election_tick,omitempty"`
+	// ReadOnly is the read protocol of read steps: ReadSafe (or ""),
+	// ReadLease or ReadMixed; lease reads need CheckQuorum.
+	ReadOnly string `json:"read_only,omitempty"`
+	Inject   string `json:"inject,omitempty"`
+}
+
+// MaxProcesses bounds Nodes+Spares (schedule.ProcSet holds 16; clusters of
+// more than 7 only slow the fuzzer down).
+const MaxProcesses = 7
+
+// DefaultConfig is the configuration of the command line's defaults: the
+// settings that exercise most of the library (docs/etcdraft.md).
+func DefaultConfig() Config {
+	return Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true,
+		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 10, ReadOnly: ReadSafe}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.Nodes < 1:
+		return fmt.Errorf("etcdraft: --nodes must be at least 1, got %d", c.Nodes)
+	case c.Spares < 0:
+		return fmt.Errorf("etcdraft: --spares must not be negative, got %d", c.Spares)
+	case c.Nodes+c.Spares > MaxProcesses:
+		return fmt.Errorf("etcdraft: --nodes plus --spares is at most %d, got %d", MaxProcesses, c.Nodes+c.Spares)
+	case c.SnapshotEvery < 1:
+		return fmt.Errorf("etcdraft: --snapshot-every must be at least 1, got %d", c.SnapshotEvery)
+	case c.MaxInflightMsgs < 0:
+		return fmt.Errorf("etcdraft: --max-inflight must not be negative, got %d", c.MaxInflightMsgs)
+	case c.ElectionTick < 0 || c.ElectionTick == 1:
+		return fmt.Errorf("etcdraft: --election-tick must be at least 2 (0: never), got %d", c.ElectionTick)
+	}
+	switch c.ReadOnly {
+	case "", ReadSafe:
+	case ReadLease, ReadMixed:
+		if !c.CheckQuorum {
+			return fmt.Errorf("etcdraft: --read-only %s needs --checkquorum (the library refuses lease reads without it)", c.ReadOnly)
+		}
+	default:
+		return fmt.Errorf("etcdraft: unknown --read-only %q (known: safe, lease, mixed)", c.ReadOnly)
+	}
+	if c.Inject != "" && !slices.Contains(injections, c.Inject) {
+		return fmt.Errorf("etcdraft: unknown --inject %q (known: %s)", c.Inject, strings.Join(injections, ", "))
+	}
+	return nil
+}
+
+func (c Config) electionTick() int {
+	if c.ElectionTick == 0 {
+		return 1 << 30
+	}
+	return c.ElectionTick
+}
+
+func (c Config) maxInflight() int {
+	if c.MaxInflightMsgs == 0 {
+		return 256
+	}
+	return c.MaxInflightMsgs
+}
+
+func (c Config) maxSize() uint64 {
+	if c.MaxSizePerMsg == 0 {
+		return 1 << 20
+	}
+	return c.MaxSizePerMsg
+}
+
+// readOnly is node id's read protocol.
+func (c Config) readOnly(id uint64) raft.ReadOnlyOption {
+	if c.ReadOnly == ReadLease || c.ReadOnly == ReadMixed && id%2 == 1 {
+		return raft.ReadOnlyLeaseBased
+	}
+	return raft.ReadOnlySafe
+}
+
+// Factory makes etcdraft clusters.
+type Factory struct {
+	cfg  Config
+	spec *schedule.SystemSpec
+}
+
+// NewFactory validates cfg and returns a factory.
+func NewFactory(cfg Config) (*Factory, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	names := make([]string, cfg.Nodes+cfg.Spares)
+	for p := range names {
+		names[p] = "n" + strconv.Itoa(p+1)
+	}
+	return &Factory{cfg: cfg, spec: &schedule.SystemSpec{
+		Name:         "etcdraft",
+		Processes:    len(names),
+		Actions:      schedule.AllActions,
+		CrashPoints:  schedule.CrashPoints,
+		ProcessNames: names,
+	}}, nil
+}
+
+// FactoryFromConfig decodes a stored configuration.
+func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
+	var c Config
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("etcdraft: bad stored configuration: %v", err)
+	}
+	return NewFactory(c)
+}
+
+// Spec implements schedule.Factory.
+func (f *Factory) Spec() *schedule.SystemSpec { return f.spec }
+
+// Cfg returns the system's configuration.
+func (f *Factory) Cfg() Config { return f.cfg }
+
+// Config implements schedule.Factory.
+func (f *Factory) Config() json.RawMessage {
+	b, _ := json.Marshal(f.cfg)
+	return b
+}
+
+// New implements schedule.Factory.
+func (f *Factory) New() (schedule.System, error) {
+	return &System{cfg: f.cfg, spec: f.spec}, nil
+}

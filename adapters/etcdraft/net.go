@@ -1,0 +1,90 @@
+package etcdraft
+
+import (
+	pb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// The network: one inbox per node, in arrival order. A partition holds the
+// messages that cross it (they stay in the inbox, not deliverable, until
+// heal); drop, duplicate and deliver-one pick a message by its position.
+
+// held reports whether a message from process from to process to crosses
+// the partition.
+func (s *System) held(from, to int) bool {
+	return s.cut != 0 && s.cut.Has(from) != s.cut.Has(to)
+}
+
+// deliverable returns the inbox position of process p's k-th deliverable
+// message (k counted modulo their number), or -1 when there is none.
+func (s *System) deliverable(p, k int) int {
+	in := s.nodes[p].inbox
+	count := 0
+	for _, e := range in {
+		if !s.held(e.from, p) {
+			count++
+		}
+	}
+	if count == 0 {
+		return -1
+	}
+	k = (k-1)%count + 1
+	for i, e := range in {
+		if !s.held(e.from, p) {
+			if k--; k == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// receive takes the message at inbox position i and steps n with it.
+func (s *System) receive(n *node, i int) {
+	p := int(n.id) - 1
+	e := n.inbox[i]
+	n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
+	s.msgEvent(schedule.EvRecv, p, e.from, e.id, e.m)
+	_ = n.rn.Step(e.m) // errors are for local or unknown-peer messages: ignored
+	s.drain(n)
+}
+
+// dropOrDuplicate loses, or receives twice, the k-th pending message of n's
+// inbox (held ones included). Proposals forwarded to the leader (MsgProp)
+// are not duplicated: the library leaves deduplicating client commands to
+// the application, and a transport that resends them is not one etcd has.
+func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
+	p := st.Process
+	var idx []int
+	for i, e := range n.inbox {
+		if st.Action == schedule.Drop || e.m.GetType() != pb.MsgProp {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		s.skip(p, "no pending message to "+string(st.Action))
+		return
+	}
+	i := idx[(st.K-1)%len(idx)]
+	e := n.inbox[i]
+	typ := msgTypeName(e.m.GetType())
+	if st.Action == schedule.Drop {
+		n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
+		s.record("drop", p, e.from, e.id, typ, len(s.args))
+		return
+	}
+	n.inbox = append(n.inbox, e)
+	s.record("duplicate", p, e.from, e.id, typ, len(s.args))
+}
+
+// send puts m, sent by process from, in its receiver's inbox; a message to
+// a crashed node is lost.
+func (s *System) send(from int, m *pb.Message) {
+	s.nextMsg++
+	to := int(m.GetTo()) - 1
+	s.msgEvent(schedule.EvSend, from, to, s.nextMsg, m)
+	if to >= 0 && to < len(s.nodes) && s.nodes[to].rn != nil {
+		s.nodes[to].inbox = append(s.nodes[to].inbox, envelope{id: s.nextMsg, from: from, m: m})
+	}
+}

@@ -1,0 +1,355 @@
+package etcdraft
+
+import (
+	"fmt"
+	"strings"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/confchange"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// handleReady is the application's Ready loop body: persist, send, apply,
+// Advance (or, with AsyncStorageWrites, the work the Ready's local
+// messages ask for). An armed crash point stops it where it is.
+func (s *System) handleReady(n *node) {
+	rd := n.rn.Ready()
+	if s.cfg.Inject == InjectSendBeforePersist {
+		s.flush(n) // the previous Ready's writes reach the disk now
+	}
+	s.checkReady(n, rd)
+	if s.cfg.AsyncStorageWrites {
+		s.handleLocalMessages(n, rd)
+		return
+	}
+	s.persist(n, rd.Snapshot, rd.Entries, rd.HardState)
+	s.softState(n, rd)
+	if s.crashesAt(n, schedule.AfterPersist) {
+		return
+	}
+	p := int(n.id) - 1
+	for _, m := range rd.Messages {
+		s.send(p, m)
+	}
+	s.readStates(n, rd.ReadStates)
+	if s.crashesAt(n, schedule.AfterSend) {
+		return
+	}
+	if s.cfg.Inject == InjectApplyUncommitted {
+		for _, e := range rd.Entries {
+			if e.GetIndex() > n.applied {
+				s.apply(n, e)
+			}
+		}
+	}
+	if !s.applyAll(n, rd.CommittedEntries) {
+		return
+	}
+	n.rn.Advance(rd)
+	s.maybeSnapshot(n)
+}
+
+// handleLocalMessages is the Ready loop of AsyncStorageWrites, with the
+// append and apply "threads" run at once, in the Ready's message order:
+// the writes a MsgStorageAppend carries are made durable, then its
+// responses are delivered; the entries of a MsgStorageApply are applied,
+// then its responses are delivered.
+func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
+	p := int(n.id) - 1
+	sent, stated := false, false
+	for _, m := range rd.Messages {
+		if m.GetTo() != raft.LocalAppendThread && !stated {
+			s.softState(n, rd)
+			stated = true
+		}
+		switch m.GetTo() {
+		case raft.LocalAppendThread:
+			hs := &pb.HardState{}
+			if m.Term != nil || m.Vote != nil || m.Commit != nil {
+				hs = &pb.HardState{Term: m.Term, Vote: m.Vote, Commit: m.Commit}
+			}
+			s.persist(n, m.GetSnapshot(), m.GetEntries(), hs)
+			if !stated {
+				s.softState(n, rd)
+				stated = true
+			}
+			if s.crashesAt(n, schedule.AfterPersist) {
+				return
+			}
+			s.respond(n, m.GetResponses())
+		case raft.LocalApplyThread:
+			if !s.applyAll(n, m.GetEntries()) {
+				return
+			}
+			s.respond(n, m.GetResponses())
+			s.maybeSnapshot(n)
+		default:
+			s.send(p, m)
+			sent = true
+		}
+		if n.rn == nil {
+			return
+		}
+	}
+	if !stated {
+		s.softState(n, rd)
+	}
+	s.readStates(n, rd.ReadStates)
+	if sent {
+		s.crashesAt(n, schedule.AfterSend)
+	}
+}
+
+// respond delivers the responses of a local message: those to the node
+// itself by Step, the others over the network.
+func (s *System) respond(n *node, resps []*pb.Message) {
+	for _, r := range resps {
+		if r.GetTo() == n.id {
+			_ = n.rn.Step(r)
+		} else {
+			s.send(int(n.id)-1, r)
+		}
+	}
+}
+
+// softState reports a role change.
+func (s *System) softState(n *node, rd raft.Ready) {
+	if !raft.IsEmptyHardState(rd.HardState) {
+		n.term = rd.HardState.GetTerm()
+	}
+	if rd.SoftState != nil && rd.SoftState.RaftState != n.role {
+		n.role = rd.SoftState.RaftState
+		s.event("role", int(n.id)-1, -1, roleName(n.role), schedule.I("term", int64(n.term)))
+		if n.role == raft.StateLeader {
+			s.checkLeader(n)
+		}
+	}
+	if c := rd.HardState.GetCommit(); c > n.commit {
+		s.recordCommit(n, n.commit, c)
+		n.commit = c
+		s.event("commit", int(n.id)-1, -1, "commit", schedule.I("index", int64(c)))
+	}
+}
+
+// persist makes a Ready's snapshot, entries and HardState durable.
+func (s *System) persist(n *node, snap *pb.Snapshot, ents []*pb.Entry, hs *pb.HardState) {
+	if !raft.IsEmptySnap(snap) {
+		s.write(n, func(st *raft.MemoryStorage) { _ = st.ApplySnapshot(snap) })
+		md := snap.GetMetadata()
+		n.kv = decodeKV(n.kv[:0], snap.GetData())
+		n.conf = md.GetConfState()
+		n.applied, n.raftApplied, n.snapIndex = md.GetIndex(), md.GetIndex(), md.GetIndex()
+		s.event("install", int(n.id)-1, -1, "install", schedule.I("index", int64(md.GetIndex())), schedule.I("term", int64(md.GetTerm())))
+		s.answerReads(n)
+	}
+	if len(ents) > 0 {
+		s.write(n, func(st *raft.MemoryStorage) { _ = st.Append(ents) })
+	}
+	if !raft.IsEmptyHardState(hs) {
+		s.write(n, func(st *raft.MemoryStorage) { _ = st.SetHardState(hs) })
+	}
+}
+
+// applyAll applies committed entries; it reports false when a crash point
+// stopped it.
+func (s *System) applyAll(n *node, ents []*pb.Entry) bool {
+	for i, e := range ents {
+		if e.GetIndex() > n.applied {
+			s.apply(n, e)
+		}
+		n.raftApplied = e.GetIndex()
+		if i == 0 && s.crashesAt(n, schedule.MidApply) {
+			return false
+		}
+	}
+	s.answerReads(n)
+	return true
+}
+
+// maybeSnapshot snapshots the state machine and compacts the log every
+// SnapshotEvery applied entries.
+func (s *System) maybeSnapshot(n *node) {
+	if n.raftApplied < n.snapIndex+uint64(s.cfg.SnapshotEvery) {
+		return
+	}
+	i, data := n.raftApplied, encodeKV(n.kv)
+	term, _ := n.live.Term(i)
+	conf := n.conf
+	s.write(n, func(st *raft.MemoryStorage) {
+		if _, err := st.CreateSnapshot(i, conf, data); err == nil {
+			_ = st.Compact(i)
+		}
+	})
+	n.snapIndex = i
+	s.event("snapshot", int(n.id)-1, -1, "snapshot", schedule.I("index", int64(i)), schedule.I("term", int64(term)))
+}
+
+// write makes a storage change: durable at once, or, with
+// send-before-persist, visible to the RawNode at once and durable at the
+// next flush.
+func (s *System) write(n *node, f func(*raft.MemoryStorage)) {
+	f(n.live)
+	if n.live != n.disk {
+		n.pending = append(n.pending, f)
+	}
+}
+
+func (s *System) flush(n *node) {
+	for _, f := range n.pending {
+		f(n.disk)
+	}
+	n.pending = n.pending[:0]
+}
+
+func (s *System) apply(n *node, e *pb.Entry) {
+	p := int(n.id) - 1
+	n.applied = e.GetIndex()
+	data := string(appendEntryData(nil, e))
+	switch e.GetType() {
+	case pb.EntryNormal:
+		if data != "" {
+			k, v, _ := strings.Cut(data, "=")
+			n.kv = kvSet(n.kv, k, v)
+		}
+	case pb.EntryConfChange, pb.EntryConfChangeV2:
+		s.applyConf(n, e)
+	}
+	s.event("apply", p, -1, "apply", schedule.I("index", int64(e.GetIndex())), schedule.I("term", int64(e.GetTerm())), schedule.S("data", data))
+	s.checkApplied(n, e, data)
+	if e.GetType() == pb.EntryNormal {
+		s.answerPut(n, data)
+	}
+}
+
+// applyConf applies a committed configuration change. Like etcd's server,
+// the application refuses a change its configuration cannot take (one that
+// removes every voter, a simple change in a joint configuration, ...) by
+// applying an empty change instead: the library panics on those.
+func (s *System) applyConf(n *node, e *pb.Entry) {
+	cc, err := decodeConf(e)
+	if err != nil {
+		panic(fmt.Sprintf("n%d: entry %d: %v", n.id, e.GetIndex(), err))
+	}
+	if err := validConf(n.conf, cc); err != nil {
+		s.event("conf-refused", int(n.id)-1, -1, "conf", schedule.S("why", err.Error()))
+		cc = &pb.ConfChangeV2{Changes: []*pb.ConfChangeSingle{{Type: pb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(uint64(0))}}}
+	}
+	n.conf = n.rn.ApplyConfChange(cc)
+	conf := confText(n.conf)
+	s.event("conf", int(n.id)-1, -1, "conf", schedule.I("index", int64(e.GetIndex())), schedule.S("config", conf))
+	s.checkConf(n, e.GetIndex(), conf)
+}
+
+func decodeConf(e *pb.Entry) (*pb.ConfChangeV2, error) {
+	if e.GetType() == pb.EntryConfChange {
+		var cc pb.ConfChange
+		if err := proto.Unmarshal(e.GetData(), &cc); err != nil {
+			return nil, err
+		}
+		return cc.AsV2(), nil
+	}
+	cc := &pb.ConfChangeV2{}
+	if err := proto.Unmarshal(e.GetData(), cc); err != nil {
+		return nil, err
+	}
+	return cc, nil
+}
+
+// validConf tries the change on a copy of the configuration cs with the
+// library's configuration changer.
+func validConf(cs *pb.ConfState, cc *pb.ConfChangeV2) error {
+	chg := confchange.Changer{Tracker: tracker.MakeProgressTracker(1, 0), LastIndex: 1}
+	cfg, trk, err := confchange.Restore(chg, cs)
+	if err != nil {
+		return err
+	}
+	chg.Tracker.Config, chg.Tracker.Progress = cfg, trk
+	if cc.LeaveJoint() {
+		_, _, err = chg.LeaveJoint()
+	} else if auto, ok := cc.EnterJoint(); ok {
+		_, _, err = chg.EnterJoint(auto, cc.GetChanges()...)
+	} else {
+		_, _, err = chg.Simple(cc.GetChanges()...)
+	}
+	return err
+}
+
+// proposeConf proposes the conf-change step's changes at n.
+func (s *System) proposeConf(n *node, conf string) {
+	p := int(n.id) - 1
+	ops, leave, err := schedule.ParseConf(conf)
+	if err != nil { // Validate refused it before
+		panic(err)
+	}
+	cc := &pb.ConfChangeV2{}
+	if !leave {
+		for _, o := range ops {
+			t := pb.ConfChangeType_ConfChangeAddNode
+			switch o.Op {
+			case "add-learner":
+				t = pb.ConfChangeType_ConfChangeAddLearnerNode
+			case "remove":
+				t = pb.ConfChangeType_ConfChangeRemoveNode
+			}
+			cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: t.Enum(), NodeId: new(uint64(o.Process + 1))})
+		}
+		if len(ops) > 1 {
+			cc.Transition = pb.ConfChangeTransition_ConfChangeTransitionJointExplicit.Enum()
+		}
+	}
+	s.event("propose-conf", p, -1, "conf", schedule.S("changes", conf))
+	if err := n.rn.ProposeConfChange(cc); err != nil {
+		s.event("dropped", p, -1, "conf", schedule.S("changes", conf))
+	}
+}
+
+// appendEntryData appends an entry's data as events show it: a normal
+// entry's bytes; a configuration change as "conf:" and its changes
+// ("conf:leave" to leave a joint configuration).
+func appendEntryData(dst []byte, e *pb.Entry) []byte {
+	if e.GetType() == pb.EntryNormal {
+		return append(dst, e.GetData()...)
+	}
+	cc, err := decodeConf(e)
+	if err != nil {
+		return append(dst, "conf:?"...)
+	}
+	dst = append(dst, "conf:"...)
+	if len(cc.GetChanges()) == 0 {
+		return append(dst, "leave"...)
+	}
+	return append(dst, pb.ConfChangesToString(cc.GetChanges())...)
+}
+
+// confText renders a configuration: "voters=1,2,3 outgoing=1,2 learners=4".
+func confText(cs *pb.ConfState) string {
+	var b strings.Builder
+	list := func(key string, ids []uint64) {
+		if len(ids) == 0 {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(key)
+		b.WriteByte('=')
+		for i, id := range sortedIDs(ids) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprint(&b, id)
+		}
+	}
+	list("voters", cs.GetVoters())
+	list("outgoing", cs.GetVotersOutgoing())
+	list("learners", cs.GetLearners())
+	list("learners_next", cs.GetLearnersNext())
+	if cs.GetAutoLeave() {
+		b.WriteString(" autoleave")
+	}
+	return b.String()
+}
