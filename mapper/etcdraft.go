@@ -35,6 +35,10 @@
 //     HandleVoteResponse(granted FALSE): etcd steps down to that term.
 //   - timeout → Timeout(i) (without PreVote) or BecomePreCandidate(i) (with
 //     PreVote), unless i is leader (etcd ignores the campaign).
+//   - role "follower" at a leader whose term did not change →
+//     LeaderStepDown(i): CheckQuorum saw no quorum active in an election
+//     timeout (a step down to a higher term is part of the mapped message
+//     that carried it).
 //   - role "candidate" → Timeout(i) when the timeout did not already map to
 //     it (PreVote: the pre-vote was won); role "precandidate" →
 //     BecomePreCandidate(i) likewise; role "leader" → BecomeLeader(i, term)
@@ -48,7 +52,9 @@
 //
 // Unmapped events (counted by Unmapped), and why:
 //
-//   - send: the model has no message bag; a message's effect is mapped when
+//   - send, and unsent (the messages of a Ready that a crash at the
+//     after-persist point kept from leaving; they count as the receiver's
+//     answer, which no one receives): the model has no message bag; a message's effect is mapped when
 //     it is received.
 //   - recv MsgHeartbeatResp: the leader's state the model tracks does not
 //     change (etcd only resumes sending appends).
@@ -192,6 +198,8 @@ type etcdMap struct {
 	unmapped map[string]int
 	role     []string
 	term     []int64
+	// leaderTerm is the term in which each process last became leader.
+	leaderTerm []int64
 	// committed is the term of the committed entry at each system index,
 	// from apply, snapshot and install events.
 	committed map[int64]int64
@@ -201,7 +209,7 @@ type etcdMap struct {
 func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
 	n := m.p.Nodes
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
-		role: make([]string, n), term: make([]int64, n), committed: map[int64]int64{}}
+		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{}}
 	for i := range st.role {
 		st.role[i] = roleFollower
 	}
@@ -247,7 +255,7 @@ func (st *etcdMap) response(k int, typ string) *schedule.Event {
 		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
 			return nil
 		}
-		if e.Kind == schedule.EvSend && e.Peer == r.Peer && e.Type == typ {
+		if (e.Kind == schedule.EvSend || e.Kind == "unsent") && e.Peer == r.Peer && e.Type == typ {
 			return e
 		}
 	}
@@ -285,11 +293,11 @@ func (st *etcdMap) event(k int) error {
 	p := e.Node
 	i := int64(p + 1)
 	switch e.Kind {
-	case schedule.EvSend:
+	case schedule.EvSend, "unsent":
 		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" {
 			st.raise(p, t)
 		}
-		st.skip("send")
+		st.skip(e.Kind)
 		return nil
 	case schedule.EvRecv:
 		return st.recv(k)
@@ -349,6 +357,15 @@ func (st *etcdMap) event(k int) error {
 				st.add(e, "Timeout", map[string]any{"i": i})
 			}
 			st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
+			st.leaderTerm[p] = v[0]
+		case roleFollower:
+			if st.role[p] == roleLeader && v[0] == st.leaderTerm[p] {
+				// A leader steps down in its own term: CheckQuorum found no
+				// quorum active in an election timeout.
+				st.add(e, "LeaderStepDown", map[string]any{"i": i})
+			} else {
+				st.skip("role follower")
+			}
 		default:
 			st.skip("role " + e.Type)
 		}

@@ -107,8 +107,8 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 	if testing.Short() {
 		runs = 100
 	}
-	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
-	ds, mp := simulateEtcdraft(t, etcdraft.DefaultConfig(), p, runs, 7)
+	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5, Actions: "deliver,crash,restart,timeout,request"}
+	ds, mp := simulateEtcdraft(t, etcdraft.ClassicConfig(), p, runs, 7)
 	ds.log(t, mp)
 	require.Zero(t, ds.diverged, "divergences: %v", ds.reasons)
 	require.Empty(t, ds.violations)
@@ -116,16 +116,16 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 }
 
 func TestEtcdraftConsts(t *testing.T) {
-	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraftParams(etcdraft.DefaultConfig())).Consts())
+	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraftParams(etcdraft.ClassicConfig())).Consts())
 	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
 }
 
 // A seeded bug shows as divergences: with forget-hardstate a restarted node
 // votes again in a term it already voted in.
 func TestEtcdraftSeededBugDiverges(t *testing.T) {
-	cfg := etcdraft.DefaultConfig()
+	cfg := etcdraft.ClassicConfig()
 	cfg.Inject = etcdraft.InjectForgetHardState
-	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5}
+	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5, Actions: "deliver,crash,restart,timeout,request"}
 	ds, _ := simulateEtcdraft(t, cfg, p, 100, 7)
 	t.Logf("%d of %d executions diverge: %v", ds.diverged, ds.runs, ds.reasons)
 	require.Greater(t, ds.diverged, 10)

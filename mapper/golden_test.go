@@ -50,7 +50,7 @@ var goldenCases = []goldenCase{
 		name: "etcdraft-replicate",
 		about: "n1 wins an election in term 1; a request at the leader and one at a follower (forwarded as\n" +
 			"MsgProp) are replicated and committed everywhere; every node snapshots at index 4.",
-		cfg: etcdraft.DefaultConfig(),
+		cfg: etcdraft.ClassicConfig(),
 		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(20), p2 deliver(20), p0 deliver(20), " +
 			"p0 request(7), p1 request(8), p1 deliver(20), p2 deliver(20), p0 deliver(20), " +
 			"p1 deliver(20), p2 deliver(20), p0 deliver(20), p1 deliver(20), p2 deliver(20), " +
@@ -61,7 +61,7 @@ var goldenCases = []goldenCase{
 		about: "n3 crashes while the leader n1 commits and compacts three requests; restarted, n3 rejects\n" +
 			"appends and gets a snapshot (MsgSnap, install). Then n1 crashes, n2 runs for term 2 and\n" +
 			"loses n3's vote, rejects a stale append, and n1 restarts.",
-		cfg: etcdraft.DefaultConfig(),
+		cfg: etcdraft.ClassicConfig(),
 		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
 			"p2 crash, p0 request(5), p1 deliver(5), p0 deliver(5), p0 request(6), p1 deliver(5), " +
 			"p0 deliver(5), p0 request(7), p1 deliver(5), p0 deliver(5), p1 deliver(5), p2 restart, " +

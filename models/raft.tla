@@ -128,6 +128,16 @@ Timeout(i) ==
     /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, matchIndex, live,
                    elections, leaderLog>>
 
+\* Leader i steps down in its own term: etcd's CheckQuorum found no quorum
+\* of servers active in an election timeout.
+LeaderStepDown(i) ==
+    /\ i \in live
+    /\ role[i] = "leader"
+    /\ role' = [role EXCEPT ![i] = "follower"]
+    /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
+                   candVars, live, histVars>>
+
 \* i handles j's vote request for term `term` (j's last entry: lastLogTerm,
 \* lastLogIndex) and answers `granted`. A vote is granted only for a term at
 \* least i's, to a candidate whose log is at least as up to date as i's, when
@@ -405,7 +415,7 @@ MatchPoint(i, j) ==
     IN IF S = {} THEN -1 ELSE CHOOSE k \in S : \A m \in S : m <= k
 
 Next ==
-    \/ \E i \in Servers : Timeout(i) \/ Crash(i) \/ Restart(i)
+    \/ \E i \in Servers : Timeout(i) \/ Crash(i) \/ Restart(i) \/ LeaderStepDown(i)
     \/ \E i \in Servers : BecomeLeader(i, currentTerm[i])
     \/ \E i \in Servers, v \in Values : ClientRequest(i, v)
     \* vote requests of current candidates, answered as Raft says (the

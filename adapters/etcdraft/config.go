@@ -66,6 +66,11 @@ func DefaultConfig() Config {
 		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 10, ReadOnly: ReadSafe}
 }
 
+// ClassicConfig is the configuration of the first release's defaults: no
+// spares, PreVote and CheckQuorum off, flow control out of the way, leases
+// that never expire (the tests of that behaviour use it).
+func ClassicConfig() Config { return Config{Nodes: 3, SnapshotEvery: 3} }
+
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	switch {

@@ -193,6 +193,11 @@ func (s *System) start(n *node) {
 func (s *System) tick(n *node) {
 	if n.role == raft.StateLeader {
 		n.rn.Tick()
+		if n.rn.BasicStatus().RaftState != raft.StateLeader {
+			// CheckQuorum stepped it down: the role change shows before
+			// whatever the step does next.
+			s.drain(n)
+		}
 	} else {
 		n.rn.TickQuiesced()
 	}
@@ -275,7 +280,11 @@ func (s *System) act(n *node, st schedule.Step) {
 	case schedule.ConfChange:
 		s.proposeConf(n, st.Conf)
 	}
-	s.drain(n)
+	if st.Action != schedule.Restart {
+		// A restarted node's Ready waits for the end of the step, where
+		// every node is drained in order (as in the first release).
+		s.drain(n)
+	}
 }
 
 func (s *System) crash(n *node, point string) {

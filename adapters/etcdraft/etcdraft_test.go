@@ -29,7 +29,7 @@ func run(t testing.TB, s schedule.System, in *schedule.Input) (*schedule.Executi
 }
 
 func cfgWith(inject string) Config {
-	c := DefaultConfig()
+	c := ClassicConfig()
 	c.Inject = inject
 	return c
 }
@@ -46,7 +46,7 @@ func req(p, v int) schedule.Step {
 }
 
 func TestDeterministicTraces(t *testing.T) {
-	for _, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
+	for _, cfg := range []Config{DefaultConfig(), ClassicConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
 		f, s1 := newSystem(t, cfg)
 		_, s2 := newSystem(t, cfg)
 		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
@@ -72,7 +72,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n = 1000 // the race detector makes executions ~10x slower
 	}
-	for ci, cfg := range []Config{DefaultConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
+	for ci, cfg := range []Config{DefaultConfig(), ClassicConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
 		f, s := newSystem(t, cfg)
 		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
 		require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestRestartKeepsDurableState(t *testing.T) {
 	// n2 votes for n1 in term 1, crashes and restarts: term and vote
 	// survive, so it refuses n3 in term 1.
 	in := steps(elect, []schedule.Step{crash(1), rs(1)})
-	_, s := newSystem(t, DefaultConfig())
+	_, s := newSystem(t, ClassicConfig())
 	ex, _ := run(t, s, in)
 	last := ex.Trace[len(ex.Trace)-1]
 	for i := len(ex.Trace) - 1; i >= 0; i-- {
@@ -197,7 +197,7 @@ func TestRestartKeepsDurableState(t *testing.T) {
 func TestTimelineGolden(t *testing.T) {
 	in := steps(elect, []schedule.Step{d(1, 2), d(2, 2), d(0, 5), req(1, 7), d(0, 3), d(2, 5), d(0, 5),
 		d(1, 10), d(2, 10), crash(2), req(0, 8), d(0, 5), d(1, 20), rs(2), d(0, 20), d(2, 20), d(0, 20), d(2, 20), to(1)})
-	f, s := newSystem(t, DefaultConfig())
+	f, s := newSystem(t, ClassicConfig())
 	ex, _ := run(t, s, in)
 	require.Empty(t, ex.Failures)
 	got := schedule.Timeline(f.Spec(), in, ex)
@@ -217,24 +217,24 @@ func TestConfigErrors(t *testing.T) {
 	require.ErrorContains(t, err, "--snapshot-every must be at least 1")
 	_, err = NewFactory(Config{Nodes: 3, SnapshotEvery: 1, Inject: "nope"})
 	require.ErrorContains(t, err, `unknown --inject "nope"`)
-	f, err := NewFactory(DefaultConfig())
+	f, err := NewFactory(ClassicConfig())
 	require.NoError(t, err)
 	g, err := FactoryFromConfig(f.Config())
 	require.NoError(t, err)
 	require.Equal(t, f.Cfg(), g.Cfg())
-	_, s := newSystem(t, DefaultConfig())
+	_, s := newSystem(t, ClassicConfig())
 	_, err = s.Execute(&schedule.Input{Steps: []schedule.Step{d(5, 1)}})
 	require.ErrorContains(t, err, "process 5 out of range")
 }
 
 func TestSkips(t *testing.T) {
-	_, s := newSystem(t, DefaultConfig())
+	_, s := newSystem(t, ClassicConfig())
 	ex, _ := run(t, s, steps([]schedule.Step{rs(0), crash(0), crash(0), d(0, 1), to(0), req(0, 1), rs(0)}))
 	require.Equal(t, 5, ex.Skipped) // restart of a live node, then crash, deliver, timeout, request at a crashed one
 }
 
 func BenchmarkExecute(b *testing.B) {
-	f, s := newSystem(b, DefaultConfig())
+	f, s := newSystem(b, ClassicConfig())
 	g, _ := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
 	r := rand.New(rand.NewPCG(1, 1))
 	ins := make([]*schedule.Input, 256)

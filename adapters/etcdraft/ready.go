@@ -28,10 +28,12 @@ func (s *System) handleReady(n *node) {
 	}
 	s.persist(n, rd.Snapshot, rd.Entries, rd.HardState)
 	s.softState(n, rd)
-	if s.crashesAt(n, schedule.AfterPersist) {
+	p := int(n.id) - 1
+	if n.crashAt == schedule.AfterPersist {
+		s.unsent(p, rd.Messages)
+		s.crash(n, schedule.AfterPersist)
 		return
 	}
-	p := int(n.id) - 1
 	for _, m := range rd.Messages {
 		s.send(p, m)
 	}
@@ -77,7 +79,9 @@ func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 				s.softState(n, rd)
 				stated = true
 			}
-			if s.crashesAt(n, schedule.AfterPersist) {
+			if n.crashAt == schedule.AfterPersist {
+				s.unsent(p, m.GetResponses())
+				s.crash(n, schedule.AfterPersist)
 				return
 			}
 			s.respond(n, m.GetResponses())
@@ -101,6 +105,17 @@ func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 	s.readStates(n, rd.ReadStates)
 	if sent {
 		s.crashesAt(n, schedule.AfterSend)
+	}
+}
+
+// unsent records the messages a crash kept from leaving (event kind
+// "unsent", with the fields of a send): the node decided them, and no one
+// receives them. Local messages to the node itself are left out.
+func (s *System) unsent(p int, msgs []*pb.Message) {
+	for _, m := range msgs {
+		if m.GetTo() != uint64(p+1) && m.GetTo() != raft.LocalAppendThread && m.GetTo() != raft.LocalApplyThread {
+			s.msgEvent("unsent", p, int(m.GetTo())-1, 0, m)
+		}
 	}
 }
 
