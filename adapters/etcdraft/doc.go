@@ -5,20 +5,32 @@
 //
 // # The cluster
 //
-// Config.Nodes RawNodes with IDs 1..N; process p is node p+1. Every node
-// starts from the same bootstrap snapshot (index 1, term 1, voters 1..N).
-// Each node owns a durable store (a raft.MemoryStorage that survives
-// crashes) and a small key-value state machine. On each Ready the node
-// persists the snapshot, entries and HardState, then sends the messages
-// (appending them to the receivers' inboxes, FIFO by arrival; a message to a
-// crashed node is lost), then applies the committed entries, then calls
-// Advance. After SnapshotEvery applied entries the node snapshots its state
-// machine and compacts its log, so leaders send MsgSnap to lagging peers.
+// Config.Nodes RawNodes with IDs 1..N form the bootstrap configuration;
+// Config.Spares more processes (IDs N+1..) start with empty storage,
+// outside it, and join when a conf-change step adds them and a leader sends
+// them a snapshot. Process p is node p+1. Every bootstrap node starts from
+// the same snapshot (index 1, term 1, voters 1..N). Each node owns a
+// durable store (a raft.MemoryStorage that survives crashes) and a small
+// key-value state machine. On each Ready the node persists the snapshot,
+// entries and HardState, then sends the messages (appending them to the
+// receivers' inboxes; a message to a crashed node is lost), then applies
+// the committed entries (configuration changes through ApplyConfChange),
+// then calls Advance. With AsyncStorageWrites the node instead does what
+// the Ready's local messages ask (MsgStorageAppend, MsgStorageApply) at
+// once, in order, and steps their responses back. After SnapshotEvery
+// applied entries the node snapshots its state machine with its current
+// configuration and compacts its log, so leaders send MsgSnap to lagging
+// peers. MaxInflightMsgs and MaxSizePerMsg are the library's flow control;
+// the defaults (2, and 1 byte: one entry per append) keep it under
+// pressure.
 //
-// ElectionTick is 1<<30, so timers never fire by themselves: elections
-// happen only at timeout steps (the library draws randomized election
-// timeouts from a process-wide random source, which would break
-// determinism). HeartbeatTick is 1: a leader sends heartbeats on every tick.
+// Time: every step ticks each live node once, and tick(n) n more times.
+// A leader ticks fully (HeartbeatTick 1: a heartbeat per tick; CheckQuorum
+// every ElectionTick ticks; a leader transfer is abandoned after one). Other
+// nodes only count ticks (RawNode.TickQuiesced): their leases expire, but
+// their election timer, randomized by the library from a process-wide
+// crypto source that no schedule controls, never fires by itself, so
+// elections start only at timeout steps and executions stay deterministic.
 //
 // # Steps
 //
@@ -26,18 +38,51 @@
 // action, then processes Ready on every live node until none has one (in
 // node order), so the cluster is quiescent between steps.
 //
-//   - deliver(t): the node takes up to t messages from its inbox, each by
-//     RawNode.Step followed by Ready processing.
+//   - deliver(t): the node takes up to t deliverable messages from its
+//     inbox, in arrival order, each by RawNode.Step followed by Ready
+//     processing. Messages held by a partition are skipped.
+//   - deliver-one(k): the k-th deliverable message (counted modulo their
+//     number), out of arrival order.
+//   - drop(k), duplicate(k): the k-th pending message is lost, or a copy
+//     goes to the end of the inbox (it is received twice). Forwarded
+//     proposals (MsgProp) are never duplicated: deduplicating client
+//     commands is the application's job, and etcd's transport does not
+//     resend them.
+//   - partition(set), heal: messages between the set and the others stay
+//     in their inboxes, not deliverable, until heal (drop can still lose
+//     them). The step's process is not used.
 //   - crash: the RawNode, its inbox and everything not durable are lost.
+//     crash(point) arms the crash instead: the node crashes the next time
+//     its Ready handling reaches the point: after-persist (the Ready's
+//     writes are durable, its messages not sent: they are recorded as
+//     "unsent" events), after-send (sent, nothing applied, no Advance),
+//     mid-apply (after the first committed entry of the Ready is applied).
 //   - restart: a new RawNode is built from the durable store; the state
-//     machine is restored from the snapshot and committed entries after it
-//     are applied again. A restarted node is a follower (no role event).
+//     machine and configuration are restored from the snapshot and the
+//     committed entries after it are applied again. A restarted node is a
+//     follower (no role event).
 //   - timeout: RawNode.Campaign, then Ready processing.
+//   - tick(n): n ticks of the node's clock (see Time).
 //   - request(v): the node proposes "v=<v>"; a follower forwards it to its
 //     leader (a MsgProp message); with no leader the proposal is dropped.
+//   - read: a client read of key "v" through RawNode.ReadIndex; the node
+//     answers once its ReadState arrives and it has applied up to the read
+//     index. Config.ReadOnly chooses the protocol per node (the library
+//     fixes it in raft.Config.ReadOnlyOption): safe (ReadIndex: a
+//     heartbeat round), lease (answered from the CheckQuorum lease; the
+//     library documents it as unsafe under unbounded clock drift, which
+//     tick(n) can create), or mixed (lease at odd node IDs).
+//   - transfer-leader(to): RawNode.TransferLeader to node to+1.
+//   - conf-change(changes): RawNode.ProposeConfChange of a ConfChangeV2:
+//     one change is a simple change, several enter a joint configuration
+//     (explicit transition), "leave" leaves it. When the change is
+//     applied, the application checks it against its configuration with
+//     the library's confchange.Changer and applies an empty change instead
+//     of one the library would panic on (removing every voter, a simple
+//     change in a joint configuration...), as etcd's server does.
 //
-// Invalid steps (deliver, timeout, request or crash at a crashed node,
-// restart of a live node) are skipped with an EvSkip event.
+// Invalid steps (an action at a crashed node, restart of a live node, a
+// message step with no message to pick) are skipped with an EvSkip event.
 //
 // # Events
 //
@@ -69,6 +114,22 @@
 //   - install, Type "install": the node installed a snapshot received in a
 //     MsgSnap. Args: index, term.
 //   - skip (schedule.EvSkip): Type says why the step could not run.
+//   - drop, duplicate: Type is the message type, Msg the id of its send,
+//     Peer its sender.
+//   - unsent: a message of a Ready that a crash at after-persist kept from
+//     leaving; the fields of a send, no Msg id.
+//   - partition (Args: set) and heal: Node -1.
+//   - arm, Type "crash". Args: point.
+//   - crash with a point: Args: point.
+//   - tick. Args: n. transfer: Peer is the target.
+//   - read, Type "read". Args: op (the operation's number), kind (index
+//     or lease). response, Type "read": the answer. Args: op, index, value.
+//   - propose-conf, Type "conf". Args: changes. conf-refused, Type "conf":
+//     the application refused the change. Args: why. conf, Type "conf": a
+//     configuration change was applied. Args: index, config ("voters=1,2,3
+//     outgoing=1,2 learners=4").
+//   - apply of a configuration change: data "conf:" and the changes
+//     (raftpb.ConfChangesToString), "conf:leave" for leaving.
 //
 // # Oracles
 //
@@ -83,7 +144,26 @@
 //     entries at the same index;
 //   - "safety: committed entry lost": a node that becomes leader of term T
 //     holds every entry committed so far by a leader of a term below T (a
-//     committed request is never lost).
+//     committed request is never lost);
+//   - "safety: a non-voter became leader": a leader is a voter of its own
+//     configuration (Status);
+//   - "safety: configurations differ at one index": every node that
+//     applies the configuration change at an index ends in the same
+//     configuration;
+//   - "safety: commit index beyond a quorum": when a leader's commit index
+//     advances, each majority of its (joint) configuration holds it, by the
+//     Match of its progress tracker (Status), counted here independently of
+//     the library's quorum package: a removed node or a learner is never
+//     counted;
+//   - "safety: progress tracked for a non-member" and "library invariant:
+//     match below next": the leader's progress tracker holds exactly its
+//     configuration's members, each with Match < Next.
+//
+// Failures of Kind "linearizability" (package linearize): the client
+// history of puts (request steps; answered when the proposing node applies
+// the entry, pending when it crashed or the proposal was lost) and reads
+// (read steps; unanswered reads are left out) is checked with porcupine at
+// the end of every execution that answered a read.
 //
 // A panic of the library is caught by schedule.Guard and ends the execution.
 //
@@ -101,6 +181,7 @@
 //     bootstrap state with only its term and vote.
 //
 // Without Inject the adapter is correct: no schedule reports a failure.
-// There is no clock, goroutine or map iteration in the execution path: the
-// same input always yields the same trace.
+// There is no clock, goroutine or map iteration in the execution path (the
+// progress tracker's map is read in sorted order): the same input always
+// yields the same trace.
 package etcdraft
