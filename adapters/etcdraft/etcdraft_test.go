@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/linearize"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -46,7 +47,7 @@ func req(p, v int) schedule.Step {
 }
 
 func TestDeterministicTraces(t *testing.T) {
-	for _, cfg := range []Config{DefaultConfig(), ClassicConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
+	for _, cfg := range []Config{DefaultConfig(), ClassicConfig(), asyncMixed(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}} {
 		f, s1 := newSystem(t, cfg)
 		_, s2 := newSystem(t, cfg)
 		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
@@ -72,7 +73,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		n = 1000 // the race detector makes executions ~10x slower
 	}
-	for ci, cfg := range []Config{DefaultConfig(), ClassicConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
+	for ci, cfg := range []Config{DefaultConfig(), asyncMixed(), ClassicConfig(), {Nodes: 3, SnapshotEvery: 2, PreVote: true, CheckQuorum: true}, {Nodes: 5, SnapshotEvery: 3, PreVote: true}} {
 		f, s := newSystem(t, cfg)
 		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 6, CrashQuota: 4, Requests: 6})
 		require.NoError(t, err)
@@ -112,6 +113,63 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 			require.Positive(t, installs, "the schedules should make MsgSnap happen")
 		}
 	}
+}
+
+// asyncMixed is the default configuration with AsyncStorageWrites, two
+// spares and lease reads at odd node IDs.
+func asyncMixed() Config {
+	c := DefaultConfig()
+	c.AsyncStorageWrites, c.Spares, c.ReadOnly = true, 2, ReadMixed
+	return c
+}
+
+// Every new action shows in the timeline, and a crash point fires inside
+// the Ready handling it names.
+func TestNewActions(t *testing.T) {
+	in, err := schedule.DecodeInput([]byte(`{"version":1,"steps":[
+{"process":0,"action":"timeout"},{"process":1,"action":"deliver","messages":3},{"process":2,"action":"deliver","messages":3},
+{"process":0,"action":"deliver","messages":5},{"process":1,"action":"duplicate","k":1},{"process":1,"action":"deliver","messages":5},
+{"process":2,"action":"drop","k":1},{"process":0,"action":"deliver","messages":5},{"process":0,"action":"request","value":1},
+{"process":1,"action":"deliver","messages":5},{"process":0,"action":"deliver","messages":5},{"process":0,"action":"read"},
+{"process":1,"action":"deliver","messages":5},{"process":0,"action":"deliver","messages":5},
+{"process":0,"action":"conf-change","conf":"add-voter 3"},{"process":0,"action":"partition","set":[2]},
+{"process":1,"action":"deliver-one","k":2},{"process":0,"action":"deliver","messages":5},{"process":1,"action":"deliver","messages":5},
+{"process":0,"action":"deliver","messages":5},{"process":0,"action":"heal"},{"process":3,"action":"deliver","messages":5},
+{"process":0,"action":"deliver","messages":5},{"process":3,"action":"deliver","messages":5},
+{"process":0,"action":"transfer-leader","to":1},{"process":1,"action":"deliver","messages":5},{"process":1,"action":"tick","n":3},
+{"process":1,"action":"crash","point":"after-send"},{"process":1,"action":"request","value":2},{"process":0,"action":"deliver","messages":5}
+]}`))
+	require.NoError(t, err)
+	f, s := newSystem(t, DefaultConfig())
+	ex, _ := run(t, s, in)
+	require.Empty(t, ex.Failures)
+	tl := schedule.Timeline(f.Spec(), in, ex)
+	for _, want := range []string{"DUPLICATE MsgVote", "DROP MsgVote", "PARTITION set={2}", "HEAL", "deliver-one(2)",
+		"PROPOSE-CONF conf changes=add-voter 3", "CONF index=", "config=voters=1,2,3,4", "TRANSFER", "MsgTimeoutNow",
+		"TICK n=3", "ARM crash point=after-send", "CRASH point=after-send", "READ op=1 kind=index", "RESPONSE read op=1"} {
+		require.Contains(t, tl, want)
+	}
+}
+
+// The linearizability oracle reports a read of a value older than a put
+// that finished before the read began.
+func TestStaleReadFails(t *testing.T) {
+	_, sys := newSystem(t, DefaultConfig())
+	s := sys.(*System)
+	s.ex = &schedule.Execution{}
+	s.reads = 1
+	s.hist = []linearize.Op{
+		{Put: true, Key: "v", Arg: "1", Call: 1, Return: 2},
+		{Put: true, Key: "v", Arg: "2", Call: 3, Return: 4},
+		{Key: "v", Out: "1", Call: 5, Return: 6, Step: 3, RetStep: 3},
+	}
+	s.checkHistory(4)
+	require.Len(t, s.ex.Failures, 1)
+	require.Equal(t, linearize.KindLinearizability, s.ex.Failures[0].Kind)
+	s.ex = &schedule.Execution{}
+	s.hist[2].Out = "2"
+	s.checkHistory(4)
+	require.Empty(t, s.ex.Failures)
 }
 
 // elect makes n1 leader of term 1 with n2's vote.
