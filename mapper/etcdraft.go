@@ -44,7 +44,9 @@
 //     BecomePreCandidate(i) likewise; role "leader" → BecomeLeader(i, term)
 //     (preceded by Timeout(i) when a single-node cluster skips the
 //     candidate role event).
-//   - request at a leader and recv MsgProp at a leader → ClientRequest(i,
+//   - request at a leader and recv MsgProp at a leader, unless the next
+//     event says the leader dropped the proposal (a leader transfer is
+//     under way) → ClientRequest(i,
 //     "v=<n>"), once per proposed entry.
 //   - commit at a leader → AdvanceCommit(i, index).
 //   - snapshot → Snapshot(i, index).
@@ -262,6 +264,12 @@ func (st *etcdMap) response(k int, typ string) *schedule.Event {
 	return nil
 }
 
+// dropped reports whether the event after k says that k's proposal was
+// dropped (the adapter's "dropped" event, at the same node).
+func (st *etcdMap) dropped(k int) bool {
+	return k+1 < len(st.t) && st.t[k+1].Kind == "dropped" && st.t[k+1].Node == st.t[k].Node
+}
+
 // raise records that process p is at least in term t.
 func (st *etcdMap) raise(p int, t int64) {
 	if p >= 0 && p < len(st.term) && t > st.term[p] {
@@ -331,6 +339,10 @@ func (st *etcdMap) event(k int) error {
 		}
 		if st.role[p] != roleLeader {
 			st.skip("request at a non-leader")
+			return nil
+		}
+		if st.dropped(k) {
+			st.skip("proposal dropped by a leader")
 			return nil
 		}
 		st.add(e, "ClientRequest", map[string]any{"i": i, "value": "v=" + strconv.FormatInt(v[0], 10)})
@@ -503,6 +515,10 @@ func (st *etcdMap) recv(k int) error {
 	case "MsgProp":
 		if st.role[p] != roleLeader {
 			st.skip("recv MsgProp at a non-leader")
+			return nil
+		}
+		if st.dropped(k) {
+			st.skip("proposal dropped by a leader")
 			return nil
 		}
 		s, _ := sarg(e, "entries")

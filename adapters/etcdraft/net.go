@@ -1,6 +1,9 @@
 package etcdraft
 
 import (
+	"errors"
+
+	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -46,7 +49,11 @@ func (s *System) receive(n *node, i int) {
 	e := n.inbox[i]
 	n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
 	s.msgEvent(schedule.EvRecv, p, e.from, e.id, e.m)
-	_ = n.rn.Step(e.m) // errors are for local or unknown-peer messages: ignored
+	if err := n.rn.Step(e.m); errors.Is(err, raft.ErrProposalDropped) {
+		// A leader refused a forwarded proposal (a leader transfer is
+		// under way); other errors are for local or unknown-peer messages.
+		s.event("dropped", p, e.from, "proposal")
+	}
 	s.drain(n)
 }
 
