@@ -38,6 +38,7 @@ type SystemFlags struct {
 	MaxInflight        int
 	MaxSizePerMsg      uint64
 	ElectionTick       int
+	HeartbeatTick      int
 	ReadOnly           string
 
 	Cluster string
@@ -50,7 +51,7 @@ type SystemFlags struct {
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
-	"async-storage-writes", "max-inflight", "max-size-per-msg", "election-tick", "read-only", "inject", "cluster"}
+	"async-storage-writes", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "inject", "cluster"}
 
 // IsSystemFlag reports whether name is one of an adapter's own flags.
 func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
@@ -70,6 +71,7 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.MaxInflight, "max-inflight", d.MaxInflightMsgs, "etcdraft: MaxInflightMsgs (flow control)")
 	fs.Uint64Var(&a.MaxSizePerMsg, "max-size-per-msg", d.MaxSizePerMsg, "etcdraft: MaxSizePerMsg in bytes (1: one entry per append)")
 	fs.IntVar(&a.ElectionTick, "election-tick", d.ElectionTick, "etcdraft: ElectionTick: leader lease and CheckQuorum period in ticks (0: never)")
+	fs.IntVar(&a.HeartbeatTick, "heartbeat-tick", d.HeartbeatTick, "etcdraft: HeartbeatTick: a leader's heartbeat interval in ticks")
 	fs.StringVar(&a.ReadOnly, "read-only", d.ReadOnly, "etcdraft: protocol of read steps: safe (ReadIndex), lease, mixed (lease at odd node IDs); lease needs --checkquorum")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
@@ -148,7 +150,7 @@ var adapters = map[string]*Adapter{
 			}
 			fac, err := etcdraft.NewFactory(etcdraft.Config{Nodes: f.Nodes, Spares: spares, SnapshotEvery: f.SnapshotEvery,
 				PreVote: f.PreVote, CheckQuorum: f.CheckQuorum, AsyncStorageWrites: f.AsyncStorageWrites,
-				MaxInflightMsgs: f.MaxInflight, MaxSizePerMsg: f.MaxSizePerMsg, ElectionTick: f.ElectionTick,
+				MaxInflightMsgs: f.MaxInflight, MaxSizePerMsg: f.MaxSizePerMsg, ElectionTick: f.ElectionTick, HeartbeatTick: f.HeartbeatTick,
 				ReadOnly: f.ReadOnly, Inject: f.Inject})
 			if err != nil {
 				return nil, err

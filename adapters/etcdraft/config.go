@@ -49,6 +49,8 @@ type Config struct {
 	// 1<<30 (leases never expire). Elections still happen only at timeout
 	// steps (see the package documentation).
 	ElectionTick int `json:"election_tick,omitempty"`
+	// HeartbeatTick is the library's heartbeat interval in ticks; 0 means 1.
+	HeartbeatTick int `json:"heartbeat_tick,omitempty"`
 	// ReadOnly is the read protocol of read steps: ReadSafe (or ""),
 	// ReadLease or ReadMixed; lease reads need CheckQuorum.
 	ReadOnly string `json:"read_only,omitempty"`
@@ -63,7 +65,7 @@ const MaxProcesses = 7
 // settings that exercise most of the library (docs/etcdraft.md).
 func DefaultConfig() Config {
 	return Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true,
-		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 10, ReadOnly: ReadSafe}
+		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 10, HeartbeatTick: 3, ReadOnly: ReadSafe}
 }
 
 // ClassicConfig is the configuration of the first release's defaults: no
@@ -86,6 +88,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("etcdraft: --max-inflight must not be negative, got %d", c.MaxInflightMsgs)
 	case c.ElectionTick < 0 || c.ElectionTick == 1:
 		return fmt.Errorf("etcdraft: --election-tick must be at least 2 (0: never), got %d", c.ElectionTick)
+	case c.HeartbeatTick < 0 || c.HeartbeatTick >= c.electionTick():
+		return fmt.Errorf("etcdraft: --heartbeat-tick must be at least 1 and below --election-tick (%d), got %d", c.electionTick(), c.HeartbeatTick)
 	}
 	switch c.ReadOnly {
 	case "", ReadSafe:
@@ -108,6 +112,8 @@ func (c Config) electionTick() int {
 	}
 	return c.ElectionTick
 }
+
+func (c Config) heartbeatTick() int { return max(c.HeartbeatTick, 1) }
 
 func (c Config) maxInflight() int {
 	if c.MaxInflightMsgs == 0 {

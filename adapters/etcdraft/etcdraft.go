@@ -169,7 +169,7 @@ func (s *System) start(n *node) {
 	rn, err := raft.NewRawNode(&raft.Config{
 		ID:                 n.id,
 		ElectionTick:       s.cfg.electionTick(),
-		HeartbeatTick:      1,
+		HeartbeatTick:      s.cfg.heartbeatTick(),
 		Storage:            n.live,
 		Applied:            n.applied,
 		MaxSizePerMsg:      s.cfg.maxSize(),
@@ -295,6 +295,11 @@ func (s *System) crash(n *node, point string) {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S("point", point))
 	}
 	n.rn = nil
+	for _, e := range n.inbox {
+		if e.m.GetType() == pb.MsgSnap {
+			s.reportSnapshot(e, raft.SnapshotFailure)
+		}
+	}
 	n.inbox = n.inbox[:0]
 	n.pending = n.pending[:0]
 	n.crashAt = ""

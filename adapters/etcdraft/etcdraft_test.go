@@ -140,7 +140,9 @@ func TestNewActions(t *testing.T) {
 {"process":1,"action":"crash","point":"after-send"},{"process":1,"action":"request","value":2},{"process":0,"action":"deliver","messages":5}
 ]}`))
 	require.NoError(t, err)
-	f, s := newSystem(t, DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.HeartbeatTick = 1 // the schedule was written for a heartbeat per step
+	f, s := newSystem(t, cfg)
 	ex, _ := run(t, s, in)
 	require.Empty(t, ex.Failures)
 	tl := schedule.Timeline(f.Spec(), in, ex)

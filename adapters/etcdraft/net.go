@@ -49,6 +49,9 @@ func (s *System) receive(n *node, i int) {
 	e := n.inbox[i]
 	n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
 	s.msgEvent(schedule.EvRecv, p, e.from, e.id, e.m)
+	if e.m.GetType() == pb.MsgSnap {
+		s.reportSnapshot(e, raft.SnapshotFinish)
+	}
 	if err := n.rn.Step(e.m); errors.Is(err, raft.ErrProposalDropped) {
 		// A leader refused a forwarded proposal (a leader transfer is
 		// under way); other errors are for local or unknown-peer messages.
@@ -79,6 +82,9 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 	if st.Action == schedule.Drop {
 		n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
 		s.record("drop", p, e.from, e.id, typ, len(s.args))
+		if e.m.GetType() == pb.MsgSnap {
+			s.reportSnapshot(e, raft.SnapshotFailure)
+		}
 		return
 	}
 	n.inbox = append(n.inbox, e)
@@ -93,5 +99,22 @@ func (s *System) send(from int, m *pb.Message) {
 	s.msgEvent(schedule.EvSend, from, to, s.nextMsg, m)
 	if to >= 0 && to < len(s.nodes) && s.nodes[to].rn != nil {
 		s.nodes[to].inbox = append(s.nodes[to].inbox, envelope{id: s.nextMsg, from: from, m: m})
+		return
+	}
+	// The transport tells the sender, as etcd's does when a peer is down;
+	// a snapshot that did not arrive is reported as failed.
+	if sender := s.nodes[from].rn; sender != nil && to >= 0 {
+		sender.ReportUnreachable(uint64(to + 1))
+		if m.GetType() == pb.MsgSnap {
+			sender.ReportSnapshot(uint64(to+1), raft.SnapshotFailure)
+		}
+	}
+}
+
+// reportSnapshot tells the sender of a MsgSnap whether it arrived, as the
+// library asks of the application (RawNode.ReportSnapshot).
+func (s *System) reportSnapshot(e envelope, status raft.SnapshotStatus) {
+	if sender := s.nodes[e.from].rn; sender != nil {
+		sender.ReportSnapshot(e.m.GetTo(), status)
 	}
 }
