@@ -114,15 +114,27 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 			return err
 		}
 	}
-	if err := c.openStore(given); err != nil {
-		return err
-	}
+	// The actions are checked before the corpus is opened (a bad
+	// command line leaves no corpus behind), and again when a continued
+	// campaign brings its own.
+	actions := s.Actions
 	if err := c.refuseUnmappable(); err != nil {
 		return err
 	}
 	gen, err := schedule.NewGenerator(spec, s.Shape)
 	if err != nil {
 		return err
+	}
+	if err := c.openStore(given); err != nil {
+		return err
+	}
+	if s.Actions != actions {
+		if err := c.refuseUnmappable(); err != nil {
+			return err
+		}
+		if gen, err = schedule.NewGenerator(spec, s.Shape); err != nil {
+			return err
+		}
 	}
 	opt, err := c.options(lines != nil)
 	if err != nil {

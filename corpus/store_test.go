@@ -242,3 +242,30 @@ func TestRecordForm(t *testing.T) {
 	bad = append(bad, 0)
 	require.Error(t, decodeInput(bad, &fuzzer.InputRecord{}))
 }
+
+// Inputs with the newer actions' parameters take the second record form,
+// which round-trips them; truncations are errors.
+func TestRecordFormV2(t *testing.T) {
+	in := &schedule.Input{Steps: []schedule.Step{
+		{Process: 1, Action: schedule.Deliver, Messages: 2},
+		{Process: 2, Action: schedule.Drop, K: 3},
+		{Process: 0, Action: schedule.Tick, N: 7},
+		{Process: 1, Action: schedule.TransferLeader, To: 0},
+		{Process: 2, Action: schedule.TransferLeader, To: 3},
+		{Process: 0, Action: schedule.Crash, Point: schedule.MidApply},
+		{Process: 0, Action: schedule.Partition, Set: 0b101},
+		{Process: 1, Action: schedule.ConfChange, Conf: "add-voter 3, remove 0"},
+		{Process: 1, Action: schedule.Request, Value: -4},
+	}}
+	rec := &fuzzer.InputRecord{ID: 9, Iteration: 10, Source: "fuzz", Input: in}
+	b := encodeRecord(nil, rec)
+	require.Equal(t, byte(recordV2), b[0])
+	var got fuzzer.InputRecord
+	require.NoError(t, decodeInput(b, &got))
+	require.Equal(t, *rec, got)
+	for n := 0; n < len(b); n++ {
+		require.Error(t, decodeInput(b[:n], &fuzzer.InputRecord{}), "truncated to %d bytes", n)
+	}
+	base := &fuzzer.InputRecord{ID: 1, Source: "fuzz", Input: &schedule.Input{Steps: in.Steps[:1]}}
+	require.Equal(t, byte(recordV1), encodeRecord(nil, base)[0], "inputs of the first five actions keep the first form")
+}

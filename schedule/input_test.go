@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -90,4 +91,73 @@ func TestEventJSONRoundTrip(t *testing.T) {
 	require.Equal(t, tr, back)
 	require.Equal(t, b, EncodeTrace(back))
 	require.True(t, strings.HasPrefix(string(b), "[\n  {\"step\":0,\"kind\":\"send\",\"node\":0,\"peer\":2,\"msg\":1,\"type\":\"execute\",\"args\":{\"req\":1,\"task\":2}}"))
+}
+
+// The newer actions' parameters survive the JSON form, and each action
+// takes only its own.
+func TestNewActionsJSON(t *testing.T) {
+	in := &Input{Steps: []Step{
+		{Process: 2, Action: DeliverOne, K: 2}, {Process: 1, Action: Duplicate, K: 1},
+		{Process: 0, Action: Tick, N: 4}, {Process: 1, Action: TransferLeader, To: 0},
+		{Process: 0, Action: Crash, Point: AfterPersist}, {Process: 0, Action: Partition, Set: 0b110},
+		{Process: 0, Action: Heal}, {Process: 2, Action: ConfChange, Conf: "leave"},
+		{Process: 2, Action: ConfChange, Conf: "add-learner 3"}, {Process: 1, Action: Read},
+	}}
+	b := EncodeInput(in)
+	require.Contains(t, string(b), `{"process":1,"action":"transfer-leader","to":0}`)
+	require.Contains(t, string(b), `"set":[1,2]`)
+	got, err := DecodeInput(b)
+	require.NoError(t, err)
+	require.Equal(t, in, got)
+	require.Equal(t, "p0 partition{1,2}", in.Steps[5].String())
+	require.Equal(t, "p1 transfer-leader(p0)", in.Steps[3].String())
+
+	for _, bad := range []Step{
+		{Action: Drop}, {Action: Tick, N: 1, K: 1}, {Action: Crash, Point: "soon"},
+		{Action: Partition}, {Action: ConfChange, Conf: "add-voter 1, remove 1"}, {Action: Read, Value: 1},
+	} {
+		require.Error(t, (&Input{Steps: []Step{bad}}).Validate(nil), "%+v", bad)
+	}
+	spec := &SystemSpec{Name: "x", Processes: 3, Actions: AllActions}
+	require.ErrorContains(t, (&Input{Steps: []Step{{Action: Partition, Set: 0b111}}}).Validate(spec), "nothing is cut")
+	require.ErrorContains(t, (&Input{Steps: []Step{{Action: Crash, Point: MidApply}}}).Validate(spec), "no crash point")
+	require.ErrorContains(t, (&Input{Steps: []Step{{Action: ConfChange, Conf: "remove 5"}}}).Validate(spec), "out of range")
+}
+
+// Random inputs and mutants use every action the system supports, and only
+// those --actions lists.
+func TestGeneratorUsesActions(t *testing.T) {
+	spec := &SystemSpec{Name: "x", Processes: 4, Actions: AllActions, CrashPoints: CrashPoints}
+	g, err := NewGenerator(spec, Shape{Steps: 100, MaxMessages: 4, CrashQuota: 5, Requests: 5})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(3, 3))
+	seen := map[Action]int{}
+	points := 0
+	for i := 0; i < 200; i++ {
+		in := g.Random(r)
+		for j := 0; j < 3; j++ {
+			in = g.Mutate(r, in)
+		}
+		require.NoError(t, in.Validate(spec))
+		for _, s := range in.Steps {
+			seen[s.Action]++
+			if s.Point != "" {
+				points++
+			}
+		}
+	}
+	for _, a := range AllActions {
+		require.Positive(t, seen[a], "action %s never generated", a)
+	}
+	require.Positive(t, points)
+
+	g, err = NewGenerator(spec, Shape{Steps: 50, MaxMessages: 4, CrashQuota: 5, Requests: 2, Actions: "deliver,request,drop"})
+	require.NoError(t, err)
+	for i := 0; i < 50; i++ {
+		for _, s := range g.Random(r).Steps {
+			require.Contains(t, []Action{Deliver, Request, Drop}, s.Action)
+		}
+	}
+	_, err = NewGenerator(&SystemSpec{Name: "y", Processes: 2, Actions: BaseActions}, Shape{Steps: 5, MaxMessages: 1, Actions: "deliver,tick"})
+	require.ErrorContains(t, err, "does not support tick")
 }
