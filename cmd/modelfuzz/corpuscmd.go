@@ -141,6 +141,8 @@ func listCorpus(w io.Writer, st *corpus.Store) error {
 	}
 	if camp != nil {
 		fmt.Fprintf(w, "campaign: adapter %s %s, strategy %s, seed %d, created %s\n", camp.Adapter, campaign.CompactJSON(camp.AdapterConfig), camp.Strategy, camp.Seed, camp.Created)
+		fmt.Fprintf(w, "inputs: %d steps, %d requests, at most %d messages a delivery, %d crashes; actions %s\n",
+			camp.Steps, camp.Requests, camp.MaxMessages, camp.CrashQuota, campaignActions(camp))
 	}
 	c := snap.Counters
 	fmt.Fprintf(w, "iterations %d over %d session(s), %.1fs; coverage:", c.Iterations, c.Sessions, c.RunSeconds)
@@ -214,4 +216,13 @@ func newItemsText(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s +%d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// campaignActions lists the actions of a campaign's generated inputs;
+// campaigns stored before --actions used the first five.
+func campaignActions(camp *campaign.Settings) string {
+	if camp.Actions != "" {
+		return camp.Actions
+	}
+	return "deliver,crash,restart,timeout,request"
 }
