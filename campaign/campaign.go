@@ -96,7 +96,12 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if s.Requests < 0 {
 		s.Requests = ad.Requests
 	}
-	if !spec.Supports(schedule.Crash) && !given("crash-quota") {
+	switch {
+	case s.CrashQuota < 0 && given("crash-quota"):
+		return fmt.Errorf("--crash-quota must not be negative, got %d", s.CrashQuota)
+	case s.CrashQuota < 0 && spec.Supports(schedule.Crash):
+		s.CrashQuota = ad.CrashQuota
+	case s.CrashQuota < 0:
 		s.CrashQuota = 0
 	}
 	if s.Actions == "" {

@@ -34,7 +34,9 @@ type SystemFlags struct {
 	SnapshotEvery      int
 	PreVote            bool
 	CheckQuorum        bool
-	AsyncStorageWrites bool
+	AsyncStorageWrites string
+	MaxUncommitted     uint64
+	StepDownOnRemoval  bool
 	MaxInflight        int
 	MaxSizePerMsg      uint64
 	ElectionTick       int
@@ -51,7 +53,7 @@ type SystemFlags struct {
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
-	"async-storage-writes", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "inject", "cluster"}
+	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "inject", "cluster"}
 
 // IsSystemFlag reports whether name is one of an adapter's own flags.
 func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
@@ -67,7 +69,9 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.SnapshotEvery, "snapshot-every", d.SnapshotEvery, "etcdraft: applied entries between snapshots (and log compactions)")
 	fs.BoolVar(&a.PreVote, "prevote", d.PreVote, "etcdraft: enable PreVote (--prevote=false to disable)")
 	fs.BoolVar(&a.CheckQuorum, "checkquorum", d.CheckQuorum, "etcdraft: enable CheckQuorum (--checkquorum=false to disable)")
-	fs.BoolVar(&a.AsyncStorageWrites, "async-storage-writes", d.AsyncStorageWrites, "etcdraft: the library's AsyncStorageWrites Ready loop")
+	fs.StringVar(&a.AsyncStorageWrites, "async-storage-writes", d.AsyncStorageWrites, "etcdraft: the Ready loop: off (synchronous), on (the library's AsyncStorageWrites), mixed (asynchronous at odd node IDs)")
+	fs.Uint64Var(&a.MaxUncommitted, "max-uncommitted", d.MaxUncommittedSize, "etcdraft: MaxUncommittedEntriesSize in bytes: a leader drops proposals beyond it (0: no limit)")
+	fs.BoolVar(&a.StepDownOnRemoval, "step-down-on-removal", d.StepDownOnRemoval, "etcdraft: StepDownOnRemoval: a leader removed from the configuration steps down")
 	fs.IntVar(&a.MaxInflight, "max-inflight", d.MaxInflightMsgs, "etcdraft: MaxInflightMsgs (flow control)")
 	fs.Uint64Var(&a.MaxSizePerMsg, "max-size-per-msg", d.MaxSizePerMsg, "etcdraft: MaxSizePerMsg in bytes (1: one entry per append)")
 	fs.IntVar(&a.ElectionTick, "election-tick", d.ElectionTick, "etcdraft: ElectionTick: leader lease and CheckQuorum period in ticks (0: never)")
@@ -118,8 +122,9 @@ func (s *System) Close() {
 type Adapter struct {
 	Name  string
 	About string
-	// Steps and Requests are the adapter's defaults for --steps and --requests.
-	Steps, Requests int
+	// Steps, Requests and CrashQuota are the adapter's defaults for
+	// --steps, --requests and --crash-quota.
+	Steps, Requests, CrashQuota int
 	// Model is the embedded model its mapper targets ("" if none).
 	Model string
 	// LineCoverage: the system runs in this process, and a coverage build
@@ -135,11 +140,12 @@ type Adapter struct {
 
 var adapters = map[string]*Adapter{
 	"etcdraft": {
-		Name:     "etcdraft",
-		About:    "a cluster of go.etcd.io/raft/v3 RawNodes (--nodes, --snapshot-every, --prevote, --checkquorum, --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart)",
-		Steps:    100,
-		Requests: 5,
-		Model:    "raft.tla",
+		Name:       "etcdraft",
+		About:      "a cluster of go.etcd.io/raft/v3 RawNodes (--nodes, --snapshot-every, --prevote, --checkquorum, --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart)",
+		Steps:      150,
+		Requests:   8,
+		CrashQuota: 4,
+		Model:      "raft.tla",
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			spares := f.Spares
 			if spares < 0 {
@@ -150,6 +156,7 @@ var adapters = map[string]*Adapter{
 			}
 			fac, err := etcdraft.NewFactory(etcdraft.Config{Nodes: f.Nodes, Spares: spares, SnapshotEvery: f.SnapshotEvery,
 				PreVote: f.PreVote, CheckQuorum: f.CheckQuorum, AsyncStorageWrites: f.AsyncStorageWrites,
+				MaxUncommittedSize: f.MaxUncommitted, StepDownOnRemoval: f.StepDownOnRemoval,
 				MaxInflightMsgs: f.MaxInflight, MaxSizePerMsg: f.MaxSizePerMsg, ElectionTick: f.ElectionTick, HeartbeatTick: f.HeartbeatTick,
 				ReadOnly: f.ReadOnly, Inject: f.Inject})
 			if err != nil {
@@ -175,12 +182,13 @@ var adapters = map[string]*Adapter{
 		LineCoverage: true,
 	},
 	"process": {
-		Name:     "process",
-		About:    "a cluster of real OS processes on loopback through the interception API (--cluster FILE, e.g. adapters/process/raftkv.json; --inject is passed to every replica; docs/process-api.md)",
-		Steps:    30,
-		Requests: 4,
-		Model:    "raft.tla",
-		Explicit: true,
+		Name:       "process",
+		About:      "a cluster of real OS processes on loopback through the interception API (--cluster FILE, e.g. adapters/process/raftkv.json; --inject is passed to every replica; docs/process-api.md)",
+		Steps:      30,
+		Requests:   4,
+		CrashQuota: 10,
+		Model:      "raft.tla",
+		Explicit:   true,
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			if f.Cluster == "" {
 				return nil, fmt.Errorf("adapter process needs --cluster FILE (for raftkv: adapters/process/raftkv.json)")
@@ -206,11 +214,12 @@ var adapters = map[string]*Adapter{
 		},
 	},
 	"microbench": {
-		Name:     "microbench",
-		About:    "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last|hang-on-flush-before-last)",
-		Steps:    50,
-		Requests: 2,
-		Model:    "microbench.tla",
+		Name:       "microbench",
+		About:      "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last|hang-on-flush-before-last)",
+		Steps:      50,
+		Requests:   2,
+		CrashQuota: 10,
+		Model:      "microbench.tla",
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			fac, err := microbench.NewFactory(microbench.Config{Workers: f.Workers, Tasks: f.Tasks, Inject: f.Inject})
 			if err != nil {

@@ -24,8 +24,10 @@
 //   - recv MsgHeartbeat → HandleAppendRequest with no entries and
 //     prevLogIndex = commit: etcd's heartbeat carries min(match, commit), an
 //     index the follower holds, and the follower commits up to it. The
-//     term of that entry (prevLogTerm) is the term of the committed entry
-//     at that index, known from earlier apply, snapshot and install events.
+//     term of that entry (prevLogTerm) is the event's committerm (the term
+//     of that entry in the sender's log, which the adapter adds), or else
+//     the term of the committed entry at that index known from earlier
+//     apply, snapshot and install events.
 //     success when i answered with a MsgHeartbeatResp.
 //   - recv MsgAppResp → HandleAppendResponse(i, j, term, success, index,
 //     rejectHint); also the answers to MsgSnap and, with CheckQuorum or
@@ -481,6 +483,9 @@ func (st *etcdMap) recv(k int) error {
 		st.raise(p, term)
 	case "MsgHeartbeat":
 		ct, ok := st.committed[commit]
+		if t, known := arg(e, "committerm"); known {
+			ct, ok = t, true // the adapter read it in the sender's log
+		}
 		if commit <= 1 {
 			ct, ok = 0, true
 		}

@@ -59,11 +59,11 @@ var extWeight = map[Action]int{
 
 // extShare is the percentage of would-be deliver steps that become one of
 // the newer actions when any is in use.
-const extShare = 45
+const extShare = 25
 
 // maxTicks bounds a tick step's n: above the election timeout of the
 // adapters' defaults (10), so that one step can expire a lease.
-const maxTicks = 12
+const maxTicks = 40
 
 // NewGenerator returns a generator for the system described by spec.
 func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
@@ -229,5 +229,8 @@ func randomConf(r *rand.Rand, n int) string {
 		return one(p)
 	}
 	q := (p + 1 + r.IntN(n-1)) % n
+	if r.IntN(2) == 0 {
+		return "auto " + one(p) + ", " + one(q)
+	}
 	return one(p) + ", " + one(q)
 }

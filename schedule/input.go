@@ -217,29 +217,45 @@ type ConfOp struct {
 	Process int
 }
 
+// Conf is a conf-change step's request.
+type Conf struct {
+	Ops   []ConfOp
+	Leave bool // leave a joint configuration
+	Auto  bool // several changes: leave the joint configuration by itself
+}
+
 // ParseConf reads a conf-change's changes: "leave" (leave a joint
 // configuration), or a comma-separated list of "add-voter P",
-// "add-learner P" and "remove P" (P a process number). One change is a
-// simple change; several enter a joint configuration that a later "leave"
-// ends.
-func ParseConf(conf string) (ops []ConfOp, leave bool, err error) {
-	if strings.TrimSpace(conf) == "leave" {
-		return nil, true, nil
+// "add-learner P" and "remove P" (P a process number), optionally after
+// "auto " . One change is a simple change; several enter a joint
+// configuration that a later "leave" ends, or, with "auto", that the
+// leader leaves by itself.
+func ParseConf(conf string) (Conf, error) {
+	conf = strings.TrimSpace(conf)
+	if conf == "leave" {
+		return Conf{Leave: true}, nil
+	}
+	var c Conf
+	if rest, ok := strings.CutPrefix(conf, "auto "); ok {
+		c.Auto, conf = true, rest
 	}
 	for _, f := range strings.Split(conf, ",") {
 		op, num, ok := strings.Cut(strings.TrimSpace(f), " ")
 		p, perr := strconv.Atoi(strings.TrimSpace(num))
 		if !ok || perr != nil || p < 0 || (op != "add-voter" && op != "add-learner" && op != "remove") {
-			return nil, false, fmt.Errorf("bad conf-change %q: want \"leave\" or a list of \"add-voter P\", \"add-learner P\", \"remove P\"", f)
+			return Conf{}, fmt.Errorf("bad conf-change %q: want \"leave\" or a list of \"add-voter P\", \"add-learner P\", \"remove P\" (after \"auto \" for a joint change left by itself)", f)
 		}
-		for _, o := range ops {
+		for _, o := range c.Ops {
 			if o.Process == p {
-				return nil, false, fmt.Errorf("bad conf-change %q: process %d changed twice", conf, p)
+				return Conf{}, fmt.Errorf("bad conf-change %q: process %d changed twice", conf, p)
 			}
 		}
-		ops = append(ops, ConfOp{Op: op, Process: p})
+		c.Ops = append(c.Ops, ConfOp{Op: op, Process: p})
 	}
-	return ops, false, nil
+	if c.Auto && len(c.Ops) < 2 {
+		return Conf{}, fmt.Errorf("bad conf-change %q: \"auto\" is for joint changes (two or more)", conf)
+	}
+	return c, nil
 }
 
 // Input is a schedule: the sequence of steps the fuzzer asks a system to run.
@@ -319,7 +335,7 @@ func (s Step) validate(spec *SystemSpec) error {
 		}
 	case ConfChange:
 		takes = "conf"
-		if _, _, err := ParseConf(s.Conf); err != nil {
+		if _, err := ParseConf(s.Conf); err != nil {
 			return err
 		}
 	}
@@ -369,8 +385,8 @@ func (s Step) validateFor(spec *SystemSpec) error {
 			return fmt.Errorf("partition: the set holds every process; nothing is cut")
 		}
 	case ConfChange:
-		ops, _, _ := ParseConf(s.Conf)
-		for _, o := range ops {
+		c, _ := ParseConf(s.Conf)
+		for _, o := range c.Ops {
 			if err := inRange("conf-change", o.Process); err != nil {
 				return err
 			}

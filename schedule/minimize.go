@@ -288,8 +288,8 @@ func (m *shrinker) plainerParams(i int) (bool, error) {
 		t.Point = ""
 		tries = append(tries, t)
 	}
-	if ops, _, err := ParseConf(s.Conf); err == nil && len(ops) > 1 {
-		for _, o := range ops {
+	if c, err := ParseConf(s.Conf); err == nil && len(c.Ops) > 1 {
+		for _, o := range c.Ops {
 			t := s
 			t.Conf = o.Op + " " + strconv.Itoa(o.Process)
 			tries = append(tries, t)

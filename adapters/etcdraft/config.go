@@ -36,11 +36,20 @@ type Config struct {
 	Nodes int `json:"nodes"` // voters of the bootstrap configuration
 	// Spares are processes outside the bootstrap configuration, with empty
 	// storage, that conf-change steps can add (processes Nodes..Nodes+Spares-1).
-	Spares             int  `json:"spares,omitempty"`
-	SnapshotEvery      int  `json:"snapshot_every"` // applied entries between snapshots
-	PreVote            bool `json:"prevote,omitempty"`
-	CheckQuorum        bool `json:"checkquorum,omitempty"`
-	AsyncStorageWrites bool `json:"async_storage_writes,omitempty"`
+	Spares        int  `json:"spares,omitempty"`
+	SnapshotEvery int  `json:"snapshot_every"` // applied entries between snapshots
+	PreVote       bool `json:"prevote,omitempty"`
+	CheckQuorum   bool `json:"checkquorum,omitempty"`
+	// AsyncStorageWrites chooses the Ready loop per node: "" or "off"
+	// (synchronous), "on" (the library's AsyncStorageWrites), "mixed"
+	// (asynchronous at odd node IDs).
+	AsyncStorageWrites string `json:"async_storage_writes,omitempty"`
+	// MaxUncommittedSize is the library's MaxUncommittedEntriesSize: a
+	// leader drops proposals beyond that many bytes of uncommitted
+	// entries; 0 means no limit.
+	MaxUncommittedSize uint64 `json:"max_uncommitted_size,omitempty"`
+	// StepDownOnRemoval: a leader removed from the configuration steps down.
+	StepDownOnRemoval bool `json:"step_down_on_removal,omitempty"`
 	// MaxInflightMsgs and MaxSizePerMsg are the library's flow control;
 	// 0 means 256 and 1 MiB.
 	MaxInflightMsgs int    `json:"max_inflight_msgs,omitempty"`
@@ -65,7 +74,8 @@ const MaxProcesses = 7
 // settings that exercise most of the library (docs/etcdraft.md).
 func DefaultConfig() Config {
 	return Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true,
-		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 10, HeartbeatTick: 3, ReadOnly: ReadSafe}
+		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: ReadSafe,
+		AsyncStorageWrites: "mixed", MaxUncommittedSize: 64, StepDownOnRemoval: true}
 }
 
 // ClassicConfig is the configuration of the first release's defaults: no
@@ -90,6 +100,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("etcdraft: --election-tick must be at least 2 (0: never), got %d", c.ElectionTick)
 	case c.HeartbeatTick < 0 || c.HeartbeatTick >= c.electionTick():
 		return fmt.Errorf("etcdraft: --heartbeat-tick must be at least 1 and below --election-tick (%d), got %d", c.electionTick(), c.HeartbeatTick)
+	}
+	switch c.AsyncStorageWrites {
+	case "", "off", "on", "mixed":
+	default:
+		return fmt.Errorf("etcdraft: unknown --async-storage-writes %q (known: off, on, mixed)", c.AsyncStorageWrites)
 	}
 	switch c.ReadOnly {
 	case "", ReadSafe:
@@ -127,6 +142,11 @@ func (c Config) maxSize() uint64 {
 		return 1 << 20
 	}
 	return c.MaxSizePerMsg
+}
+
+// async reports whether node id runs the asynchronous Ready loop.
+func (c Config) async(id uint64) bool {
+	return c.AsyncStorageWrites == "on" || c.AsyncStorageWrites == "mixed" && id%2 == 1
 }
 
 // readOnly is node id's read protocol.

@@ -20,6 +20,9 @@ type envelope struct {
 	id   int
 	from int // the sender's process
 	m    *pb.Message
+	// commitTerm is, for a MsgHeartbeat, the term of the entry at its
+	// commit index in the sender's log (-1 unknown).
+	commitTerm int64
 }
 
 // node is one application of the library.
@@ -48,6 +51,9 @@ type node struct {
 	// this node (indexes into System.hist); a crash detaches them.
 	puts  []int
 	reads []pendingRead
+	// applyQueue holds the MsgStorageApply messages of the asynchronous
+	// Ready loop that the node has not applied yet.
+	applyQueue []*pb.Message
 }
 
 // pendingRead is a read waiting for its read index, then for the node to
@@ -135,7 +141,7 @@ func (s *System) reset() {
 		voters[i] = uint64(i + 1)
 	}
 	for p, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0]}
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0]}
 		n.disk = raft.NewMemoryStorage()
 		if p < s.cfg.Nodes {
 			// Spares start with empty storage: they join when a leader
@@ -167,18 +173,20 @@ func (s *System) start(n *node) {
 	n.role = raft.StateFollower
 	n.crashAt = ""
 	rn, err := raft.NewRawNode(&raft.Config{
-		ID:                 n.id,
-		ElectionTick:       s.cfg.electionTick(),
-		HeartbeatTick:      s.cfg.heartbeatTick(),
-		Storage:            n.live,
-		Applied:            n.applied,
-		MaxSizePerMsg:      s.cfg.maxSize(),
-		MaxInflightMsgs:    s.cfg.maxInflight(),
-		CheckQuorum:        s.cfg.CheckQuorum,
-		PreVote:            s.cfg.PreVote,
-		AsyncStorageWrites: s.cfg.AsyncStorageWrites,
-		ReadOnlyOption:     s.cfg.readOnly(n.id),
-		Logger:             quietLogger{},
+		ID:                        n.id,
+		ElectionTick:              s.cfg.electionTick(),
+		HeartbeatTick:             s.cfg.heartbeatTick(),
+		Storage:                   n.live,
+		Applied:                   n.applied,
+		MaxSizePerMsg:             s.cfg.maxSize(),
+		MaxInflightMsgs:           s.cfg.maxInflight(),
+		CheckQuorum:               s.cfg.CheckQuorum,
+		PreVote:                   s.cfg.PreVote,
+		AsyncStorageWrites:        s.cfg.async(n.id),
+		MaxUncommittedEntriesSize: s.cfg.MaxUncommittedSize,
+		StepDownOnRemoval:         s.cfg.StepDownOnRemoval,
+		ReadOnlyOption:            s.cfg.readOnly(n.id),
+		Logger:                    quietLogger{},
 	})
 	if err != nil {
 		panic(fmt.Sprintf("node %d: %v", n.id, err))
@@ -211,6 +219,12 @@ func (s *System) run(st schedule.Step) {
 	}
 	p := st.Process
 	n := s.nodes[p]
+	if len(n.applyQueue) > 0 && !st.Action.Global() {
+		// The node's apply "thread" catches up before its step (it may
+		// crash at mid-apply).
+		s.applyQueued(n)
+		s.drain(n)
+	}
 	if n.rn == nil && st.Action != schedule.Restart && !st.Action.Global() {
 		s.skip(p, string(st.Action)+" at a crashed node")
 	} else {
@@ -308,6 +322,7 @@ func (s *System) crash(n *node, point string) {
 	// are forgotten.
 	n.puts = n.puts[:0]
 	n.reads = n.reads[:0]
+	n.applyQueue = n.applyQueue[:0]
 }
 
 // crashesAt reports whether n has a crash armed at point, and crashes it.
@@ -447,7 +462,7 @@ func (s *System) skip(p int, why string) {
 }
 
 // msgEvent records the send or recv of m with its fields as args.
-func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message) {
+func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message, extra ...schedule.Arg) {
 	start := len(s.args)
 	reject := int64(0)
 	if m.GetReject() {
@@ -475,6 +490,7 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message) {
 		md := m.GetSnapshot().GetMetadata()
 		s.args = append(s.args, schedule.I("snapindex", int64(md.GetIndex())), schedule.I("snapterm", int64(md.GetTerm())))
 	}
+	s.args = append(s.args, extra...)
 	s.record(kind, node, peer, id, msgTypeName(typ), start)
 }
 

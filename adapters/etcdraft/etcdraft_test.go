@@ -119,7 +119,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 // spares and lease reads at odd node IDs.
 func asyncMixed() Config {
 	c := DefaultConfig()
-	c.AsyncStorageWrites, c.Spares, c.ReadOnly = true, 2, ReadMixed
+	c.AsyncStorageWrites, c.Spares, c.ReadOnly = "on", 2, ReadMixed
 	return c
 }
 
@@ -142,6 +142,7 @@ func TestNewActions(t *testing.T) {
 	require.NoError(t, err)
 	cfg := DefaultConfig()
 	cfg.HeartbeatTick = 1 // the schedule was written for a heartbeat per step
+	cfg.AsyncStorageWrites = "off"
 	f, s := newSystem(t, cfg)
 	ex, _ := run(t, s, in)
 	require.Empty(t, ex.Failures)

@@ -48,7 +48,7 @@ func (s *System) receive(n *node, i int) {
 	p := int(n.id) - 1
 	e := n.inbox[i]
 	n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
-	s.msgEvent(schedule.EvRecv, p, e.from, e.id, e.m)
+	s.msgEvent(schedule.EvRecv, p, e.from, e.id, e.m, e.extra()...)
 	if e.m.GetType() == pb.MsgSnap {
 		s.reportSnapshot(e, raft.SnapshotFinish)
 	}
@@ -96,9 +96,13 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 func (s *System) send(from int, m *pb.Message) {
 	s.nextMsg++
 	to := int(m.GetTo()) - 1
-	s.msgEvent(schedule.EvSend, from, to, s.nextMsg, m)
+	e := envelope{id: s.nextMsg, from: from, m: m, commitTerm: -1}
+	if m.GetType() == pb.MsgHeartbeat {
+		e.commitTerm = s.termAt(s.nodes[from], m.GetCommit())
+	}
+	s.msgEvent(schedule.EvSend, from, to, s.nextMsg, m, e.extra()...)
 	if to >= 0 && to < len(s.nodes) && s.nodes[to].rn != nil {
-		s.nodes[to].inbox = append(s.nodes[to].inbox, envelope{id: s.nextMsg, from: from, m: m})
+		s.nodes[to].inbox = append(s.nodes[to].inbox, e)
 		return
 	}
 	// The transport tells the sender, as etcd's does when a peer is down;
@@ -117,4 +121,25 @@ func (s *System) reportSnapshot(e envelope, status raft.SnapshotStatus) {
 	if sender := s.nodes[e.from].rn; sender != nil {
 		sender.ReportSnapshot(e.m.GetTo(), status)
 	}
+}
+
+// extra are the event args the adapter adds to a message's own fields: for
+// a heartbeat, committerm, the term of the entry at its commit index in the
+// sender's log (what the receiver commits; the message does not carry it).
+func (e envelope) extra() []schedule.Arg {
+	if e.m.GetType() != pb.MsgHeartbeat || e.commitTerm < 0 {
+		return nil
+	}
+	return []schedule.Arg{schedule.I("committerm", e.commitTerm)}
+}
+
+// termAt is the term of the entry at index i in n's log, -1 if unknown.
+func (s *System) termAt(n *node, i uint64) int64 {
+	if t, err := n.live.Term(i); err == nil {
+		return int64(t)
+	}
+	if snap, err := n.live.Snapshot(); err == nil && snap.GetMetadata().GetIndex() == i {
+		return int64(snap.GetMetadata().GetTerm())
+	}
+	return -1
 }

@@ -22,7 +22,7 @@ func (s *System) handleReady(n *node) {
 		s.flush(n) // the previous Ready's writes reach the disk now
 	}
 	s.checkReady(n, rd)
-	if s.cfg.AsyncStorageWrites {
+	if s.cfg.async(n.id) {
 		s.handleLocalMessages(n, rd)
 		return
 	}
@@ -55,11 +55,12 @@ func (s *System) handleReady(n *node) {
 	s.maybeSnapshot(n)
 }
 
-// handleLocalMessages is the Ready loop of AsyncStorageWrites, with the
-// append and apply "threads" run at once, in the Ready's message order:
-// the writes a MsgStorageAppend carries are made durable, then its
-// responses are delivered; the entries of a MsgStorageApply are applied,
-// then its responses are delivered.
+// handleLocalMessages is the Ready loop of AsyncStorageWrites. The append
+// "thread" runs at once, in the Ready's message order: the writes a
+// MsgStorageAppend carries are made durable, then its responses are
+// delivered. The apply "thread" runs when the node next takes a step
+// (applyQueued): the entries of each MsgStorageApply are applied, then its
+// responses are delivered.
 func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 	p := int(n.id) - 1
 	sent, stated := false, false
@@ -86,11 +87,9 @@ func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 			}
 			s.respond(n, m.GetResponses())
 		case raft.LocalApplyThread:
-			if !s.applyAll(n, m.GetEntries()) {
-				return
-			}
-			s.respond(n, m.GetResponses())
-			s.maybeSnapshot(n)
+			// The apply "thread" lags: it runs when the node next takes a
+			// step, so a node can learn of commits it has not applied yet.
+			n.applyQueue = append(n.applyQueue, m)
 		default:
 			s.send(p, m)
 			sent = true
@@ -105,6 +104,20 @@ func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 	s.readStates(n, rd.ReadStates)
 	if sent {
 		s.crashesAt(n, schedule.AfterSend)
+	}
+}
+
+// applyQueued runs n's apply "thread": the MsgStorageApply messages it
+// holds, in order.
+func (s *System) applyQueued(n *node) {
+	for len(n.applyQueue) > 0 && n.rn != nil {
+		m := n.applyQueue[0]
+		n.applyQueue = n.applyQueue[1:]
+		if !s.applyAll(n, m.GetEntries()) {
+			return
+		}
+		s.respond(n, m.GetResponses())
+		s.maybeSnapshot(n)
 	}
 }
 
@@ -296,13 +309,13 @@ func validConf(cs *pb.ConfState, cc *pb.ConfChangeV2) error {
 // proposeConf proposes the conf-change step's changes at n.
 func (s *System) proposeConf(n *node, conf string) {
 	p := int(n.id) - 1
-	ops, leave, err := schedule.ParseConf(conf)
+	c, err := schedule.ParseConf(conf)
 	if err != nil { // Validate refused it before
 		panic(err)
 	}
 	cc := &pb.ConfChangeV2{}
-	if !leave {
-		for _, o := range ops {
+	if !c.Leave {
+		for _, o := range c.Ops {
 			t := pb.ConfChangeType_ConfChangeAddNode
 			switch o.Op {
 			case "add-learner":
@@ -312,7 +325,10 @@ func (s *System) proposeConf(n *node, conf string) {
 			}
 			cc.Changes = append(cc.Changes, &pb.ConfChangeSingle{Type: t.Enum(), NodeId: new(uint64(o.Process + 1))})
 		}
-		if len(ops) > 1 {
+		switch {
+		case c.Auto:
+			cc.Transition = pb.ConfChangeTransition_ConfChangeTransitionJointImplicit.Enum()
+		case len(c.Ops) > 1:
 			cc.Transition = pb.ConfChangeTransition_ConfChangeTransitionJointExplicit.Enum()
 		}
 	}

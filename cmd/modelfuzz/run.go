@@ -101,7 +101,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.Duration, "duration", 0, "stop after this long, e.g. 30s, 8h (0: no limit)")
 	fs.IntVar(&s.Steps, "steps", 0, "steps of a random input, and the most a mutant may have (default: the adapter's)")
 	fs.IntVar(&s.MaxMessages, "max-messages", 5, "most messages one deliver step delivers")
-	fs.IntVar(&s.CrashQuota, "crash-quota", 10, "most crash steps in one input")
+	fs.IntVar(&s.CrashQuota, "crash-quota", -1, "most crash steps in one input (default: the adapter's)")
 	fs.IntVar(&s.Requests, "requests", -1, "client requests in a random input (default: the adapter's)")
 	fs.StringVar(&s.Actions, "actions", "", "the actions random inputs and mutants use, comma-separated (default: every action the adapter supports, less those the model cannot map; deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick)")
 	fs.IntVar(&s.SeedPopulation, "seed-population", 20, "random inputs added when the queue is empty or at a reseed")
