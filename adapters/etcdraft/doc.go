@@ -15,17 +15,21 @@
 // entries and HardState, then sends the messages (appending them to the
 // receivers' inboxes; a message to a crashed node is lost), then applies
 // the committed entries (configuration changes through ApplyConfChange),
-// then calls Advance. With AsyncStorageWrites the node instead does what
-// the Ready's local messages ask (MsgStorageAppend, MsgStorageApply) at
-// once, in order, and steps their responses back. After SnapshotEvery
-// applied entries the node snapshots its state machine with its current
-// configuration and compacts its log, so leaders send MsgSnap to lagging
-// peers. MaxInflightMsgs and MaxSizePerMsg are the library's flow control;
-// the defaults (2, and 1 byte: one entry per append) keep it under
-// pressure.
+// then calls Advance. A node with AsyncStorageWrites (Config.AsyncStorageWrites
+// "on", or "mixed": at odd node IDs) instead does what the Ready's local
+// messages ask: a MsgStorageAppend at once (its writes, then its
+// responses), a MsgStorageApply when the node next takes a step (its
+// apply "thread" lags: the node may know of commits it has not applied).
+// After SnapshotEvery applied entries the node snapshots its state machine
+// with its current configuration and compacts its log, so leaders send
+// MsgSnap to lagging peers. The transport tells a sender when a message goes to a crashed
+// node (RawNode.ReportUnreachable) and whether a MsgSnap arrived
+// (ReportSnapshot), as etcd's does. MaxInflightMsgs, MaxSizePerMsg and
+// MaxUncommittedEntriesSize are the library's flow control; the defaults
+// (2, 1 byte: one entry per append, 64 bytes) keep it under pressure.
 //
 // Time: every step ticks each live node once, and tick(n) n more times.
-// A leader ticks fully (HeartbeatTick 1: a heartbeat per tick; CheckQuorum
+// A leader ticks fully (a heartbeat every HeartbeatTick ticks; CheckQuorum
 // every ElectionTick ticks; a leader transfer is abandoned after one). Other
 // nodes only count ticks (RawNode.TickQuiesced): their leases expire, but
 // their election timer, randomized by the library from a process-wide
@@ -94,7 +98,9 @@
 //     Args: term, logterm, index, commit, reject (0/1), rejecthint, entries
 //     (string "term:data,term:data", data empty for an empty entry, e.g.
 //     "1:v=3,2:"); MsgVote and MsgPreVote add vote (the candidate's
-//     process, which is also the sender); MsgSnap adds snapindex, snapterm.
+//     process, which is also the sender); MsgSnap adds snapindex, snapterm;
+//     MsgHeartbeat adds committerm, the term of the entry at its commit
+//     index in the sender's log (when the sender holds it).
 //   - crash (schedule.EvCrash), Type "crash", no args.
 //   - restart (schedule.EvRestart), Type "restart". Args: term, vote (process of
 //     the vote, -1 for none), commit, snapindex, lastindex: the durable state
