@@ -20,6 +20,7 @@ type envelope struct {
 	id   int
 	from int // the sender's process
 	m    *pb.Message
+	wire []byte // m's protobuf encoding: what the receiver decodes
 	// commitTerm is, for a MsgHeartbeat, the term of the entry at its
 	// commit index in the sender's log (-1 unknown).
 	commitTerm int64

@@ -2,6 +2,9 @@ package etcdraft
 
 import (
 	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -52,7 +55,13 @@ func (s *System) receive(n *node, i int) {
 	if e.m.GetType() == pb.MsgSnap {
 		s.reportSnapshot(e, raft.SnapshotFinish)
 	}
-	if err := n.rn.Step(e.m); errors.Is(err, raft.ErrProposalDropped) {
+	// Every receipt decodes the message from its wire form, as a real
+	// transport does: the receiver shares no memory with the sender.
+	m := &pb.Message{}
+	if err := proto.Unmarshal(e.wire, m); err != nil {
+		panic(fmt.Sprintf("etcdraft: message %d does not decode: %v", e.id, err))
+	}
+	if err := n.rn.Step(m); errors.Is(err, raft.ErrProposalDropped) {
 		// A leader refused a forwarded proposal (a leader transfer is
 		// under way); other errors are for local or unknown-peer messages.
 		s.event("dropped", p, e.from, "proposal")
@@ -96,7 +105,11 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 func (s *System) send(from int, m *pb.Message) {
 	s.nextMsg++
 	to := int(m.GetTo()) - 1
-	e := envelope{id: s.nextMsg, from: from, m: m, commitTerm: -1}
+	wire, err := proto.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("etcdraft: a %s does not encode: %v", m.GetType(), err))
+	}
+	e := envelope{id: s.nextMsg, from: from, m: m, wire: wire, commitTerm: -1}
 	if m.GetType() == pb.MsgHeartbeat {
 		e.commitTerm = s.termAt(s.nodes[from], m.GetCommit())
 	}
