@@ -22,8 +22,10 @@
 // apply "thread" lags: the node may know of commits it has not applied).
 // After SnapshotEvery applied entries the node snapshots its state machine
 // with its current configuration and compacts its log, so leaders send
-// MsgSnap to lagging peers. The transport tells a sender when a message goes to a crashed
-// node (RawNode.ReportUnreachable) and whether a MsgSnap arrived
+// MsgSnap to lagging peers. Messages cross a wire: the sender's message
+// is encoded (protobuf) when sent and every receipt decodes it anew, so no
+// two nodes share memory. The transport tells a sender when a message goes
+// to a crashed node (RawNode.ReportUnreachable) and whether a MsgSnap arrived
 // (ReportSnapshot), as etcd's does. MaxInflightMsgs, MaxSizePerMsg and
 // MaxUncommittedEntriesSize are the library's flow control; the defaults
 // (2, 1 byte: one entry per append, 64 bytes) keep it under pressure.
