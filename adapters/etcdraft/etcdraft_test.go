@@ -310,3 +310,47 @@ func BenchmarkExecute(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
 }
+
+// The defaults make progress in random inputs: leaders are elected, entries
+// committed, reads answered, configurations changed, snapshots installed.
+// The figures are logged (docs/results.md cites them).
+func TestDefaultsMakeProgress(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		shape schedule.Shape
+	}{
+		{"defaults", DefaultConfig(), schedule.Shape{Steps: 150, MaxMessages: 5, CrashQuota: 4, Requests: 8}},
+		{"classic", ClassicConfig(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5, Actions: "deliver,crash,restart,timeout,request"}},
+	} {
+		f, s := newSystem(t, c.cfg)
+		g, err := schedule.NewGenerator(f.Spec(), c.shape)
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(1, 2))
+		n := 2000
+		if raceEnabled {
+			n = 300
+		}
+		count := map[string]int{}
+		for i := 0; i < n; i++ {
+			ex, _ := run(t, s, g.Random(r))
+			require.Empty(t, ex.Failures)
+			for _, e := range ex.Trace {
+				k := e.Kind
+				if k == "role" {
+					k += " " + e.Type
+				}
+				count[k]++
+			}
+		}
+		per := func(k string) float64 { return float64(count[k]) / float64(n) }
+		t.Logf("%s, %d random inputs, per input: %.2f leaders, %.2f commits, %.2f applies, %.3f reads answered, %.3f configuration changes, %.3f snapshots installed",
+			c.name, n, per("role leader"), per("commit"), per("apply"), per(schedule.EvResponse), per("conf"), per("install"))
+		if c.name == "defaults" {
+			require.Greater(t, per("commit"), 1.0)
+			require.Positive(t, count[schedule.EvResponse])
+			require.Positive(t, count["conf"])
+			require.Positive(t, count["install"])
+		}
+	}
+}
