@@ -3,6 +3,7 @@ package guidance
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -197,10 +198,53 @@ func (s *lineSystem) wait(sys schedule.System, done <-chan lineResult, stop <-ch
 // its coverage is the number of lines of the system under test covered.
 // It is used by the holder of lineSlot only.
 type lineTracker struct {
-	t     *linecov.Tracker
-	lines map[uint64][]uint64 // unit -> its line items
+	t     unitCounters
+	lines map[uint64][]uint64 // unit -> its line items; its keys are every unit covered so far
 	units []uint64
 	seen  map[uint64]struct{}
+}
+
+// unitCounters are the coverage counters as linecov reads them (tests fake
+// them).
+type unitCounters interface {
+	Reset() error
+	Covered(dst []uint64) ([]uint64, error)
+	Lines(item uint64) (file string, first, last int, ok bool)
+}
+
+// sessionUnits are the units (linecov items) covered by the executions of
+// every system LineCoverage wrapped in this process. The lineTrackers add
+// the units they meet for the first time, under mu: a report may read them
+// while executions run.
+var sessionUnits struct {
+	mu    sync.Mutex
+	units []uint64
+	set   map[uint64]struct{}
+}
+
+// CoveredUnits returns the units (linecov items, for linecov.Tracker's
+// Coverage, Describe, Lines) covered so far by the executions of every
+// system LineCoverage wrapped in this process, in the order they were
+// first covered: the union of the units behind the lines of all the
+// executions of a session (including those of minimizations in the
+// background, and of executions given up, as far as they ran). Executions
+// that failed with an error record nothing, as the "lines" measure does.
+func CoveredUnits() []uint64 {
+	sessionUnits.mu.Lock()
+	defer sessionUnits.mu.Unlock()
+	return slices.Clone(sessionUnits.units)
+}
+
+func addSessionUnit(u uint64) {
+	sessionUnits.mu.Lock()
+	defer sessionUnits.mu.Unlock()
+	if sessionUnits.set == nil {
+		sessionUnits.set = map[uint64]struct{}{}
+	}
+	if _, ok := sessionUnits.set[u]; !ok {
+		sessionUnits.set[u] = struct{}{}
+		sessionUnits.units = append(sessionUnits.units, u)
+	}
 }
 
 func newLineTracker() (*lineTracker, error) {
@@ -227,9 +271,10 @@ func (l *lineTracker) Covered(dst []uint64) ([]uint64, error) {
 	clear(l.seen)
 	for _, u := range l.units {
 		items, ok := l.lines[u]
-		if !ok {
+		if !ok { // the first time this tracker sees u covered
 			items = l.unitLines(u)
 			l.lines[u] = items
+			addSessionUnit(u)
 		}
 		for _, it := range items {
 			if _, dup := l.seen[it]; !dup {

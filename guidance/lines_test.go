@@ -3,6 +3,7 @@ package guidance
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -205,4 +206,46 @@ func TestLineCoverageStopsAnExecutionWaitingForTheCounters(t *testing.T) {
 	ex, _, err = chk.Run(requests(2))
 	require.NoError(t, err)
 	require.Empty(t, ex.Failures)
+}
+
+// fakeUnits stand for linecov's counters behind a lineTracker: execution
+// k covers the units 1000+k%5 and 2000, each spanning two lines of f.go.
+type fakeUnits struct{ resets atomic.Int64 }
+
+func (c *fakeUnits) Reset() error { c.resets.Add(1); return nil }
+func (c *fakeUnits) Covered(dst []uint64) ([]uint64, error) {
+	return append(dst, uint64(1000+c.resets.Load()%5), 2000), nil
+}
+func (c *fakeUnits) Lines(u uint64) (string, int, int, bool) { return "f.go", int(u), int(u) + 1, true }
+
+// The units behind the lines of every execution, on every goroutine, are
+// gathered once each for the session (CoveredUnits).
+func TestLineCoverageGathersTheSessionsUnits(t *testing.T) {
+	lt := &lineTracker{t: &fakeUnits{}, lines: map[uint64][]uint64{}, seen: map[uint64]struct{}{}}
+	fac := &lineFactory{Factory: &blockFactory{release: make(chan struct{})}, lines: lt}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			chk := fuzzer.NewChecker(fac, []fuzzer.Measure{UnitsMeasure{}}, time.Minute)
+			for i := 0; i < 10; i++ {
+				ex, _, err := chk.Run(requests(1))
+				if !assert.NoError(t, err) {
+					return
+				}
+				assert.Len(t, ex.Units, 4, "two lines a unit")
+				_ = CoveredUnits() // read while executions run (go test -race)
+			}
+		}()
+	}
+	wg.Wait()
+	var got []uint64
+	for _, u := range CoveredUnits() {
+		if u >= 1000 {
+			got = append(got, u)
+		}
+	}
+	slices.Sort(got)
+	require.Equal(t, []uint64{1000, 1001, 1002, 1003, 1004, 2000}, got)
 }

@@ -35,6 +35,7 @@ type runFlags struct {
 	logLevel    string
 	cpuProfile  string
 	memoryLimit int64
+	uncovered   string // uncovered.go
 }
 
 func newRunCmd() *cobra.Command {
@@ -122,6 +123,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of this process's Go heap in MiB: the garbage collector works harder near it (0: none; $GOMEMLIMIT wins)")
 	fs.StringVar(&s.Series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
 	fs.Int64Var(&s.SeriesEvery, "series-every", 10, "with --series: a line every this many iterations")
+	fs.StringVar(&f.uncovered, "uncovered", "", "a coverage build only: at the end, write to this file the functions of the system under test (go.etcd.io/raft/v3) no execution of the session reached, and those partially covered")
 }
 
 func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
@@ -142,6 +144,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	if f.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(f.memoryLimit << 20)
 	}
+	unc, err := openUncovered(f.uncovered)
+	if err != nil {
+		return err
+	}
+	defer unc.abandon()
 	prog := newProgress(os.Stderr, logger)
 	hooks := campaign.Hooks{Logger: logger, Progress: prog.update, Logf: func(format string, args ...any) {
 		prog.clearLine()
@@ -155,12 +162,16 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	// fails the command. After a fault of the corpus, the fault is the
 	// line shown.
 	defer func() { retErr = errors.Join(retErr, c.Close()) }()
+	if err := unc.check(c.System.Adapter); err != nil {
+		return err
+	}
 	ctx, stop := signalContext(logger, prog)
 	defer stop()
 	sum, runErr := c.Run(ctx)
 	prog.done()
 	if sum != nil {
 		printSummary(cmd.OutOrStdout(), sum, f.CorpusDir, f.jsonOut, c.Unmapped())
+		runErr = errors.Join(runErr, unc.write(sum))
 	}
 	return runErr
 }
