@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The library bug set (bugs/etcdraft/*.patch): for each patch, a copy of
+# go.etcd.io/raft/v3 from the module cache with the patch applied, modelfuzz
+# built against it (a temporary go.mod with a replace; the checkout's go.mod
+# is never touched), then every strategy over several seeds, each campaign
+# stopping at its first bug.
+#
+#   scripts/library-bugs.sh [SEEDS] [BUDGET] [BUG...]   (defaults: 3 seeds, 50000 iterations, every patch)
+#
+# Environment:
+#   STRATEGIES  the strategies to run (default "random trace line model"):
+#               random, trace and line run --adapter etcdraft (line with the
+#               coverage build, as make cover builds it); model runs
+#               --model raft.tla --tlc inproc, which leaves conf-change and
+#               the spare out (raft.tla does not model reconfiguration).
+#   JOBS        campaigns run at once (default 1).
+#   OUT         directory for the raw results and the table (default: a
+#               temporary one, removed at the end).
+#
+# A patch may carry extra run flags on a header line "# run flags: ...".
+#
+# Prints a Markdown table: per bug and strategy, each seed's first-bug
+# iteration ("-": none within BUDGET), how many seeds found it, the median
+# over those that did, how many seeds found it within their first 20
+# inputs (the random inputs every strategy starts from), and the kind of
+# the first bug. A last table gives, per bug, whether any strategy found it
+# and whether any seed found it early.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seeds=3
+budget=50000
+if [[ $# -gt 0 ]]; then seeds=$1; shift; fi
+if [[ $# -gt 0 ]]; then budget=$1; shift; fi
+[[ $seeds =~ ^[0-9]+$ && $seeds -gt 0 ]] || { echo "$0: SEEDS must be a positive number, not '$seeds'" >&2; exit 2; }
+[[ $budget =~ ^[0-9]+$ && $budget -gt 0 ]] || { echo "$0: BUDGET must be a positive number, not '$budget'" >&2; exit 2; }
+strategies=${STRATEGIES:-random trace line model}
+jobs=${JOBS:-1}
+early=20
+
+bugs=("$@")
+if [[ ${#bugs[@]} -eq 0 ]]; then
+  for p in bugs/etcdraft/*.patch; do bugs+=("$(basename "$p" .patch)"); done
+fi
+for b in "${bugs[@]}"; do
+  [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
+done
+for s in $strategies; do
+  case $s in random|trace|line|model) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model)" >&2; exit 2;; esac
+done
+
+mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
+version=$(go list -m -f '{{.Version}}' go.etcd.io/raft/v3)
+[[ -d $mod ]] || { echo "$0: go.etcd.io/raft/v3 is not in the module cache (run go mod download)" >&2; exit 1; }
+[[ $version == v3.7.0 ]] || { echo "$0: the patches are against go.etcd.io/raft/v3 v3.7.0, go.mod has $version" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+out=${OUT:-$tmp/out}
+mkdir -p "$out"
+trap 'rm -rf "$tmp"' EXIT
+
+# build BUG: the patched module and the binaries built against it.
+build() {
+  local b=$1 d=$tmp/$1
+  mkdir -p "$d"
+  cp -r "$mod" "$d/raft"
+  chmod -R u+w "$d/raft"
+  if ! patch -d "$d/raft" -p1 --quiet --forward --batch < "bugs/etcdraft/$b.patch" > "$d/patch.log" 2>&1; then
+    echo "$0: bugs/etcdraft/$b.patch does not apply to go.etcd.io/raft/v3 $version:" >&2
+    cat "$d/patch.log" >&2
+    exit 1
+  fi
+  cp go.mod "$d/go.mod"
+  cp go.sum "$d/go.sum"
+  go mod edit -modfile="$d/go.mod" -replace "go.etcd.io/raft/v3=$d/raft"
+  go build -modfile="$d/go.mod" -o "$d/modelfuzz" ./cmd/modelfuzz
+  if [[ " $strategies " == *" line "* ]]; then
+    go build -modfile="$d/go.mod" -cover -covermode=atomic \
+      -coverpkg=go.etcd.io/raft/v3/...,github.com/modelfuzz/modelfuzz/cmd/modelfuzz \
+      -o "$d/modelfuzz-cover" ./cmd/modelfuzz
+  fi
+}
+
+# run BUG STRATEGY SEED: one campaign; writes "first kind" to a result file.
+run() {
+  local b=$1 s=$2 seed=$3 d=$tmp/$1 bin args flags
+  bin=$d/modelfuzz
+  case $s in
+    model) args=(--model raft.tla --tlc inproc --strategy model) ;;
+    line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
+    *) args=(--adapter etcdraft --strategy "$s") ;;
+  esac
+  flags=$(sed -n 's/^# run flags: //p' "bugs/etcdraft/$b.patch" | head -1)
+  # shellcheck disable=SC2086
+  "$bin" run "${args[@]}" $flags --seed "$seed" --iterations "$budget" --stop-on-bug \
+    --minimize=false --json --log-level error --parallel 1 \
+    --corpus "$d/corpus-$s-$seed" --fresh > "$d/run-$s-$seed.json" 2> "$d/run-$s-$seed.err" || {
+    echo "$0: $b $s seed $seed failed:" >&2
+    cat "$d/run-$s-$seed.err" >&2
+    return 1
+  }
+  rm -rf "$d/corpus-$s-$seed"
+  local summary first kind
+  summary=$(tail -n 1 "$d/run-$s-$seed.json")
+  first=$(grep -o '"first_iteration":[0-9]*' <<<"$summary" | head -1 | cut -d: -f2 || true)
+  kind=$(grep -o '"kind":"[a-z-]*"' <<<"$summary" | head -1 | cut -d'"' -f4 || true)
+  echo "${first:--} ${kind:--}" > "$out/$b.$s.$seed"
+  echo "$summary" > "$out/$b.$s.$seed.json"
+}
+export -f run
+export tmp out budget
+
+for b in "${bugs[@]}"; do
+  echo "building $b" >&2
+  build "$b"
+done
+
+for b in "${bugs[@]}"; do
+  for s in $strategies; do
+    for seed in $(seq 1 "$seeds"); do
+      echo "$b $s $seed"
+    done
+  done
+done | xargs -P "$jobs" -L 1 bash -c 'run "$0" "$1" "$2"'
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+{
+  echo "go.etcd.io/raft/v3 $version, $seeds seeds, budget $budget iterations, first bug per campaign (--stop-on-bug)"
+  echo
+  echo "| bug | strategy | first bug per seed | found | median | found in first $early | kind |"
+  echo "|---|---|---|---|---|---|---|"
+  for b in "${bugs[@]}"; do
+    for s in $strategies; do
+      row=(); found=(); e=0; kinds=()
+      for seed in $(seq 1 "$seeds"); do
+        read -r first kind < "$out/$b.$s.$seed"
+        row+=("$first")
+        if [[ $first != - ]]; then
+          found+=("$first"); kinds+=("$kind")
+          if [[ $first -le $early ]]; then e=$((e + 1)); fi
+        fi
+      done
+      m=$(printf '%s\n' "${found[@]}" | { grep -v '^$' || true; } | median)
+      k=$(printf '%s\n' "${kinds[@]}" | { grep -v '^$' || true; } | sort -u | paste -sd, -)
+      echo "| $b | $s | ${row[*]} | ${#found[@]}/$seeds | $m | $e/$seeds | ${k:--} |"
+    done
+  done
+  echo
+  echo "| bug | found by | found in first $early by |"
+  echo "|---|---|---|"
+  for b in "${bugs[@]}"; do
+    by=(); eby=()
+    for s in $strategies; do
+      for seed in $(seq 1 "$seeds"); do
+        read -r first _ < "$out/$b.$s.$seed"
+        if [[ $first != - ]]; then
+          [[ " ${by[*]} " == *" $s "* ]] || by+=("$s")
+          if [[ $first -le $early ]]; then [[ " ${eby[*]} " == *" $s "* ]] || eby+=("$s"); fi
+        fi
+      done
+    done
+    echo "| $b | ${by[*]:-none} | ${eby[*]:-none} |"
+  done
+} | tee "$out/table.md"
