@@ -65,7 +65,7 @@ build() {
   mkdir -p "$d"
   cp -r "$mod" "$d/raft"
   chmod -R u+w "$d/raft"
-  if ! patch -d "$d/raft" -p1 --quiet --forward --batch < "bugs/etcdraft/$b.patch" > "$d/patch.log" 2>&1; then
+  if ! patch -d "$d/raft" -p1 --quiet --forward --batch --fuzz=0 < "bugs/etcdraft/$b.patch" > "$d/patch.log" 2>&1; then
     echo "$0: bugs/etcdraft/$b.patch does not apply to go.etcd.io/raft/v3 $version:" >&2
     cat "$d/patch.log" >&2
     exit 1
