@@ -42,6 +42,8 @@ type SystemFlags struct {
 	ElectionTick       int
 	HeartbeatTick      int
 	ReadOnly           string
+	API                string
+	Bootstrap          string
 
 	Cluster string
 
@@ -53,7 +55,7 @@ type SystemFlags struct {
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
-	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "inject", "cluster"}
+	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster"}
 
 // IsSystemFlag reports whether name is one of an adapter's own flags.
 func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
@@ -77,6 +79,8 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.ElectionTick, "election-tick", d.ElectionTick, "etcdraft: ElectionTick: leader lease and CheckQuorum period in ticks (0: never)")
 	fs.IntVar(&a.HeartbeatTick, "heartbeat-tick", d.HeartbeatTick, "etcdraft: HeartbeatTick: a leader's heartbeat interval in ticks")
 	fs.StringVar(&a.ReadOnly, "read-only", d.ReadOnly, "etcdraft: protocol of read steps: safe (ReadIndex), lease, mixed (lease at odd node IDs); lease needs --checkquorum")
+	fs.StringVar(&a.API, "api", "", "etcdraft: how the application drives each node: rawnode (raft.RawNode), node (the goroutine API raft.Node, as etcd's server does), mixed (raft.Node at node IDs 2, 3, 6, 7); default mixed, rawnode with --model raft.tla")
+	fs.StringVar(&a.Bootstrap, "bootstrap", "", "etcdraft: how a fresh cluster starts: log (the library's bootstrap, one configuration entry per voter) or snapshot (a configuration snapshot at index 1); default log, snapshot with --model raft.tla")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
 }
@@ -154,11 +158,24 @@ var adapters = map[string]*Adapter{
 					spares = 0
 				}
 			}
+			api, boot := f.API, f.Bootstrap
+			if api == "" {
+				api = etcdraft.DefaultConfig().API
+				if f.forModel {
+					api = etcdraft.APIRawNode
+				}
+			}
+			if boot == "" {
+				boot = etcdraft.DefaultConfig().Bootstrap
+				if f.forModel {
+					boot = etcdraft.BootstrapSnapshot
+				}
+			}
 			fac, err := etcdraft.NewFactory(etcdraft.Config{Nodes: f.Nodes, Spares: spares, SnapshotEvery: f.SnapshotEvery,
 				PreVote: f.PreVote, CheckQuorum: f.CheckQuorum, AsyncStorageWrites: f.AsyncStorageWrites,
 				MaxUncommittedSize: f.MaxUncommitted, StepDownOnRemoval: f.StepDownOnRemoval,
 				MaxInflightMsgs: f.MaxInflight, MaxSizePerMsg: f.MaxSizePerMsg, ElectionTick: f.ElectionTick, HeartbeatTick: f.HeartbeatTick,
-				ReadOnly: f.ReadOnly, Inject: f.Inject})
+				ReadOnly: f.ReadOnly, API: api, Bootstrap: boot, Inject: f.Inject})
 			if err != nil {
 				return nil, err
 			}
@@ -174,8 +191,13 @@ var adapters = map[string]*Adapter{
 				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum})
 				return m, m.Consts()
 			}}
-			if cfg.Spares > 0 {
+			switch {
+			case cfg.Spares > 0:
 				sys.mapperErr = fmt.Errorf("raft.tla has a fixed set of servers: it cannot map --spares %d (use --spares 0, or run without --model)", cfg.Spares)
+			case cfg.Bootstrap == etcdraft.BootstrapLog:
+				sys.mapperErr = fmt.Errorf("raft.tla starts from a configuration at index 1: it cannot map --bootstrap log (use --bootstrap snapshot, or run without --model)")
+			case cfg.API == etcdraft.APINode || cfg.API == etcdraft.APIMixed:
+				sys.mapperErr = fmt.Errorf("raft.tla needs to know which forwarded proposals a leader drops, which raft.Node does not say: it cannot map --api %s (use --api rawnode, or run without --model)", cfg.API)
 			}
 			return sys, nil
 		},

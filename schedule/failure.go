@@ -14,6 +14,12 @@ import (
 func Guard(step *int, f func()) (fail *Failure) {
 	defer func() {
 		if r := recover(); r != nil {
+			if f, ok := r.(*Failure); ok {
+				// A failure the system caught elsewhere (in a goroutine
+				// of its own) and raised here.
+				fail = f
+				return
+			}
 			fail = PanicFailure(*step, r, 3)
 		}
 	}()
@@ -26,6 +32,13 @@ func Guard(step *int, f func()) (fail *Failure) {
 // frames are still on the stack; frames names the number of frames of the
 // system's code that make up the signature.
 func PanicFailure(step int, r any, frames int) *Failure {
+	return PanicFailureSkipping(step, r, frames)
+}
+
+// PanicFailureSkipping is PanicFailure leaving out of the signature the
+// frames of functions whose names contain one of skip (wrappers that a
+// system adds around a panic it catches in a goroutine of its own).
+func PanicFailureSkipping(step int, r any, frames int, skip ...string) *Failure {
 	pcs := make([]uintptr, 64)
 	n := runtime.Callers(2, pcs)
 	it := runtime.CallersFrames(pcs[:n])
@@ -36,7 +49,7 @@ func PanicFailure(step int, r any, frames int) *Failure {
 		fr, more := it.Next()
 		if afterPanic && !strings.HasPrefix(fr.Function, "runtime.") {
 			fmt.Fprintf(&stack, "%s\n\t%s:%d\n", fr.Function, fr.File, fr.Line)
-			if len(top) < frames && !strings.HasSuffix(fr.Function, ".Guard") {
+			if len(top) < frames && !strings.HasSuffix(fr.Function, ".Guard") && !skipped(fr.Function, skip) {
 				top = append(top, shortFunc(fr.Function))
 			}
 		}
@@ -84,4 +97,13 @@ func BlankNumbers(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+func skipped(fn string, skip []string) bool {
+	for _, s := range skip {
+		if strings.Contains(fn, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,16 @@ const (
 
 var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart}
 
+// The ways to drive a node (Config.API) and to start a cluster
+// (Config.Bootstrap).
+const (
+	APIRawNode        = "rawnode"
+	APINode           = "node"
+	APIMixed          = "mixed"
+	BootstrapSnapshot = "snapshot"
+	BootstrapLog      = "log"
+)
+
 // The read protocols (Config.ReadOnly).
 const (
 	ReadSafe  = "safe"  // ReadIndex: a heartbeat round confirms leadership
@@ -63,7 +73,17 @@ type Config struct {
 	// ReadOnly is the read protocol of read steps: ReadSafe (or ""),
 	// ReadLease or ReadMixed; lease reads need CheckQuorum.
 	ReadOnly string `json:"read_only,omitempty"`
-	Inject   string `json:"inject,omitempty"`
+	// API is how the application drives each node: "" or "rawnode"
+	// (raft.RawNode), "node" (the goroutine API raft.Node, as etcd's server
+	// does), "mixed" (raft.Node at node IDs 2, 3, 6 and 7, so that with
+	// mixed AsyncStorageWrites the four combinations run).
+	API string `json:"api,omitempty"`
+	// Bootstrap is how a fresh cluster starts: "" or "snapshot" (every
+	// voter's storage holds a snapshot of the configuration at index 1),
+	// "log" (the library's bootstrap: StartNode or RawNode.Bootstrap append
+	// one configuration change per voter at indexes 1..Nodes).
+	Bootstrap string `json:"bootstrap,omitempty"`
+	Inject    string `json:"inject,omitempty"`
 }
 
 // MaxProcesses bounds Nodes+Spares (schedule.ProcSet holds 16; clusters of
@@ -75,7 +95,7 @@ const MaxProcesses = 7
 func DefaultConfig() Config {
 	return Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true,
 		MaxInflightMsgs: 2, MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: ReadSafe,
-		AsyncStorageWrites: "mixed", MaxUncommittedSize: 64, StepDownOnRemoval: true}
+		AsyncStorageWrites: "mixed", MaxUncommittedSize: 64, StepDownOnRemoval: true, API: APIMixed, Bootstrap: BootstrapLog}
 }
 
 // ClassicConfig is the configuration of the first release's defaults: no
@@ -114,6 +134,16 @@ func (c Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("etcdraft: unknown --read-only %q (known: safe, lease, mixed)", c.ReadOnly)
+	}
+	switch c.API {
+	case "", APIRawNode, APINode, APIMixed:
+	default:
+		return fmt.Errorf("etcdraft: unknown --api %q (known: rawnode, node, mixed)", c.API)
+	}
+	switch c.Bootstrap {
+	case "", BootstrapSnapshot, BootstrapLog:
+	default:
+		return fmt.Errorf("etcdraft: unknown --bootstrap %q (known: snapshot, log)", c.Bootstrap)
 	}
 	if c.Inject != "" && !slices.Contains(injections, c.Inject) {
 		return fmt.Errorf("etcdraft: unknown --inject %q (known: %s)", c.Inject, strings.Join(injections, ", "))
@@ -155,6 +185,11 @@ func (c Config) readOnly(id uint64) raft.ReadOnlyOption {
 		return raft.ReadOnlyLeaseBased
 	}
 	return raft.ReadOnlySafe
+}
+
+// goAPI reports whether node id runs through the raft.Node API.
+func (c Config) goAPI(id uint64) bool {
+	return c.API == APINode || c.API == APIMixed && (id/2)%2 == 1
 }
 
 // Factory makes etcdraft clusters.

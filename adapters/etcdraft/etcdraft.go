@@ -8,6 +8,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -29,7 +30,7 @@ type envelope struct {
 // node is one application of the library.
 type node struct {
 	id   uint64
-	rn   *raft.RawNode // nil while crashed
+	rn   raftNode // nil while crashed
 	disk *raft.MemoryStorage
 	// live is the storage the RawNode reads; it is disk except with
 	// send-before-persist, where disk lags behind by the pending writes.
@@ -102,6 +103,7 @@ func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	ex := &schedule.Execution{}
 	s.ex = ex
 	s.step = 0
+	defer s.stopNodes()
 	if f := schedule.Guard(&s.step, func() {
 		s.reset()
 		for i, st := range in.Steps {
@@ -144,9 +146,16 @@ func (s *System) reset() {
 	for p, n := range s.nodes {
 		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0]}
 		n.disk = raft.NewMemoryStorage()
-		if p < s.cfg.Nodes {
+		var peers []raft.Peer
+		switch {
+		case p >= s.cfg.Nodes:
 			// Spares start with empty storage: they join when a leader
 			// that added them sends a snapshot.
+		case s.cfg.Bootstrap == BootstrapLog:
+			for _, id := range voters {
+				peers = append(peers, raft.Peer{ID: id})
+			}
+		default:
 			snap := &pb.Snapshot{Metadata: &pb.SnapshotMetadata{
 				ConfState: &pb.ConfState{Voters: voters}, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
 			}}
@@ -158,12 +167,36 @@ func (s *System) reset() {
 		if s.cfg.Inject == InjectSendBeforePersist {
 			n.live = cloneStorage(n.disk)
 		}
-		s.start(n)
+		s.start(n, peers)
+	}
+	if s.cfg.Bootstrap == BootstrapLog {
+		// The application handles the bootstrap's first Ready (the
+		// configuration entries, committed) before the schedule's first
+		// step: a node with unapplied configuration changes cannot
+		// campaign.
+		for _, n := range s.nodes {
+			s.drain(n)
+		}
 	}
 }
 
-// start builds the node's RawNode from its live storage.
-func (s *System) start(n *node) {
+// stopNodes ends the goroutines of the nodes that run through raft.Node.
+func (s *System) stopNodes() {
+	for _, n := range s.nodes {
+		s.stop(n)
+	}
+}
+
+func (s *System) stop(n *node) {
+	if g, ok := n.rn.(*goNode); ok {
+		g.stop()
+	}
+	n.rn = nil
+}
+
+// start builds the node from its live storage; peers, when given, are the
+// configuration the library bootstraps an empty storage with.
+func (s *System) start(n *node, peers []raft.Peer) {
 	hs, cs, _ := n.live.InitialState()
 	snap, _ := n.live.Snapshot()
 	n.applied = snap.GetMetadata().GetIndex()
@@ -173,7 +206,7 @@ func (s *System) start(n *node) {
 	n.conf = cs
 	n.role = raft.StateFollower
 	n.crashAt = ""
-	rn, err := raft.NewRawNode(&raft.Config{
+	cfg := &raft.Config{
 		ID:                        n.id,
 		ElectionTick:              s.cfg.electionTick(),
 		HeartbeatTick:             s.cfg.heartbeatTick(),
@@ -188,9 +221,23 @@ func (s *System) start(n *node) {
 		StepDownOnRemoval:         s.cfg.StepDownOnRemoval,
 		ReadOnlyOption:            s.cfg.readOnly(n.id),
 		Logger:                    quietLogger{},
-	})
+	}
+	if s.cfg.goAPI(n.id) {
+		g, err := startGoNode(cfg, peers, &s.step)
+		if err != nil {
+			panic(err)
+		}
+		n.rn = g
+		return
+	}
+	rn, err := raft.NewRawNode(cfg)
 	if err != nil {
 		panic(fmt.Sprintf("node %d: %v", n.id, err))
+	}
+	if len(peers) > 0 {
+		if err := rn.Bootstrap(peers); err != nil {
+			panic(fmt.Sprintf("node %d: %v", n.id, err))
+		}
 	}
 	n.rn = rn
 }
@@ -309,7 +356,7 @@ func (s *System) crash(n *node, point string) {
 	} else {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S("point", point))
 	}
-	n.rn = nil
+	s.stop(n)
 	for _, e := range n.inbox {
 		if e.m.GetType() == pb.MsgSnap {
 			s.reportSnapshot(e, raft.SnapshotFailure)
@@ -342,17 +389,35 @@ func (s *System) restart(n *node) {
 		hs, _, _ := n.disk.InitialState()
 		_ = n.disk.SetHardState(&pb.HardState{Commit: new(hs.GetCommit())})
 	case InjectDropSnapshotOnRestart:
-		if snap, _ := n.disk.Snapshot(); snap.GetMetadata().GetIndex() > bootstrapIndex {
+		// The node comes back with the storage of a fresh cluster (the
+		// bootstrap snapshot, or the bootstrap configuration entries), and
+		// the HardState's term and vote.
+		boot := uint64(bootstrapIndex)
+		if s.cfg.Bootstrap == BootstrapLog {
+			boot = 0
+		}
+		if snap, _ := n.disk.Snapshot(); snap.GetMetadata().GetIndex() > boot {
 			hs, _, _ := n.disk.InitialState()
-			fresh := raft.NewMemoryStorage()
 			voters := make([]uint64, s.cfg.Nodes)
 			for i := range voters {
 				voters[i] = uint64(i + 1)
 			}
-			_ = fresh.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{
-				ConfState: &pb.ConfState{Voters: voters}, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
-			}})
-			_ = fresh.SetHardState(&pb.HardState{Term: new(hs.GetTerm()), Vote: new(hs.GetVote()), Commit: new(uint64(bootstrapIndex))})
+			fresh := raft.NewMemoryStorage()
+			commit := uint64(bootstrapIndex)
+			if s.cfg.Bootstrap == BootstrapLog {
+				commit = uint64(len(voters))
+				ents := make([]*pb.Entry, len(voters))
+				for i, id := range voters {
+					data, _ := proto.Marshal(&pb.ConfChange{Type: pb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(id)})
+					ents[i] = &pb.Entry{Type: pb.EntryType_EntryConfChange.Enum(), Term: new(uint64(1)), Index: new(uint64(i + 1)), Data: data}
+				}
+				_ = fresh.Append(ents)
+			} else {
+				_ = fresh.ApplySnapshot(&pb.Snapshot{Metadata: &pb.SnapshotMetadata{
+					ConfState: &pb.ConfState{Voters: voters}, Index: new(uint64(bootstrapIndex)), Term: new(uint64(bootstrapIndex)),
+				}})
+			}
+			_ = fresh.SetHardState(&pb.HardState{Term: new(hs.GetTerm()), Vote: new(hs.GetVote()), Commit: new(commit)})
 			n.disk = fresh
 		}
 	}
@@ -367,7 +432,7 @@ func (s *System) restart(n *node) {
 		schedule.I("term", int64(hs.GetTerm())), schedule.I("vote", int64(hs.GetVote())-1),
 		schedule.I("commit", int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I("snapindex", int64(snap.GetMetadata().GetIndex())),
 		schedule.I("lastindex", int64(last)))
-	s.start(n)
+	s.start(n, nil)
 }
 
 // request proposes the client's put of value at n.

@@ -1,0 +1,86 @@
+package etcdraft
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	pb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// A library assertion inside a raft.Node's goroutine is a failure of the
+// execution, with the signature the same assertion has in a RawNode, and
+// the goroutine is gone.
+func TestNodeAPIPanicIsAFailure(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.API = APIMixed // n1 a RawNode, n2 a raft.Node
+	_, sys := newSystem(t, cfg)
+	s := sys.(*System)
+	before := runtime.NumGoroutine()
+	forged := func() *pb.Message {
+		// A heartbeat of the current term whose commit index is beyond the
+		// follower's log: the library panics ("tocommit(N) is out of range").
+		return &pb.Message{Type: pb.MsgHeartbeat.Enum(), From: new(uint64(3)), To: new(uint64(1)), Term: new(uint64(1)), Commit: new(uint64(100))}
+	}
+	var sigs []string
+	for _, p := range []int{0, 1} {
+		f := schedule.Guard(&s.step, func() {
+			s.reset()
+			m := forged()
+			m.To = new(uint64(p + 1))
+			_ = s.nodes[p].rn.Step(m)
+		})
+		require.NotNil(t, f, "node %d", p+1)
+		require.Equal(t, "panic", f.Kind)
+		require.Contains(t, f.Message, "is out of range")
+		sigs = append(sigs, f.Signature)
+		s.stopNodes()
+	}
+	_, isGo := s.nodes[1].rn.(*goNode)
+	require.False(t, isGo, "stopped")
+	require.Equal(t, sigs[0], sigs[1], "the same assertion, RawNode and raft.Node")
+	require.Contains(t, sigs[1], "commitTo")
+	t.Log(sigs[1])
+	// Every node's goroutine has ended (the failed one exited).
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		runtime.Gosched()
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
+
+// Both APIs and both bootstraps run the same schedules deterministically,
+// and an execution leaves no goroutine behind.
+func TestNodeAPIDeterministic(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, api := range []string{APINode, APIMixed} {
+		for _, boot := range []string{BootstrapLog, BootstrapSnapshot} {
+			cfg := DefaultConfig()
+			cfg.API, cfg.Bootstrap = api, boot
+			f, s1 := newSystem(t, cfg)
+			_, s2 := newSystem(t, cfg)
+			g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 150, MaxMessages: 5, CrashQuota: 4, Requests: 8})
+			require.NoError(t, err)
+			r := rand.New(rand.NewPCG(2, 2))
+			for seed := range 100 {
+				in := g.Random(r)
+				ex1, t1 := run(t, s1, in)
+				_, t2 := run(t, s2, in)
+				require.Equal(t, string(t1), string(t2), "%s/%s seed %d", api, boot, seed)
+				require.Empty(t, ex1.Failures, "%s/%s seed %d", api, boot, seed)
+			}
+		}
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		runtime.Gosched()
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
