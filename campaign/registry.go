@@ -81,7 +81,7 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.ReadOnly, "read-only", d.ReadOnly, "etcdraft: protocol of read steps: safe (ReadIndex), lease, mixed (lease at odd node IDs); lease needs --checkquorum")
 	fs.StringVar(&a.API, "api", "", "etcdraft: how the application drives each node: rawnode (raft.RawNode), node (the goroutine API raft.Node, as etcd's server does), mixed (raft.Node at node IDs 2, 3, 6, 7); default mixed, rawnode with --model raft.tla")
 	fs.StringVar(&a.Bootstrap, "bootstrap", "", "etcdraft: how a fresh cluster starts: log (the library's bootstrap, one configuration entry per voter) or snapshot (a configuration snapshot at index 1); default log, snapshot with --model raft.tla")
-	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
+	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart, and two that need a crash point: send-then-persist, applied-index-first; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
 }
 
@@ -145,7 +145,7 @@ type Adapter struct {
 var adapters = map[string]*Adapter{
 	"etcdraft": {
 		Name:       "etcdraft",
-		About:      "a cluster of go.etcd.io/raft/v3 RawNodes (--nodes, --snapshot-every, --prevote, --checkquorum, --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart)",
+		About:      "a cluster of go.etcd.io/raft/v3 nodes, RawNodes and raft.Nodes (--nodes, --api, --bootstrap, --prevote, --checkquorum, ...; docs/etcdraft.md; --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart|send-then-persist|applied-index-first)",
 		Steps:      150,
 		Requests:   8,
 		CrashQuota: 4,

@@ -2,7 +2,10 @@ package etcdraft
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -83,4 +86,53 @@ func TestNodeAPIDeterministic(t *testing.T) {
 		runtime.Gosched()
 	}
 	require.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
+
+// The crash-point bugs: each minimized reproducer (found by a random
+// campaign, minimized by modelfuzz minimize) fails with its crash point,
+// and the same schedule with a plain crash there does not: only a crash
+// inside the Ready handling exposes them.
+func TestCrashPointBugs(t *testing.T) {
+	for _, tc := range []struct {
+		file, inject string
+		maxSize      uint64
+		point        string
+	}{
+		{"crashpoint-send-then-persist.json", InjectSendThenPersist, 0, schedule.AfterSend},
+		{"crashpoint-applied-index-first-after-persist.json", InjectAppliedIndexFirst, 0, schedule.AfterPersist},
+		{"crashpoint-applied-index-first-after-send.json", InjectAppliedIndexFirst, 0, schedule.AfterSend},
+		{"crashpoint-applied-index-first-mid-apply.json", InjectAppliedIndexFirst, 1 << 20, schedule.MidApply},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			require.NoError(t, err)
+			in, err := schedule.DecodeInput(raw)
+			require.NoError(t, err)
+			cfg := DefaultConfig()
+			cfg.Inject = tc.inject
+			if tc.maxSize > 0 {
+				cfg.MaxSizePerMsg = tc.maxSize
+			}
+			_, sys := newSystem(t, cfg)
+			ex, _ := run(t, sys, in)
+			require.NotEmpty(t, ex.Failures, "the reproducer fails")
+			plain := *in
+			plain.Steps = slices.Clone(in.Steps)
+			found := false
+			for i, st := range plain.Steps {
+				if st.Action == schedule.Crash && st.Point == tc.point {
+					plain.Steps[i].Point = ""
+					found = true
+				}
+			}
+			require.True(t, found, "the reproducer has a crash at %s", tc.point)
+			ex, _ = run(t, sys, &plain)
+			require.Empty(t, ex.Failures, "with a plain crash the schedule passes")
+			// Without the seeded bug, the reproducer passes too.
+			cfg.Inject = ""
+			_, sys = newSystem(t, cfg)
+			ex, _ = run(t, sys, in)
+			require.Empty(t, ex.Failures)
+		})
+	}
 }

@@ -18,9 +18,14 @@ const (
 	InjectSendBeforePersist     = "send-before-persist"
 	InjectApplyUncommitted      = "apply-uncommitted"
 	InjectDropSnapshotOnRestart = "drop-snapshot-on-restart"
+	// Bugs that only a crash inside the handling of a Ready exposes (a
+	// crash step with a point): correct without such a crash.
+	InjectSendThenPersist   = "send-then-persist"
+	InjectAppliedIndexFirst = "applied-index-first"
 )
 
-var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart}
+var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart,
+	InjectSendThenPersist, InjectAppliedIndexFirst}
 
 // The ways to drive a node (Config.API) and to start a cluster
 // (Config.Bootstrap).

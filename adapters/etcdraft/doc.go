@@ -188,8 +188,32 @@
 //     it cannot be attached without it, so the node restarts from the
 //     bootstrap state with only its term and vote.
 //
+// Two seeded bugs are correct unless a node crashes inside the handling of
+// a Ready (a crash step with a point), so their reproducers need one:
+//
+//   - send-then-persist (synchronous Ready loop): a Ready's messages leave
+//     before its state is durable; a crash at after-send (which, with this
+//     bug, comes before the writes) forgets what peers already counted.
+//   - applied-index-first (synchronous Ready loop): the application keeps
+//     a durable state machine with its applied index, and makes the index
+//     of a Ready's last committed entry durable with the Ready's writes,
+//     before applying the entries; after a restart it skips entries up to
+//     that index (as etcd's applier skips entries below its consistent
+//     index). A crash at after-persist, after-send or mid-apply loses
+//     writes; the state-machine oracle sees it.
+//
+// # The Node API
+//
+// With Config.API "node" or "mixed", nodes run through raft.Node
+// (StartNode, RestartNode: the library's own goroutine, as etcd's server
+// drives it) instead of a RawNode driven directly. goNode keeps them
+// deterministic: one channel operation at a time, each followed by a
+// message the node's loop discards, so that Go's select never has two
+// ready cases to choose from at random (see goNode).
+//
 // Without Inject the adapter is correct: no schedule reports a failure.
-// There is no clock, goroutine or map iteration in the execution path (the
-// progress tracker's map is read in sorted order): the same input always
-// yields the same trace.
+// There is no clock or map iteration in the execution path (the progress
+// tracker's map is read in sorted order), and the goroutines of raft.Node
+// only ever have one thing to do: the same input always yields the same
+// trace.
 package etcdraft

@@ -56,6 +56,14 @@ type node struct {
 	// applyQueue holds the MsgStorageApply messages of the asynchronous
 	// Ready loop that the node has not applied yet.
 	applyQueue []*pb.Message
+	// smKV and smIndex are the durable state machine and its applied index
+	// of --inject applied-index-first (the other configurations keep the
+	// state machine in memory, rebuilt from the snapshot and the log).
+	smKV    []kvPair
+	smIndex uint64
+	// smSkip: entries up to it are in the state machine (its applied index
+	// when the node started).
+	smSkip uint64
 }
 
 // pendingRead is a read waiting for its read index, then for the node to
@@ -82,6 +90,7 @@ type System struct {
 	ex        *schedule.Execution
 	leaders   []int    // by term: process of the leader, -1 for none
 	appliedAt []string // by index: "term:data" of the first entry applied there
+	stateAt   []string // by index: the state machine of the first node that applied it
 	confAt    map[uint64]string
 	committed []uint64 // by index: term of the committed entry, 0 unknown
 	// committedIn is, by index, the term of the node that first committed
@@ -127,6 +136,7 @@ func (s *System) reset() {
 	s.args = s.args[:0]
 	s.leaders = s.leaders[:0]
 	s.appliedAt = s.appliedAt[:0]
+	s.stateAt = s.stateAt[:0]
 	s.confAt = map[uint64]string{}
 	s.committed = s.committed[:0]
 	s.committedIn = s.committedIn[:0]
@@ -144,7 +154,7 @@ func (s *System) reset() {
 		voters[i] = uint64(i + 1)
 	}
 	for p, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0]}
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0]}
 		n.disk = raft.NewMemoryStorage()
 		var peers []raft.Peer
 		switch {
@@ -203,6 +213,15 @@ func (s *System) start(n *node, peers []raft.Peer) {
 	n.term, n.commit = hs.GetTerm(), max(hs.GetCommit(), n.applied)
 	n.raftApplied, n.snapIndex = n.applied, n.applied
 	n.kv = decodeKV(n.kv[:0], snap.GetData())
+	n.smSkip = 0
+	if s.cfg.Inject == InjectAppliedIndexFirst && n.smIndex > 0 && n.smIndex >= n.applied {
+		// The durable state machine holds every entry up to its applied
+		// index; the library delivers the log after the snapshot again,
+		// and apply skips what the state machine says it has (as etcd's
+		// applier skips entries below its consistent index).
+		n.kv = append(n.kv[:0], n.smKV...)
+		n.smSkip = n.smIndex
+	}
 	n.conf = cs
 	n.role = raft.StateFollower
 	n.crashAt = ""

@@ -14,8 +14,10 @@ import (
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-// checkApplied: no two nodes apply different entries at one index.
-func (s *System) checkApplied(n *node, e *pb.Entry, data string) {
+// checkApplied: no two nodes apply different entries at one index, and
+// their state machines agree after it (stateKnown: the entry changed the
+// state machine, or could have).
+func (s *System) checkApplied(n *node, e *pb.Entry, data string, stateKnown bool) {
 	i := int(e.GetIndex())
 	for len(s.appliedAt) <= i {
 		s.appliedAt = append(s.appliedAt, "")
@@ -27,6 +29,23 @@ func (s *System) checkApplied(n *node, e *pb.Entry, data string) {
 	case prev != key:
 		s.fail("safety: different entries applied at one index",
 			fmt.Sprintf("n%d applied %s at index %d, another node applied %s", n.id, key, i, prev))
+		return
+	}
+	if !stateKnown {
+		return // an entry the state machine skips: its state is a later index's
+	}
+	// The state machines agree after applying the same entry (etcd's
+	// corruption check compares their hashes at a revision the same way).
+	for len(s.stateAt) <= i {
+		s.stateAt = append(s.stateAt, "")
+	}
+	state := "{" + string(encodeKV(n.kv)) + "}"
+	switch prev := s.stateAt[i]; {
+	case prev == "":
+		s.stateAt[i] = state
+	case prev != state:
+		s.fail("safety: state machines differ after one index",
+			fmt.Sprintf("n%d holds %s after applying index %d, another node held %s", n.id, state, i, prev))
 	}
 }
 

@@ -26,9 +26,29 @@ func (s *System) handleReady(n *node) {
 		s.handleLocalMessages(n, rd)
 		return
 	}
-	s.persist(n, rd.Snapshot, rd.Entries, rd.HardState)
-	s.softState(n, rd)
 	p := int(n.id) - 1
+	if s.cfg.Inject == InjectSendThenPersist {
+		// The seeded bug: the Ready's messages leave before its state is
+		// durable (the library requires the opposite); a crash in between
+		// forgets votes and entries that peers already counted.
+		for _, m := range rd.Messages {
+			s.send(p, m)
+		}
+		if s.crashesAt(n, schedule.AfterSend) {
+			return
+		}
+		rd.Messages = nil
+	}
+	s.persist(n, rd.Snapshot, rd.Entries, rd.HardState)
+	if k := len(rd.CommittedEntries); k > 0 && s.cfg.Inject == InjectAppliedIndexFirst {
+		// The seeded bug: the state machine's applied index is made durable
+		// with the Ready, before its committed entries are applied (etcd
+		// v3.5.0-v3.5.2 lost writes to a crash this way, through its
+		// consistent index); correct unless the node crashes before it has
+		// applied them.
+		n.smIndex = max(n.smIndex, rd.CommittedEntries[k-1].GetIndex())
+	}
+	s.softState(n, rd)
 	if n.crashAt == schedule.AfterPersist {
 		s.unsent(p, rd.Messages)
 		s.crash(n, schedule.AfterPersist)
@@ -171,6 +191,9 @@ func (s *System) persist(n *node, snap *pb.Snapshot, ents []*pb.Entry, hs *pb.Ha
 		n.kv = decodeKV(n.kv[:0], snap.GetData())
 		n.conf = md.GetConfState()
 		n.applied, n.raftApplied, n.snapIndex = md.GetIndex(), md.GetIndex(), md.GetIndex()
+		if s.cfg.Inject == InjectAppliedIndexFirst {
+			n.smKV, n.smIndex = append(n.smKV[:0], n.kv...), md.GetIndex()
+		}
 		s.event("install", int(n.id)-1, -1, "install", schedule.I("index", int64(md.GetIndex())), schedule.I("term", int64(md.GetTerm())))
 		s.answerReads(n)
 	}
@@ -239,15 +262,22 @@ func (s *System) apply(n *node, e *pb.Entry) {
 	data := string(appendEntryData(nil, e))
 	switch e.GetType() {
 	case pb.EntryNormal:
+		if e.GetIndex() <= n.smSkip {
+			// The durable state machine has it already (it believes).
+			break
+		}
 		if data != "" {
 			k, v, _ := strings.Cut(data, "=")
 			n.kv = kvSet(n.kv, k, v)
+		}
+		if s.cfg.Inject == InjectAppliedIndexFirst {
+			n.smKV = append(n.smKV[:0], n.kv...)
 		}
 	case pb.EntryConfChange, pb.EntryConfChangeV2:
 		s.applyConf(n, e)
 	}
 	s.event("apply", p, -1, "apply", schedule.I("index", int64(e.GetIndex())), schedule.I("term", int64(e.GetTerm())), schedule.S("data", data))
-	s.checkApplied(n, e, data)
+	s.checkApplied(n, e, data, e.GetIndex() > n.smSkip)
 	if e.GetType() == pb.EntryNormal {
 		s.answerPut(n, data)
 	}
