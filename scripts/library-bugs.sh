@@ -18,6 +18,10 @@
 #               temporary one, removed at the end).
 #
 # A patch may carry extra run flags on a header line "# run flags: ...".
+# A bug may come with a hand-written reproducer, bugs/etcdraft/BUG.json,
+# replayed with the flags of its patch's header line "# reproducer flags:
+# ..." by the patched build (it must fail) and by the unpatched one (it must
+# not): proof that a bug no strategy finds can be triggered.
 #
 # Prints a Markdown table: per bug and strategy, each seed's first-bug
 # iteration ("-": none within BUDGET), how many seeds found it, the median
@@ -115,6 +119,26 @@ for b in "${bugs[@]}"; do
   build "$b"
 done
 
+# reproduce BUG: replays the bug's hand-written reproducer, if it has one.
+reproduce() {
+  local b=$1 r=bugs/etcdraft/$1.json flags patched clean
+  [[ -f $r ]] || { echo "none" > "$out/$b.repro"; return; }
+  flags=$(sed -n 's/^# reproducer flags: //p' "bugs/etcdraft/$b.patch" | head -1)
+  # shellcheck disable=SC2086
+  patched=$("$tmp/$b/modelfuzz" replay $flags "$r" 2>&1 | grep -ao '^FAILURE at step [0-9]*: .*' | head -1 || true)
+  # shellcheck disable=SC2086
+  clean=$("$tmp/unpatched" replay $flags "$r" 2>&1 | grep -ao '^FAILURE at step [0-9]*: .*' | head -1 || true)
+  if [[ -n $patched && -z $clean ]]; then
+    echo "fails with the patch (${patched#FAILURE at }), passes without" > "$out/$b.repro"
+  else
+    echo "DOES NOT REPRODUCE: patched: ${patched:-no failure}; unpatched: ${clean:-no failure}" > "$out/$b.repro"
+  fi
+}
+go build -o "$tmp/unpatched" ./cmd/modelfuzz
+for b in "${bugs[@]}"; do
+  reproduce "$b"
+done
+
 for b in "${bugs[@]}"; do
   for s in $strategies; do
     for seed in $(seq 1 "$seeds"); do
@@ -147,8 +171,8 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
     done
   done
   echo
-  echo "| bug | found by | found in first $early by |"
-  echo "|---|---|---|"
+  echo "| bug | found by | found in first $early by | hand-written reproducer |"
+  echo "|---|---|---|---|"
   for b in "${bugs[@]}"; do
     by=(); eby=()
     for s in $strategies; do
@@ -160,6 +184,6 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
         fi
       done
     done
-    echo "| $b | ${by[*]:-none} | ${eby[*]:-none} |"
+    echo "| $b | ${by[*]:-none} | ${eby[*]:-none} | $(cat "$out/$b.repro") |"
   done
 } | tee "$out/table.md"

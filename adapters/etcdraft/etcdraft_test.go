@@ -299,8 +299,24 @@ func TestSkips(t *testing.T) {
 }
 
 func BenchmarkExecute(b *testing.B) {
-	f, s := newSystem(b, ClassicConfig())
-	g, _ := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+	benchExecute(b, ClassicConfig(), schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 3, Requests: 5})
+}
+
+// The defaults (half the nodes through raft.Node), and the same with
+// RawNodes only: what the Node API costs.
+func BenchmarkExecuteDefaults(b *testing.B) {
+	shape := schedule.Shape{Steps: 150, MaxMessages: 5, CrashQuota: 4, Requests: 8}
+	b.Run("api=mixed", func(b *testing.B) { benchExecute(b, DefaultConfig(), shape) })
+	b.Run("api=rawnode", func(b *testing.B) {
+		c := DefaultConfig()
+		c.API, c.Bootstrap = APIRawNode, BootstrapSnapshot
+		benchExecute(b, c, shape)
+	})
+}
+
+func benchExecute(b *testing.B, cfg Config, shape schedule.Shape) {
+	f, s := newSystem(b, cfg)
+	g, _ := schedule.NewGenerator(f.Spec(), shape)
 	r := rand.New(rand.NewPCG(1, 1))
 	ins := make([]*schedule.Input, 256)
 	for i := range ins {
