@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
@@ -67,9 +70,41 @@ func (s *Settings) Diff(cur *Settings) string {
 		return d
 	}
 	if a, b := compactJSON(s.AdapterConfig), compactJSON(cur.AdapterConfig); !bytes.Equal(a, b) {
+		if d := diffJSONKeys(a, b); d != "" {
+			return "adapter configuration: " + d
+		}
 		return fmt.Sprintf("adapter configuration %s (not %s)", a, b)
 	}
 	return ""
+}
+
+// diffJSONKeys names the keys of two JSON objects whose values differ:
+// `"api" unset (not "mixed")`; "" when either is not an object.
+func diffJSONKeys(a, b []byte) string {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(ma))
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	val := func(m map[string]json.RawMessage, k string) string {
+		if v, ok := m[k]; ok {
+			return string(v)
+		}
+		return "unset"
+	}
+	var diffs []string
+	for _, k := range slices.Compact(keys) {
+		if va, vb := val(ma, k), val(mb, k); va != vb {
+			diffs = append(diffs, fmt.Sprintf("%q %s (not %s)", k, va, vb))
+		}
+	}
+	return strings.Join(diffs, ", ")
 }
 
 // diffFlags compares the fields with a flag tag, in declaration order,

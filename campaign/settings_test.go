@@ -41,14 +41,18 @@ func TestDiffNamesTheFlag(t *testing.T) {
 	require.Empty(t, base().Diff(cur))
 
 	cases := map[string]func(s *Settings){
-		"--seed 1 (not 2)":                                        func(s *Settings) { s.Seed = 2 },
-		"--steps 50 (not 60)":                                     func(s *Settings) { s.Steps = 60 },
-		"--max-messages 5 (not 1)":                                func(s *Settings) { s.MaxMessages = 1 },
-		"--pipeline 8 (not 1)":                                    func(s *Settings) { s.Pipeline = 1 },
-		"--strategy trace (not model)":                            func(s *Settings) { s.Strategy = "model" },
-		"--model  (not raft.tla)":                                 func(s *Settings) { s.Model = "raft.tla" },
-		"--reseed-every 0 (not 3)":                                func(s *Settings) { s.ReseedEvery = 3 },
-		`adapter configuration {"workers":3} (not {"workers":4})`: func(s *Settings) { s.AdapterConfig = json.RawMessage(`{"workers":4}`) },
+		"--seed 1 (not 2)":                           func(s *Settings) { s.Seed = 2 },
+		"--steps 50 (not 60)":                        func(s *Settings) { s.Steps = 60 },
+		"--max-messages 5 (not 1)":                   func(s *Settings) { s.MaxMessages = 1 },
+		"--pipeline 8 (not 1)":                       func(s *Settings) { s.Pipeline = 1 },
+		"--strategy trace (not model)":               func(s *Settings) { s.Strategy = "model" },
+		"--model  (not raft.tla)":                    func(s *Settings) { s.Model = "raft.tla" },
+		"--reseed-every 0 (not 3)":                   func(s *Settings) { s.ReseedEvery = 3 },
+		`adapter configuration: "workers" 3 (not 4)`: func(s *Settings) { s.AdapterConfig = json.RawMessage(`{"workers":4}`) },
+		`adapter configuration: "api" unset (not "mixed"), "workers" 3 (not 4)`: func(s *Settings) {
+			s.AdapterConfig = json.RawMessage(`{"workers":4,"api":"mixed"}`)
+		},
+		`adapter configuration {"workers":3} (not [2])`: func(s *Settings) { s.AdapterConfig = json.RawMessage(`[2]`) },
 	}
 	for want, change := range cases {
 		cur := base()

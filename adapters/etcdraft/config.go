@@ -208,6 +208,14 @@ func NewFactory(cfg Config) (*Factory, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// The first release's ways are stored as unset, so that campaigns it
+	// stored compare equal.
+	if cfg.API == APIRawNode {
+		cfg.API = ""
+	}
+	if cfg.Bootstrap == BootstrapSnapshot {
+		cfg.Bootstrap = ""
+	}
 	names := make([]string, cfg.Nodes+cfg.Spares)
 	for p := range names {
 		names[p] = "n" + strconv.Itoa(p+1)
