@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -48,13 +49,14 @@ func TestNodeAPIPanicIsAFailure(t *testing.T) {
 	require.Contains(t, sigs[1], "commitTo")
 	t.Log(sigs[1])
 	// Every node's goroutine has ended (the failed one exited).
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			break
-		}
-		runtime.Gosched()
-	}
-	require.LessOrEqual(t, runtime.NumGoroutine(), before)
+	requireNoMoreGoroutines(t, before)
+}
+
+// requireNoMoreGoroutines fails unless the goroutines that executions
+// started have ended (those of stopped nodes may take a moment to return).
+func requireNoMoreGoroutines(t *testing.T, before int) {
+	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, time.Minute, time.Millisecond,
+		"%d goroutines, %d before", runtime.NumGoroutine(), before)
 }
 
 // Both APIs and both bootstraps run the same schedules deterministically,
@@ -79,13 +81,7 @@ func TestNodeAPIDeterministic(t *testing.T) {
 			}
 		}
 	}
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			break
-		}
-		runtime.Gosched()
-	}
-	require.LessOrEqual(t, runtime.NumGoroutine(), before)
+	requireNoMoreGoroutines(t, before)
 }
 
 // The crash-point bugs: each minimized reproducer (found by a random

@@ -19,14 +19,8 @@ import (
 // state machine, or could have).
 func (s *System) checkApplied(n *node, e *pb.Entry, data string, stateKnown bool) {
 	i := int(e.GetIndex())
-	for len(s.appliedAt) <= i {
-		s.appliedAt = append(s.appliedAt, "")
-	}
 	key := strconv.FormatUint(e.GetTerm(), 10) + ":" + data
-	switch prev := s.appliedAt[i]; {
-	case prev == "":
-		s.appliedAt[i] = key
-	case prev != key:
+	if prev, same := firstOrSame(&s.appliedAt, i, key); !same {
 		s.fail("safety: different entries applied at one index",
 			fmt.Sprintf("n%d applied %s at index %d, another node applied %s", n.id, key, i, prev))
 		return
@@ -36,17 +30,24 @@ func (s *System) checkApplied(n *node, e *pb.Entry, data string, stateKnown bool
 	}
 	// The state machines agree after applying the same entry (etcd's
 	// corruption check compares their hashes at a revision the same way).
-	for len(s.stateAt) <= i {
-		s.stateAt = append(s.stateAt, "")
-	}
 	state := "{" + string(encodeKV(n.kv)) + "}"
-	switch prev := s.stateAt[i]; {
-	case prev == "":
-		s.stateAt[i] = state
-	case prev != state:
+	if prev, same := firstOrSame(&s.stateAt, i, state); !same {
 		s.fail("safety: state machines differ after one index",
 			fmt.Sprintf("n%d holds %s after applying index %d, another node held %s", n.id, state, i, prev))
 	}
+}
+
+// firstOrSame records v at (*at)[i] when nothing is there yet, and
+// otherwise reports what is there and whether it is v.
+func firstOrSame(at *[]string, i int, v string) (prev string, same bool) {
+	for len(*at) <= i {
+		*at = append(*at, "")
+	}
+	if prev = (*at)[i]; prev == "" {
+		(*at)[i] = v
+		return v, true
+	}
+	return prev, prev == v
 }
 
 // checkConf: every node that applies the configuration change at index i
