@@ -252,7 +252,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	dir = filepath.Join(tmp, "other")
 	require.Equal(t, 0, modelfuzz(t, "run", "--corpus", dir, "--iterations", "10").code)
 	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "20", "--seed", "2"), "holds a campaign with --seed 1 (not 2)")
-	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "20", "--tasks", "3"), `adapter configuration {"workers":6,"tasks":20} (not {"workers":6,"tasks":3})`)
+	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "20", "--tasks", "3"), `adapter configuration: "tasks" 20 (not 3)`)
 
 	// Not a corpus.
 	oneLineError(t, modelfuzz(t, "corpus", "list", "--corpus", tmp), "is not a modelfuzz corpus")
