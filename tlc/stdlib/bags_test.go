@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 func TestBags(t *testing.T) {
@@ -75,6 +77,18 @@ func TestBagsExt(t *testing.T) {
 	assert.Equal(t, "<<1, 1, 2, 3, 3, 3>>", ok(t, "BagsExt", "MapThenFoldBag", catOp, T(), seqOp, minChoose, b))
 	assert.Equal(t, "<<3, 3, 3, 2, 1, 1>>", ok(t, "BagsExt", "MapThenFoldBag", catOp, T(), seqOp, maxChoose, b))
 	assert.Equal(t, "13", ok(t, "BagsExt", "FoldBag", plusOp, 0, b))
+	// TLC's FoldBag is a left fold, op(acc, element), over every copy in
+	// canonical order (its Java override, not the module's definition).
+	assert.Equal(t, "<<<<<<<<<<<<<<>>, 1>>, 1>>, 2>>, 3>>, 3>>, 3>>", ok(t, "BagsExt", "FoldBag", pairOp, T(), b))
+	// etcd raft's PendingMessages(i): keep the messages from i, with copies.
+	m1, m2 := R("msource", 1, "mterm", 1), R("msource", 2, "mterm", 1)
+	bagAdd := op2f(func(acc, x vv) (vv, error) {
+		if src, _ := x.(*value.Func).Field("msource"); src != conv(1) {
+			return acc, nil
+		}
+		return call(t, "BagsExt", "BagAdd", acc, x)
+	})
+	assert.Equal(t, "([msource |-> 1, mterm |-> 1] :> 2)", ok(t, "BagsExt", "FoldBag", bagAdd, T(), F(m1, 2, m2, 1)))
 	assert.Equal(t, "13", ok(t, "BagsExt", "SumBag", b))
 	assert.Equal(t, "54", ok(t, "BagsExt", "ProductBag", b))
 	assert.Equal(t, "0", ok(t, "BagsExt", "SumBag", T()))

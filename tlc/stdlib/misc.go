@@ -59,11 +59,7 @@ func registerBagsExt() {
 			if err != nil {
 				return nil, err
 			}
-			keys := make([]value.Value, b.Len())
-			for i := range keys {
-				keys[i] = b.Key(i)
-			}
-			return foldBag(b, keys, args[1].V, op, nil)
+			return foldBagLeft(b, args[1].V, op)
 		}},
 		&Builtin{Name: "SumBag", Arity: 1, Fn: op1(func(b value.Value) (value.Value, error) {
 			return arithBag("SumBag", b, value.IntOf(0), value.Add)
@@ -72,6 +68,26 @@ func registerBagsExt() {
 			return arithBag("ProductBag", b, value.IntOf(1), value.Mul)
 		})},
 	)
+}
+
+// foldBagLeft is FoldBag as TLC evaluates it: TLC overrides the module's
+// definition (which goes through MapThenFoldBag and would hand op a bag as
+// its second argument) with a left fold over every copy of every element,
+// the elements in canonical order: acc := op(acc, x) for each copy of x,
+// starting from base. Specs rely on it: etcd raft's PendingMessages folds
+// BagAdd over a bag of message records.
+func foldBagLeft(b *value.Func, base value.Value, op Op) (value.Value, error) {
+	acc := base
+	for i, n := range b.Values() {
+		x := b.Key(i)
+		for range int64(n.(value.Int)) {
+			var err error
+			if acc, err = op.Call([]value.Value{acc, x}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return acc, nil
 }
 
 // foldBag folds op over the copies of the elements of the bag b, visiting
