@@ -75,6 +75,9 @@ func (c *ctx) save() func() {
 // Print implements stdlib.Context.
 func (c *ctx) Print(line string) { c.m.print(line) }
 
+// Env implements stdlib.EnvContext.
+func (c *ctx) Env() map[string]string { return c.m.Env }
+
 // TLCGet implements stdlib.Context.
 func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 	switch k := key.(type) {

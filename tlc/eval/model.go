@@ -52,6 +52,11 @@ type Model struct {
 	// Warnings are problems that TLC would also let pass.
 	Warnings []string
 
+	// Env is the environment IOUtils' IOEnv answers; nil means the
+	// process's environment. It is set when the model is built (ASSUMEs
+	// may read it): see LoadOptions.
+	Env map[string]string
+
 	// Stats, when set, answers TLCGet("stats") and TLCGet("level")-like
 	// questions about the running check.
 	Stats func() map[string]int64
@@ -95,6 +100,19 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Load parses the spec at specPath and its cfg (cfgPath, or the .cfg file
 // next to the spec with the same name when cfgPath is "").
 func Load(specPath, cfgPath string) (*Model, error) {
+	return LoadWith(specPath, cfgPath, LoadOptions{})
+}
+
+// LoadOptions are what a model sees of the world it is checked in.
+type LoadOptions struct {
+	// Env is the environment IOEnv answers (nil: the process's). Trace
+	// validation runs several traces in one process, each with its own
+	// JSON=<trace file>.
+	Env map[string]string
+}
+
+// LoadWith is Load with options.
+func LoadWith(specPath, cfgPath string, opt LoadOptions) (*Model, error) {
 	if cfgPath == "" {
 		cfgPath = specPath[:len(specPath)-len(filepath.Ext(specPath))] + ".cfg"
 	}
@@ -107,12 +125,17 @@ func Load(specPath, cfgPath string) (*Model, error) {
 	if err != nil {
 		return nil, &LoadError{err}
 	}
-	return Build(ld, mod, conf)
+	return BuildWith(ld, mod, conf, opt)
 }
 
 // Build compiles module mod (loaded with ld) under configuration conf.
 func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, error) {
-	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck()}
+	return BuildWith(ld, mod, conf, LoadOptions{})
+}
+
+// BuildWith is Build with options.
+func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt LoadOptions) (*Model, error) {
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
 		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{}}
 	for _, c := range conf.Constants {

@@ -30,8 +30,8 @@
 // (and RealTime, without operators).
 //
 // Community: SequencesExt, FiniteSetsExt, Functions, Folds, BagsExt,
-// TLCExt, Json, Bitwise and Randomization (partly); IOUtils, CSV,
-// Combinatorics, DyadicRationals, Statistics, Strings, SVG, ShiViz,
+// TLCExt, Json, Bitwise, Randomization and IOUtils (IOEnv, atoi) (partly);
+// CSV, Combinatorics, DyadicRationals, Statistics, Strings, SVG, ShiViz,
 // VectorClocks and Variants load but provide no operators.
 //
 // Proof libraries (no operators of their own): TLAPS, NaturalsInduction,

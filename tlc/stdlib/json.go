@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,7 +62,7 @@ func registerJSON() {
 			if err != nil {
 				return nil, wrap("JsonDeserialize", err)
 			}
-			v, err := value.FromJSON(data, nil)
+			v, err := decodeJSON(data)
 			return v, wrap("JsonDeserialize", err)
 		})},
 		&Builtin{Name: "ndJsonDeserialize", Arity: 1, Fn: op1(ndDeserialize)},
@@ -250,20 +251,14 @@ func ndDeserialize(p value.Value) (value.Value, error) {
 	var out []value.Value
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<30)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
 			continue
 		}
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.UseNumber()
-		var x any
-		if err := dec.Decode(&x); err != nil {
-			return nil, wrap(name, err)
-		}
-		v, err := value.FromJSONValue(x, nil)
+		v, err := decodeJSON([]byte(line))
 		if err != nil {
-			return nil, wrap(name, err)
+			return nil, fmt.Errorf("%s: %s:%d: %w", name, path, n, err)
 		}
 		out = append(out, v)
 	}
@@ -271,4 +266,59 @@ func ndDeserialize(p value.Value) (value.Value, error) {
 		return nil, wrap(name, err)
 	}
 	return tuple(out), nil
+}
+
+// decodeJSON reads one JSON value as TLC's Json module does: a number
+// with a fraction or an exponent becomes the integer it truncates to (TLC
+// reads every number with Gson's getAsInt; log lines carry timestamps such
+// as "ts":1712329729.6024537). Unlike TLC, integers keep 64 bits instead of
+// wrapping around at 32.
+func decodeJSON(data []byte) (value.Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	x, err := truncateNumbers(x)
+	if err != nil {
+		return nil, err
+	}
+	return value.FromJSONValue(x, nil)
+}
+
+func truncateNumbers(x any) (any, error) {
+	switch t := x.(type) {
+	case json.Number:
+		if _, err := strconv.ParseInt(string(t), 10, 64); err == nil {
+			return t, nil
+		}
+		d, ok := new(big.Float).SetString(string(t))
+		if !ok {
+			return nil, fmt.Errorf("JSON number %s is not a number", t)
+		}
+		i, _ := d.Int(nil) // truncates toward zero
+		if !i.IsInt64() {
+			return nil, fmt.Errorf("JSON number %s does not fit in 64 bits", t)
+		}
+		return json.Number(i.String()), nil
+	case []any:
+		for i, e := range t {
+			var err error
+			if t[i], err = truncateNumbers(e); err != nil {
+				return nil, err
+			}
+		}
+	case map[string]any:
+		for k, e := range t {
+			var err error
+			if t[k], err = truncateNumbers(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return x, nil
 }

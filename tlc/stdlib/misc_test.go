@@ -114,4 +114,13 @@ func TestJSON(t *testing.T) {
 	failsWith(t, []string{"ndJsonDeserialize"}, m, "ndJsonDeserialize", filepath.Join(dir, "missing.json"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{"), 0o644))
 	failsWith(t, []string{"JsonDeserialize"}, m, "JsonDeserialize", filepath.Join(dir, "bad.json"))
+
+	// A malformed line is named by its number (blank lines count).
+	badnd := filepath.Join(dir, "bad.ndjson")
+	require.NoError(t, os.WriteFile(badnd, []byte("{\"a\":1}\n\n{\"a\":\n"), 0o644))
+	failsWith(t, []string{"ndJsonDeserialize", "bad.ndjson:3:"}, m, "ndJsonDeserialize", badnd)
+	// Numbers with a fraction truncate toward zero, as TLC's getAsInt.
+	ts := filepath.Join(dir, "ts.ndjson")
+	require.NoError(t, os.WriteFile(ts, []byte("{\"ts\":1712329729.6024537,\"n\":-2.5,\"e\":1e3,\"s\":[0.5]}\n"), 0o644))
+	assert.Equal(t, "<<[e |-> 1000, n |-> -2, s |-> <<0>>, ts |-> 1712329729]>>", ok(t, m, "ndJsonDeserialize", ts))
 }

@@ -230,9 +230,10 @@ func init() {
 	defModule("Json")
 	defModule("Bitwise")
 	defModule("Randomization")
+	defModule("IOUtils")
 	// Provided so that EXTENDS resolves; their operators are not
 	// implemented (a spec that uses one gets an unknown-operator error).
-	for _, n := range []string{"IOUtils", "CSV", "Combinatorics", "DyadicRationals", "Statistics", "Strings", "SVG", "ShiViz", "VectorClocks", "Variants"} {
+	for _, n := range []string{"CSV", "Combinatorics", "DyadicRationals", "Statistics", "Strings", "SVG", "ShiViz", "VectorClocks", "Variants"} {
 		defModule(n)
 	}
 
@@ -264,4 +265,5 @@ func init() {
 	registerJSON()
 	registerBitwise()
 	registerRandomization()
+	registerIOUtils()
 }

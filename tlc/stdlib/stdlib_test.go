@@ -151,6 +151,7 @@ func TestConformanceOperators(t *testing.T) {
 		"Bags":          {"EmptyBag", "SetToBag"},
 		"BagsExt":       {"BagAdd", "BagRemove"},
 		"Randomization": {"RandomSubset"},
+		"IOUtils":       {"IOEnv", "atoi"},
 	}
 	for m, names := range used {
 		for _, n := range names {
