@@ -24,6 +24,7 @@ func newTLCCmd() *cobra.Command {
 	cmd.AddCommand(newTLCCheckCmd())
 	cmd.AddCommand(newTLCServeCmd())
 	cmd.AddCommand(newTLCSimulateCmd())
+	cmd.AddCommand(newTLCValidateCmd())
 	return cmd
 }
 

@@ -37,6 +37,10 @@ type Options struct {
 	ProgressEvery time.Duration
 	// MaxStates stops the search after this many distinct states (0: none).
 	MaxStates int64
+	// Visit, when set, is called with every new distinct state that
+	// satisfies the invariants, from several goroutines at once; path
+	// returns the states from an initial state to it.
+	Visit func(s []value.Value, path func() []State)
 }
 
 // Progress reports a running check.
@@ -244,6 +248,7 @@ func (c *checker) run() *Result {
 		if !c.checkInvariants(ev, r) {
 			return errStop
 		}
+		c.visit(r)
 		level = append(level, r)
 		return nil
 	})
@@ -355,6 +360,7 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		if !c.checkInvariants(ev, nr) {
 			return errStop
 		}
+		c.visit(nr)
 		out = append(out, nr)
 		return nil
 	})
@@ -369,6 +375,12 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		c.fail(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached.", Trace: c.trace(r)})
 	}
 	return out
+}
+
+func (c *checker) visit(r *rec) {
+	if c.opt.Visit != nil {
+		c.opt.Visit(r.vals, func() []State { return c.trace(r) })
+	}
 }
 
 func (c *checker) progressLoop() func() {

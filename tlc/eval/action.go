@@ -209,6 +209,14 @@ func (c *ctx) enumAnd(items []node, env *Env, k func() error) error {
 	if len(items) == 0 {
 		return k()
 	}
+	if p := c.probe; p != nil {
+		p.reached(items[0])
+		return c.enum(items[0], env, func() error {
+			p.passed++
+			defer func() { p.passed-- }()
+			return c.enumAnd(items[1:], env, k)
+		})
+	}
 	return c.enum(items[0], env, func() error { return c.enumAnd(items[1:], env, k) })
 }
 
@@ -256,6 +264,10 @@ func (c *ctx) enumCall(n *callNode, env *Env, k func() error) error {
 		return err
 	}
 	defer c.leave()
+	if p := c.probe; p != nil && n.d.prime {
+		f := p.push(n.d, fr)
+		defer p.pop(f)
+	}
 	return c.enum(n.d.compiled, fr, k)
 }
 

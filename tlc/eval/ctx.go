@@ -29,6 +29,9 @@ type ctx struct {
 	// evaluation fails once it has taken more (a bound for tests that run
 	// arbitrary input).
 	steps, maxSteps int64
+
+	// probe, when set, records how far action calls get (ProbeNext).
+	probe *probe
 }
 
 // maxCallDepth bounds the nesting of calls. TLC's JVM stack gives out at

@@ -235,3 +235,23 @@ func (m *Model) InvariantNames() []string {
 	}
 	return out
 }
+
+// Definition evaluates the root module's zero-arity definition name in
+// state s (nil for a constant-level definition).
+func (ev *Evaluator) Definition(name string, s []value.Value) (value.Value, error) {
+	m := ev.m
+	d := m.root.lookup(name)
+	if d == nil || d.kind != dkOp || len(d.params) > 0 {
+		return nil, fmt.Errorf("the spec has no definition %s without parameters", name)
+	}
+	m.compileMu.Lock()
+	err := m.ensure(d)
+	m.compileMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, nil, 0
+	return d.compiled.eval(c, nil)
+}

@@ -62,7 +62,7 @@ func registerJSON() {
 			if err != nil {
 				return nil, wrap("JsonDeserialize", err)
 			}
-			v, err := decodeJSON(data)
+			v, err := DecodeJSON(data)
 			return v, wrap("JsonDeserialize", err)
 		})},
 		&Builtin{Name: "ndJsonDeserialize", Arity: 1, Fn: op1(ndDeserialize)},
@@ -256,7 +256,7 @@ func ndDeserialize(p value.Value) (value.Value, error) {
 		if line == "" {
 			continue
 		}
-		v, err := decodeJSON([]byte(line))
+		v, err := DecodeJSON([]byte(line))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s:%d: %w", name, path, n, err)
 		}
@@ -268,12 +268,12 @@ func ndDeserialize(p value.Value) (value.Value, error) {
 	return tuple(out), nil
 }
 
-// decodeJSON reads one JSON value as TLC's Json module does: a number
+// DecodeJSON reads one JSON value as TLC's Json module does: a number
 // with a fraction or an exponent becomes the integer it truncates to (TLC
 // reads every number with Gson's getAsInt; log lines carry timestamps such
 // as "ts":1712329729.6024537). Unlike TLC, integers keep 64 bits instead of
 // wrapping around at 32.
-func decodeJSON(data []byte) (value.Value, error) {
+func DecodeJSON(data []byte) (value.Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var x any

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelfuzz/modelfuzz/tlc/check"
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// exitNotMatched is the exit code of a trace the spec cannot match: TLC's
+// for a violated temporal property (TraceMatched).
+const exitNotMatched = 13
+
+// raftModule is the module whose tla/ folder holds the default trace spec.
+const raftModule = "go.etcd.io/raft/v3"
+
+func newTLCValidateCmd() *cobra.Command {
+	var (
+		spec, config string
+		parallel     int
+	)
+	cmd := &cobra.Command{
+		Use:   "validate [--spec Traceetcdraft.tla] [--config Traceetcdraft.cfg] TRACE.ndjson...",
+		Short: "Check NDJSON traces of a system against a trace spec, as etcd raft's validate.sh does with TLC",
+		Long: `Check that a TLA+ trace spec matches each NDJSON trace entirely, as etcd
+raft's tla/validate.sh does with TLC: the spec reads the trace from the file
+named by the environment variable JSON (IOEnv.JSON), consumes one event per
+step, and the trace is matched when some behaviour consumes every event
+(TraceMatched). The spec's invariants are checked on the way.
+
+The spec and its configuration default to Traceetcdraft.tla and .cfg in the
+tla/ folder of go.etcd.io/raft/v3 in the Go module cache. Lines that do not
+start with '{' lose their prefix up to the first '{', as validate.sh does.
+
+A trace that is not matched prints the last matched event, the event no
+action could take, the spec's state there and how far each action got.
+Exit codes: 0 every trace matched, 13 a trace not matched, 12 an invariant
+violated, 75 an evaluation error, 150/151 a spec or configuration error, 1
+bad input.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTLCValidate(cmd.OutOrStdout(), spec, config, parallel, args)
+		},
+	}
+	cmd.Flags().StringVar(&spec, "spec", "", "trace spec (default: Traceetcdraft.tla of "+raftModule+" in the module cache)")
+	cmd.Flags().StringVar(&config, "config", "", "TLC configuration (default: the spec's .cfg)")
+	cmd.Flags().IntVar(&parallel, "parallel", 0, "traces validated at once (default: number of CPUs)")
+	return cmd
+}
+
+// raftTLADir is the tla/ folder of the raft module this binary was built
+// with, in the module cache; the second result lists where it looked.
+func raftTLADir() (string, string) {
+	version := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == raftModule {
+				version = d.Version
+				if d.Replace != nil {
+					version = d.Replace.Version
+				}
+			}
+		}
+	}
+	if version == "" {
+		version = "v3.7.0"
+	}
+	cache := os.Getenv("GOMODCACHE")
+	if cache == "" {
+		gopath := os.Getenv("GOPATH")
+		if gopath == "" {
+			home, _ := os.UserHomeDir()
+			gopath = filepath.Join(home, "go")
+		}
+		cache = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
+	}
+	dir := filepath.Join(cache, raftModule+"@"+version, "tla")
+	return dir, dir
+}
+
+func runTLCValidate(w io.Writer, spec, config string, parallel int, traces []string) error {
+	if spec == "" {
+		dir, looked := raftTLADir()
+		spec = filepath.Join(dir, "Traceetcdraft.tla")
+		if _, err := os.Stat(spec); err != nil {
+			return &exitError{check.ExitParse, fmt.Errorf("tlc validate: no --spec given and Traceetcdraft.tla is not in %s (the tla/ folder of %s in the module cache; run go mod download %s, or give --spec)", looked, raftModule, raftModule)}
+		}
+	} else if _, err := os.Stat(spec); err != nil {
+		return &exitError{check.ExitParse, fmt.Errorf("tlc validate: %v", err)}
+	}
+	if config == "" {
+		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
+	}
+	if _, err := os.Stat(config); err != nil {
+		return &exitError{check.ExitConfig, fmt.Errorf("tlc validate: %v", err)}
+	}
+	// Bad input is reported before anything runs.
+	prepared := make([]*traceFile, len(traces))
+	tmp, err := os.MkdirTemp("", "modelfuzz-validate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for i, t := range traces {
+		tf, err := prepareTrace(t, filepath.Join(tmp, fmt.Sprintf("%d.ndjson", i)))
+		if err != nil {
+			return &exitError{1, fmt.Errorf("tlc validate: %v", err)}
+		}
+		prepared[i] = tf
+	}
+	if parallel <= 0 {
+		parallel = runtime.NumCPU()
+	}
+	parallel = min(parallel, len(traces))
+	outs := make([]bytes.Buffer, len(traces))
+	codes := make([]int, len(traces))
+	errs := make([]error, len(traces))
+	done := make([]chan struct{}, len(traces))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, tf := range prepared {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done[i])
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			codes[i], errs[i] = validateOne(&outs[i], spec, config, tf)
+		}()
+	}
+	// Results in the order of the arguments, each as soon as it and those
+	// before it are done.
+	code, matched := 0, 0
+	var firstErr error
+	for i := range prepared {
+		<-done[i]
+		if errs[i] != nil {
+			if firstErr == nil {
+				firstErr = errs[i]
+			}
+			if code == 0 {
+				code = codes[i]
+			}
+			continue
+		}
+		w.Write(outs[i].Bytes())
+		if codes[i] == 0 {
+			matched++
+		} else if code == 0 {
+			code = codes[i]
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return &exitError{code, firstErr}
+	}
+	if len(traces) > 1 {
+		fmt.Fprintf(w, "%d of %d traces matched\n", matched, len(traces))
+	}
+	if code != 0 {
+		return &exitError{code, errors.New("")}
+	}
+	return nil
+}
+
+// traceFile is one trace as given and as the spec reads it.
+type traceFile struct {
+	name  string   // as given
+	path  string   // the file the spec reads (JSON=...)
+	lines []string // its lines, as in the original file (1-based: lines[n-1])
+	vals  []value.Value
+}
+
+// prepareTrace reads a trace, checks that every non-empty line is JSON
+// (after dropping a prefix before the first '{', as validate.sh does) and
+// writes what the spec will read to out.
+func prepareTrace(name, out string) (*traceFile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tf := &traceFile{name: name, path: out}
+	var buf bytes.Buffer
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "{") {
+			if i := strings.IndexByte(line, '{'); i >= 0 {
+				line = line[i:]
+			}
+		}
+		tf.lines = append(tf.lines, line)
+		var v value.Value
+		if strings.TrimSpace(line) != "" {
+			if v, err = stdlib.DecodeJSON([]byte(line)); err != nil {
+				return nil, fmt.Errorf("%s:%d: malformed JSON: %v", name, n, err)
+			}
+		}
+		tf.vals = append(tf.vals, v)
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
+		return nil, err
+	}
+	return tf, nil
+}
+
+// validateOne validates one trace, writing its report to w.
+func validateOne(w io.Writer, spec, config string, tf *traceFile) (int, error) {
+	env := stdlib.ProcessEnv()
+	env["JSON"] = tf.path
+	m, err := eval.LoadWith(spec, config, eval.LoadOptions{Env: env})
+	if err != nil {
+		code, _ := check.LoadFailure(err)
+		return code, fmt.Errorf("%s: %v", tf.name, err)
+	}
+	m.Out = io.Discard // the spec's progress lines
+	tr, err := check.ValidateTrace(m, check.DefaultTraceSpec, check.Options{Workers: 1})
+	if err != nil {
+		return check.ExitFailure, fmt.Errorf("%s: %v", tf.name, err)
+	}
+	res := tr.Check
+	lines := eventLines(tf, tr.Log)
+	if tr.Matched {
+		fmt.Fprintf(w, "%s: matched: %d events, %d distinct states (%d generated), %s\n",
+			tf.name, len(tr.Log), res.Distinct, res.Generated, res.Duration.Round(time.Millisecond))
+		return 0, nil
+	}
+	fmt.Fprintf(w, "%s: NOT matched: %d of %d events matched (%d distinct states, %d generated, %s)\n",
+		tf.name, tr.Consumed, len(tr.Log), res.Distinct, res.Generated, res.Duration.Round(time.Millisecond))
+	if res.ExitCode != check.ExitSuccess {
+		fmt.Fprintf(w, "  the search stopped: %s\n", res.Error)
+		if len(res.Trace) > 0 {
+			printStateLines(w, "  ", res.Trace[len(res.Trace)-1])
+		}
+		return res.ExitCode, nil
+	}
+	event := func(what string, k int) {
+		if k < 1 || k > len(tr.Log) {
+			return
+		}
+		where := fmt.Sprintf("event %d", k)
+		if ln := lines[k-1]; ln > 0 {
+			where += fmt.Sprintf(", line %d", ln)
+			fmt.Fprintf(w, "  %s (%s): %s\n", what, where, strings.TrimSpace(tf.lines[ln-1]))
+			return
+		}
+		fmt.Fprintf(w, "  %s (%s): %s\n", what, where, tr.Log[k-1])
+	}
+	if tr.Consumed == 0 {
+		fmt.Fprintln(w, "  no event was matched")
+	} else {
+		event("last matched event", tr.Consumed)
+	}
+	event("event not matched", tr.Consumed+1)
+	if len(tr.Stuck) > 0 {
+		fmt.Fprintf(w, "  spec state after the last matched event (1 of %d such states):\n", tr.Reaching)
+		printStateLines(w, "    ", tr.Stuck[len(tr.Stuck)-1])
+	}
+	if tr.ProbeError != nil {
+		fmt.Fprintf(w, "  evaluating the next-state relation there failed: %v\n", tr.ProbeError)
+	}
+	if tr.Successors > 0 {
+		fmt.Fprintf(w, "  (that state has %d successors, none consuming the event)\n", tr.Successors)
+	}
+	fmt.Fprintln(w, "  actions tried from that state, furthest first (conjuncts passed; where the furthest call stopped):")
+	shown := 0
+	for _, p := range tr.Probes {
+		if shown == 12 {
+			fmt.Fprintf(w, "    ... and %d more\n", len(tr.Probes)-shown)
+			break
+		}
+		shown++
+		fmt.Fprintf(w, "    %s: %d calls, %d enabled, %d conjuncts passed, stopped at %s%s\n",
+			callString(p), p.Calls, p.Enabled, p.Progress, p.Stuck, sourceLine(p.Stuck.File, p.Stuck.Line))
+	}
+	return exitNotMatched, nil
+}
+
+// eventLines maps each event of the log to its line in the trace file (0
+// when not found): the log is the file's lines in order, some left out.
+func eventLines(tf *traceFile, log []value.Value) []int {
+	out := make([]int, len(log))
+	j := 0
+	for i, ev := range log {
+		for ; j < len(tf.lines); j++ {
+			v := tf.vals[j]
+			if v == nil {
+				continue
+			}
+			if eq, err := value.Equal(v, ev); err == nil && eq {
+				out[i] = j + 1
+				j++
+				break
+			}
+		}
+	}
+	return out
+}
+
+func callString(p eval.ActionProbe) string {
+	var b strings.Builder
+	b.WriteString(p.Name)
+	if len(p.Params) > 0 {
+		b.WriteByte('(')
+		for i, name := range p.Params {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(name)
+			if i < len(p.Args) && p.Args[i] != nil {
+				s := p.Args[i].String()
+				if len(s) > 200 {
+					s = s[:200] + "..."
+				}
+				b.WriteString(" = " + s)
+			}
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// sourceLine is ": <the source line>" of file:line, or "".
+func sourceLine(file string, line int) string {
+	data, err := os.ReadFile(file)
+	if err != nil || line < 1 {
+		return ""
+	}
+	ls := strings.Split(string(data), "\n")
+	if line > len(ls) {
+		return ""
+	}
+	return ": " + strings.TrimSpace(ls[line-1])
+}
+
+func printStateLines(w io.Writer, indent string, st check.State) {
+	for i, v := range st.Values {
+		fmt.Fprintf(w, "%s/\\ %s = %s\n", indent, st.Vars[i], v)
+	}
+}
