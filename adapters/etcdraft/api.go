@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -58,19 +59,24 @@ const noSuchPeer = 1 << 62
 // until the loop has taken the tick. Followers' quiesced ticks, which the
 // Node API does not offer, are made on the RawNode between operations.
 //
+// The application writes the storage the loop reads only while hold keeps
+// the loop inside a case, never while it computes a Ready.
+//
 // A panic inside the loop would end the process: the library's own
 // assertions (Logger.Panicf and friends) are caught in the loop's
-// goroutine instead, which then exits; the next operation reports the
-// failure. A runtime error there that does not go through the logger still
-// ends the process.
+// goroutine instead, which closes the node's done channel (so that no call
+// blocks) and exits; the next operation reports the failure. A runtime
+// error there that does not go through the logger still ends the process.
 type goNode struct {
 	nd raft.Node
 	// rn is the RawNode inside nd (node.rn), read only between operations.
 	rn *raft.RawNode
-	// tickc is nd's tick channel (node.tickc), for its length.
-	tickc reflect.Value
-	id    uint64
-	async bool
+	// tickc is nd's tick channel (node.tickc), for its length; status
+	// (node.status) lets hold keep the loop inside a case; done (node.done)
+	// is closed when the loop fails, so that no call on the node blocks.
+	tickc, status, done reflect.Value
+	id                  uint64
+	async               bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -103,12 +109,16 @@ func startGoNode(cfg *raft.Config, peers []raft.Peer, step *int) (g *goNode, err
 		return nil, fmt.Errorf("etcdraft: raft.Node is a %s, not the library's *node this adapter drives", v.Type())
 	}
 	rn, tickc := v.Elem().FieldByName("rn"), v.Elem().FieldByName("tickc")
-	if !rn.IsValid() || rn.Type() != reflect.TypeFor[*raft.RawNode]() || !tickc.IsValid() || tickc.Kind() != reflect.Chan {
+	status, done := v.Elem().FieldByName("status"), v.Elem().FieldByName("done")
+	if !rn.IsValid() || rn.Type() != reflect.TypeFor[*raft.RawNode]() || !tickc.IsValid() || tickc.Kind() != reflect.Chan ||
+		!status.IsValid() || status.Type() != reflect.TypeFor[chan chan raft.Status]() || !done.IsValid() || done.Type() != reflect.TypeFor[chan struct{}]() {
 		g.nd.Stop()
-		return nil, fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's node has no rn *RawNode and tickc channel: the Node API driver does not know it")
+		return nil, fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's node has no rn *RawNode, tickc, status and done channels: the Node API driver does not know it")
 	}
 	g.rn = (*raft.RawNode)(rn.UnsafePointer())
 	g.tickc = tickc
+	g.status = reflect.NewAt(status.Type(), unsafe.Pointer(status.UnsafeAddr())).Elem()
+	g.done = reflect.NewAt(done.Type(), unsafe.Pointer(done.UnsafeAddr())).Elem()
 	g.sync()
 	return g, nil
 }
@@ -120,6 +130,22 @@ func (g *goNode) sync() {
 	if lead := g.rn.BasicStatus().Lead; lead != g.lead {
 		g.lead, g.propc = lead, lead != raft.None
 	}
+}
+
+// hold waits until the loop is between operations and keeps it there,
+// inside its status case, until release is called: the application writes
+// the storage the loop reads while it holds it, so that no computation of
+// the next Ready reads a storage half written.
+func (g *goNode) hold() (release func()) {
+	c := make(chan raft.Status)
+	chosen, _, _ := reflect.Select([]reflect.SelectCase{
+		{Dir: reflect.SelectSend, Chan: g.status, Send: reflect.ValueOf(c)},
+		{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(g.ctx.Done())},
+	})
+	if chosen == 1 {
+		g.ok(g.ctx.Err())
+	}
+	return func() { <-c }
 }
 
 // ok reports the loop's failure, if it failed, by panicking with it.
@@ -207,11 +233,13 @@ func (g *goNode) TransferLeader(transferee uint64) {
 
 func (g *goNode) ReportUnreachable(id uint64) {
 	g.nd.ReportUnreachable(id)
+	g.ok(g.ctx.Err())
 	g.sync()
 }
 
 func (g *goNode) ReportSnapshot(id uint64, status raft.SnapshotStatus) {
 	g.nd.ReportSnapshot(id, status)
+	g.ok(g.ctx.Err())
 	g.sync()
 }
 
@@ -269,14 +297,13 @@ func (g *goNode) Ready() raft.Ready {
 // Advance acknowledges the last Ready (synchronous Ready loop only).
 func (g *goNode) Advance(raft.Ready) {
 	g.nd.Advance()
+	g.ok(g.ctx.Err())
 	g.sync()
 }
 
 func (g *goNode) Status() raft.Status {
 	st := g.nd.Status()
-	if g.ctx.Err() != nil {
-		g.ok(g.ctx.Err())
-	}
+	g.ok(g.ctx.Err())
 	return st
 }
 
@@ -315,6 +342,9 @@ func (l goLogger) fail(panics func()) {
 		}()
 		panics()
 	}()
+	// The loop ends here: as when it stops, its done channel is closed, so
+	// that the application's calls return instead of waiting for it.
 	g.cancel()
+	g.done.Close()
 	runtime.Goexit()
 }

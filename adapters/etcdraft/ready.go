@@ -243,6 +243,10 @@ func (s *System) maybeSnapshot(n *node) {
 // send-before-persist, visible to the RawNode at once and durable at the
 // next flush.
 func (s *System) write(n *node, f func(*raft.MemoryStorage)) {
+	if g, ok := n.rn.(*goNode); ok {
+		release := g.hold()
+		defer release()
+	}
 	f(n.live)
 	if n.live != n.disk {
 		n.pending = append(n.pending, f)
