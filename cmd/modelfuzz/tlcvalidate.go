@@ -31,8 +31,8 @@ const raftModule = "go.etcd.io/raft/v3"
 
 func newTLCValidateCmd() *cobra.Command {
 	var (
-		spec, config string
-		parallel     int
+		spec, config, cpuProfile string
+		parallel                 int
 	)
 	cmd := &cobra.Command{
 		Use:   "validate [--spec Traceetcdraft.tla] [--config Traceetcdraft.cfg] TRACE.ndjson...",
@@ -54,9 +54,17 @@ violated, 75 an evaluation error, 150/151 a spec or configuration error, 1
 bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cpuProfile != "" {
+				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			return runTLCValidate(cmd.OutOrStdout(), spec, config, parallel, args)
 		},
 	}
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the validation to this file")
 	cmd.Flags().StringVar(&spec, "spec", "", "trace spec (default: Traceetcdraft.tla of "+raftModule+" in the module cache)")
 	cmd.Flags().StringVar(&config, "config", "", "TLC configuration (default: the spec's .cfg)")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "traces validated at once (default: number of CPUs)")
