@@ -106,6 +106,7 @@ func startGoNode(cfg *raft.Config, peers []raft.Peer, step *int) (g *goNode, err
 	g.started.Store(true)
 	v := reflect.ValueOf(g.nd)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		g.nd.Stop()
 		return nil, fmt.Errorf("etcdraft: raft.Node is a %s, not the library's *node this adapter drives", v.Type())
 	}
 	rn, tickc := v.Elem().FieldByName("rn"), v.Elem().FieldByName("tickc")
