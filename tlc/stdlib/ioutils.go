@@ -2,8 +2,9 @@ package stdlib
 
 import (
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,11 +56,7 @@ func ProcessEnv() map[string]string {
 }
 
 func envRecord(env map[string]string) (value.Value, error) {
-	names := make([]string, 0, len(env))
-	for k := range env {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(env))
 	vals := make([]value.Value, len(names))
 	for i, k := range names {
 		vals[i] = value.Str(env[k])
