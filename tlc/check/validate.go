@@ -53,6 +53,8 @@ type TraceResult struct {
 }
 
 // ValidateTrace checks whether the spec of m consumes its whole log.
+// opt.Visit, when set, sees every distinct state the search reaches (the
+// fuzzer's coverage of the spec).
 func ValidateTrace(m *eval.Model, ts TraceSpec, opt Options) (*TraceResult, error) {
 	idx := -1
 	for i, v := range m.Vars {
@@ -80,7 +82,11 @@ func ValidateTrace(m *eval.Model, ts TraceSpec, opt Options) (*TraceResult, erro
 	reaching := 0
 	var bestState []value.Value
 	var bestPath func() []State
+	visit := opt.Visit // the caller's, called first
 	opt.Visit = func(s []value.Value, path func() []State) {
+		if visit != nil {
+			visit(s, path)
+		}
 		l, ok := s[idx].(value.Int)
 		if !ok {
 			return
