@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,15 +18,27 @@ import (
 // go.etcd.io/raft/v3), never copied into this repository.
 func raftTLADir(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "go.etcd.io/raft/v3").Output()
-	dir := filepath.Join(strings.TrimSpace(string(out)), "tla")
-	if err != nil || strings.TrimSpace(string(out)) == "" {
-		t.Skipf("go.etcd.io/raft/v3 is not in the module cache (go list -m: %v); run go mod download go.etcd.io/raft/v3", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MCetcdraft.tla")); err != nil {
-		t.Skipf("no MCetcdraft.tla in %s: %v", dir, err)
+	dir, err := raftTLADirOf()
+	if err != nil {
+		t.Skipf("etcd raft's tla/ folder is not in the module cache (%v); run go mod download go.etcd.io/raft/v3", err)
 	}
 	return dir
+}
+
+// raftTLADirOf finds the tla/ folder of go.etcd.io/raft/v3 with go list.
+func raftTLADirOf() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "go.etcd.io/raft/v3").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %v", err)
+	}
+	if strings.TrimSpace(string(out)) == "" {
+		return "", fmt.Errorf("go list -m: no directory")
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "tla")
+	if _, err := os.Stat(filepath.Join(dir, "MCetcdraft.tla")); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // reducedMCConfig writes the module's MCetcdraft.cfg with the bounds
