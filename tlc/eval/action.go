@@ -73,11 +73,7 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 			}
 			return chain(items, k)
 		}
-		return n.b.each(c, env, func(f *Env) (bool, error) {
-			// Each branch gets its own frame: a LET inside may keep it.
-			fr := &Env{vals: append([]value.Value(nil), f.vals...), parent: f.parent, inst: f.inst}
-			return true, c.enum(n.body, fr, k)
-		})
+		return c.enumExists(n, env, k)
 	case *ifNode:
 		b, err := evalBool(c, env, n.cond)
 		if err != nil {
@@ -162,7 +158,12 @@ func (c *ctx) target(n node, env *Env) (int, bool) {
 	}
 	n, env = deref(n, env)
 	if p, ok := n.(*primeNode); ok {
-		return varOf(p.x, env)
+		idx, ok := varOf(p.x, env)
+		if ok {
+			// Whether x' is assigned or tested depends on the next state.
+			c.touchAll()
+		}
+		return idx, ok
 	}
 	return 0, false
 }
@@ -228,6 +229,7 @@ func chain(items []func(k func() error) error, k func() error) error {
 }
 
 func (c *ctx) enumUnchanged(vars []int, i int, k func() error) error {
+	c.touchAll()
 	if i == len(vars) {
 		return k()
 	}
@@ -286,6 +288,7 @@ func (c *ctx) enumCompose(n *composeNode, env *Env, k func() error) error {
 	if c.initMode {
 		return errorf(n.pos, "action composition (\\cdot) in the initial predicate")
 	}
+	c.touchAll()
 	outer, cur := c.next, c.cur
 	defer func() { c.next, c.cur = outer, cur }()
 	mid := make([]value.Value, len(outer))

@@ -32,6 +32,12 @@ type ctx struct {
 
 	// probe, when set, records how far action calls get (ProbeNext).
 	probe *probe
+
+	// watches is the number of \E being enumerated with pruning, and
+	// touched the bits of those whose bound values the evaluation read
+	// (see prune.go).
+	watches int
+	touched uint64
 }
 
 // maxCallDepth bounds the nesting of calls. TLC's JVM stack gives out at
@@ -76,13 +82,17 @@ func (c *ctx) save() func() {
 }
 
 // Print implements stdlib.Context.
-func (c *ctx) Print(line string) { c.m.print(line) }
+func (c *ctx) Print(line string) {
+	c.touchAll() // an output: a skipped binding would not print it
+	c.m.print(line)
+}
 
 // Env implements stdlib.EnvContext.
 func (c *ctx) Env() map[string]string { return c.m.Env }
 
 // TLCGet implements stdlib.Context.
 func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
+	c.touchAll() // registers and statistics change under the evaluation
 	switch k := key.(type) {
 	case value.Str:
 		switch string(k) {
@@ -111,6 +121,7 @@ func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 
 // TLCSet implements stdlib.Context.
 func (c *ctx) TLCSet(key value.Value, v value.Value) error {
+	c.touchAll()
 	if k, ok := key.(value.Int); ok {
 		return c.m.registers.set(int(k), v)
 	}

@@ -18,6 +18,9 @@ type Env struct {
 	// x' as an argument (Send(p, d, mem, mem')) may assign x' through its
 	// parameter, as in TLC.
 	lazy []*lazyArg
+	// taint, when not nil, holds the watch bits of each slot's value (see
+	// prune.go), by the same index as vals.
+	taint []uint64
 }
 
 type lazyArg struct {
@@ -26,9 +29,10 @@ type lazyArg struct {
 }
 
 type letSlot struct {
-	done bool
-	val  value.Value
-	err  error
+	done  bool
+	val   value.Value
+	err   error
+	taint uint64 // the watch bits the value's evaluation read (see prune.go)
 }
 
 func (e *Env) up(depth int) *Env {
@@ -68,6 +72,9 @@ func (cl *Closure) call(c *ctx, args []value.Value) (value.Value, error) {
 		bargs := make([]stdlib.Arg, len(args))
 		for i, a := range args {
 			bargs[i] = stdlib.Arg{V: a}
+		}
+		if cl.builtin.SideEffect {
+			c.touchAll()
 		}
 		v, err := cl.builtin.Fn(c, bargs)
 		return v, located(cl.pos, err)

@@ -42,6 +42,7 @@ func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
 	}
 	var v value.Value
 	if c.primed > 0 {
+		c.touchAll()
 		v = c.next[n.idx]
 		if v == nil {
 			return nil, errorf(n.pos, "%s' is used before it is given a value", n.name)
@@ -87,6 +88,9 @@ func (n *boundNode) eval(c *ctx, env *Env) (value.Value, error) {
 	f := env.up(n.depth)
 	if f.lazy != nil && f.lazy[n.idx] != nil {
 		return f.lazy[n.idx].n.eval(c, f.lazy[n.idx].env)
+	}
+	if f.taint != nil {
+		c.touched |= f.taint[n.idx]
 	}
 	return f.vals[n.idx], nil
 }
@@ -181,11 +185,17 @@ func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
 			fr.lazy[i] = &lazyArg{a, env}
 			continue
 		}
-		v, err := a.eval(c, env)
+		v, taint, err := c.evalDeferred(a, env)
 		if err != nil {
 			return nil, err
 		}
 		fr.vals[i] = v
+		if taint != 0 {
+			if fr.taint == nil {
+				fr.taint = make([]uint64, len(args))
+			}
+			fr.taint[i] = taint
+		}
 	}
 	return fr, nil
 }
@@ -237,6 +247,9 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 			if ops != nil && ops[i] != nil {
 				bargs[i] = stdlib.Arg{Op: opArg{ops[i], c}}
 			}
+		}
+		if d.builtin.SideEffect {
+			c.touchAll()
 		}
 		v, err := d.builtin.Fn(c, bargs)
 		return v, located(pos, err)
@@ -415,11 +428,14 @@ func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 	f := env.up(n.depth)
 	s := &f.lets[n.idx]
 	if s.done && !n.d.prime {
+		c.touched |= s.taint
 		return s.val, s.err
 	}
 	if err := c.enter(n.pos); err != nil {
 		return nil, err
 	}
+	saved := c.touched
+	c.touched = 0
 	var v value.Value
 	var err error
 	if n.d.fn != nil {
@@ -428,8 +444,10 @@ func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 		v, err = n.d.body.eval(c, f)
 	}
 	c.leave()
+	taint := c.touched
+	c.touched |= saved
 	if !n.d.prime {
-		s.done, s.val, s.err = true, v, err
+		s.done, s.val, s.err, s.taint = true, v, err, taint
 	}
 	return v, err
 }
@@ -501,6 +519,9 @@ func (n *builtinNode) eval(c *ctx, env *Env) (value.Value, error) {
 			return nil, err
 		}
 		bargs[i] = stdlib.Arg{V: v}
+	}
+	if n.b.SideEffect {
+		c.touchAll()
 	}
 	v, err := n.b.Fn(c, bargs)
 	return v, located(n.pos, err)
@@ -1206,6 +1227,7 @@ func (n *unchangedNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if c.next == nil {
 		return nil, errorf(n.pos, "UNCHANGED evaluated where there is no next state")
 	}
+	c.touchAll()
 	if n.x == nil {
 		for _, i := range n.vars {
 			if c.next[i] == nil {
@@ -1241,6 +1263,7 @@ type enabledNode struct {
 var errFound = errors.New("found")
 
 func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
+	c.touchAll()
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
 		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps}
 	err := sub.enum(n.x, env, func() error { return errFound })

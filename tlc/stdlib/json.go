@@ -47,10 +47,10 @@ func registerJSON() {
 		&Builtin{Name: "ToJsonObject", Arity: 1, Fn: op1(func(v value.Value) (value.Value, error) {
 			return jsonString("ToJsonObject", v, writeJSONObject)
 		})},
-		&Builtin{Name: "JsonSerialize", Arity: 2, Fn: op2(func(p, v value.Value) (value.Value, error) {
+		&Builtin{Name: "JsonSerialize", Arity: 2, SideEffect: true, Fn: op2(func(p, v value.Value) (value.Value, error) {
 			return serialize("JsonSerialize", p, v, false)
 		})},
-		&Builtin{Name: "ndJsonSerialize", Arity: 2, Fn: op2(func(p, v value.Value) (value.Value, error) {
+		&Builtin{Name: "ndJsonSerialize", Arity: 2, SideEffect: true, Fn: op2(func(p, v value.Value) (value.Value, error) {
 			return serialize("ndJsonSerialize", p, v, true)
 		})},
 		&Builtin{Name: "JsonDeserialize", Arity: 1, Fn: op1(func(p value.Value) (value.Value, error) {

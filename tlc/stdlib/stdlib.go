@@ -55,6 +55,10 @@ type Builtin struct {
 	// OpParams holds the indexes of the parameters that are operators (the
 	// evaluator sets Op instead of V in their Arg); nil if none.
 	OpParams []int
+	// SideEffect: the operator does more than compute its value (it writes
+	// a file), so the evaluator must call it every time TLC would. Output
+	// and registers go through Context, which the evaluator sees anyway.
+	SideEffect bool
 	// Fn computes the operator. It never panics: wrong argument types and
 	// counts are errors, whose messages name the operator (the evaluator
 	// adds the source position). Errors returned by an Op argument are

@@ -1,0 +1,111 @@
+package eval
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// nextOf builds a module with variables x and y (both 0 initially) and the
+// given definitions, and enumerates the successors of the initial state
+// under Next within a budget of steps (calls and binder iterations). It
+// returns the successors as <<x, y>>, in enumeration order, and what was
+// printed.
+func nextOf(t *testing.T, defs string, budget int64) ([]string, string, error) {
+	t.Helper()
+	src := evalHeader + "VARIABLES x, y\nInit == x = 0 /\\ y = 0\n" + defs + "\n====\n"
+	m, err := buildModule(src, "INIT Init\nNEXT Next")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	m.Out = &out
+	ev := m.NewEvaluator()
+	var init []value.Value
+	require.NoError(t, ev.Init(func(s []value.Value) error { init = s; return nil }))
+	ev.c.maxSteps = budget
+	var succ []string
+	err = ev.Next(init, func(s []value.Value) error {
+		succ = append(succ, value.Tuple(s...).String())
+		return nil
+	})
+	return succ, out.String(), err
+}
+
+// A body that fails on a conjunct not mentioning the bound name fails for
+// every binding: the enumeration stops after the first one, so a set far
+// larger than the budget is no problem.
+func TestPruneIndependentFalseConjunct(t *testing.T) {
+	for _, defs := range []string{
+		`Next == \E i \in 1..1000000 : /\ x = 1 /\ x' = i /\ y' = i`,
+		// Through an operator whose argument depends on i but is not read
+		// before the failing conjunct (TLC passes arguments lazily).
+		"Act(a, r) == /\\ a = 1 /\\ r[1] = 2 /\\ x' = r[1] /\\ y' = r[2]\n" +
+			`Next == \E j \in 0..0 : \E b, e \in 1..10000 : Act(j, <<b, e>>)`,
+		// Through a LET that does not mention the bound name.
+		`Next == \E i \in 1..1000000 : LET z == x + 1 IN z = 5 /\ x' = i /\ y' = z`,
+	} {
+		succ, _, err := nextOf(t, defs, 100000)
+		require.NoError(t, err, defs)
+		assert.Empty(t, succ, defs)
+	}
+	// The inner quantifier is pruned for j = 0 only; for j = 1 every
+	// binding of b is tried, and b = 2 matches.
+	succ, _, err := nextOf(t, "Act(a, r) == /\\ a = 1 /\\ r[1] = 2 /\\ x' = r[1] /\\ y' = r[2]\n"+
+		`Next == \E j \in 0..1 : \E b, e \in 1..3 : Act(j, <<b, e>>)`, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"<<2, 1>>", "<<2, 2>>", "<<2, 3>>"}, succ)
+}
+
+// A conjunct that depends on the bound name, directly or through an
+// argument, a LET or a primed variable assigned from it, fails for some
+// bindings only: every binding is tried.
+func TestPruneKeepsDependentConjuncts(t *testing.T) {
+	cases := []struct{ defs, want string }{
+		{`Next == \E i \in 1..3 : /\ i > 1 /\ x' = i /\ y' = 0`, "<<2, 0>> <<3, 0>>"},
+		{"Big(a) == a > 1\n" + `Next == \E i \in 1..3 : Big(i) /\ x' = i /\ y' = 0`, "<<2, 0>> <<3, 0>>"},
+		{`Next == \E i \in 1..3 : LET z == i + 1 IN z > 2 /\ x' = z /\ y' = 0`, "<<3, 0>> <<4, 0>>"},
+		{`Next == \E i \in 1..3 : /\ x' = i /\ x' > 1 /\ y' = 0`, "<<2, 0>> <<3, 0>>"},
+		// x' is assigned from i outside the inner quantifier, whose body
+		// does not mention j but reads x'.
+		{`Next == \E i \in 1..3 : /\ x' = i /\ \E j \in 1..2 : x' = 3 /\ y' = j`, "<<3, 1>> <<3, 2>>"},
+		// The set of the inner quantifier depends on the outer name.
+		{`Next == \E i \in 0..2 : \E j \in 1..i : /\ i = 2 /\ x' = i /\ y' = j`, "<<2, 1>> <<2, 2>>"},
+		// A LAMBDA that captures the bound name.
+		{"Ap(F(_)) == F(1)\n" + `Next == \E i \in 1..3 : Ap(LAMBDA v : v + i > 2) /\ x' = i /\ y' = 0`, "<<2, 0>> <<3, 0>>"},
+	}
+	for _, c := range cases {
+		succ, _, err := nextOf(t, c.defs, 0)
+		require.NoError(t, err, c.defs)
+		assert.Equal(t, c.want, strings.Join(succ, " "), c.defs)
+	}
+}
+
+// An error TLC raises for a later binding is still raised: the body read
+// the bound name before failing for the first one.
+func TestPruneKeepsErrors(t *testing.T) {
+	for _, defs := range []string{
+		`Next == \E i \in 0..1 : /\ x' = 10 \div (i - 1) /\ FALSE /\ y' = 0`,
+		"Op(a) == a > 20\n" + `Next == \E i \in 0..1 : Op(10 \div (i - 1)) /\ x' = 0 /\ y' = 0`,
+		`Next == \E i \in 0..1 : LET z == 10 \div (i - 1) IN z > 20 /\ x' = 0 /\ y' = 0`,
+	} {
+		_, _, err := nextOf(t, defs, 0)
+		require.Error(t, err, defs)
+		assert.Contains(t, err.Error(), "division by zero", defs)
+	}
+	// An argument the operator never reads is never evaluated by TLC,
+	// which passes arguments lazily: no error.
+	succ, _, err := nextOf(t, "Op(a, b) == a > 20\n"+`Next == \E i \in 0..1 : Op(5, 10 \div (i - 1)) /\ x' = 0 /\ y' = 0`, 0)
+	require.NoError(t, err)
+	assert.Empty(t, succ)
+}
+
+// Side effects happen once per binding, as in TLC.
+func TestPruneKeepsSideEffects(t *testing.T) {
+	_, out, err := nextOf(t, `Next == \E i \in 1..3 : /\ PrintT("visit") /\ FALSE /\ x' = i /\ y' = 0`, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(out, "visit"), out)
+}
