@@ -117,6 +117,10 @@ type checker struct {
 	stopMu sync.Mutex
 	stop   atomic.Bool
 	result *Result // the first violation or failure
+
+	// evs holds one evaluator per worker, kept from level to level: an
+	// evaluator remembers where the invariants held.
+	evs []*eval.Evaluator
 }
 
 // fingerprint of a state, after VIEW and SYMMETRY.
@@ -296,12 +300,15 @@ func (c *checker) expand(level []*rec, depth int) []*rec {
 	}
 	var idx atomic.Int64
 	outs := make([][]*rec, workers)
+	for len(c.evs) < workers {
+		c.evs = append(c.evs, c.m.NewEvaluator())
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			ev := c.m.NewEvaluator()
+			ev := c.evs[w]
 			ev.SetLevel(depth)
 			var out []*rec
 			for !c.stop.Load() {

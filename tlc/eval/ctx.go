@@ -38,6 +38,21 @@ type ctx struct {
 	// (see prune.go).
 	watches int
 	touched uint64
+
+	// readVars collects the state variables an evaluation reads (bit i for
+	// variable i < 64), and effects counts what it does besides computing
+	// a value from the state: output, registers, files. Invariant results
+	// are remembered by the values of the variables they read
+	// (Evaluator.Invariant).
+	readVars uint64
+	effects  int
+}
+
+// effect records an output, a register access or a file written: the
+// evaluation must happen every time TLC would do it.
+func (c *ctx) effect() {
+	c.effects++
+	c.touchAll()
 }
 
 // maxCallDepth bounds the nesting of calls. TLC's JVM stack gives out at
@@ -83,7 +98,7 @@ func (c *ctx) save() func() {
 
 // Print implements stdlib.Context.
 func (c *ctx) Print(line string) {
-	c.touchAll() // an output: a skipped binding would not print it
+	c.effect()
 	c.m.print(line)
 }
 
@@ -92,7 +107,7 @@ func (c *ctx) Env() map[string]string { return c.m.Env }
 
 // TLCGet implements stdlib.Context.
 func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
-	c.touchAll() // registers and statistics change under the evaluation
+	c.effect() // registers and statistics change under the evaluation
 	switch k := key.(type) {
 	case value.Str:
 		switch string(k) {
@@ -121,7 +136,7 @@ func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 
 // TLCSet implements stdlib.Context.
 func (c *ctx) TLCSet(key value.Value, v value.Value) error {
-	c.touchAll()
+	c.effect()
 	if k, ok := key.(value.Int); ok {
 		return c.m.registers.set(int(k), v)
 	}

@@ -74,7 +74,7 @@ func (cl *Closure) call(c *ctx, args []value.Value) (value.Value, error) {
 			bargs[i] = stdlib.Arg{V: a}
 		}
 		if cl.builtin.SideEffect {
-			c.touchAll()
+			c.effect()
 		}
 		v, err := cl.builtin.Fn(c, bargs)
 		return v, located(cl.pos, err)

@@ -11,6 +11,8 @@ import (
 type Evaluator struct {
 	m *Model
 	c *ctx
+	// invariants remembers where each invariant held (see Invariant).
+	invariants []invariantMemo
 }
 
 // NewEvaluator returns an evaluator for m.
@@ -89,8 +91,81 @@ func (ev *Evaluator) stateBool(n node, s []value.Value) (bool, error) {
 }
 
 // Invariant evaluates invariant i of the cfg in state s.
+//
+// An invariant is a function of the variables it reads: when it held in a
+// recent state and the variables it read there have the same values in s,
+// it holds in s, and it is not evaluated again (unless its evaluation had
+// an effect, such as printing, that TLC would repeat). A trace spec's
+// states differ from their predecessor in a few variables.
 func (ev *Evaluator) Invariant(i int, s []value.Value) (bool, error) {
-	return ev.stateBool(ev.m.Invariants[i].node, s)
+	if len(s) > 64 {
+		return ev.stateBool(ev.m.Invariants[i].node, s)
+	}
+	if ev.invariants == nil {
+		ev.invariants = make([]invariantMemo, len(ev.m.Invariants))
+	}
+	memo := &ev.invariants[i]
+	if memo.holds(s) {
+		return true, nil
+	}
+	c := ev.c
+	reads, effects := c.readVars, c.effects
+	c.readVars, c.effects = 0, 0
+	ok, err := ev.stateBool(ev.m.Invariants[i].node, s)
+	if ok && err == nil && c.effects == 0 {
+		memo.add(c.readVars, s)
+	}
+	c.readVars, c.effects = reads|c.readVars, effects+c.effects
+	return ok, err
+}
+
+// invariantMemo remembers the last few states an invariant held in, by
+// the values of the variables it read.
+type invariantMemo struct {
+	held [4]heldIn
+	next int
+}
+
+type heldIn struct {
+	reads uint64        // bit i: variable i was read
+	vals  []value.Value // the values of the variables read (nil elsewhere)
+}
+
+func (m *invariantMemo) holds(s []value.Value) bool {
+	for _, h := range m.held {
+		if h.vals != nil && h.matches(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *heldIn) matches(s []value.Value) bool {
+	for i, v := range h.vals {
+		if h.reads&(1<<uint(i)) == 0 || v == s[i] {
+			continue
+		}
+		// Unequal fingerprints are unequal values; equal ones are
+		// compared, so that a collision cannot hide a violation.
+		if value.Fingerprint(v) != value.Fingerprint(s[i]) {
+			return false
+		}
+		if eq, err := value.Equal(v, s[i]); err != nil || !eq {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *invariantMemo) add(reads uint64, s []value.Value) {
+	vals := make([]value.Value, len(s))
+	for i := range s {
+		if reads&(1<<uint(i)) != 0 {
+			vals[i] = s[i]
+		}
+	}
+	m.held[m.next] = heldIn{reads, vals}
+	m.next = (m.next + 1) % len(m.held)
 }
 
 // InConstraints reports whether s satisfies every CONSTRAINT.

@@ -50,6 +50,7 @@ func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
 		return v, nil
 	}
 	v = c.cur[n.idx]
+	c.readVars |= 1 << uint(n.idx)
 	if v == nil {
 		return nil, errorf(n.pos, "variable %s is used before it is given a value", n.name)
 	}
@@ -249,7 +250,7 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 			}
 		}
 		if d.builtin.SideEffect {
-			c.touchAll()
+			c.effect()
 		}
 		v, err := d.builtin.Fn(c, bargs)
 		return v, located(pos, err)
@@ -521,7 +522,7 @@ func (n *builtinNode) eval(c *ctx, env *Env) (value.Value, error) {
 		bargs[i] = stdlib.Arg{V: v}
 	}
 	if n.b.SideEffect {
-		c.touchAll()
+		c.effect()
 	}
 	v, err := n.b.Fn(c, bargs)
 	return v, located(n.pos, err)
@@ -1264,9 +1265,11 @@ var errFound = errors.New("found")
 
 func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
 	c.touchAll()
+	c.readVars = ^uint64(0) // the sub-evaluation reads the state too
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
 		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps}
 	err := sub.enum(n.x, env, func() error { return errFound })
+	c.effects += sub.effects
 	if err == errFound {
 		return value.True, nil
 	}

@@ -109,3 +109,69 @@ func TestPruneKeepsSideEffects(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(out, "visit"), out)
 }
+
+// invariantOf builds a module with variables x and y and the invariant Inv
+// defined by defs, and returns an evaluator and what it printed so far.
+func invariantOf(t *testing.T, defs string) (*Evaluator, *bytes.Buffer) {
+	t.Helper()
+	src := evalHeader + "VARIABLES x, y\nInit == x = 0 /\\ y = 0\nNext == UNCHANGED <<x, y>>\n" + defs + "\n====\n"
+	m, err := buildModule(src, "INIT Init\nNEXT Next\nINVARIANT Inv")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	m.Out = &out
+	return m.NewEvaluator(), &out
+}
+
+func ints(xs ...int64) []value.Value {
+	out := make([]value.Value, len(xs))
+	for i, x := range xs {
+		out[i] = value.IntOf(x)
+	}
+	return out
+}
+
+// An invariant is remembered by the variables it read in a state: a state
+// that differs only in a variable it did not read there reuses the result,
+// one that differs in a variable it read is evaluated again.
+func TestInvariantMemo(t *testing.T) {
+	ev, _ := invariantOf(t, `Inv == IF y > 2 THEN x < 5 ELSE TRUE`)
+	for _, c := range []struct {
+		x, y int64
+		want bool
+	}{
+		{9, 0, true},  // reads y only
+		{9, 1, true},  // y differs: evaluated again
+		{9, 3, false}, // y differs: x < 5 fails
+		{9, 1, true},
+		{1, 3, true},  // reads x and y
+		{9, 3, false}, // x differs
+	} {
+		ok, err := ev.Invariant(0, ints(c.x, c.y))
+		require.NoError(t, err)
+		assert.Equal(t, c.want, ok, "x = %d, y = %d", c.x, c.y)
+	}
+	// Sequences equal but built apart are the same values.
+	ev, _ = invariantOf(t, `Inv == Len(x) < 3`)
+	for _, want := range []bool{true, true, false} {
+		n := 2
+		if !want {
+			n = 3
+		}
+		s := []value.Value{value.Tuple(ints(make([]int64, n)...)...), value.IntOf(0)}
+		ok, err := ev.Invariant(0, s)
+		require.NoError(t, err)
+		assert.Equal(t, want, ok)
+	}
+}
+
+// An invariant with an effect (output) is evaluated in every state, as TLC
+// does.
+func TestInvariantMemoKeepsEffects(t *testing.T) {
+	ev, out := invariantOf(t, `Inv == PrintT("checked") /\ x < 5`)
+	for range 3 {
+		ok, err := ev.Invariant(0, ints(1, 1))
+		require.NoError(t, err)
+		assert.True(t, ok)
+	}
+	assert.Equal(t, 3, strings.Count(out.String(), "checked"), out.String())
+}
