@@ -932,6 +932,12 @@ type binder struct {
 // fastest. The order decides which successor TLC finds first, and so its
 // error traces.
 func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
+	return b.eachAt(c, env, func(f *Env, _ []int) (bool, error) { return fn(f) })
+}
+
+// eachAt is each, also passing the position of each slot's value in its
+// set (the slots of a tuple share one position).
+func (b *binder) eachAt(c *ctx, env *Env, fn func(f *Env, at []int) (bool, error)) error {
 	f := &Env{vals: make([]value.Value, b.width), parent: env, inst: env.instFrame()}
 	// One position per name, or per tuple of names.
 	type position struct {
@@ -979,13 +985,15 @@ func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
 		return nil
 	}
 	pos := b.sets[0].position()
+	at := make([]int, b.width)
 	if len(ps) == 1 && !b.tuple[0] {
-		for _, e := range ps[0].dom {
+		for i, e := range ps[0].dom {
 			if err := c.step(pos); err != nil {
 				return err
 			}
 			f.vals[0] = e
-			more, err := fn(f)
+			at[0] = i
+			more, err := fn(f, at)
 			if err != nil || !more {
 				return err
 			}
@@ -1002,7 +1010,16 @@ func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
 		if err := c.step(pos); err != nil {
 			return err
 		}
-		more, err := fn(f)
+		for i, p := range ps {
+			n := 1
+			if b.tuple[p.bound] {
+				n = len(b.names[p.bound])
+			}
+			for s := p.slot; s < p.slot+n; s++ {
+				at[s] = idx[i]
+			}
+		}
+		more, err := fn(f, at)
 		if err != nil || !more {
 			return err
 		}

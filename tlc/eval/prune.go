@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/modelfuzz/modelfuzz/tlc/value"
+import (
+	"math/bits"
+
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
 
 // Pruning of \E in actions.
 //
@@ -16,7 +20,7 @@ import "github.com/modelfuzz/modelfuzz/tlc/value"
 // successors, the generated-state count or the errors.
 //
 // "Read nothing that depends on x" is tracked at run time. Each \E being
-// enumerated is a watch with one bit (watches nest, up to 63 deep). While
+// enumerated is a watch with one bit per bound name (64 bits in all). While
 // watches are active, c.touched collects the bits of the bound names an
 // evaluation read: reading a frame slot adds the bits recorded for it (the
 // watched binder's own slots carry its bit; an operator argument or a LET
@@ -58,27 +62,42 @@ func (c *ctx) evalDeferred(n node, env *Env) (value.Value, uint64, error) {
 	return v, m, err
 }
 
-// enumExists enumerates \E over binder b with body body, skipping the rest
-// of the bindings once one of them fails independently of its values.
+// enumExists enumerates \E over binder b with body body, skipping the
+// bindings that would fail the way one already did.
+//
+// Each bound name has its own bit. A binding whose body fails reading none
+// of them ends the enumeration; one whose body fails reading only name v
+// marks v's value dead, and the bindings that give v a dead value are
+// skipped (in \E b, e \in S : /\ b = 3 /\ e = 4, each b but 3 fails
+// without reading e, so the pairs are |S| + |S| bindings, not |S|^2).
 func (c *ctx) enumExists(n *quantNode, env *Env, k func() error) error {
-	if c.initMode || c.watches >= maxWatches {
+	width := n.b.width
+	if c.initMode || c.watches+width > maxWatches {
 		return n.b.each(c, env, func(f *Env) (bool, error) {
 			fr := &Env{vals: append([]value.Value(nil), f.vals...), parent: f.parent, inst: f.inst}
 			return true, c.enum(n.body, fr, k)
 		})
 	}
-	bit := uint64(1) << c.watches
-	c.watches++
+	base := c.watches
+	below := uint64(1)<<base - 1 // the enclosing watches' bits
+	own := (uint64(1)<<width - 1) << base
+	c.watches += width
 	outer := c.touched
 	c.touched = 0
 	var seen uint64 // bits read by the sets and the bodies
-	taint := make([]uint64, n.b.width)
+	taint := make([]uint64, width)
 	for i := range taint {
-		taint[i] = bit
+		taint[i] = uint64(1) << (base + i)
 	}
-	err := n.b.each(c, env, func(f *Env) (bool, error) {
+	var dead [][]bool // dead[slot][position]: a value that fails the body
+	err := n.b.eachAt(c, env, func(f *Env, at []int) (bool, error) {
 		seen |= c.touched // the sets, on the first binding
 		c.touched = 0
+		for slot, d := range dead {
+			if d != nil && at[slot] < len(d) && d[at[slot]] {
+				return true, nil
+			}
+		}
 		// Each branch gets its own frame: a LET inside may keep it.
 		fr := &Env{vals: append([]value.Value(nil), f.vals...), taint: taint, parent: f.parent, inst: f.inst}
 		succeeded := false
@@ -88,13 +107,28 @@ func (c *ctx) enumExists(n *quantNode, env *Env, k func() error) error {
 		})
 		read := c.touched
 		seen |= read
-		if err != nil {
-			return false, err
+		if err != nil || succeeded {
+			return err == nil, err
 		}
-		return succeeded || read&bit != 0, nil
+		read &= own
+		if read == 0 {
+			return false, nil
+		}
+		if read&(read-1) == 0 && width > 1 {
+			// One name read: its value is dead.
+			slot := bits.TrailingZeros64(read) - base
+			if dead == nil {
+				dead = make([][]bool, width)
+			}
+			if len(dead[slot]) <= at[slot] {
+				dead[slot] = append(dead[slot], make([]bool, at[slot]+1-len(dead[slot]))...)
+			}
+			dead[slot][at[slot]] = true
+		}
+		return true, nil
 	})
 	seen |= c.touched
-	c.watches--
-	c.touched = outer | seen&(bit-1)
+	c.watches = base
+	c.touched = outer | seen&below
 	return err
 }

@@ -60,6 +60,28 @@ func TestPruneIndependentFalseConjunct(t *testing.T) {
 	assert.Equal(t, []string{"<<2, 1>>", "<<2, 2>>", "<<2, 3>>"}, succ)
 }
 
+// With several bound names, a body that fails reading only one of them
+// fails for every binding that gives that name the same value.
+func TestPruneDeadValues(t *testing.T) {
+	// 250 * 250 bindings and one call per body evaluated would exceed the
+	// budget; 250 + 250 bodies do not.
+	succ, _, err := nextOf(t, "Is(v, w) == v = w\n"+
+		`Next == \E b, e \in 1..250 : /\ Is(b, 3) /\ Is(e, 4) /\ x' = b /\ y' = e`, 100000)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"<<3, 4>>"}, succ)
+	for _, c := range []struct{ defs, want string }{
+		{`Next == \E a, b \in 1..3 : /\ a # 2 /\ b = a /\ x' = a /\ y' = b`, "<<1, 1>> <<3, 3>>"},
+		// For a = 2 the body reads b too: b = 1 fails, but a = 2 is not
+		// dead.
+		{`Next == \E a, b \in 1..3 : IF a = 2 THEN b > 1 /\ x' = a /\ y' = b ELSE FALSE`, "<<2, 2>> <<2, 3>>"},
+		{`Next == \E <<a, b>> \in {<<1, 2>>, <<2, 1>>, <<2, 2>>} : a = 2 /\ x' = a /\ y' = b`, "<<2, 1>> <<2, 2>>"},
+	} {
+		succ, _, err := nextOf(t, c.defs, 0)
+		require.NoError(t, err, c.defs)
+		assert.Equal(t, c.want, strings.Join(succ, " "), c.defs)
+	}
+}
+
 // A conjunct that depends on the bound name, directly or through an
 // argument, a LET or a primed variable assigned from it, fails for some
 // bindings only: every binding is tried.
