@@ -1,12 +1,16 @@
 # modelfuzz: build, test, benchmark.
 GO ?= go
+# with_tla compiles etcd raft's own TLA+ trace points into the library
+# (state_trace.go): --model etcdraft.tla validates each execution's trace
+# with them. They cost nothing unless a node is given a TraceLogger.
+TAGS ?= with_tla
 
 .PHONY: all build cover test vet bench conformance clean
 
 all: build
 
 build:
-	$(GO) build -o modelfuzz ./cmd/modelfuzz
+	$(GO) build -tags $(TAGS) -o modelfuzz ./cmd/modelfuzz
 
 # The fuzzer with Go coverage counters in the etcd raft library, for line
 # coverage guidance (package linecov). The main package is in -coverpkg
@@ -14,10 +18,11 @@ build:
 # instrumented main package: without it runtime/coverage has no data.
 # linecov ignores the main package's own units.
 cover:
-	$(GO) build -cover -covermode=atomic -coverpkg=go.etcd.io/raft/v3/...,github.com/modelfuzz/modelfuzz/cmd/modelfuzz -o modelfuzz-cover ./cmd/modelfuzz
+	$(GO) build -tags $(TAGS) -cover -covermode=atomic -coverpkg=go.etcd.io/raft/v3/...,github.com/modelfuzz/modelfuzz/cmd/modelfuzz -o modelfuzz-cover ./cmd/modelfuzz
 
 # The command CI runs (.ci/run): formatting, vet, every test with the race
-# detector, then the exhaustive model checks without it: the TLA+
+# detector (and the library's trace points), the refusal of a build without
+# them, then the exhaustive model checks without it: the TLA+
 # conformance suite (../shared/tla-examples, skipped with a message when
 # absent; 48 real specs) and our own models, which would take far longer
 # instrumented.
@@ -25,15 +30,18 @@ test:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -race -timeout 30m ./...
+	$(GO) vet -tags $(TAGS) ./...
+	$(GO) test -race -tags $(TAGS) -timeout 30m ./...
+	$(GO) test -count=1 -run 'TestSpecTraceNeedsTag|TestRunEtcdraftSpecNeedsTag' ./adapters/etcdraft/ ./cmd/modelfuzz/
 	$(GO) test -count=1 -run 'TestConformance|TestEmbeddedModelsCheck' -timeout 30m ./tlc/check/ ./models/
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags $(TAGS) ./...
 
 # Benchmarks that users feel; see docs/results.md for recorded numbers.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 20000x ./fuzzer/ ./adapters/...
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 20000x ./fuzzer/ ./adapters/...
 
 # The conformance suite as a table (scripts/conformance.sh).
 conformance:

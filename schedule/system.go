@@ -73,6 +73,16 @@ type Execution struct {
 	// Units are the source lines of the system under test the execution
 	// covered, when the campaign measures them (guidance.LineCoverage).
 	Units []uint64 `json:"-"`
+	// Spec is the system's own trace for a TLA+ trace spec, when it
+	// records one (etcd raft's TracingEvents for Traceetcdraft.tla).
+	Spec []SpecEvent `json:"-"`
+}
+
+// SpecEvent is one event of a system's own trace: a JSON object, as one
+// line of the NDJSON file a trace spec reads, and the step it happened in.
+type SpecEvent struct {
+	Step int
+	JSON []byte
 }
 
 // Failure is one bug observation: what went wrong, where, and a signature

@@ -88,8 +88,16 @@ type Config struct {
 	// "log" (the library's bootstrap: StartNode or RawNode.Bootstrap append
 	// one configuration change per voter at indexes 1..Nodes).
 	Bootstrap string `json:"bootstrap,omitempty"`
+	// SpecTrace records the library's own TLA+ trace events (its
+	// TracingEvents, for Traceetcdraft.tla) into each execution; it needs
+	// a build with the with_tla tag (SpecTraceBuilt).
+	SpecTrace bool   `json:"spec_trace,omitempty"`
 	Inject    string `json:"inject,omitempty"`
 }
+
+// NeverSnapshot is a SnapshotEvery that no execution reaches: the log is
+// never compacted.
+const NeverSnapshot = 1 << 30
 
 // MaxProcesses bounds Nodes+Spares (schedule.ProcSet holds 16; clusters of
 // more than 7 only slow the fuzzer down).
@@ -149,6 +157,9 @@ func (c Config) Validate() error {
 	case "", BootstrapSnapshot, BootstrapLog:
 	default:
 		return fmt.Errorf("etcdraft: unknown --bootstrap %q (known: snapshot, log)", c.Bootstrap)
+	}
+	if c.SpecTrace && !SpecTraceBuilt {
+		return fmt.Errorf("etcdraft: recording the library's TLA+ trace needs its trace points, which this modelfuzz was built without: build with -tags with_tla (make build does)")
 	}
 	if c.Inject != "" && !slices.Contains(injections, c.Inject) {
 		return fmt.Errorf("etcdraft: unknown --inject %q (known: %s)", c.Inject, strings.Join(injections, ", "))

@@ -99,6 +99,8 @@ type System struct {
 	reported    []string // signatures already reported in this execution
 	hist        linearize.History
 	reads       int // reads answered
+	// tlaTrace records the library's trace events (Config.SpecTrace).
+	tlaTrace *specTrace
 }
 
 // Spec implements schedule.System.
@@ -125,11 +127,17 @@ func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 		s.checkHistory(len(in.Steps))
 	}
 	ex.Trace = s.trace
+	if s.tlaTrace != nil {
+		ex.Spec = s.tlaTrace.take()
+	}
 	s.ex = nil
 	return ex, nil
 }
 
 func (s *System) reset() {
+	if s.tlaTrace != nil {
+		s.tlaTrace.take() // what a failed execution left
+	}
 	s.nextMsg = 0
 	s.cut = 0
 	s.trace = s.trace[:0]
@@ -240,6 +248,12 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		StepDownOnRemoval:         s.cfg.StepDownOnRemoval,
 		ReadOnlyOption:            s.cfg.readOnly(n.id),
 		Logger:                    quietLogger{},
+	}
+	if s.cfg.SpecTrace {
+		if s.tlaTrace == nil {
+			s.tlaTrace = &specTrace{step: &s.step}
+		}
+		cfg.TraceLogger = s.tlaTrace.logger()
 	}
 	if s.cfg.goAPI(n.id) {
 		g, err := startGoNode(cfg, peers, &s.step)
