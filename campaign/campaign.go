@@ -73,6 +73,14 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		}
 	}
 	s.System.forModel = s.Model != ""
+	s.System.traceSpec = models.IsEtcdraftSpec(s.Model)
+	s.System.given = given
+	if s.System.traceSpec {
+		if given("adapter") && s.System.Adapter != "etcdraft" {
+			return fmt.Errorf("--model %s validates the traces of adapter etcdraft, not %s", s.Model, s.System.Adapter)
+		}
+		s.System.Adapter = "etcdraft"
+	}
 	if c.System, err = s.System.Open(h.Logger); err != nil {
 		return err
 	}
@@ -115,7 +123,11 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		if st, err := os.Stat(s.Model); (err != nil || st.IsDir()) && IsEmbeddedModel(s.Model) && trimTLA(s.Model) != trimTLA(ad.Model) {
 			return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", ad.Name, ad.Model, s.Model)
 		}
-		if c.mapper, s.ModelConsts, err = c.System.Mapper(); err != nil {
+		if c.System.TraceSpec != nil {
+			if err := c.prepareTraceSpec(); err != nil {
+				return err
+			}
+		} else if c.mapper, s.ModelConsts, err = c.System.Mapper(); err != nil {
 			return err
 		}
 	}
@@ -221,6 +233,17 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		}
 		opt.Parallel = 1
 	}
+	if c.System.TraceSpec != nil && s.Model != "" {
+		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(s.Model), s.ModelConfig)
+		if err != nil {
+			return opt, err
+		}
+		c.closers = append(c.closers, sm.Close)
+		opt.Measures = append(opt.Measures, sm)
+		if s.Strategy == "model" {
+			opt.Guide = sm
+		}
+	}
 	if c.mapper != nil {
 		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Engine, c.logger)
 		if err != nil {
@@ -322,6 +345,12 @@ func writeHeapProfile(path string, gc bool) error {
 func (c *Campaign) defaultActions(spec *schedule.SystemSpec) string {
 	var use []schedule.Action
 	for _, a := range spec.Actions {
+		if ts := c.System.TraceSpec; ts != nil {
+			if _, ok := ts.Unmappable[a]; !ok {
+				use = append(use, a)
+			}
+			continue
+		}
 		if c.Settings.Model == "" || !slices.Contains(c.System.Unmappable, a) {
 			use = append(use, a)
 		}
@@ -329,9 +358,36 @@ func (c *Campaign) defaultActions(spec *schedule.SystemSpec) string {
 	return actionsText(use)
 }
 
+// prepareTraceSpec checks what validating the system's own trace against
+// etcd raft's trace spec needs: the spec in the module cache and an
+// engine in this process (--tlc does not apply).
+func (c *Campaign) prepareTraceSpec() error {
+	s := c.Settings
+	spec := models.EtcdraftTraceSpec(s.Model)
+	if _, err := os.Stat(spec); err != nil {
+		return fmt.Errorf("--model %s: the trace spec %s is not there (the tla/ folder of %s in the Go module cache; run go mod download %s)", s.Model, spec, models.RaftModule, models.RaftModule)
+	}
+	if s.Engine.URL != "" {
+		return fmt.Errorf("--model %s validates traces in this process: --tlc-url is not supported with it", s.Model)
+	}
+	return nil
+}
+
 // refuseUnmappable refuses, by name, the actions the model cannot map.
 func (c *Campaign) refuseUnmappable() error {
 	if c.Settings.Model == "" {
+		return nil
+	}
+	if ts := c.System.TraceSpec; ts != nil {
+		use, err := schedule.ParseActions(c.Settings.Actions)
+		if err != nil {
+			return fmt.Errorf("--actions: %v", err)
+		}
+		for _, a := range use {
+			if why, ok := ts.Unmappable[a]; ok {
+				return fmt.Errorf("%s cannot validate the traces of action %s: %s; leave it out of --actions, or run without --model", filepath.Base(c.Settings.Model), a, why)
+			}
+		}
 		return nil
 	}
 	use, err := schedule.ParseActions(c.Settings.Actions)

@@ -32,6 +32,9 @@ type Env struct {
 
 	mapper schedule.Mapper
 	sim    *sim.Simulator
+	// specM validates the system's own trace (a campaign with --model
+	// etcdraft.tla) instead of mapper and sim.
+	specM *guidance.SpecMeasure
 }
 
 // OpenEnv opens the campaign stored in dir.
@@ -86,12 +89,23 @@ func (e *Env) Close() {
 	if e.System != nil {
 		e.System.Close()
 	}
+	if e.specM != nil {
+		e.specM.Close()
+	}
 	e.Store.Close()
 }
 
 // loadModel loads the campaign's model in process (a no-op without one).
 func (e *Env) loadModel() error {
-	if e.Settings.Model == "" || e.sim != nil {
+	if e.Settings.Model == "" || e.sim != nil || e.specM != nil {
+		return nil
+	}
+	if e.System.TraceSpec != nil {
+		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(e.Settings.Model), e.Settings.ModelConfig)
+		if err != nil {
+			return fmt.Errorf("the campaign's %v", err)
+		}
+		e.specM = sm
 		return nil
 	}
 	m, _, err := e.System.Mapper()
@@ -115,7 +129,11 @@ func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
 		if err := e.loadModel(); err != nil {
 			return nil, err
 		}
-		measures = append(measures, &guidance.ModelMeasure{Mapper: e.mapper, Sim: sidecar.InProc{Simulator: e.sim}})
+		if e.specM != nil {
+			measures = append(measures, e.specM)
+		} else {
+			measures = append(measures, &guidance.ModelMeasure{Mapper: e.mapper, Sim: sidecar.InProc{Simulator: e.sim}})
+		}
 	}
 	return fuzzer.NewChecker(e.System, measures, timeout), nil
 }
@@ -206,6 +224,9 @@ func FailureText(f schedule.Failure) string {
 // and where the execution leaves the model or violates an invariant.
 func (e *Env) modelView(in *schedule.Input, ex *schedule.Execution) (string, error) {
 	model := e.Settings.Model
+	if e.specM != nil {
+		return e.specView(ex)
+	}
 	acts, err := e.mapper.Map(in, ex)
 	if err != nil {
 		return "", fmt.Errorf("mapping the trace onto %s: %v", model, err)
@@ -240,6 +261,41 @@ func (e *Env) modelView(in *schedule.Input, ex *schedule.Execution) (string, err
 	}
 	if res.Divergence == nil && len(res.Violations) == 0 {
 		fmt.Fprintln(&w, "  the model allows every action and no invariant is violated")
+	}
+	return w.String(), nil
+}
+
+// specView shows how the trace spec took an execution's own trace: how
+// many events it matched, and where it stopped.
+func (e *Env) specView(ex *schedule.Execution) (string, error) {
+	v, err := e.specM.Validate(ex)
+	if err != nil {
+		return "", fmt.Errorf("validating the trace against %s: %v", e.specM.Spec, err)
+	}
+	var w strings.Builder
+	tr := v.Trace
+	fmt.Fprintf(&w, "trace spec %s: %d of %d events of the library's trace matched, %d abstract state(s) reached\n",
+		e.specM.Spec, tr.Consumed, len(tr.Log), len(v.Keys))
+	if f := guidance.SpecFailure(ex, v); f != nil {
+		fmt.Fprintf(&w, "  %s (step %d)\n", f.Message, f.Step)
+		for _, line := range strings.Split(strings.TrimRight(f.Detail, "\n"), "\n") {
+			if line != "" {
+				fmt.Fprintf(&w, "  %s\n", line)
+			}
+		}
+		if len(tr.Stuck) > 0 {
+			st := tr.Stuck[len(tr.Stuck)-1]
+			fmt.Fprintln(&w, "  spec state after the last matched event:")
+			for i, name := range st.Vars {
+				val := st.Values[i].String()
+				if len(val) > 400 {
+					val = val[:397] + "..."
+				}
+				fmt.Fprintf(&w, "    %s = %s\n", name, val)
+			}
+		}
+	} else {
+		fmt.Fprintln(&w, "  the spec allows every event and no invariant is violated")
 	}
 	return w.String(), nil
 }

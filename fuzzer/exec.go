@@ -146,7 +146,7 @@ func (c *Checker) Run(in *schedule.Input) (*schedule.Execution, []Observation, e
 	if err != nil {
 		return nil, nil, err
 	}
-	out := &schedule.Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]schedule.Failure(nil), ex.Failures...), Units: ex.Units}
+	out := &schedule.Execution{Trace: ex.Trace.Clone(), Skipped: ex.Skipped, Failures: append([]schedule.Failure(nil), ex.Failures...), Units: ex.Units, Spec: ex.Spec}
 	obs := make([]Observation, len(c.measures))
 	for i, m := range c.measures {
 		o, err := m.Measure(in, out)

@@ -754,7 +754,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 	}
 	var fresh []*BugRecord
 	for i := range ex.Failures {
-		if ex.Failures[i].Kind == "divergence" {
+		if k := ex.Failures[i].Kind; k == "divergence" || k == "spec-divergence" {
 			f.counters.Divergences++
 			break
 		}

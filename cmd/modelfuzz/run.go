@@ -91,7 +91,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	s := &f.Settings
 	s.System.Register(fs)
 	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model (default with --model), trace (default otherwise), random")
-	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (microbench.tla) or a .tla file")
+	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (raft.tla, microbench.tla), a .tla file, or etcdraft.tla: etcd raft's own spec, each execution's library trace validated against Traceetcdraft.tla from the module cache (a build with -tags with_tla)")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
 	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
 	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")

@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
@@ -27,7 +27,7 @@ import (
 const exitNotMatched = 13
 
 // raftModule is the module whose tla/ folder holds the default trace spec.
-const raftModule = "go.etcd.io/raft/v3"
+const raftModule = models.RaftModule
 
 func newTLCValidateCmd() *cobra.Command {
 	var (
@@ -74,30 +74,7 @@ bad input.`,
 // raftTLADir is the tla/ folder of the raft module this binary was built
 // with, in the module cache; the second result lists where it looked.
 func raftTLADir() (string, string) {
-	version := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == raftModule {
-				version = d.Version
-				if d.Replace != nil {
-					version = d.Replace.Version
-				}
-			}
-		}
-	}
-	if version == "" {
-		version = "v3.7.0"
-	}
-	cache := os.Getenv("GOMODCACHE")
-	if cache == "" {
-		gopath := os.Getenv("GOPATH")
-		if gopath == "" {
-			home, _ := os.UserHomeDir()
-			gopath = filepath.Join(home, "go")
-		}
-		cache = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
-	}
-	dir := filepath.Join(cache, raftModule+"@"+version, "tla")
+	dir := models.RaftTLADir()
 	return dir, dir
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package guidance_test
+
+const raceEnabled = true

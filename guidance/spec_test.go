@@ -1,0 +1,152 @@
+//go:build with_tla
+
+package guidance_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// specMeasure is the measure of --model etcdraft.tla, or a skip when the
+// module cache has no tla/ folder.
+func specMeasure(t *testing.T) *guidance.SpecMeasure {
+	spec := filepath.Join(models.RaftTLADir(), "Traceetcdraft.tla")
+	if _, err := os.Stat(spec); err != nil {
+		t.Skipf("etcd raft's trace spec is not in the module cache (%v); run go mod download %s", err, models.RaftModule)
+	}
+	m, err := guidance.NewSpecMeasure(spec, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// specConfig is the cluster --model etcdraft.tla runs by default, with
+// the Ready loop and the API given.
+func specConfig(api, async string) etcdraft.Config {
+	return etcdraft.Config{Nodes: 3, Spares: 1, SnapshotEvery: etcdraft.NeverSnapshot, MaxInflightMsgs: 2, ElectionTick: 30, HeartbeatTick: 5,
+		AsyncStorageWrites: async, MaxUncommittedSize: 64, StepDownOnRemoval: true, API: api, Bootstrap: etcdraft.BootstrapLog, SpecTrace: true}
+}
+
+// specActions are the actions whose traces etcdraft.tla validates on the
+// correct library without exception. With deliver-one, drop or partition
+// a follower can hear of a leader of its term before a vote request of that
+// term: the library refuses the vote, the spec grants it
+// (TestSpecMeasureKnownVoteGap).
+const specActions = "deliver,timeout,request,read,transfer-leader,tick"
+
+// The correct library's traces match the maintainers' spec, whichever way
+// the application drives it, and the validation reaches spec states.
+func TestSpecMeasureCorrectLibraryMatches(t *testing.T) {
+	m := specMeasure(t)
+	runs := 40
+	if testing.Short() || raceEnabled {
+		runs = 10
+	}
+	for _, c := range []struct{ api, async string }{{etcdraft.APIRawNode, "off"}, {etcdraft.APIMixed, "mixed"}} {
+		f, err := etcdraft.NewFactory(specConfig(c.api, c.async))
+		require.NoError(t, err)
+		s, err := f.New()
+		require.NoError(t, err)
+		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, Requests: 5, Actions: specActions})
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(3, 4))
+		states := map[uint64]bool{}
+		for i := 0; i < runs; i++ {
+			in := g.Random(r)
+			ex, err := s.Execute(in)
+			require.NoError(t, err)
+			require.NotEmpty(t, ex.Spec, "the library traced nothing")
+			obs, err := m.Measure(in, ex)
+			require.NoError(t, err)
+			for _, fl := range obs.Failures {
+				t.Fatalf("%s/%s input %d: %s: %s\n%s", c.api, c.async, i, fl.Signature, fl.Message, fl.Detail)
+			}
+			for _, k := range obs.Items {
+				states[k] = true
+			}
+		}
+		require.Greater(t, len(states), runs*10, "%s/%s: spec states reached", c.api, c.async)
+	}
+}
+
+// An event the library did not produce (a term changed) is a
+// spec-divergence that names the event and the spec's condition, at the
+// step the event happened in; the states before it still count.
+func TestSpecMeasureDivergence(t *testing.T) {
+	m := specMeasure(t)
+	f, err := etcdraft.NewFactory(specConfig(etcdraft.APIRawNode, "off"))
+	require.NoError(t, err)
+	s, err := f.New()
+	require.NoError(t, err)
+	g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 60, MaxMessages: 5, Requests: 3, Actions: "deliver,timeout,request"})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 50; i++ {
+		in := g.Random(r)
+		ex, err := s.Execute(in)
+		require.NoError(t, err)
+		k := -1
+		for j, e := range ex.Spec {
+			if bytes.Contains(e.JSON, []byte(`"name":"BecomeLeader"`)) {
+				k = j
+				break
+			}
+		}
+		if k < 0 {
+			continue
+		}
+		ev := ex.Spec[k]
+		ex.Spec[k].JSON = bytes.Replace(ev.JSON, []byte(`"state":{"term":`), []byte(`"state":{"term":9`), 1)
+		obs, err := m.Measure(in, ex)
+		require.NoError(t, err)
+		require.Len(t, obs.Failures, 1)
+		fl := obs.Failures[0]
+		require.Equal(t, guidance.SpecDivergence, fl.Kind)
+		require.True(t, strings.HasPrefix(fl.Signature, "spec-divergence: BecomeLeader at Traceetcdraft.tla:"), fl.Signature)
+		require.Contains(t, fl.Message, "event "+itoa(k+1)+" of")
+		require.Equal(t, ev.Step, fl.Step)
+		require.NotEmpty(t, obs.Items, "the states before the divergence count")
+		return
+	}
+	t.Fatal("no input of 50 elected a leader")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A gap between the library and its maintainers' spec, pinned: node 2
+// hears of leader 1 (a MsgApp of term 2) before 1's vote request of term 2
+// (delivered out of order). The library refuses a vote in a term whose
+// leader it knows (raft.go, Step: canVote needs r.lead == None); the
+// spec's HandleRequestVoteRequest grants it, and the next event of node 2
+// shows the vote the library did not cast.
+func TestSpecMeasureKnownVoteGap(t *testing.T) {
+	m := specMeasure(t)
+	data, err := os.ReadFile("testdata/etcdraft-vote-gap.json")
+	require.NoError(t, err)
+	in, err := schedule.DecodeInput(data)
+	require.NoError(t, err)
+	f, err := etcdraft.NewFactory(specConfig(etcdraft.APIRawNode, "off"))
+	require.NoError(t, err)
+	s, err := f.New()
+	require.NoError(t, err)
+	ex, err := s.Execute(in)
+	require.NoError(t, err)
+	obs, err := m.Measure(in, ex)
+	require.NoError(t, err)
+	require.Len(t, obs.Failures, 1, "%v", obs.Failures)
+	fl := obs.Failures[0]
+	require.Contains(t, fl.Signature, "(votedFor[i] = logline.event.state.vote)", fl.Message+"\n"+fl.Detail)
+	require.Contains(t, fl.Message, "at node 2")
+}
