@@ -2,7 +2,6 @@ package stdlib
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -95,7 +94,7 @@ func tail(s value.Value) (value.Value, error) {
 	if len(elems) == 0 {
 		return nil, fmt.Errorf("Tail: argument is the empty sequence")
 	}
-	return tuple(slices.Clone(elems[1:])), nil
+	return value.Slice(s.(*value.Func), 1, len(elems)), nil
 }
 
 // subSeq is SubSeq(s, m, n) with TLC's rules: empty when m > n; otherwise
@@ -141,10 +140,7 @@ func subSeqInts(op string, s value.Value, str value.Str, isStr bool, elems []val
 	if isStr {
 		return str[lo-1 : hi], nil
 	}
-	if lo == 1 && hi == n {
-		return s, nil
-	}
-	return tuple(slices.Clone(elems[lo-1 : hi])), nil
+	return value.Slice(s.(*value.Func), int(lo-1), int(hi)), nil
 }
 
 // subSeqOf is SubSeq(s, lo, hi) for a value known to be a sequence or a

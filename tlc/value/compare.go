@@ -105,6 +105,9 @@ func compareFuncs(f, g *Func) int {
 		if c := cmp.Compare(f.lo, g.lo); c != 0 && len(f.vals) > 0 {
 			return c
 		}
+		if len(f.vals) > 0 && &f.vals[0] == &g.vals[0] {
+			return 0
+		}
 		for i := range f.vals {
 			if c := Compare(f.vals[i], g.vals[i]); c != 0 {
 				return c
@@ -309,6 +312,10 @@ func equalFuncs(f, g *Func) (bool, error) {
 	if f.kind == fkInterval && g.kind == fkInterval {
 		if f.lo != g.lo {
 			return false, nil
+		}
+		if &f.vals[0] == &g.vals[0] {
+			// Slices of one sequence (SubSeq(s, 1, n) twice).
+			return true, nil
 		}
 	} else if f.kind == g.kind && &f.dom[0] == &g.dom[0] {
 		// Same shape: the domains are one slice.

@@ -18,6 +18,21 @@ func SeqElems(op string, s Value) ([]Value, error) {
 	return nil, fmt.Errorf("the argument of %s should be a sequence, but instead it is %s", op, short(s))
 }
 
+// Slice returns <<s[lo+1], ..., s[hi]>>, the elements lo..hi-1 (from 0) of
+// the sequence s, sharing s's elements: SubSeq and Tail take no copy.
+// 0 <= lo <= hi <= Len(s) must hold.
+func Slice(s *Func, lo, hi int) *Func {
+	if lo == hi {
+		return EmptyFunc
+	}
+	if lo == 0 && hi == len(s.vals) {
+		return s
+	}
+	// The flags of s are those of a superset of the elements: a walk they
+	// let through may find nothing to do, but never misses anything.
+	return &Func{kind: fkInterval, lo: 1, vals: s.vals[lo:hi:hi], flags: s.flags}
+}
+
 // Len is Len(s).
 func Len(s Value) (Value, error) {
 	if str, ok := s.(Str); ok {
@@ -63,7 +78,7 @@ func Tail(s Value) (Value, error) {
 	if len(elems) == 0 {
 		return nil, fmt.Errorf("attempted to apply Tail to the empty sequence")
 	}
-	return Tuple(slices.Clone(elems[1:])...), nil
+	return Slice(s.(*Func), 1, len(elems)), nil
 }
 
 // Concat is s \o t.
@@ -111,5 +126,5 @@ func SubSeq(s, m, n Value) (Value, error) {
 	if lo < 1 || hi > int64(len(elems)) {
 		return nil, fmt.Errorf("SubSeq(s, %d, %d) out of the bounds of a sequence of length %d", lo, hi, len(elems))
 	}
-	return Tuple(slices.Clone(elems[lo-1 : hi])...), nil
+	return Slice(s.(*Func), int(lo-1), int(hi)), nil
 }

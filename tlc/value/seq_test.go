@@ -58,3 +58,41 @@ func TestBags(t *testing.T) {
 	_, err = BagAdd(tup(IntOf(-1)), EmptyBag)
 	assert.EqualError(t, err, "the argument of (+) should be a bag, but instead it is <<-1>>")
 }
+
+// Slices share the elements of their sequence and are values like any
+// other: equal to, ordered and fingerprinted as the same sequence built
+// element by element, and never changed by what is built from them.
+func TestSlice(t *testing.T) {
+	mv := must[Value](t)
+	model := NewModelValue("sliceMV")
+	s := tup(IntOf(1), IntOf(2), IntOf(3), IntOf(4))
+	for _, c := range []struct {
+		lo, hi int
+		want   *Func
+	}{
+		{0, 4, s},
+		{0, 2, tup(IntOf(1), IntOf(2))},
+		{1, 3, tup(IntOf(2), IntOf(3))},
+		{3, 4, tup(IntOf(4))},
+		{2, 2, EmptyFunc},
+	} {
+		v := Slice(s, c.lo, c.hi)
+		assert.True(t, mustEqual(t, v, c.want), "%v", v)
+		assert.Equal(t, 0, Compare(v, c.want))
+		assert.Equal(t, Fingerprint(c.want), Fingerprint(v))
+		assert.Equal(t, c.want.String(), v.String())
+	}
+	// Two slices of one sequence: equal when they are the same prefix.
+	assert.True(t, mustEqual(t, Slice(s, 0, 3), Slice(s, 0, 3)))
+	assert.False(t, mustEqual(t, Slice(s, 0, 3), Slice(s, 0, 2)))
+	assert.False(t, mustEqual(t, Slice(s, 0, 2), Slice(s, 1, 3)))
+	assert.Equal(t, -1, Compare(Slice(s, 0, 2), Slice(s, 1, 3)))
+	// Appending to a slice copies: the sequence keeps its elements.
+	head := Slice(s, 0, 2)
+	assert.Equal(t, "<<1, 2, 9>>", mv(Append(head, IntOf(9))).String())
+	assert.Equal(t, "<<1, 2, 3, 4>>", s.String())
+	// A slice of a sequence holding a model value may be walked for
+	// model values it does not hold: still the same value.
+	m := tup(IntOf(1), model)
+	assert.Equal(t, Fingerprint(tup(IntOf(1))), Fingerprint(Slice(m, 0, 1)))
+}
