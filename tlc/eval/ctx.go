@@ -46,6 +46,50 @@ type ctx struct {
 	// (Evaluator.Invariant).
 	readVars uint64
 	effects  int
+
+	// stateValues caches the zero-arity definitions evaluated in the
+	// state stateOf (see stateValue).
+	stateOf     []value.Value
+	stateValues map[*def]stateValue
+}
+
+type stateValue struct {
+	v     value.Value
+	reads uint64
+}
+
+// stateValue evaluates the zero-arity state-level definition d (without
+// primes) in the current state, once per state: a definition such as
+// CurrentLeaders == {i \in Server : state[i] = Leader} used inside a
+// quantifier would otherwise be recomputed for every binding. A value whose
+// evaluation had an effect is not kept, so that the effect is repeated.
+func (c *ctx) stateValue(d *def, pos syntax.Pos) (value.Value, error) {
+	// The cache keeps the state it is for alive: the array cannot be
+	// reused for another state while it is the key.
+	if len(c.stateOf) != len(c.cur) || &c.stateOf[0] != &c.cur[0] {
+		c.stateOf = c.cur
+		clear(c.stateValues)
+	}
+	if sv, ok := c.stateValues[d]; ok {
+		c.readVars |= sv.reads
+		return sv.v, nil
+	}
+	if err := c.enter(pos); err != nil {
+		return nil, err
+	}
+	reads, effects := c.readVars, c.effects
+	c.readVars, c.effects = 0, 0
+	v, err := d.compiled.eval(c, nil)
+	c.leave()
+	read, effect := c.readVars, c.effects
+	c.readVars, c.effects = reads|read, effects+effect
+	if err == nil && effect == 0 {
+		if c.stateValues == nil {
+			c.stateValues = map[*def]stateValue{}
+		}
+		c.stateValues[d] = stateValue{v, read}
+	}
+	return v, err
 }
 
 // effect records an output, a register access or a file written: the

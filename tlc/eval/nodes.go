@@ -226,8 +226,13 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 		if d.compiled == nil {
 			return nil, errorf(pos, "%s is used before its definition was compiled", d.name)
 		}
-		if len(args) == 0 && !d.state && !d.sc.paramInst && !d.recursive {
-			return d.constValue(c)
+		if len(args) == 0 && !d.sc.paramInst && !d.recursive {
+			if !d.state {
+				return d.constValue(c)
+			}
+			if !d.prime && inst == nil && c.primed == 0 && !c.initMode && len(c.cur) > 0 {
+				return c.stateValue(d, pos)
+			}
 		}
 		var env *Env
 		if len(args) > 0 || inst != nil {

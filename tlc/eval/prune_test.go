@@ -197,3 +197,31 @@ func TestInvariantMemoKeepsEffects(t *testing.T) {
 	}
 	assert.Equal(t, 3, strings.Count(out.String(), "checked"), out.String())
 }
+
+// A zero-arity definition of the state is evaluated once per state: the
+// value follows the state, and a definition with an effect is evaluated
+// at every use.
+func TestStateValue(t *testing.T) {
+	src := evalHeader + "VARIABLES x, y\nInit == x = 0 /\\ y = 0\n" +
+		"D == x * 10\nP == PrintT(\"p\") /\\ x >= 0\n" +
+		"Next == \\E i \\in 1..3 : P /\\ P /\\ x' = D + i /\\ y' = D\n====\n"
+	m, err := buildModule(src, "INIT Init\nNEXT Next")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	m.Out = &out
+	ev := m.NewEvaluator()
+	for _, x := range []int64{1, 2, 1} {
+		var succ []string
+		require.NoError(t, ev.Next(ints(x, 0), func(s []value.Value) error {
+			succ = append(succ, value.Tuple(s...).String())
+			return nil
+		}))
+		d := x * 10
+		assert.Equal(t, []string{
+			value.Tuple(ints(d+1, d)...).String(),
+			value.Tuple(ints(d+2, d)...).String(),
+			value.Tuple(ints(d+3, d)...).String(),
+		}, succ)
+	}
+	assert.Equal(t, 3*3*2, strings.Count(out.String(), "p"), out.String())
+}
