@@ -489,6 +489,13 @@ func (c *compiler) funcApp(e *syntax.FuncApp, lx *lex) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b, ok := f.(*boundNode); ok {
+		if lit, ok := arg.(*litNode); ok {
+			if k, ok := lit.v.(value.Int); ok {
+				return &componentNode{funcAppNode{at{e.Pos}, f, arg}, b, int64(k)}, nil
+			}
+		}
+	}
 	return &funcAppNode{at{e.Pos}, f, arg}, nil
 }
 

@@ -21,6 +21,10 @@ type Env struct {
 	// taint, when not nil, holds the watch bits of each slot's value (see
 	// prune.go), by the same index as vals.
 	taint []uint64
+	// parts, when not nil, holds for a slot bound to a tuple literal
+	// argument the watch bits of each component: Op(<<b, e>>) reading
+	// r[1] depends on b alone.
+	parts [][]uint64
 }
 
 type lazyArg struct {

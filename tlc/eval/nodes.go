@@ -186,6 +186,23 @@ func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
 			fr.lazy[i] = &lazyArg{a, env}
 			continue
 		}
+		if t, ok := a.(*tupleNode); ok && c.watches > 0 {
+			v, taint, parts, err := c.evalTupleDeferred(t, env)
+			if err != nil {
+				return nil, err
+			}
+			fr.vals[i] = v
+			if taint != 0 {
+				if fr.taint == nil {
+					fr.taint = make([]uint64, len(args))
+				}
+				if fr.parts == nil {
+					fr.parts = make([][]uint64, len(args))
+				}
+				fr.taint[i], fr.parts[i] = taint, parts
+			}
+			continue
+		}
 		v, taint, err := c.evalDeferred(a, env)
 		if err != nil {
 			return nil, err
@@ -817,6 +834,27 @@ func (n *funcAppNode) eval(c *ctx, env *Env) (value.Value, error) {
 	}
 	v, err := value.Apply(f, a)
 	return v, located(n.pos, err)
+}
+
+// componentNode is p[k] for a bound name p and an integer literal k: when
+// p is bound to a tuple literal argument, it reads only the k-th
+// component's watch bits (see Env.parts).
+type componentNode struct {
+	funcAppNode
+	b *boundNode
+	k int64
+}
+
+func (n *componentNode) eval(c *ctx, env *Env) (value.Value, error) {
+	f := env.up(n.b.depth)
+	if f.parts != nil && f.parts[n.b.idx] != nil && (f.lazy == nil || f.lazy[n.b.idx] == nil) {
+		parts := f.parts[n.b.idx]
+		if n.k >= 1 && n.k <= int64(len(parts)) {
+			c.touched |= parts[n.k-1]
+			return f.vals[n.b.idx].(*value.Func).Values()[n.k-1], nil
+		}
+	}
+	return n.funcAppNode.eval(c, env)
 }
 
 type fieldNode struct {

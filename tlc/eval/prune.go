@@ -62,6 +62,23 @@ func (c *ctx) evalDeferred(n node, env *Env) (value.Value, uint64, error) {
 	return v, m, err
 }
 
+// evalTupleDeferred is evalDeferred for a tuple literal, also returning
+// each component's bits.
+func (c *ctx) evalTupleDeferred(n *tupleNode, env *Env) (value.Value, uint64, []uint64, error) {
+	vs := make([]value.Value, len(n.elems))
+	parts := make([]uint64, len(n.elems))
+	var all uint64
+	for i, e := range n.elems {
+		v, taint, err := c.evalDeferred(e, env)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		vs[i], parts[i] = v, taint
+		all |= taint
+	}
+	return value.Tuple(vs...), all, parts, nil
+}
+
 // enumExists enumerates \E over binder b with body body, skipping the
 // bindings that would fail the way one already did.
 //

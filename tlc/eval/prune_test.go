@@ -69,8 +69,19 @@ func TestPruneDeadValues(t *testing.T) {
 		`Next == \E b, e \in 1..250 : /\ Is(b, 3) /\ Is(e, 4) /\ x' = b /\ y' = e`, 100000)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"<<3, 4>>"}, succ)
+	// The same through a tuple argument read by component, as in
+	// Traceetcdraft's AppendEntriesIfLogged(i, j, <<b, e>>).
+	succ, _, err = nextOf(t, "Act(r) == /\\ r[1] = 3 /\\ r[2] = r[1] + 1 /\\ x' = r[1] /\\ y' = r[2]\n"+
+		`Next == \E b, e \in 1..300 : Act(<<b, e>>)`, 100000)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"<<3, 4>>"}, succ)
 	for _, c := range []struct{ defs, want string }{
 		{`Next == \E a, b \in 1..3 : /\ a # 2 /\ b = a /\ x' = a /\ y' = b`, "<<1, 1>> <<3, 3>>"},
+		{"Act(r) == r[1] # 2 /\\ r[2] = r[1] /\\ x' = r[1] /\\ y' = r[2]\n" +
+			`Next == \E a, b \in 1..3 : Act(<<a, b>>)`, "<<1, 1>> <<3, 3>>"},
+		// The component read is the one the index names.
+		{"Act(r) == r[2] # 2 /\\ r[1] = 1 /\\ x' = r[1] /\\ y' = r[2]\n" +
+			`Next == \E a, b \in 1..3 : Act(<<a, b>>)`, "<<1, 1>> <<1, 3>>"},
 		// For a = 2 the body reads b too: b = 1 fails, but a = 2 is not
 		// dead.
 		{`Next == \E a, b \in 1..3 : IF a = 2 THEN b > 1 /\ x' = a /\ y' = b ELSE FALSE`, "<<2, 2>> <<2, 3>>"},
