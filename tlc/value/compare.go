@@ -317,6 +317,9 @@ func equalFuncs(f, g *Func) (bool, error) {
 			// Slices of one sequence (SubSeq(s, 1, n) twice).
 			return true, nil
 		}
+		if len(f.vals) >= prefixMin {
+			return equalPrefix(f.vals, g.vals)
+		}
 	} else if f.kind == g.kind && &f.dom[0] == &g.dom[0] {
 		// Same shape: the domains are one slice.
 	} else {

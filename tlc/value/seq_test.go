@@ -96,3 +96,42 @@ func TestSlice(t *testing.T) {
 	m := tup(IntOf(1), model)
 	assert.Equal(t, Fingerprint(tup(IntOf(1))), Fingerprint(Slice(m, 0, 1)))
 }
+
+// Comparisons of long slices of two arrays remember what they learned
+// about the arrays: the answers stay those of an element-by-element walk
+// whatever the order of the questions.
+func TestEqualPrefix(t *testing.T) {
+	const n = 3 * prefixMin
+	mk := func(diffAt int) *Func {
+		vs := make([]Value, n)
+		for i := range vs {
+			vs[i] = tup(IntOf(int64(i))) // built apart: not the same pointers
+			if i == diffAt {
+				vs[i] = tup(IntOf(-1))
+			}
+		}
+		return Tuple(vs...)
+	}
+	a, b, c := mk(-1), mk(-1), mk(2*prefixMin)
+	walk := func(x, y *Func, m int) bool {
+		for i := 0; i < m; i++ {
+			if !mustEqual(t, x.vals[i], y.vals[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, m := range []int{prefixMin, 2 * prefixMin, 2*prefixMin + 1, n, prefixMin + 1, n} {
+		for _, p := range [][2]*Func{{a, b}, {b, a}, {a, c}, {c, a}, {b, c}} {
+			x, y := Slice(p[0], 0, m), Slice(p[1], 0, m)
+			assert.Equal(t, walk(x, y, m), mustEqual(t, x, y), "length %d", m)
+		}
+	}
+	// An error is reported, not remembered as a difference.
+	d := mk(-1)
+	d.vals[prefixMin] = Str("x")
+	_, err := Equal(Slice(a, 0, n), Slice(d, 0, n))
+	assert.Error(t, err)
+	_, err = Equal(Slice(a, 0, n), Slice(d, 0, n))
+	assert.Error(t, err)
+}
