@@ -51,6 +51,10 @@ type ctx struct {
 	// state stateOf (see stateValue).
 	stateOf     []value.Value
 	stateValues map[*def]stateValue
+
+	// memos keeps results of operators that do not depend on the state
+	// (see memo.go).
+	memos map[*def]*callMemo
 }
 
 type stateValue struct {

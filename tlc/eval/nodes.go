@@ -147,6 +147,9 @@ func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if fr.inst, err = n.instFrame(c, env); err != nil {
 		return nil, err
 	}
+	if d := n.d; !d.state && !d.recursive && !d.sc.paramInst && fr.inst == nil && fr.ops == nil && fr.lazy == nil {
+		return c.pureCall(d, fr, n.pos)
+	}
 	if err := c.enter(n.pos); err != nil {
 		return nil, err
 	}

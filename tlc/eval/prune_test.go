@@ -236,3 +236,21 @@ func TestStateValue(t *testing.T) {
 	}
 	assert.Equal(t, 3*3*2, strings.Count(out.String(), "p"), out.String())
 }
+
+// An expensive operator that does not read the state is evaluated once per
+// argument value; one with an effect at every call.
+func TestPureCallMemo(t *testing.T) {
+	q := "Q(c) == {s \\in SUBSET c : Cardinality(s) * 2 > Cardinality(c)}\n"
+	// 50 evaluations of Q(1..10) would take 50 * 1024 binder iterations.
+	succ, _, err := nextOf(t, q+`Next == \E i \in 1..50 : Cardinality(Q(1..10)) = 386 /\ x' = i /\ y' = 0`, 20000)
+	require.NoError(t, err)
+	assert.Len(t, succ, 50)
+	// Equal arguments built apart, and different arguments.
+	succ, _, err = nextOf(t, q+`Next == \E i \in 7..8 : x' = Cardinality(Q(1..i)) /\ y' = Cardinality(Q({j \in 1..i : TRUE}))`, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"<<64, 64>>", "<<93, 93>>"}, succ)
+	_, out, err := nextOf(t, "P(c) == PrintT(\"p\") /\\ Cardinality(SUBSET c) > 0\n"+
+		`Next == \E i \in 1..3 : P(1..7) /\ x' = i /\ y' = 0`, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(out, "p"), out)
+}
