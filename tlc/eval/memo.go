@@ -18,7 +18,7 @@ import (
 
 // memoMinSteps is the cost (calls and binder iterations) from which an
 // operator's results are kept: cheaper ones cost less than a lookup.
-const memoMinSteps = 64
+const memoMinSteps = 16
 
 // memoMaxEntries bounds the results kept per operator.
 const memoMaxEntries = 4096
