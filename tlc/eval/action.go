@@ -112,7 +112,9 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		return c.enum(n.x, env, k)
 	case *callNode:
 		if n.d.kind == dkOp && n.d.compiled != nil && (n.d.state || n.d.prime || len(n.args) > 0 || n.hasInst) {
-			return c.enumCall(n, env, k)
+			if c.initMode || c.probe != nil || !c.evaluable(n, env) {
+				return c.enumCall(n, env, k)
+			}
 		}
 	case *letCallNode:
 		f := env.up(n.depth)
@@ -326,4 +328,90 @@ func (c *ctx) enumCompose(n *composeNode, env *Env, k func() error) error {
 		c.cur, c.next = cur, mid
 		return err
 	})
+}
+
+// evaluable reports whether enumerating call n is evaluating it: its
+// operator mentions no primed variable, no argument is one passed by name
+// to be assigned, and its body (through the calls enumeration expands)
+// has no disjunction or \E, so it continues at most once, when it is
+// true. LoglineIsEvent(e) == l <= Len(TraceLog) /\ logline.event.name = e
+// is then evaluated (as TLC evaluates it) without the continuations of
+// enumeration, which cost an allocation per conjunct.
+func (c *ctx) evaluable(n *callNode, env *Env) bool {
+	if n.d.prime || !n.d.linear() {
+		return false
+	}
+	for _, a := range n.args {
+		if _, ok := c.target(a, env); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// linear reports whether enumerating d's body continues at most once (see
+// evaluable); it is computed once.
+func (d *def) linear() bool {
+	switch d.linearity.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := enumLinear(d.compiled, map[*def]bool{d: true})
+	if ok {
+		d.linearity.Store(1)
+	} else {
+		d.linearity.Store(2)
+	}
+	return ok
+}
+
+// enumLinear reports whether enumerating n continues at most once:
+// whether n has no disjunction or \E where enumeration reaches. A
+// definition already being walked (recursion) counts as branching.
+func enumLinear(n node, walking map[*def]bool) bool {
+	switch n := n.(type) {
+	case *andNode:
+		for _, it := range n.items {
+			if !enumLinear(it, walking) {
+				return false
+			}
+		}
+		return true
+	case *orNode, *composeNode:
+		return false
+	case *quantNode:
+		return n.forall && enumLinear(n.body, walking)
+	case *ifNode:
+		return enumLinear(n.then, walking) && enumLinear(n.els, walking)
+	case *caseNode:
+		for _, b := range n.bodies {
+			if !enumLinear(b, walking) {
+				return false
+			}
+		}
+		return n.other == nil || enumLinear(n.other, walking)
+	case *impliesNode:
+		return enumLinear(n.r, walking)
+	case *letNode:
+		return enumLinear(n.body, walking)
+	case *labelNode:
+		return enumLinear(n.x, walking)
+	case *callNode:
+		if n.d.kind != dkOp {
+			return true
+		}
+		if n.d.compiled == nil || walking[n.d] {
+			return false
+		}
+		walking[n.d] = true
+		ok := enumLinear(n.d.compiled, walking)
+		delete(walking, n.d)
+		return ok
+	case *letCallNode, *letRefNode, *substNode:
+		// Enumerated through bodies this walk does not follow.
+		return false
+	}
+	return true
 }

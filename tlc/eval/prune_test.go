@@ -254,3 +254,20 @@ func TestPureCallMemo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, strings.Count(out, "p"), out)
 }
+
+// A call that enumeration would not branch in is evaluated; one that it
+// branches in (a disjunction, \E) still yields one successor per branch, as
+// TLC counts them, and one that assigns through an argument still assigns.
+func TestEvaluableCalls(t *testing.T) {
+	for _, c := range []struct{ defs, want string }{
+		{"Q(a) == a > 0 /\\ x = 0\n" + `Next == Q(1) /\ x' = 1 /\ y' = 1`, "<<1, 1>>"},
+		{"Q(a) == a > 0 /\\ x = 1\n" + `Next == Q(1) /\ x' = 1 /\ y' = 1`, ""},
+		{"P == x = 0 \\/ y = 0\n" + `Next == P /\ x' = 1 /\ y' = 1`, "<<1, 1>> <<1, 1>>"},
+		{"P(a) == \\E i \\in 1..a : i > 0\n" + `Next == P(2) /\ x' = 1 /\ y' = 1`, "<<1, 1>> <<1, 1>>"},
+		{"Set(v) == v = 5\n" + `Next == Set(x') /\ y' = 0`, "<<5, 0>>"},
+	} {
+		succ, _, err := nextOf(t, c.defs, 0)
+		require.NoError(t, err, c.defs)
+		assert.Equal(t, c.want, strings.Join(succ, " "), c.defs)
+	}
+}

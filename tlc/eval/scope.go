@@ -60,6 +60,9 @@ type def struct {
 	state     bool // depends on the state (variables, primes, ...)
 	prime     bool // mentions primed variables
 	recursive bool // a recursive definition (self-reference seen while compiling)
+	// linearity: 0 not known yet, 1 enumerating the body continues at
+	// most once, 2 it may branch (see def.linear).
+	linearity atomic.Int32
 
 	// value cache of constant zero-arity definitions
 	cacheOnce sync.Once
