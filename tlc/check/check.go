@@ -303,25 +303,36 @@ func (c *checker) expand(level []*rec, depth int) []*rec {
 	for len(c.evs) < workers {
 		c.evs = append(c.evs, c.m.NewEvaluator())
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			ev := c.evs[w]
-			ev.SetLevel(depth)
-			var out []*rec
-			for !c.stop.Load() {
-				i := int(idx.Add(1) - 1)
-				if i >= len(level) {
-					break
-				}
-				out = c.successors(ev, level[i], depth, out)
+	work := func(w int) {
+		ev := c.evs[w]
+		ev.SetLevel(depth)
+		var out []*rec
+		for !c.stop.Load() {
+			i := int(idx.Add(1) - 1)
+			if i >= len(level) {
+				break
 			}
-			outs[w] = out
-		}(w)
+			out = c.successors(ev, level[i], depth, out)
+		}
+		outs[w] = out
 	}
-	wg.Wait()
+	if workers == 1 {
+		// On this goroutine: its stack, grown by the deep recursion of
+		// enumeration, is kept from level to level, where a new goroutine
+		// would grow one again (a trace spec has thousands of levels of
+		// one state).
+		work(0)
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				work(w)
+			}(w)
+		}
+		wg.Wait()
+	}
 	var next []*rec
 	for _, o := range outs {
 		next = append(next, o...)
