@@ -37,16 +37,23 @@ func EtcdraftTraceSpec(model string) string {
 }
 
 // RaftTLADir is the tla/ folder of the raft module this binary was built
-// with, in the module cache (which may not hold it).
+// with: in the module cache (which may not hold it), or in the directory
+// a replace directive put in its place.
 func RaftTLADir() string {
 	version := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
-			if d.Path == RaftModule {
-				version = d.Version
-				if d.Replace != nil {
-					version = d.Replace.Version
+			if d.Path != RaftModule {
+				continue
+			}
+			version = d.Version
+			if r := d.Replace; r != nil {
+				if r.Version == "" || r.Version == "(devel)" {
+					// Replaced by a directory (a patched copy of the
+					// module): its own tla/ folder.
+					return filepath.Join(r.Path, "tla")
 				}
+				version = r.Version
 			}
 		}
 	}

@@ -12,8 +12,17 @@
 #               random, trace and line run --adapter etcdraft (line with the
 #               coverage build, as make cover builds it); model runs
 #               --model raft.tla --tlc inproc, which leaves conf-change and
-#               the spare out (raft.tla does not model reconfiguration).
+#               the spare out (raft.tla does not model reconfiguration);
+#               spec runs --model etcdraft.tla (model guidance by etcd
+#               raft's own spec, each execution's library trace validated
+#               against it; docs/etcdraft.md for the settings it leaves out).
 #   JOBS        campaigns run at once (default 1).
+#   PARALLEL    each campaign's --parallel (default 1; the library sleeps
+#               1 ms per traced receive under spec, which more overlap).
+#   ORACLES     1: every campaign runs its whole budget (no --stop-on-bug)
+#               and a third table gives, per bug and strategy, the first
+#               iteration at which each kind of failure (spec-divergence,
+#               divergence, model-invariant, safety, panic, ...) showed.
 #   OUT         directory for the raw results and the table (default: a
 #               temporary one, removed at the end).
 #
@@ -40,6 +49,8 @@ if [[ $# -gt 0 ]]; then budget=$1; shift; fi
 [[ $budget =~ ^[0-9]+$ && $budget -gt 0 ]] || { echo "$0: BUDGET must be a positive number, not '$budget'" >&2; exit 2; }
 strategies=${STRATEGIES:-random trace line model}
 jobs=${JOBS:-1}
+parallel=${PARALLEL:-1}
+oracles=${ORACLES:-0}
 early=20
 
 bugs=("$@")
@@ -50,7 +61,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -77,7 +88,7 @@ build() {
   cp go.mod "$d/go.mod"
   cp go.sum "$d/go.sum"
   go mod edit -modfile="$d/go.mod" -replace "go.etcd.io/raft/v3=$d/raft"
-  go build -modfile="$d/go.mod" -o "$d/modelfuzz" ./cmd/modelfuzz
+  go build -modfile="$d/go.mod" -tags with_tla -o "$d/modelfuzz" ./cmd/modelfuzz
   if [[ " $strategies " == *" line "* ]]; then
     go build -modfile="$d/go.mod" -cover -covermode=atomic \
       -coverpkg=go.etcd.io/raft/v3/...,github.com/modelfuzz/modelfuzz/cmd/modelfuzz \
@@ -91,13 +102,16 @@ run() {
   bin=$d/modelfuzz
   case $s in
     model) args=(--model raft.tla --tlc inproc --strategy model) ;;
+    spec) args=(--model etcdraft.tla --strategy model) ;;
     line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
     *) args=(--adapter etcdraft --strategy "$s") ;;
   esac
   flags=$(sed -n 's/^# run flags: //p' "bugs/etcdraft/$b.patch" | head -1)
   # shellcheck disable=SC2086
-  "$bin" run "${args[@]}" $flags --seed "$seed" --iterations "$budget" --stop-on-bug \
-    --minimize=false --json --log-level error --parallel 1 \
+  local stop=--stop-on-bug
+  if [[ $oracles == 1 ]]; then stop=--stop-on-bug=false; fi
+  "$bin" run "${args[@]}" $flags --seed "$seed" --iterations "$budget" $stop \
+    --minimize=false --json --log-level error --parallel "$parallel" \
     --corpus "$d/corpus-$s-$seed" --fresh > "$d/run-$s-$seed.json" 2> "$d/run-$s-$seed.err" || {
     echo "$0: $b $s seed $seed failed:" >&2
     cat "$d/run-$s-$seed.err" >&2
@@ -108,11 +122,20 @@ run() {
   summary=$(tail -n 1 "$d/run-$s-$seed.json")
   first=$(grep -o '"first_iteration":[0-9]*' <<<"$summary" | head -1 | cut -d: -f2 || true)
   kind=$(grep -o '"kind":"[a-z-]*"' <<<"$summary" | head -1 | cut -d'"' -f4 || true)
+  if [[ $oracles == 1 ]]; then
+    # The first bug of the campaign, and each kind's first iteration.
+    first=$(grep -o '"first_iteration":[0-9]*' <<<"$summary" | cut -d: -f2 | sort -n | head -1 || true)
+    kind=$(paste -d' ' <(grep -o '"kind":"[a-z-]*"' <<<"$summary" | cut -d'"' -f4) \
+      <(grep -o '"first_iteration":[0-9]*' <<<"$summary" | cut -d: -f2) | sort -k2,2n | head -1 | cut -d' ' -f1 || true)
+    paste -d' ' <(grep -o '"kind":"[a-z-]*"' <<<"$summary" | cut -d'"' -f4) \
+      <(grep -o '"first_iteration":[0-9]*' <<<"$summary" | cut -d: -f2) |
+      sort -k1,1 -k2,2n | awk '!seen[$1]++' > "$out/$b.$s.$seed.kinds"
+  fi
   echo "${first:--} ${kind:--}" > "$out/$b.$s.$seed"
   echo "$summary" > "$out/$b.$s.$seed.json"
 }
 export -f run
-export tmp out budget
+export tmp out budget parallel oracles
 
 for b in "${bugs[@]}"; do
   echo "building $b" >&2
@@ -134,7 +157,7 @@ reproduce() {
     echo "DOES NOT REPRODUCE: patched: ${patched:-no failure}; unpatched: ${clean:-no failure}" > "$out/$b.repro"
   fi
 }
-go build -o "$tmp/unpatched" ./cmd/modelfuzz
+go build -tags with_tla -o "$tmp/unpatched" ./cmd/modelfuzz
 for b in "${bugs[@]}"; do
   reproduce "$b"
 done
@@ -150,7 +173,11 @@ done | xargs -P "$jobs" -L 1 bash -c 'run "$0" "$1" "$2"'
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 {
-  echo "go.etcd.io/raft/v3 $version, $seeds seeds, budget $budget iterations, first bug per campaign (--stop-on-bug)"
+  if [[ $oracles == 1 ]]; then
+    echo "go.etcd.io/raft/v3 $version, $seeds seeds, budget $budget iterations, first bug per campaign (each campaign ran its whole budget)"
+  else
+    echo "go.etcd.io/raft/v3 $version, $seeds seeds, budget $budget iterations, first bug per campaign (--stop-on-bug)"
+  fi
   echo
   echo "| bug | strategy | first bug per seed | found | median | found in first $early | kind |"
   echo "|---|---|---|---|---|---|---|"
@@ -186,4 +213,27 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
     done
     echo "| $b | ${by[*]:-none} | ${eby[*]:-none} | $(cat "$out/$b.repro") |"
   done
+  if [[ $oracles == 1 ]]; then
+    echo
+    echo "Which oracle shows each bug: per kind of failure, the first iteration in each seed (\"-\": not within $budget)"
+    echo
+    echo "| bug | strategy | kind | first per seed | found | median |"
+    echo "|---|---|---|---|---|---|"
+    for b in "${bugs[@]}"; do
+      for s in $strategies; do
+        kinds=$(cat "$out/$b.$s".*.kinds 2>/dev/null | cut -d' ' -f1 | sort -u)
+        [[ -n $kinds ]] || { echo "| $b | $s | none | | 0/$seeds | - |"; continue; }
+        for k in $kinds; do
+          row=(); found=()
+          for seed in $(seq 1 "$seeds"); do
+            f=$(awk -v k="$k" '$1 == k {print $2}' "$out/$b.$s.$seed.kinds" 2>/dev/null)
+            row+=("${f:--}")
+            [[ -z $f ]] || found+=("$f")
+          done
+          m=$(printf '%s\n' "${found[@]}" | { grep -v '^$' || true; } | median)
+          echo "| $b | $s | $k | ${row[*]} | ${#found[@]}/$seeds | $m |"
+        done
+      done
+    done
+  fi
 } | tee "$out/table.md"
