@@ -45,7 +45,21 @@ func NewPerm(from, to []ModelValue) (*Perm, error) {
 			return nil, fmt.Errorf("permutation is not a bijection: nothing maps to %s", f.info.name)
 		}
 	}
+	p.normalize()
 	return p, nil
+}
+
+// normalize forgets the fixed points, so that one permutation has one
+// representation (and one key in Group) however it was built.
+func (p *Perm) normalize() {
+	for i, t := range p.to {
+		if t != nil && int(t.rank) == i {
+			p.to[i] = nil
+		}
+	}
+	for len(p.to) > 0 && p.to[len(p.to)-1] == nil {
+		p.to = p.to[:len(p.to)-1]
+	}
 }
 
 // PermFromFunc turns a TLA+ function from model values to model values
@@ -262,19 +276,7 @@ func compose(p, q *Perm) *Perm {
 			r.to[i] = mid
 		}
 	}
-	// Normalize: drop trailing fixed points.
-	for len(r.to) > 0 {
-		last := r.to[len(r.to)-1]
-		if last != nil && int(last.rank) != len(r.to)-1 {
-			break
-		}
-		r.to = r.to[:len(r.to)-1]
-	}
-	for i, t := range r.to {
-		if t != nil && int(t.rank) == i {
-			r.to[i] = nil
-		}
-	}
+	r.normalize()
 	return r
 }
 

@@ -51,3 +51,20 @@ func TestPermsFromSetAndCanonical(t *testing.T) {
 	_, err = PermsFromSet(set(tup(IntOf(1))))
 	assert.Error(t, err)
 }
+
+func TestGroupCountsEachPermutationOnce(t *testing.T) {
+	// Permutations({a, b, c}): the transpositions come from the set with a
+	// fixed point written out and are generated again by compositions
+	// without it; the group has 6 elements, 5 without the identity.
+	var fs []Value
+	vs := []Value{mvA, mvB, mvC}
+	for _, p := range [][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		fs = append(fs, fn(t, mvA, vs[p[0]], mvB, vs[p[1]], mvC, vs[p[2]]))
+	}
+	perms, err := PermsFromSet(set(fs...))
+	require.NoError(t, err)
+	require.Len(t, perms, 5)
+	g, err := Group(perms, 100)
+	require.NoError(t, err)
+	assert.Len(t, g, 5)
+}
