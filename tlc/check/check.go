@@ -131,13 +131,13 @@ func (c *checker) fingerprint(ev *eval.Evaluator, s []value.Value) (uint64, erro
 		if err != nil {
 			return 0, err
 		}
-		if len(c.m.Perms) > 0 {
-			return value.SymmetricFingerprint([]value.Value{v}, c.m.Perms), nil
+		if c.m.Symmetry != nil {
+			return c.m.Symmetry.Fingerprint([]value.Value{v}), nil
 		}
 		return value.Fingerprint(v), nil
 	}
-	if len(c.m.Perms) > 0 {
-		return value.SymmetricFingerprint(s, c.m.Perms), nil
+	if c.m.Symmetry != nil {
+		return c.m.Symmetry.Fingerprint(s), nil
 	}
 	return value.FingerprintState(s), nil
 }

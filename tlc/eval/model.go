@@ -34,7 +34,7 @@ type Model struct {
 	Constraints       []Named
 	ActionConstraints []Named
 	View              node
-	Perms             []*value.Perm
+	Symmetry          *value.Symmetry // nil without SYMMETRY (or with only the identity)
 	// Properties are the cfg's temporal properties; they are not checked.
 	Properties    []string
 	CheckDeadlock bool
@@ -371,12 +371,11 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		}
 		perms, err := value.PermsFromSet(v)
 		if err == nil {
-			perms, err = value.Group(perms, 1<<20)
+			m.Symmetry, err = value.NewSymmetry(perms, 1<<20)
 		}
 		if err != nil {
 			return &ConfigError{cfgErr(conf, conf.Symmetry.Pos, "SYMMETRY %s: %v", conf.Symmetry.Name, err)}
 		}
-		m.Perms = perms
 	}
 	for _, p := range conf.Properties {
 		m.Properties = append(m.Properties, p.Name)

@@ -9,13 +9,17 @@ import (
 // permutations of model values (usually Permutations(S)). Of all the states
 // obtained by applying each permutation to a state, TLC keeps the least one,
 // comparing the variables' values in declaration order with the canonical
-// order, and fingerprints that representative. Canonical and
-// SymmetricFingerprint do the same.
+// order, and fingerprints that representative. Symmetry (symmetric.go)
+// identifies the same states, exactly those that a permutation maps to one
+// another, mostly without trying every permutation.
 
 // Perm is a permutation of model values; model values it does not mention
 // are left alone.
 type Perm struct {
 	to []*mvInfo // indexed by rank; nil means unchanged
+	// code, when not 0, identifies the permutation among those of one
+	// Symmetry, for remembering images (permMemo).
+	code uint64
 }
 
 // NewPerm returns the permutation mapping from[i] to to[i]. It must be a
@@ -120,17 +124,58 @@ func (p *Perm) apply(m ModelValue) ModelValue {
 
 // Permute applies p to every model value inside v. Values without model
 // values are returned unchanged (the same pointer), cheaply.
-func Permute(v Value, p *Perm) Value {
+func Permute(v Value, p *Perm) Value { return permute(v, p, nil) }
+
+// permMemo remembers images of sets and functions under permutations,
+// for states that share parts (the successors of one state): an image
+// found once is not built (and fingerprinted) again. code names the
+// permutation the memo is being used with.
+type permMemo struct {
+	code uint64
+	m    map[permKey]Value
+}
+
+type permKey struct {
+	v    Value
+	code uint64
+}
+
+// permMemoSize bounds a memo; a full one starts again empty.
+const permMemoSize = 1 << 15
+
+func (m *permMemo) put(v, img Value) {
+	if len(m.m) >= permMemoSize {
+		clear(m.m)
+	}
+	m.m[permKey{v, m.code}] = img
+}
+
+// permute is Permute, remembering images in memo when it is not nil.
+func permute(v Value, p *Perm, memo *permMemo) Value {
 	if flagsOf(v)&flagModel == 0 {
 		return v
 	}
+	switch v.(type) {
+	case *Set, *Func:
+		if memo != nil {
+			if img, ok := memo.m[permKey{v, memo.code}]; ok {
+				return img
+			}
+			img := permuteComposite(v, p, memo)
+			memo.put(v, img)
+			return img
+		}
+		return permuteComposite(v, p, memo)
+	}
+	return permuteOther(v, p, memo)
+}
+
+func permuteComposite(v Value, p *Perm, memo *permMemo) Value {
 	switch x := v.(type) {
-	case ModelValue:
-		return p.apply(x)
 	case *Set:
 		var out []Value
 		for i, e := range x.elems {
-			n := Permute(e, p)
+			n := permute(e, p, memo)
 			if out == nil && n != e {
 				out = slices.Clone(x.elems)
 			}
@@ -145,39 +190,47 @@ func Permute(v Value, p *Perm) Value {
 		slices.SortFunc(out, Compare)
 		return setFromSorted(out)
 	case *Func:
-		return permuteFunc(x, p)
+		return permuteFunc(x, p, memo)
+	}
+	return v
+}
+
+func permuteOther(v Value, p *Perm, memo *permMemo) Value {
+	switch x := v.(type) {
+	case ModelValue:
+		return p.apply(x)
 	case *PowerSet:
-		return &PowerSet{Base: Permute(x.Base, p)}
+		return &PowerSet{Base: permute(x.Base, p, memo)}
 	case *FuncSet:
-		return &FuncSet{Dom: Permute(x.Dom, p), Rng: Permute(x.Rng, p)}
+		return &FuncSet{Dom: permute(x.Dom, p, memo), Rng: permute(x.Rng, p, memo)}
 	case *RecordSet:
 		sets := make([]Value, len(x.Sets))
 		for i, s := range x.Sets {
-			sets[i] = Permute(s, p)
+			sets[i] = permute(s, p, memo)
 		}
 		return &RecordSet{Names: x.Names, Sets: sets}
 	case *ProductSet:
 		sets := make([]Value, len(x.Sets))
 		for i, s := range x.Sets {
-			sets[i] = Permute(s, p)
+			sets[i] = permute(s, p, memo)
 		}
 		return &ProductSet{Sets: sets}
 	case *SeqSet:
-		return &SeqSet{Base: Permute(x.Base, p)}
+		return &SeqSet{Base: permute(x.Base, p, memo)}
 	case *UnionSet:
-		return &UnionSet{A: Permute(x.A, p), B: Permute(x.B, p)}
+		return &UnionSet{A: permute(x.A, p, memo), B: permute(x.B, p, memo)}
 	case *IntersectSet:
-		return &IntersectSet{A: Permute(x.A, p), B: Permute(x.B, p)}
+		return &IntersectSet{A: permute(x.A, p, memo), B: permute(x.B, p, memo)}
 	case *DiffSet:
-		return &DiffSet{A: Permute(x.A, p), B: Permute(x.B, p)}
+		return &DiffSet{A: permute(x.A, p, memo), B: permute(x.B, p, memo)}
 	}
 	return v
 }
 
-func permuteFunc(f *Func, p *Perm) Value {
+func permuteFunc(f *Func, p *Perm, memo *permMemo) Value {
 	var vals []Value
 	for i, e := range f.vals {
-		n := Permute(e, p)
+		n := permute(e, p, memo)
 		if vals == nil && n != e {
 			vals = slices.Clone(f.vals)
 		}
@@ -188,7 +241,7 @@ func permuteFunc(f *Func, p *Perm) Value {
 	var dom []Value
 	if f.kind == fkGeneral {
 		for i, k := range f.dom {
-			n := Permute(k, p)
+			n := permute(k, p, memo)
 			if dom == nil && n != k {
 				dom = slices.Clone(f.dom)
 			}
@@ -220,20 +273,27 @@ func permuteFunc(f *Func, p *Perm) Value {
 	return shapeOf(keys).make(vs)
 }
 
-// Canonical returns the least of the states obtained by applying each of
-// perms to state (and state itself), comparing values variable by variable
-// with Compare. It returns state itself when no permutation makes it
-// smaller.
-func Canonical(state []Value, perms []*Perm) []Value {
-	min := state
+// leastPermuted returns the least of start and the states obtained by
+// applying each of perms to state, comparing values variable by variable
+// with Compare. It returns start itself when no permutation gives a
+// smaller state; start is not modified. memo, when not nil, serves the
+// permutations that have a code.
+func leastPermuted(state, start []Value, perms []*Perm, memo *permMemo) []Value {
+	min := start
 	var buf []Value
 	for _, p := range perms {
 		if buf == nil {
 			buf = make([]Value, len(state))
 		}
+		m := memo
+		if p.code == 0 {
+			m = nil
+		} else if m != nil {
+			m.code = p.code
+		}
 		c := 0
 		for j, v := range state {
-			buf[j] = Permute(v, p)
+			buf[j] = permute(v, p, m)
 			if c == 0 {
 				c = Compare(buf[j], min[j])
 				if c > 0 {
@@ -242,7 +302,7 @@ func Canonical(state []Value, perms []*Perm) []Value {
 			}
 		}
 		if c < 0 {
-			if len(min) > 0 && &min[0] == &state[0] {
+			if len(min) > 0 && &min[0] == &start[0] {
 				min, buf = buf, nil
 			} else {
 				min, buf = buf, min
@@ -250,11 +310,6 @@ func Canonical(state []Value, perms []*Perm) []Value {
 		}
 	}
 	return min
-}
-
-// SymmetricFingerprint is the fingerprint of Canonical(state, perms).
-func SymmetricFingerprint(state []Value, perms []*Perm) uint64 {
-	return FingerprintState(Canonical(state, perms))
 }
 
 // compose returns p after q: m -> p(q(m)).
