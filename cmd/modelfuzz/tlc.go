@@ -30,9 +30,10 @@ func newTLCCmd() *cobra.Command {
 
 func newTLCCheckCmd() *cobra.Command {
 	var (
-		config  string
-		workers int
-		jsonOut bool
+		config     string
+		workers    int
+		jsonOut    bool
+		cpuProfile string
 	)
 	cmd := &cobra.Command{
 		Use:   "check SPEC.tla",
@@ -49,10 +50,18 @@ Exit codes are TLC's: 0 success, 10 assumption false, 11 deadlock,
 12 invariant violated, 75 evaluation error, 150 parse error, 151 config error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cpuProfile != "" {
+				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
 			return runTLCCheck(cmd.OutOrStdout(), args[0], config, workers, jsonOut)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "TLC configuration file (default: SPEC.cfg)")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the check to this file")
 	cmd.Flags().IntVar(&workers, "workers", 0, "worker goroutines (default: number of CPUs)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object with the result")
 	return cmd
