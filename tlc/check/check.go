@@ -37,6 +37,11 @@ type Options struct {
 	ProgressEvery time.Duration
 	// MaxStates stops the search after this many distinct states (0: none).
 	MaxStates int64
+	// MaxDepth stops the search once the states within this many steps of
+	// an initial state are found (an initial state is at depth 1, as in
+	// TLC; 0: none). Searches bounded so can be compared, unlike those
+	// stopped by MaxStates, which stop at different depths.
+	MaxDepth int
 	// Visit, when set, is called with every new distinct state that
 	// satisfies the invariants, from several goroutines at once; path
 	// returns the states from an initial state to it.
@@ -271,6 +276,9 @@ func (c *checker) run() *Result {
 	stopProgress := c.progressLoop()
 	defer stopProgress()
 	for depth := 1; len(level) > 0 && !c.stop.Load(); depth++ {
+		if c.opt.MaxDepth > 0 && depth >= c.opt.MaxDepth {
+			return &Result{Result: "error", ExitCode: ExitSystem, Error: fmt.Sprintf("stopped at depth %d (--max-depth)", depth)}
+		}
 		c.queue.Store(int64(len(level)))
 		next := c.expand(level, depth)
 		if c.stop.Load() {

@@ -132,3 +132,17 @@ func TestDeterministic(t *testing.T) {
 		assert.Equal(t, runSpec(t, name, 1), runSpec(t, name, 1), name)
 	}
 }
+
+// TestMaxDepth checks that a search bounded by depth counts the states
+// within that many steps, initial states at depth 1.
+func TestMaxDepth(t *testing.T) {
+	m, err := eval.Load(filepath.Join("testdata", "Counter.tla"), "")
+	require.NoError(t, err)
+	r := Check(m, Options{Workers: 1, MaxDepth: 2})
+	assert.Equal(t, "stopped at depth 2 (--max-depth)", r.Error)
+	assert.EqualValues(t, 2, r.Distinct, "x = 0 and x = 1")
+	assert.Equal(t, 2, r.Depth)
+	r = Check(m, Options{Workers: 1, MaxDepth: 5})
+	assert.Equal(t, "success", r.Result, "the whole space is within 4 steps")
+	assert.EqualValues(t, 4, r.Distinct)
+}
