@@ -34,6 +34,7 @@ func newTLCCheckCmd() *cobra.Command {
 		workers    int
 		jsonOut    bool
 		cpuProfile string
+		maxDepth   int
 	)
 	cmd := &cobra.Command{
 		Use:   "check SPEC.tla",
@@ -57,11 +58,12 @@ Exit codes are TLC's: 0 success, 10 assumption false, 11 deadlock,
 				}
 				defer stop()
 			}
-			return runTLCCheck(cmd.OutOrStdout(), args[0], config, workers, jsonOut)
+			return runTLCCheck(cmd.OutOrStdout(), args[0], config, check.Options{Workers: workers, MaxDepth: maxDepth}, jsonOut)
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "TLC configuration file (default: SPEC.cfg)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the check to this file")
+	cmd.Flags().IntVar(&maxDepth, "max-depth", 0, "explore only the states within this many steps (initial states are at depth 1); the result is then an error saying so")
 	cmd.Flags().IntVar(&workers, "workers", 0, "worker goroutines (default: number of CPUs)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object with the result")
 	return cmd
@@ -78,7 +80,7 @@ type tlcJSON struct {
 	Unchecked       []string            `json:"unchecked_properties,omitempty"`
 }
 
-func runTLCCheck(w io.Writer, spec, config string, workers int, jsonOut bool) error {
+func runTLCCheck(w io.Writer, spec, config string, opt check.Options, jsonOut bool) error {
 	start := time.Now()
 	if _, err := os.Stat(spec); err != nil {
 		return &exitError{check.ExitParse, fmt.Errorf("tlc check: %v", err)}
@@ -108,7 +110,6 @@ func runTLCCheck(w io.Writer, spec, config string, workers int, jsonOut bool) er
 		}
 		fmt.Fprintln(w, "Computing initial states and exploring the state graph...")
 	}
-	opt := check.Options{Workers: workers}
 	if !jsonOut {
 		opt.Progress = func(p check.Progress) {
 			fmt.Fprintf(w, "Progress(%d): %d states generated, %d distinct states found, %d states left on queue.\n",
