@@ -172,8 +172,8 @@ func (l *labeler) memo(p *Perm) *permMemo {
 	if p != nil && p.code == 0 {
 		return nil
 	}
-	if l.images.m == nil {
-		l.images.m = make(map[permKey]Value)
+	if l.images.slots == nil {
+		l.images.slots = make([]memoSlot, permMemoSize)
 	}
 	if p != nil {
 		l.images.code = p.code

@@ -3,6 +3,7 @@ package value
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Symmetry reduction, as TLC does it: the cfg's SYMMETRY names a set of
@@ -129,25 +130,33 @@ func Permute(v Value, p *Perm) Value { return permute(v, p, nil) }
 // permMemo remembers images of sets and functions under permutations,
 // for states that share parts (the successors of one state): an image
 // found once is not built (and fingerprinted) again. code names the
-// permutation the memo is being used with.
+// permutation the memo is being used with. It is a direct-mapped cache
+// keyed by the value's address: a lookup costs less than a map's, and a
+// collision only forgets an image.
 type permMemo struct {
-	code uint64
-	m    map[permKey]Value
+	code  uint64
+	slots []memoSlot
 }
 
-type permKey struct {
-	v    Value
-	code uint64
+type memoSlot struct {
+	v, img Value
+	code   uint64
 }
 
-// permMemoSize bounds a memo; a full one starts again empty.
-const permMemoSize = 1 << 15
+// permMemoSize is the number of slots, a power of two.
+const permMemoSize = 1 << 14
 
-func (m *permMemo) put(v, img Value) {
-	if len(m.m) >= permMemoSize {
-		clear(m.m)
+func (m *permMemo) slot(v Value) *memoSlot {
+	var addr uintptr
+	switch x := v.(type) {
+	case *Set:
+		addr = uintptr(unsafe.Pointer(x))
+	case *Func:
+		addr = uintptr(unsafe.Pointer(x))
 	}
-	m.m[permKey{v, m.code}] = img
+	h := (uint64(addr) >> 4) * 0x9e3779b97f4a7c15
+	h ^= m.code * 0xc2b2ae3d27d4eb4f
+	return &m.slots[(h>>40)&(permMemoSize-1)]
 }
 
 // permute is Permute, remembering images in memo when it is not nil.
@@ -158,11 +167,12 @@ func permute(v Value, p *Perm, memo *permMemo) Value {
 	switch v.(type) {
 	case *Set, *Func:
 		if memo != nil {
-			if img, ok := memo.m[permKey{v, memo.code}]; ok {
-				return img
+			sl := memo.slot(v)
+			if sl.v == v && sl.code == memo.code {
+				return sl.img
 			}
 			img := permuteComposite(v, p, memo)
-			memo.put(v, img)
+			*sl = memoSlot{v: v, img: img, code: memo.code}
 			return img
 		}
 		return permuteComposite(v, p, memo)
