@@ -80,6 +80,12 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 			return fmt.Errorf("--model %s validates the traces of adapter etcdraft, not %s", s.Model, s.System.Adapter)
 		}
 		s.System.Adapter = "etcdraft"
+		if !given("parallel") {
+			// The library sleeps 1 ms in every traced receive
+			// (traceReceiveMessage): executions wait far more than they
+			// compute, so more of them overlap.
+			s.Parallel = 8 * runtime.NumCPU()
+		}
 	}
 	if c.System, err = s.System.Open(h.Logger); err != nil {
 		return err
