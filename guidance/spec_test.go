@@ -150,3 +150,31 @@ func TestSpecMeasureKnownVoteGap(t *testing.T) {
 	require.Contains(t, fl.Signature, "(votedFor[i] = logline.event.state.vote)", fl.Message+"\n"+fl.Detail)
 	require.Contains(t, fl.Message, "at node 2")
 }
+
+// A flaw of the maintainers' spec, pinned: its LeaderCompletenessInv
+// requires every current leader of a term above an entry's term to hold
+// the committed entry, but an entry is committed in a later term than its
+// own. Here n3 commits index 4 (term 2) in term 4, by its term-4 entry at
+// index 5, while n2 still leads term 3 with a term-3 entry at index 4:
+// Raft allows it (a stale leader of a term below the committing one), the
+// library does it, and the invariant fails on the correct library's trace.
+// Found by run --model etcdraft.tla (seed 3, iteration 960), minimized.
+func TestSpecMeasureLeaderCompletenessInvTooStrong(t *testing.T) {
+	m := specMeasure(t)
+	data, err := os.ReadFile("testdata/etcdraft-leader-completeness.json")
+	require.NoError(t, err)
+	in, err := schedule.DecodeInput(data)
+	require.NoError(t, err)
+	f, err := etcdraft.NewFactory(specConfig(etcdraft.APIMixed, "mixed"))
+	require.NoError(t, err)
+	s, err := f.New()
+	require.NoError(t, err)
+	ex, err := s.Execute(in)
+	require.NoError(t, err)
+	require.Empty(t, ex.Failures, "the library's own oracles see nothing wrong")
+	obs, err := m.Measure(in, ex)
+	require.NoError(t, err)
+	require.Len(t, obs.Failures, 1, "%v", obs.Failures)
+	require.Equal(t, "model-invariant: LeaderCompletenessInv", obs.Failures[0].Signature)
+	require.Equal(t, 12, obs.Failures[0].Step)
+}
