@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -132,19 +133,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // spec's HandleRequestVoteRequest grants it, and the next event of node 2
 // shows the vote the library did not cast.
 func TestSpecMeasureKnownVoteGap(t *testing.T) {
-	m := specMeasure(t)
-	data, err := os.ReadFile("testdata/etcdraft-vote-gap.json")
-	require.NoError(t, err)
-	in, err := schedule.DecodeInput(data)
-	require.NoError(t, err)
-	f, err := etcdraft.NewFactory(specConfig(etcdraft.APIRawNode, "off"))
-	require.NoError(t, err)
-	s, err := f.New()
-	require.NoError(t, err)
-	ex, err := s.Execute(in)
-	require.NoError(t, err)
-	obs, err := m.Measure(in, ex)
-	require.NoError(t, err)
+	_, obs := measureInput(t, "testdata/etcdraft-vote-gap.json", specConfig(etcdraft.APIRawNode, "off"))
 	require.Len(t, obs.Failures, 1, "%v", obs.Failures)
 	fl := obs.Failures[0]
 	require.Contains(t, fl.Signature, "(votedFor[i] = logline.event.state.vote)", fl.Message+"\n"+fl.Detail)
@@ -160,21 +149,29 @@ func TestSpecMeasureKnownVoteGap(t *testing.T) {
 // library does it, and the invariant fails on the correct library's trace.
 // Found by run --model etcdraft.tla (seed 3, iteration 960), minimized.
 func TestSpecMeasureLeaderCompletenessInvTooStrong(t *testing.T) {
+	ex, obs := measureInput(t, "testdata/etcdraft-leader-completeness.json", specConfig(etcdraft.APIMixed, "mixed"))
+	require.Empty(t, ex.Failures, "the library's own oracles see nothing wrong")
+	require.Len(t, obs.Failures, 1, "%v", obs.Failures)
+	require.Equal(t, "model-invariant: LeaderCompletenessInv", obs.Failures[0].Signature)
+	require.Equal(t, 12, obs.Failures[0].Step)
+}
+
+// measureInput runs the input in file on a cluster of cfg and measures
+// its trace with the spec.
+func measureInput(t *testing.T, file string, cfg etcdraft.Config) (*schedule.Execution, fuzzer.Observation) {
+	t.Helper()
 	m := specMeasure(t)
-	data, err := os.ReadFile("testdata/etcdraft-leader-completeness.json")
+	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	in, err := schedule.DecodeInput(data)
 	require.NoError(t, err)
-	f, err := etcdraft.NewFactory(specConfig(etcdraft.APIMixed, "mixed"))
+	f, err := etcdraft.NewFactory(cfg)
 	require.NoError(t, err)
 	s, err := f.New()
 	require.NoError(t, err)
 	ex, err := s.Execute(in)
 	require.NoError(t, err)
-	require.Empty(t, ex.Failures, "the library's own oracles see nothing wrong")
 	obs, err := m.Measure(in, ex)
 	require.NoError(t, err)
-	require.Len(t, obs.Failures, 1, "%v", obs.Failures)
-	require.Equal(t, "model-invariant: LeaderCompletenessInv", obs.Failures[0].Signature)
-	require.Equal(t, 12, obs.Failures[0].Step)
+	return ex, obs
 }
