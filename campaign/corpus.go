@@ -104,8 +104,10 @@ func inputFiles(paths []string) ([]string, error) {
 }
 
 // Export writes the campaign in store as files under out: campaign.json,
-// inputs/ID.json and, for every bug, bugs/ID.json (its input) and
-// bugs/ID.meta.json. It returns the numbers of inputs and bugs written.
+// inputs/ID.json and, for every bug, bugs/ID.json (the input that found
+// it), bugs/ID.min.json (its minimized input, when it has one: the
+// reproducer to hand on) and bugs/ID.meta.json. It returns the numbers of
+// inputs and bugs written.
 func Export(store *corpus.Store, out string) (inputs, bugs int, err error) {
 	snap, err := store.Load(-1)
 	if err != nil {
@@ -137,7 +139,15 @@ func Export(store *corpus.Store, out string) (inputs, bugs int, err error) {
 		meta := struct {
 			ID, Kind, Signature, Message string
 			FirstIteration, Hits         int64
-		}{b.ID, b.Kind, b.Signature, b.Message, b.FirstIteration, b.Hits}
+			Steps                        int
+			MinimizedSteps               int `json:",omitempty"`
+		}{b.ID, b.Kind, b.Signature, b.Message, b.FirstIteration, b.Hits, b.Input.Len(), 0}
+		if b.Minimized != nil {
+			meta.MinimizedSteps = b.Minimized.Len()
+			if err := os.WriteFile(filepath.Join(out, "bugs", b.ID+".min.json"), schedule.EncodeInput(b.Minimized), 0o644); err != nil {
+				return 0, 0, err
+			}
+		}
 		if err := writeJSON(filepath.Join(out, "bugs", b.ID+".meta.json"), meta); err != nil {
 			return 0, 0, err
 		}

@@ -68,7 +68,7 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 	var outDir string
 	export := &cobra.Command{
 		Use:   "export --out DIR",
-		Short: "Write every input and bug as JSON files (inputs/ID.json, bugs/ID.json, campaign.json)",
+		Short: "Write every input and bug as JSON files (inputs/ID.json, bugs/ID.json and its minimized bugs/ID.min.json, campaign.json)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if outDir == "" {

@@ -120,6 +120,14 @@ func TestRunFindsTheSeededBugAndReplaysIt(t *testing.T) {
 		filepath.Join(exp, "bugs", r.Bugs[0].ID+".json"))
 	require.Equal(t, 0, c.code, c.stderr)
 	require.Contains(t, c.stdout, "FAILURE at step")
+	// The minimized reproducer is exported too, and replays the bug.
+	m := modelfuzz(t, "replay", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		filepath.Join(exp, "bugs", r.Bugs[0].ID+".min.json"))
+	require.Equal(t, 0, m.code, m.stderr)
+	require.Contains(t, m.stdout, "FAILURE at step")
+	meta, err := os.ReadFile(filepath.Join(exp, "bugs", r.Bugs[0].ID+".meta.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(meta), `"MinimizedSteps"`)
 }
 
 func TestRunWithoutInjectionFindsNothing(t *testing.T) {
