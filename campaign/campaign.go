@@ -123,6 +123,10 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	}
 	if s.CorpusDir == "" {
 		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
+		if s.System.traceSpec {
+			// Not the raft.tla campaign's: its settings differ.
+			s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-spec-" + s.Strategy
+		}
 	}
 	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
 	if s.Model != "" {

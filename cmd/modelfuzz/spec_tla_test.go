@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -46,4 +47,11 @@ func TestRunEtcdraftSpec(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "run", "--model", "etcdraft.tla", "--adapter", "microbench", "--iterations", "1", "--corpus", filepath.Join(tmp, "c")), "validates the traces of adapter etcdraft")
 	_, err := os.Stat(filepath.Join(tmp, "a"))
 	require.True(t, os.IsNotExist(err), "a refused command line leaves no corpus")
+
+	// Its default corpus is not raft.tla's.
+	cmd := exec.Command(binary, "run", "--model", "etcdraft.tla", "--iterations", "2", "--steps", "20")
+	cmd.Dir = tmp
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.DirExists(t, filepath.Join(tmp, "modelfuzz-corpus", "etcdraft-spec-model"))
 }
