@@ -496,6 +496,9 @@ func (c *compiler) funcApp(e *syntax.FuncApp, lx *lex) (node, error) {
 			}
 		}
 	}
+	if v, ok := f.(*varNode); ok {
+		return &varAppNode{funcAppNode{at{e.Pos}, f, arg}, v}, nil
+	}
 	return &funcAppNode{at{e.Pos}, f, arg}, nil
 }
 

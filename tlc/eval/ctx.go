@@ -47,6 +47,15 @@ type ctx struct {
 	readVars uint64
 	effects  int
 
+	// recording > 0 while quantifier bodies are evaluated to be kept;
+	// atoms then lists the parts of the state they read, those of the
+	// innermost from atomBase, and quantMemos holds the results (see
+	// quantmemo.go).
+	recording  int
+	atomBase   int
+	atoms      []readAtom
+	quantMemos map[*quantNode]*quantMemo
+
 	// stateValues caches the zero-arity definitions evaluated in the
 	// state stateOf (see stateValue).
 	stateOf     []value.Value
@@ -76,6 +85,9 @@ func (c *ctx) stateValue(d *def, pos syntax.Pos) (value.Value, error) {
 	}
 	if sv, ok := c.stateValues[d]; ok {
 		c.readVars |= sv.reads
+		if c.recording > 0 {
+			c.recordVars(sv.reads)
+		}
 		return sv.v, nil
 	}
 	if err := c.enter(pos); err != nil {
@@ -138,10 +150,19 @@ func (m *Model) newCtx() *ctx { return &ctx{m: m, maxSteps: defaultMaxSteps.Load
 var defaultMaxSteps atomic.Int64
 
 // save returns a function that restores the context's state: evaluations
-// nest (a callback of an enumeration evaluates an invariant).
+// nest (a callback of an enumeration evaluates an invariant). The nested
+// evaluation starts without the enclosing enumeration's pruning watches
+// (see prune.go): it runs once a successor is complete, when the
+// enclosing bindings have succeeded and what it reads no longer matters
+// to them.
 func (c *ctx) save() func() {
 	cur, next, primed, initMode := c.cur, c.next, c.primed, c.initMode
-	return func() { c.cur, c.next, c.primed, c.initMode = cur, next, primed, initMode }
+	watches, touched := c.watches, c.touched
+	c.watches, c.touched = 0, 0
+	return func() {
+		c.cur, c.next, c.primed, c.initMode = cur, next, primed, initMode
+		c.watches, c.touched = watches, touched
+	}
 }
 
 // Print implements stdlib.Context.

@@ -54,6 +54,9 @@ func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
 	if v == nil {
 		return nil, errorf(n.pos, "variable %s is used before it is given a value", n.name)
 	}
+	if c.recording > 0 {
+		c.recordRead(n.idx, nil, v)
+	}
 	return v, nil
 }
 
@@ -839,6 +842,34 @@ func (n *funcAppNode) eval(c *ctx, env *Env) (value.Value, error) {
 	return v, located(n.pos, err)
 }
 
+// varAppNode is v[e] for a state variable v: while a quantifier's body is
+// recorded (see quantmemo.go), it reads the part v[e] of the state rather
+// than the whole of v.
+type varAppNode struct {
+	funcAppNode
+	v *varNode
+}
+
+func (n *varAppNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.recording == 0 || c.primed > 0 || n.v.idx >= len(c.cur) || c.cur[n.v.idx] == nil {
+		return n.funcAppNode.eval(c, env)
+	}
+	f := c.cur[n.v.idx]
+	c.readVars |= 1 << uint(n.v.idx)
+	a, err := n.arg.eval(c, env)
+	if err != nil {
+		c.recordRead(n.v.idx, nil, f)
+		return nil, err
+	}
+	v, err := value.Apply(f, a)
+	if err != nil {
+		c.recordRead(n.v.idx, nil, f)
+		return nil, located(n.pos, err)
+	}
+	c.recordRead(n.v.idx, a, v)
+	return v, nil
+}
+
 // componentNode is p[k] for a bound name p and an integer literal k: when
 // p is bound to a tuple literal argument, it reads only the k-th
 // component's watch bits (see Env.parts).
@@ -1099,8 +1130,15 @@ type quantNode struct {
 
 func (n *quantNode) eval(c *ctx, env *Env) (value.Value, error) {
 	result := n.forall
+	memo := c.memoBodies(env)
 	err := n.b.each(c, env, func(f *Env) (bool, error) {
-		ok, err := evalBool(c, f, n.body)
+		var ok bool
+		var err error
+		if memo {
+			ok, err = c.memoBody(n, f)
+		} else {
+			ok, err = evalBool(c, f, n.body)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -1329,6 +1367,9 @@ var errFound = errors.New("found")
 func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
 	c.touchAll()
 	c.readVars = ^uint64(0) // the sub-evaluation reads the state too
+	if c.recording > 0 {
+		c.recordVars(^uint64(0))
+	}
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
 		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps}
 	err := sub.enum(n.x, env, func() error { return errFound })
