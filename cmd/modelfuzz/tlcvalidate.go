@@ -187,6 +187,7 @@ func prepareTrace(name, out string) (*traceFile, error) {
 	var buf bytes.Buffer
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	dec := stdlib.NewJSONDecoder()
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "{") {
@@ -197,7 +198,7 @@ func prepareTrace(name, out string) (*traceFile, error) {
 		tf.lines = append(tf.lines, line)
 		var v value.Value
 		if strings.TrimSpace(line) != "" {
-			if v, err = stdlib.DecodeJSON([]byte(line)); err != nil {
+			if v, err = dec.Decode([]byte(line)); err != nil {
 				return nil, fmt.Errorf("%s:%d: malformed JSON: %v", name, n, err)
 			}
 		}

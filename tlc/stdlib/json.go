@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -251,12 +250,13 @@ func ndDeserialize(p value.Value) (value.Value, error) {
 	var out []value.Value
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	dec := NewJSONDecoder()
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
 			continue
 		}
-		v, err := DecodeJSON([]byte(line))
+		v, err := dec.Decode(line)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s:%d: %w", name, path, n, err)
 		}
@@ -274,6 +274,11 @@ func ndDeserialize(p value.Value) (value.Value, error) {
 // as "ts":1712329729.6024537). Unlike TLC, integers keep 64 bits instead of
 // wrapping around at 32.
 func DecodeJSON(data []byte) (value.Value, error) {
+	return NewJSONDecoder().Decode(data)
+}
+
+// decodeJSONStd is DecodeJSON with encoding/json (see jsondecode.go).
+func decodeJSONStd(data []byte) (value.Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var x any
@@ -300,8 +305,8 @@ func truncateNumbers(x any) (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("JSON number %s is not a number", t)
 		}
-		i, _ := d.Int(nil) // truncates toward zero
-		if !i.IsInt64() {
+		i, _ := d.Int(nil) // truncates toward zero; nil when infinite (1e700000000)
+		if i == nil || !i.IsInt64() {
 			return nil, fmt.Errorf("JSON number %s does not fit in 64 bits", t)
 		}
 		return json.Number(i.String()), nil
