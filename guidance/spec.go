@@ -249,8 +249,9 @@ func eventText(ex *schedule.Execution, k int) (string, string) {
 
 var sources sync.Map // file -> []string, the spec files' lines
 
-// sourceText is line n of a spec file, trimmed ("" when unreadable).
-func sourceText(file string, n int) string {
+// SourceLine is line n of a spec file, trimmed ("" when unreadable). The
+// files are read once.
+func SourceLine(file string, n int) string {
 	v, ok := sources.Load(file)
 	if !ok {
 		data, err := os.ReadFile(file)
@@ -263,10 +264,15 @@ func sourceText(file string, n int) string {
 	if n < 1 || n > len(lines) {
 		return ""
 	}
-	t := strings.TrimSpace(lines[n-1])
+	return strings.TrimSpace(lines[n-1])
+}
+
+// sourceText is SourceLine without a leading conjunction or disjunction
+// bullet: the condition itself.
+func sourceText(file string, n int) string {
+	t := SourceLine(file, n)
 	t = strings.TrimPrefix(t, "/\\ ")
-	t = strings.TrimPrefix(t, "\\/ ")
-	return t
+	return strings.TrimPrefix(t, "\\/ ")
 }
 
 func firstLine(s string) string {

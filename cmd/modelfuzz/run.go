@@ -189,6 +189,19 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
 }
 
+// profiled runs fn under a CPU profile written to path ("": none).
+func profiled(path string, fn func() error) error {
+	if path == "" {
+		return fn()
+	}
+	stop, err := startCPUProfile(path)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return fn()
+}
+
 // signalContext is cancelled by the first SIGINT or SIGTERM: the campaign
 // finishes the execution in flight, commits and summarizes. A second signal
 // exits at once; what was committed stays in the corpus.

@@ -51,14 +51,9 @@ Exit codes are TLC's: 0 success, 10 assumption false, 11 deadlock,
 12 invariant violated, 75 evaluation error, 150 parse error, 151 config error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cpuProfile != "" {
-				stop, err := startCPUProfile(cpuProfile)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			return runTLCCheck(cmd.OutOrStdout(), args[0], config, check.Options{Workers: workers, MaxDepth: maxDepth}, jsonOut)
+			return profiled(cpuProfile, func() error {
+				return runTLCCheck(cmd.OutOrStdout(), args[0], config, check.Options{Workers: workers, MaxDepth: maxDepth}, jsonOut)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", "", "TLC configuration file (default: SPEC.cfg)")

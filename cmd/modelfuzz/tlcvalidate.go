@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
@@ -54,14 +55,9 @@ violated, 75 an evaluation error, 150/151 a spec or configuration error, 1
 bad input.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cpuProfile != "" {
-				stop, err := startCPUProfile(cpuProfile)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
-			return runTLCValidate(cmd.OutOrStdout(), spec, config, parallel, args)
+			return profiled(cpuProfile, func() error {
+				return runTLCValidate(cmd.OutOrStdout(), spec, config, parallel, args)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the validation to this file")
@@ -333,15 +329,10 @@ func callString(p eval.ActionProbe) string {
 
 // sourceLine is ": <the source line>" of file:line, or "".
 func sourceLine(file string, line int) string {
-	data, err := os.ReadFile(file)
-	if err != nil || line < 1 {
-		return ""
+	if t := guidance.SourceLine(file, line); t != "" {
+		return ": " + t
 	}
-	ls := strings.Split(string(data), "\n")
-	if line > len(ls) {
-		return ""
-	}
-	return ": " + strings.TrimSpace(ls[line-1])
+	return ""
 }
 
 func printStateLines(w io.Writer, indent string, st check.State) {
