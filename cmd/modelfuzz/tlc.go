@@ -44,11 +44,13 @@ does: a breadth-first search of the state graph counting distinct states
 (after VIEW and SYMMETRY) and generated states, checking ASSUMEs,
 invariants, deadlock and constraints. A violation prints a numbered trace.
 
-The configuration is SPEC.cfg unless --config names another file. Temporal
-PROPERTIES are reported as not checked.
+The configuration is SPEC.cfg unless --config names another file. A
+PROPERTY the checker cannot check is named at the end ("N properties NOT
+checked") and the exit code is 153, never 0.
 
 Exit codes are TLC's: 0 success, 10 assumption false, 11 deadlock,
-12 invariant violated, 75 evaluation error, 150 parse error, 151 config error.`,
+12 invariant violated, 75 evaluation error, 150 parse error, 151 config error,
+153 properties not checked.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return profiled(cpuProfile, func() error {
@@ -100,9 +102,6 @@ func runTLCCheck(w io.Writer, spec, config string, opt check.Options, jsonOut bo
 		m.Out = os.Stderr
 	}
 	if !jsonOut {
-		for _, p := range m.Properties {
-			fmt.Fprintf(w, "Warning: temporal property %s is not checked (temporal properties are not supported).\n", p)
-		}
 		fmt.Fprintln(w, "Computing initial states and exploring the state graph...")
 	}
 	if !jsonOut {
@@ -113,9 +112,13 @@ func runTLCCheck(w io.Writer, spec, config string, opt check.Options, jsonOut bo
 		opt.ProgressEvery = 10 * time.Second
 	}
 	res := check.Check(m, opt)
+	res.NotChecked(uncheckedProperties(m))
 	if jsonOut {
 		out := &tlcJSON{Result: res.Result, DistinctStates: res.Distinct, StatesGenerated: res.Generated,
-			Depth: res.Depth, DurationS: round3(time.Since(start).Seconds()), Error: res.Error, Unchecked: m.Properties}
+			Depth: res.Depth, DurationS: round3(time.Since(start).Seconds()), Error: res.Error}
+		for _, p := range res.Unchecked {
+			out.Unchecked = append(out.Unchecked, p.Name)
+		}
 		for _, st := range res.Trace {
 			s := map[string]string{}
 			for i, v := range st.Values {
@@ -143,6 +146,8 @@ func printTLCResult(w io.Writer, res *check.Result, d time.Duration) {
 	switch res.Result {
 	case "success":
 		fmt.Fprintln(w, "Model checking completed. No error has been found.")
+	case "not-checked":
+		// Said at the end, below (printUnchecked).
 	default:
 		fmt.Fprintf(w, "Error: %s\n", res.Error)
 		if len(res.Trace) > 0 {
@@ -169,4 +174,23 @@ func printTLCResult(w io.Writer, res *check.Result, d time.Duration) {
 	fmt.Fprintf(w, "%d states generated, %d distinct states found, 0 states left on queue.\n", res.Generated, res.Distinct)
 	fmt.Fprintf(w, "The depth of the complete state graph search is %d.\n", res.Depth)
 	fmt.Fprintf(w, "Finished in %s.\n", d.Round(time.Millisecond))
+	printUnchecked(w, res)
+}
+
+// uncheckedProperties are the cfg's PROPERTIES that the check does not
+// check.
+func uncheckedProperties(m *eval.Model) []check.Unchecked {
+	var out []check.Unchecked
+	for _, p := range m.Properties {
+		out = append(out, check.Unchecked{Name: p, Why: "temporal properties are not supported"})
+	}
+	return out
+}
+
+// printUnchecked ends the output of a run that found no error but did not
+// check every property: never "No error has been found" about those.
+func printUnchecked(w io.Writer, res *check.Result) {
+	if res.Result == "not-checked" {
+		fmt.Fprintf(w, "Model checking completed without finding an error, but %s.\n", res.Error)
+	}
 }

@@ -63,7 +63,7 @@ type State struct {
 
 // Result is the outcome of a check.
 type Result struct {
-	Result    string // "success", "invariant", "deadlock", "error", "assumption"
+	Result    string // "success", "invariant", "deadlock", "error", "assumption", "not-checked"
 	Distinct  int64
 	Generated int64
 	Depth     int
@@ -75,6 +75,9 @@ type Result struct {
 	Trace []State
 	// Invariant names the violated invariant.
 	Invariant string
+	// Unchecked lists the properties the check did not check (see
+	// NotChecked).
+	Unchecked []Unchecked
 }
 
 type rec struct {
