@@ -46,6 +46,19 @@ type Options struct {
 	// satisfies the invariants, from several goroutines at once; path
 	// returns the states from an initial state to it.
 	Visit func(s []value.Value, path func() []State)
+	// Step, when set, is called for every state generated, from several
+	// goroutines at once: s is its predecessor (nil for an initial state),
+	// action the index of the sub-action of the next-state relation
+	// (eval.Model.NextActions) that generated it (-1 for an initial
+	// state), and fresh whether t is a new distinct state. The search then
+	// generates successors action by action, as TLC does (TLC's -coverage
+	// and -dump dot need it).
+	Step func(s, t []value.Value, action int, fresh bool)
+	// Continue keeps searching after an invariant is violated (TLC's
+	// -continue): each violation is passed to Violation, and the result is
+	// the first one.
+	Continue  bool
+	Violation func(*Result)
 }
 
 // Progress reports a running check.
@@ -159,6 +172,19 @@ func (c *checker) fail(r *Result) {
 	c.stop.Store(true)
 }
 
+// violated records an invariant violation when the search continues past
+// it (Options.Continue).
+func (c *checker) violated(r *Result) {
+	c.stopMu.Lock()
+	defer c.stopMu.Unlock()
+	if c.result == nil {
+		c.result = r
+	}
+	if c.opt.Violation != nil {
+		c.opt.Violation(r)
+	}
+}
+
 func (c *checker) trace(r *rec) []State {
 	var out []State
 	for ; r != nil; r = r.parent {
@@ -202,8 +228,13 @@ func (c *checker) checkInvariants(ev *eval.Evaluator, r *rec) bool {
 			// TLC, which records a new state before checking it.
 			for d := c.depth.Load(); d < int64(len(tr)) && !c.depth.CompareAndSwap(d, int64(len(tr))); d = c.depth.Load() {
 			}
-			c.fail(&Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
-				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name), Trace: tr})
+			res := &Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
+				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name), Trace: tr}
+			if c.opt.Continue {
+				c.violated(res)
+				return true
+			}
+			c.fail(res)
 			return false
 		}
 	}
@@ -252,7 +283,11 @@ func (c *checker) run() *Result {
 		if err != nil {
 			return err
 		}
-		if !c.seen.add(fp) {
+		fresh := c.seen.add(fp)
+		if c.opt.Step != nil {
+			c.opt.Step(nil, s, -1, fresh)
+		}
+		if !fresh {
 			return nil
 		}
 		c.distinct.Add(1)
@@ -267,13 +302,16 @@ func (c *checker) run() *Result {
 	if err != nil && err != errStop {
 		c.evalFailure(err, nil, "computing the initial states")
 	}
-	if c.result != nil {
+	if c.stop.Load() {
 		return c.result
 	}
 	if len(level) > 0 {
 		c.depth.Store(1)
 	}
 	if !ev.HasNext() {
+		if c.result != nil {
+			return c.result // a violation with Options.Continue
+		}
 		return &Result{Result: "success", ExitCode: ExitSuccess}
 	}
 	stopProgress := c.progressLoop()
@@ -355,7 +393,8 @@ func (c *checker) expand(level []*rec, depth int) []*rec {
 func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) []*rec {
 	any := false
 	var gen int64
-	err := ev.Next(r.vals, func(t []value.Value) error {
+	action := -1
+	handle := func(t []value.Value) error {
 		any = true
 		gen++
 		// As in TLC, TLCGet("level") is the successor's level in its
@@ -381,7 +420,11 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		if err != nil {
 			return err
 		}
-		if !c.seen.add(fp) {
+		fresh := c.seen.add(fp)
+		if c.opt.Step != nil {
+			c.opt.Step(r.vals, t, action, fresh)
+		}
+		if !fresh {
 			return nil
 		}
 		c.distinct.Add(1)
@@ -392,7 +435,17 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		c.visit(nr)
 		out = append(out, nr)
 		return nil
-	})
+	}
+	var err error
+	if c.opt.Step == nil {
+		err = ev.Next(r.vals, handle)
+	} else {
+		for action = range c.m.NextActions() {
+			if err = ev.NextAction(action, r.vals, handle); err != nil {
+				break
+			}
+		}
+	}
 	c.generated.Add(gen)
 	if err != nil {
 		if err != errStop {

@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 // update rewrites testdata/*.expected: go test ./tlc/check/ -run TestGolden
@@ -145,4 +148,35 @@ func TestMaxDepth(t *testing.T) {
 	r = Check(m, Options{Workers: 1, MaxDepth: 5})
 	assert.Equal(t, "success", r.Result, "the whole space is within 4 steps")
 	assert.EqualValues(t, 4, r.Distinct)
+}
+
+// TestStepByActionFindsTheSameStates checks that the search action by
+// action (Options.Step, for TLC's -coverage and -dump dot) generates what
+// the search of the whole next-state relation generates, and that the
+// per-action counts add up.
+func TestStepByActionFindsTheSameStates(t *testing.T) {
+	for _, name := range specNames(t) {
+		t.Run(name, func(t *testing.T) {
+			m, err := eval.Load(filepath.Join("testdata", name+".tla"), "")
+			if err != nil {
+				return
+			}
+			m.Out = io.Discard
+			whole := Check(m, Options{Workers: 1})
+			var steps, fresh atomic.Int64
+			byAction := Check(m, Options{Workers: 1, Step: func(s, t []value.Value, action int, f bool) {
+				steps.Add(1)
+				if f {
+					fresh.Add(1)
+				}
+			}})
+			assert.Equal(t, whole.Result, byAction.Result)
+			if whole.Result != "success" {
+				return
+			}
+			assert.Equal(t, whole.Distinct, byAction.Distinct)
+			assert.Equal(t, whole.Generated, byAction.Generated)
+			assert.Equal(t, whole.Distinct, fresh.Load())
+		})
+	}
 }

@@ -60,6 +60,15 @@ type Model struct {
 	// Stats, when set, answers TLCGet("stats") and TLCGet("level")-like
 	// questions about the running check.
 	Stats func() map[string]int64
+
+	// modules are the modules the spec's scopes were built from; initDef
+	// is the definition of the initial predicate when there is one; the
+	// split of the next-state relation into actions is computed on first
+	// use (see split.go).
+	modules   []*syntax.Module
+	initDef   *def
+	splitOnce sync.Once
+	actions   []*SubAction
 }
 
 // InitPos is where the initial predicate is defined (the definition the
@@ -316,7 +325,7 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		if err != nil {
 			return err
 		}
-		m.init, m.InitName, m.initPos = n, conf.Init.Name, d.pos
+		m.init, m.InitName, m.initPos, m.initDef = n, conf.Init.Name, d.pos, d
 		if n, d, err = m.compileName(conf, conf.Next, "NEXT"); err != nil {
 			return err
 		}
@@ -326,7 +335,7 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		if err != nil {
 			return err
 		}
-		m.init, m.InitName, m.initPos = n, conf.Init.Name, d.pos
+		m.init, m.InitName, m.initPos, m.initDef = n, conf.Init.Name, d.pos, d
 	default:
 		if len(m.Vars) > 0 {
 			return &ConfigError{fmt.Errorf("%s: no SPECIFICATION and no INIT/NEXT", conf.File)}
@@ -392,6 +401,7 @@ type specPart struct {
 // splitSpec finds Init and Next in Init /\ [][Next]_vars /\ fairness.
 func (m *Model) splitSpec(d *def) error {
 	var inits []specPart
+	var initDefs []*def // the definitions the initial predicate is made of
 	var next *specPart
 	var walk func(e syntax.Expr, sc *scope, depth int) error
 	walk = func(e syntax.Expr, sc *scope, depth int) error {
@@ -424,6 +434,9 @@ func (m *Model) splitSpec(d *def) error {
 			}
 		case *syntax.Ident:
 			if dd := sc.lookup(x.Name); dd != nil && dd.kind == dkOp && len(dd.params) == 0 {
+				if !temporal(dd.body) {
+					initDefs = append(initDefs, dd)
+				}
 				return walk(dd.body, dd.sc, depth+1)
 			}
 		case *syntax.Label:
@@ -461,6 +474,9 @@ func (m *Model) splitSpec(d *def) error {
 	}
 	m.init = &andNode{at{d.pos}, flatten(parts, true)}
 	m.InitName, m.initPos = d.name+" (initial predicate)", d.pos
+	if len(initDefs) == 1 {
+		m.initDef = initDefs[0]
+	}
 	if next != nil {
 		n, _, _, err := m.compileIn(next.sc, next.e, nil)
 		if err != nil {

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -87,6 +88,10 @@ type scope struct {
 	// paramLex is the lexical frame of the instance parameters, for
 	// compiling substitutions.
 	module *syntax.Module
+	// substituted is true for the scope of an instance whose constants or
+	// variables are substituted: TLC does not split an action of such an
+	// instance into sub-actions (see split.go).
+	substituted bool
 }
 
 func newScope(name string) *scope {
@@ -198,6 +203,10 @@ func (l *loader) build(mod *syntax.Module, subst map[string]substitution, paramI
 	sc := newScope(mod.Name)
 	sc.module = mod
 	sc.paramInst = paramInst
+	sc.substituted = len(subst) > 0
+	if !slices.Contains(l.m.modules, mod) {
+		l.m.modules = append(l.m.modules, mod)
+	}
 	for _, e := range mod.Extends {
 		esc, err := l.extendScope(e, mod.Pos)
 		if err != nil {

@@ -69,6 +69,24 @@ type Module struct {
 	// *FuncDef, *Instance, *RecursiveDecl, *Theorem, and *Module for a
 	// submodule nested inside this one.
 	Units []Unit
+	// Spans holds the extent of the expressions of the module's file, by
+	// the line and column of their Position: TLC names an action in a
+	// trace by the extent of its expression ("line 31, col 5 to line 35,
+	// col 20 of module M"). It is shared by the modules of one file.
+	Spans map[LineCol]Span
+}
+
+// LineCol is a compact line and column in a module's file.
+type LineCol struct{ Line, Col int32 }
+
+// Span is the extent of an expression: from the first character of its
+// first token to the last character of its last token.
+type Span struct{ Begin, End LineCol }
+
+// SpanOf returns the extent of the expression whose Position is p.
+func (m *Module) SpanOf(p Pos) (Span, bool) {
+	s, ok := m.Spans[LineCol{int32(p.Line), int32(p.Col)}]
+	return s, ok
 }
 
 // Fixity tells how a user-defined operator is written.

@@ -33,12 +33,24 @@ func (p *parser) infixAt() (string, opInfo, bool) {
 func (p *parser) parseExpr(minPrec int) Expr {
 	p.enter()
 	defer p.leave()
-	return p.parseInfix(p.parseUnary(), minPrec)
+	start := p.raw()
+	x := p.parseUnary()
+	p.span(x, start)
+	return p.parseInfixFrom(x, minPrec, start)
 }
 
 // parseInfix continues an expression whose first operand is left.
 func (p *parser) parseInfix(left Expr, minPrec int) Expr {
+	return p.parseInfixFrom(left, minPrec, token{})
+}
+
+// parseInfixFrom is parseInfix for an expression that began at token start
+// (a zero token: unknown), whose extent it records.
+func (p *parser) parseInfixFrom(left Expr, minPrec int, start token) Expr {
 	for {
+		if start.line > 0 {
+			p.span(left, start)
+		}
 		name, info, ok := p.infixAt()
 		if !ok || info.lo < minPrec {
 			return left

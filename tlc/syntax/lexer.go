@@ -24,12 +24,14 @@ const (
 // token is one lexeme. Unicode symbols are already mapped to their ASCII
 // spelling in text.
 type token struct {
-	text     string
-	num      int64 // value of a tNumber
-	line     int32
-	col      int32
-	kind     tokKind
-	overflow bool // a tNumber too large for int64
+	text string
+	num  int64 // value of a tNumber
+	line int32
+	col  int32
+	// eline and ecol locate the token's last character.
+	eline, ecol int32
+	kind        tokKind
+	overflow    bool // a tNumber too large for int64
 }
 
 func (t token) is(kind tokKind, text string) bool { return t.kind == kind && t.text == text }
@@ -129,6 +131,7 @@ func (lx *lexer) lexModule() ([]token, error) {
 		if err != nil {
 			return nil, err
 		}
+		t.eline, t.ecol = int32(lx.line), int32(lx.col-1)
 		lx.toks = append(lx.toks, t)
 		switch t.kind {
 		case tEOF:

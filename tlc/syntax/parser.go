@@ -38,8 +38,11 @@ func ParseSource(filename string, src []byte) (mods []*Module, err error) {
 		if lerr != nil {
 			return nil, lerr
 		}
-		p := &parser{file: filename, toks: toks}
+		p := &parser{file: filename, toks: toks, spans: map[LineCol]Span{}}
 		found := p.parseModuleFile()
+		for _, m := range found {
+			m.Spans = p.spans
+		}
 		mods = append(mods, found...)
 		off, line, col = lx.off, lx.line, lx.col
 	}
@@ -136,6 +139,25 @@ type parser struct {
 	fence int
 	depth int
 	mods  []*Module // submodules found while parsing, in order
+	// spans records the extent of expressions (see Module.Spans); nil when
+	// not wanted.
+	spans map[LineCol]Span
+}
+
+// span records the extent of x, which began at token start and ends with
+// the last token consumed. The first span recorded for a position is kept:
+// a parenthesized expression keeps the extent without its parentheses.
+func (p *parser) span(x Expr, start token) {
+	if p.spans == nil || x == nil || p.i == 0 {
+		return
+	}
+	pos := x.Position()
+	k := LineCol{int32(pos.Line), int32(pos.Col)}
+	if _, ok := p.spans[k]; ok {
+		return
+	}
+	end := p.toks[p.i-1]
+	p.spans[k] = Span{Begin: LineCol{start.line, start.col}, End: LineCol{end.eline, end.ecol}}
 }
 
 // at returns the position of a token.
@@ -582,6 +604,7 @@ func (p *parser) parseDefinition(local bool) Unit {
 	case t0.kind == tIdent && t1.is(tSym, "=="):
 		p.next()
 		p.next()
+		p.lhsSpan(t0)
 		if p.isKw("INSTANCE") {
 			return p.parseInstance(p.at(t0), t0.text, nil, local)
 		}
@@ -592,6 +615,7 @@ func (p *parser) parseDefinition(local bool) Unit {
 		params := p.parseParams()
 		p.expectClose(")")
 		p.expectSym("==")
+		p.lhsSpan(t0)
 		if p.isKw("INSTANCE") {
 			return p.parseInstance(p.at(t0), t0.text, params, local)
 		}
@@ -630,6 +654,18 @@ func (p *parser) parseDefinition(local bool) Unit {
 	}
 	p.failExpected("definition or declaration")
 	return nil
+}
+
+// lhsSpan records the extent of a definition's left-hand side, from its
+// first token t0 to the token before the "==" just consumed, by t0's
+// position (where no expression starts): TLC locates an action's
+// declaration so in its coverage report.
+func (p *parser) lhsSpan(t0 token) {
+	if p.spans == nil || p.i < 2 {
+		return
+	}
+	end := p.toks[p.i-2]
+	p.spans[LineCol{t0.line, t0.col}] = Span{Begin: LineCol{t0.line, t0.col}, End: LineCol{end.eline, end.ecol}}
 }
 
 // parseParams parses operator definition parameters: x, F(_, _), ...
