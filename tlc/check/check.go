@@ -198,6 +198,12 @@ func (c *checker) trace(r *rec) []State {
 
 // evalFailure records an evaluation error while handling state r.
 func (c *checker) evalFailure(err error, r *rec, what string) {
+	c.evalFailureCode(err, r, what, ExitFailure)
+}
+
+// evalFailureCode is evalFailure with TLC's exit code for the kind of
+// evaluation (an invariant's differs); a failed Assert has its own.
+func (c *checker) evalFailureCode(err error, r *rec, what string, code int) {
 	var inc *eval.IncompleteError
 	msg := err.Error()
 	if errors.As(err, &inc) {
@@ -211,7 +217,7 @@ func (c *checker) evalFailure(err error, r *rec, what string) {
 			msg = pos.String() + ": " + msg
 		}
 	}
-	c.fail(&Result{Result: "error", ExitCode: ExitFailure, Error: what + ": " + msg, Trace: c.trace(r)})
+	c.fail(&Result{Result: "error", ExitCode: failureCode(err, code), Error: what + ": " + msg, Trace: c.trace(r)})
 }
 
 // checkInvariants evaluates the invariants in a new state.
@@ -219,7 +225,7 @@ func (c *checker) checkInvariants(ev *eval.Evaluator, r *rec) bool {
 	for i, inv := range c.m.Invariants {
 		ok, err := ev.Invariant(i, r.vals)
 		if err != nil {
-			c.evalFailure(err, r, "evaluating invariant "+inv.Name)
+			c.evalFailureCode(err, r, "evaluating invariant "+inv.Name, ExitSafetyEval)
 			return false
 		}
 		if !ok {

@@ -15,9 +15,16 @@ func LoadFailure(err error) (int, string) {
 	var le *eval.LoadError
 	var ce *eval.ConfigError
 	var af *eval.AssumeFailure
+	var ef *eval.EvalFailure
 	switch {
 	case errors.As(err, &af):
 		return ExitAssumption, "assumption"
+	case errors.As(err, &ef) && ef.What == "evaluating an ASSUME":
+		// TLC: an assumption that cannot be evaluated is reported as one
+		// that is false.
+		return failureCode(err, ExitAssumption), "assumption"
+	case errors.As(err, &ef):
+		return failureCode(err, ExitFailure), "error"
 	case errors.As(err, &ce):
 		return ExitConfig, "config-error"
 	case errors.As(err, &se), errors.As(err, &le):

@@ -10,7 +10,12 @@ import (
 type Error struct {
 	Pos syntax.Pos
 	Msg string
+	// Err is the error located, when there is one: a failed Assert
+	// (stdlib.AssertionError) has its own exit code.
+	Err error
 }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Pos.Line == 0 {
@@ -31,5 +36,5 @@ func located(pos syntax.Pos, err error) error {
 	if _, ok := err.(*Error); ok {
 		return err
 	}
-	return &Error{Pos: pos, Msg: err.Error()}
+	return &Error{Pos: pos, Msg: err.Error(), Err: err}
 }

@@ -65,10 +65,14 @@ type Model struct {
 	// is the definition of the initial predicate when there is one; the
 	// split of the next-state relation into actions is computed on first
 	// use (see split.go).
-	modules   []*syntax.Module
-	initDef   *def
-	splitOnce sync.Once
-	actions   []*SubAction
+	modules []*syntax.Module
+	initDef *def
+	alias   node // the cfg's ALIAS (see AliasOf)
+	// aliasFields are the ALIAS record's fields as written, when it is a
+	// record constructor.
+	aliasFields []string
+	splitOnce   sync.Once
+	actions     []*SubAction
 }
 
 // InitPos is where the initial predicate is defined (the definition the
@@ -368,6 +372,19 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 			return err
 		}
 		m.View = n
+	}
+	if conf.Alias.Name != "" {
+		n, d, err := m.compileName(conf, conf.Alias, "ALIAS")
+		if err != nil {
+			return err
+		}
+		m.alias = n
+		if rl, ok := d.body.(*syntax.RecordLit); ok && d.kind == dkOp {
+			// TLC prints the fields in the order the record is written.
+			for _, f := range rl.Fields {
+				m.aliasFields = append(m.aliasFields, f.Name)
+			}
+		}
 	}
 	if conf.Symmetry.Name != "" {
 		n, _, err := m.compileName(conf, conf.Symmetry, "SYMMETRY")

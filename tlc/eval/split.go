@@ -317,3 +317,24 @@ func (m *Model) moduleOf(file string) *syntax.Module {
 	}
 	return nil
 }
+
+// HasAlias reports whether the cfg has an ALIAS.
+func (m *Model) HasAlias() bool { return m.alias != nil }
+
+// AliasFields are the ALIAS's fields in the order its record constructor
+// writes them (nil when the ALIAS is not a record constructor): TLC prints
+// them in that order.
+func (m *Model) AliasFields() []string { return m.aliasFields }
+
+// AliasOf evaluates the cfg's ALIAS for a trace state s whose successor in
+// the trace is t (TLC passes the last state as its own successor): the
+// record whose fields TLC prints in place of the variables.
+func (ev *Evaluator) AliasOf(s, t []value.Value) (value.Value, error) {
+	if ev.m.alias == nil {
+		return nil, fmt.Errorf("the cfg has no ALIAS")
+	}
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, t, 0
+	return ev.m.alias.eval(c, nil)
+}

@@ -327,3 +327,15 @@ func truncateNumbers(x any) (any, error) {
 	}
 	return x, nil
 }
+
+// ToJSON renders v in JSON as the Json module's ToJson does: numbers,
+// booleans and strings as themselves, a model value as its name, a
+// sequence or a set as an array, a record or another function as an
+// object.
+func ToJSON(v value.Value) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

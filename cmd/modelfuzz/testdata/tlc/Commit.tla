@@ -39,6 +39,8 @@ Spec == Init /\ [][Next]_vars
 
 NotDone == tmState /= "done"
 
+NoneAborted == \A r \in RM : rmState[r] /= "aborted"
+
 Prepared == {r \in RM : rmState[r] = "prepared"}
 
 Alias == [state |-> rmState, decided |-> tmState = "done", prepared |-> Prepared,

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/tlc/check"
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// tlcCheckSettings are the options of one `tlc check` run, declared once:
+// the flags fill them.
+type tlcCheckSettings struct {
+	spec, config string
+	consts       []string
+	workers      string // a number or "auto"
+	maxDepth     int
+	jsonOut      bool
+	cpuProfile   string
+
+	// TLC's options (the flags have TLC's names).
+	noDeadlock           bool // -deadlock: do NOT check for deadlock
+	simulate             bool
+	traces               int64 // -simulate num=N
+	depth                int
+	seed                 int64
+	seedSet              bool
+	dump, dumpDot        string
+	dotOptions           string
+	coverage             int // minutes; -1: no coverage
+	cont, diffTrace      bool
+	checkpoint           int
+	recover              string
+	maxSetSize           int
+	fp                   int
+	metadir              string
+	cleanup, nowarning   bool
+	userFile             string
+	modelcheck, noTE     bool
+	noTEBin              bool
+	fpSet, maxSetSizeSet bool
+}
+
+func newTLCCheckCmd() *cobra.Command {
+	s := &tlcCheckSettings{}
+	cmd := &cobra.Command{
+		Use:   "check SPEC[.tla] [flags]",
+		Short: "Explore every reachable state of a TLA+ spec and check its invariants, as TLC does",
+		Long: `Check a TLA+ specification exhaustively with its TLC configuration, as TLC
+does: a breadth-first search of the state graph counting distinct states
+(after VIEW and SYMMETRY) and generated states, checking ASSUMEs,
+invariants, deadlock and constraints. A violation prints a numbered trace
+whose steps name the action that took them and its location, as TLC's do
+(<Prepare(r1) line 16, col 3 to line 19, col 22 of module Commit>), with
+the cfg's ALIAS applied.
+
+SPEC is a .tla file or a module name (MCFoo finds MCFoo.tla); the
+configuration is SPEC.cfg unless -config names another file. A PROPERTY the
+checker cannot check is named at the end ("N properties NOT checked") and
+the exit code is 153, never 0.
+
+TLC's options are accepted as TLC spells them, with one dash, as well as
+with two:
+
+  modelfuzz tlc check -workers 2 -deadlock -simulate -depth 50 Spec
+
+  -workers N|auto       worker goroutines (default: one per CPU)
+  -config FILE          the configuration (default: SPEC.cfg)
+  -deadlock             do NOT check for deadlock (TLC's meaning)
+  -continue             keep checking after an invariant is violated
+  -difftrace            print only the variables a trace step changes
+  -simulate [num=N]     random behaviours instead of the exhaustive search,
+                        N of them (default: until interrupted)
+  -depth N              the length of a simulated behaviour (default 100)
+  -seed N               the seed of -simulate (default: random, printed)
+  -dump FILE            write every distinct state found to FILE
+  -dump dot[,actionlabels,colorize] FILE
+                        write the state graph to FILE in GraphViz's format
+  -coverage N           print per-action coverage at the end (every N min)
+  -nowarning            do not print warnings
+  -userFile FILE        write Print's output to FILE
+  -checkpoint 0         no checkpoints (the only value supported)
+  -fp N, -metadir DIR, -cleanup, -noGenerateSpecTE, -modelcheck
+                        accepted: they ask for nothing the check would do
+                        otherwise (no fingerprint choice, no metadata
+                        directory, no trace-explorer spec)
+
+Every other option of TLC is refused by name with exit code 1 (-recover,
+-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
+
+Exit codes are TLC's:
+` + exitCodeTable(),
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := translateTLCArgs(args, cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if err := cmd.Flags().Parse(args); err != nil {
+				return usageErrorf("%v", err)
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			rest := cmd.Flags().Args()
+			if len(rest) != 1 {
+				return usageErrorf("want one spec (SPEC.tla or a module name), got %d: %s", len(rest), strings.Join(rest, " "))
+			}
+			s.spec = rest[0]
+			s.seedSet = cmd.Flags().Changed("seed")
+			s.fpSet = cmd.Flags().Changed("fp")
+			s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
+			if !cmd.Flags().Changed("coverage") {
+				s.coverage = -1
+			}
+			return profiled(s.cpuProfile, func() error { return runTLCCheck(cmd.OutOrStdout(), s) })
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&s.config, "config", "", "TLC configuration file (default: SPEC.cfg)")
+	f.StringArrayVar(&s.consts, "const", nil, "set a constant, NAME=VALUE in cfg syntax (repeatable); replaces the cfg's value")
+	f.StringVar(&s.workers, "workers", "", "worker goroutines, a number or auto (default: number of CPUs)")
+	f.IntVar(&s.maxDepth, "max-depth", 0, "explore only the states within this many steps (initial states are at depth 1); the result is then an error saying so")
+	f.BoolVar(&s.jsonOut, "json", false, "print one JSON object with the result (trace values as JSON values)")
+	f.StringVar(&s.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the check to this file")
+	f.BoolVar(&s.noDeadlock, "deadlock", false, "do NOT check for deadlock (TLC's -deadlock)")
+	f.BoolVar(&s.simulate, "simulate", false, "generate random behaviours instead of the exhaustive search")
+	f.Int64Var(&s.traces, "num", 0, "with --simulate: the number of behaviours (TLC's num=N; default: until interrupted)")
+	f.IntVar(&s.depth, "depth", 100, "with --simulate: the length of a behaviour, in states")
+	f.Int64Var(&s.seed, "seed", 0, "with --simulate: the random seed (default: a random one, printed)")
+	f.StringVar(&s.dump, "dump", "", "write every distinct state found to this file, as TLC's -dump")
+	f.StringVar(&s.dumpDot, "dump-dot", "", "write the state graph to this file in GraphViz's dot format (TLC's -dump dot FILE)")
+	f.StringVar(&s.dotOptions, "dot-options", "", "with --dump-dot: TLC's options, comma-separated: actionlabels, colorize")
+	f.IntVar(&s.coverage, "coverage", 0, "print coverage per action at the end, and every N minutes when N > 0")
+	f.BoolVar(&s.cont, "continue", false, "keep checking after an invariant is violated, reporting each violation")
+	f.BoolVar(&s.diffTrace, "difftrace", false, "print only the variables each trace step changes")
+	f.IntVar(&s.checkpoint, "checkpoint", 0, "TLC's checkpoint interval in minutes: only 0 (none) is supported")
+	f.StringVar(&s.recover, "recover", "", "TLC's recovery from a checkpoint: not supported")
+	f.IntVar(&s.maxSetSize, "maxSetSize", 0, "TLC's bound on the size of sets it enumerates: not supported")
+	f.IntVar(&s.fp, "fp", 0, "TLC's choice of fingerprint polynomial: accepted, without effect (one fingerprint function)")
+	f.StringVar(&s.metadir, "metadir", "", "TLC's metadata directory: accepted, without effect (nothing is written there)")
+	f.BoolVar(&s.cleanup, "cleanup", false, "TLC's cleanup of its metadata directory: accepted, without effect")
+	f.BoolVar(&s.nowarning, "nowarning", false, "do not print warnings")
+	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
+	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
+	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
+	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
+	f.BoolP("help", "h", false, "help for check")
+	return cmd
+}
+
+// exitCodeTable renders check.ExitCodes for the help.
+func exitCodeTable() string {
+	var b strings.Builder
+	for _, c := range check.ExitCodes {
+		fmt.Fprintf(&b, "  %3d  %s\n", c.Code, c.Text)
+	}
+	return b.String()
+}
+
+// validate refuses what the check does not implement.
+func (s *tlcCheckSettings) validate() error {
+	switch {
+	case s.recover != "":
+		return usageErrorf("-recover is not supported: the check writes no checkpoints")
+	case s.checkpoint != 0:
+		return usageErrorf("-checkpoint %d is not supported: the check writes no checkpoints (-checkpoint 0 is accepted)", s.checkpoint)
+	case s.maxSetSizeSet:
+		return usageErrorf("-maxSetSize is not supported: sets are enumerated whatever their size")
+	case s.simulate && (s.dump != "" || s.dumpDot != ""):
+		return usageErrorf("-dump with -simulate is not supported")
+	case s.simulate && s.cont:
+		return usageErrorf("-continue with -simulate is not supported")
+	case s.simulate && s.coverage >= 0:
+		return usageErrorf("-coverage with -simulate is not supported")
+	case !s.simulate && s.traces != 0:
+		return usageErrorf("num=%d needs -simulate", s.traces)
+	case s.depth <= 0:
+		return usageErrorf("-depth %d: want a positive length", s.depth)
+	}
+	for _, o := range strings.Split(s.dotOptions, ",") {
+		switch o {
+		case "", "actionlabels", "colorize":
+		default:
+			return usageErrorf("-dump dot,%s is not supported (supported: actionlabels, colorize)", o)
+		}
+	}
+	if s.dotOptions != "" && s.dumpDot == "" {
+		return usageErrorf("--dot-options needs --dump-dot")
+	}
+	return nil
+}
+
+// workerCount parses -workers (TLC: a number or auto).
+func (s *tlcCheckSettings) workerCount() (int, error) {
+	switch s.workers {
+	case "", "auto":
+		return runtime.NumCPU(), nil
+	}
+	n, err := strconv.Atoi(s.workers)
+	if err != nil || n < 1 {
+		return 0, usageErrorf("-workers %s: want a number of workers (at least 1) or auto", s.workers)
+	}
+	return n, nil
+}
+
+// resolveSpec finds the spec file: the path itself, or the module name
+// with .tla (TLC accepts both).
+func resolveSpec(spec string) (string, error) {
+	if st, err := os.Stat(spec); err == nil && !st.IsDir() {
+		return spec, nil
+	}
+	if !strings.HasSuffix(spec, ".tla") {
+		if st, err := os.Stat(spec + ".tla"); err == nil && !st.IsDir() {
+			return spec + ".tla", nil
+		}
+	}
+	_, err := os.Stat(spec)
+	if err == nil {
+		err = fmt.Errorf("%s is a directory", spec)
+	}
+	return "", &exitError{check.ExitError, fmt.Errorf("tlc check: %v", err)}
+}
+
+// resolveConfig finds the configuration: SPEC.cfg by default; -config
+// FILE, or FILE.cfg as TLC reads it.
+func resolveConfig(config, spec string) string {
+	if config == "" {
+		return strings.TrimSuffix(spec, ".tla") + ".cfg"
+	}
+	if _, err := os.Stat(config); err != nil && !strings.HasSuffix(config, ".cfg") {
+		if _, err := os.Stat(config + ".cfg"); err == nil {
+			return config + ".cfg"
+		}
+	}
+	return config
+}
+
+func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
+	start := time.Now()
+	if err := s.validate(); err != nil {
+		return err
+	}
+	workers, err := s.workerCount()
+	if err != nil {
+		return err
+	}
+	spec, err := resolveSpec(s.spec)
+	if err != nil {
+		return err
+	}
+	cfgPath := resolveConfig(s.config, spec)
+	if s.simulate && !s.seedSet {
+		s.seed = time.Now().UnixNano()
+	}
+	out := &tlcPrinter{w: w, json: s.jsonOut, diff: s.diffTrace, start: start}
+	out.banner(s, workers, spec, cfgPath)
+	m, err := models.Load(models.Spec{Model: spec, Config: cfgPath, Consts: s.consts})
+	if err != nil {
+		code, res := check.LoadFailure(err)
+		if s.jsonOut {
+			out.json1(&tlcJSON{Result: res, Error: err.Error(), DurationS: round3(time.Since(start).Seconds())})
+			return &exitError{code, fmt.Errorf("")}
+		}
+		return &exitError{code, err}
+	}
+	out.m = m
+	if s.noDeadlock {
+		m.CheckDeadlock = false
+	}
+	if s.jsonOut {
+		m.Out = os.Stderr
+	}
+	if s.userFile != "" {
+		f, err := os.Create(s.userFile)
+		if err != nil {
+			return &exitError{check.ExitError, fmt.Errorf("tlc check: -userFile: %v", err)}
+		}
+		defer f.Close()
+		m.Out = f
+	}
+	if !s.nowarning && !s.jsonOut {
+		for _, wn := range m.Warnings {
+			fmt.Fprintf(w, "Warning: %s\n", wn)
+		}
+	}
+	if s.simulate {
+		return runTLCSimulate(out, m, s, workers)
+	}
+	out.starting()
+	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
+	if !s.jsonOut {
+		opt.Progress = out.progress
+		opt.ProgressEvery = time.Minute
+	}
+	violations := 0
+	if s.cont {
+		opt.Violation = func(r *check.Result) { // called under the checker's lock
+			violations++
+			if !s.jsonOut {
+				out.violation(r)
+			}
+		}
+	}
+	var cov *coverage
+	if s.coverage >= 0 {
+		cov = newCoverage(m)
+	}
+	var dumps []*stateDump
+	for _, d := range []struct {
+		path string
+		dot  bool
+	}{{s.dump, false}, {s.dumpDot, true}} {
+		if d.path == "" {
+			continue
+		}
+		sd, err := newStateDump(d.path, d.dot, s.dotOptions, m)
+		if err != nil {
+			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
+		}
+		dumps = append(dumps, sd)
+	}
+	if cov != nil || len(dumps) > 0 {
+		opt.Step = func(from, to []value.Value, action int, fresh bool) {
+			if cov != nil {
+				cov.step(action, fresh)
+			}
+			for _, d := range dumps {
+				d.step(from, to, action, fresh)
+			}
+		}
+	}
+	if cov != nil && s.coverage > 0 && !s.jsonOut {
+		stop := every(time.Duration(s.coverage)*time.Minute, func() { cov.print(w) })
+		defer stop()
+	}
+	res := check.Check(m, opt)
+	for _, d := range dumps {
+		if err := d.close(); err != nil {
+			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
+		}
+	}
+	res.NotChecked(uncheckedProperties(m))
+	if s.jsonOut {
+		out.resultJSON(res, time.Since(start))
+	} else {
+		if cov != nil {
+			cov.print(w)
+		}
+		out.result(res, violations)
+	}
+	if res.ExitCode != 0 {
+		return &exitError{res.ExitCode, fmt.Errorf("")}
+	}
+	return nil
+}
+
+// runTLCSimulate generates random behaviours (-simulate) until num=N of
+// them are done, a violation is found or the run is interrupted.
+func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers int) error {
+	out.starting()
+	stop := make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	var once sync.Once
+	go func() {
+		if _, ok := <-sig; ok {
+			once.Do(func() { close(stop) })
+		}
+	}()
+	opt := check.SimOptions{Seed: s.seed, Workers: workers, Depth: s.depth, Traces: s.traces, Stop: stop}
+	if !s.jsonOut {
+		opt.Progress = out.simProgress
+	}
+	res := check.Simulate(m, opt)
+	res.NotChecked(uncheckedProperties(m))
+	if s.jsonOut {
+		out.resultJSON(&res.Result, time.Since(out.start))
+	} else {
+		out.simResult(res, s.seed)
+	}
+	if res.ExitCode != 0 {
+		return &exitError{res.ExitCode, fmt.Errorf("")}
+	}
+	return nil
+}
+
+// every calls f every d until the returned function is called.
+func every(d time.Duration, f func()) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+	return func() { close(done) }
+}

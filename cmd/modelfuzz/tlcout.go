@@ -1,0 +1,361 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/tlc/check"
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// tlcPrinter prints a check as TLC does: a banner, progress lines with
+// rates, error traces whose steps name their action, the final counts.
+type tlcPrinter struct {
+	w     io.Writer
+	m     *eval.Model
+	json  bool
+	diff  bool // -difftrace
+	start time.Time
+
+	mu   sync.Mutex // progress lines come from another goroutine
+	last struct {
+		at                  time.Time
+		generated, distinct int64
+	}
+}
+
+// tlcDate is TLC's format of a time of day.
+const tlcDate = "2006-01-02 15:04:05"
+
+// version is the program's version and revision, as the build recorded
+// them.
+func version() string {
+	v, rev := "(devel)", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				rev = s.Value[:7]
+			}
+		}
+	}
+	if rev != "" {
+		return fmt.Sprintf("%s (rev: %s)", v, rev)
+	}
+	return v
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (p *tlcPrinter) banner(s *tlcCheckSettings, workers int, spec, cfgPath string) {
+	if p.json {
+		return
+	}
+	fmt.Fprintf(p.w, "modelfuzz tlc check, version %s\n", version())
+	env := fmt.Sprintf("on %d cores [pid: %d] (%s %s, %s)", runtime.NumCPU(), os.Getpid(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if s.simulate {
+		fmt.Fprintf(p.w, "Running Random Simulation with seed %d with %d %s %s.\n", s.seed, workers, plural(workers, "worker", "workers"), env)
+	} else {
+		fmt.Fprintf(p.w, "Running breadth-first search Model-Checking with %d %s %s.\n", workers, plural(workers, "worker", "workers"), env)
+	}
+	fmt.Fprintf(p.w, "Parsing file %s with configuration %s\n", spec, cfgPath)
+}
+
+func (p *tlcPrinter) starting() {
+	p.last.at = time.Now()
+	if p.json {
+		return
+	}
+	fmt.Fprintf(p.w, "Starting... (%s)\n", p.last.at.Format(tlcDate))
+	fmt.Fprintln(p.w, "Computing initial states and exploring the state graph...")
+}
+
+// progress prints TLC's progress line, with the rates since the last one
+// per minute.
+func (p *tlcPrinter) progress(pr check.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	mins := now.Sub(p.last.at).Minutes()
+	rate := func(n, last int64) int64 {
+		if mins <= 0 {
+			return 0
+		}
+		return int64(float64(n-last) / mins)
+	}
+	fmt.Fprintf(p.w, "Progress(%d) at %s: %s states generated (%s s/min), %s distinct states found (%s ds/min), %s states left on queue.\n",
+		pr.Depth, now.Format(tlcDate), thousands(pr.Generated), thousands(rate(pr.Generated, p.last.generated)),
+		thousands(pr.Distinct), thousands(rate(pr.Distinct, p.last.distinct)), thousands(int64(pr.Queue)))
+	p.last.at, p.last.generated, p.last.distinct = now, pr.Generated, pr.Distinct
+}
+
+func (p *tlcPrinter) simProgress(pr check.SimProgress) {
+	fmt.Fprintf(p.w, "Progress: %s states checked, %s traces generated.\n", thousands(pr.States), thousands(pr.Traces))
+}
+
+// thousands writes n with commas, as TLC does in progress lines.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// violation prints an error and its trace (also each violation of
+// -continue, as found).
+func (p *tlcPrinter) violation(r *check.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "Error: %s\n", r.Error)
+	if len(r.Trace) == 0 {
+		return
+	}
+	fmt.Fprintln(p.w, "Error: The behavior up to this point is:")
+	var prev *traceState
+	for i, st := range p.traceStates(r.Trace) {
+		fmt.Fprintf(p.w, "State %d: %s\n", i+1, st.label)
+		for j, n := range st.names {
+			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
+				continue
+			}
+			if len(st.names) == 1 {
+				fmt.Fprintf(p.w, "%s = %s\n", n, st.vals[j])
+			} else {
+				fmt.Fprintf(p.w, "/\\ %s = %s\n", n, st.vals[j])
+			}
+		}
+		fmt.Fprintln(p.w)
+		prev = &st
+	}
+}
+
+// result prints the end of a check; violations is the number of
+// invariant violations -continue found (and printed as found).
+func (p *tlcPrinter) result(res *check.Result, violations int) {
+	switch {
+	case res.Result == "success":
+		fmt.Fprintln(p.w, "Model checking completed. No error has been found.")
+	case res.Result == "not-checked":
+		// Said at the end (printUnchecked).
+	case violations > 0 && res.Result == "invariant":
+		// TLC says "No error has been found" here, and exits 0.
+		fmt.Fprintf(p.w, "Model checking completed. %d invariant %s found (printed above).\n", violations, plural(violations, "violation was", "violations were"))
+	default:
+		p.violation(res)
+	}
+	fmt.Fprintf(p.w, "%d states generated, %d distinct states found, 0 states left on queue.\n", res.Generated, res.Distinct)
+	fmt.Fprintf(p.w, "The depth of the complete state graph search is %d.\n", res.Depth)
+	p.finished()
+	printUnchecked(p.w, res)
+}
+
+func (p *tlcPrinter) simResult(res *check.SimResult, seed int64) {
+	switch res.Result.Result {
+	case "success", "not-checked":
+	default:
+		p.violation(&res.Result)
+	}
+	fmt.Fprintf(p.w, "The number of states generated: %d\n", res.Generated)
+	fmt.Fprintf(p.w, "Simulation using seed %d: %d traces generated, the longest of %d states.\n", seed, res.Traces, res.Depth)
+	p.finished()
+	printUnchecked(p.w, &res.Result)
+}
+
+// finished prints TLC's last line: "Finished in 01min 05s at (DATE)".
+func (p *tlcPrinter) finished() {
+	d := time.Since(p.start)
+	var took string
+	switch {
+	case d < time.Minute:
+		took = fmt.Sprintf("%02ds", int(d.Seconds()))
+	case d < time.Hour:
+		took = fmt.Sprintf("%02dmin %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		took = fmt.Sprintf("%02dh %02dmin", int(d.Hours()), int(d.Minutes())%60)
+	}
+	fmt.Fprintf(p.w, "Finished in %s at (%s)\n", took, time.Now().Format(tlcDate))
+}
+
+// traceState is a trace step as printed: its label and the variables (or
+// the ALIAS's fields) with their values.
+type traceState struct {
+	label  string
+	action *eval.SubAction // nil for an initial state or an unknown action
+	names  []string
+	vals   []value.Value
+}
+
+func (t *traceState) same(name string, v value.Value) bool {
+	for i, n := range t.names {
+		if n == name {
+			eq, err := value.Equal(t.vals[i], v)
+			return err == nil && eq
+		}
+	}
+	return false
+}
+
+// traceStates labels each step of a trace with the action that took it
+// (the first of TLC's split that leads there, as TLC finds it) and applies
+// the cfg's ALIAS, evaluated in each state and its successor (the last
+// state is its own successor, as in TLC).
+func (p *tlcPrinter) traceStates(tr []check.State) []traceState {
+	ev := p.m.NewEvaluator()
+	out := make([]traceState, len(tr))
+	for i, st := range tr {
+		ts := traceState{label: "<Initial predicate>"}
+		if i > 0 {
+			ts.label = "<Action>"
+			if a, err := ev.StepAction(tr[i-1].Values, st.Values); err == nil && a >= 0 {
+				ts.action = p.m.NextActions()[a]
+				ts.label = ts.action.Label()
+			}
+		}
+		ts.names, ts.vals = p.stateValues(ev, tr, i)
+		out[i] = ts
+	}
+	return out
+}
+
+// stateValues are the names and values printed for state i of a trace:
+// the variables in alphabetical order (as TLC prints them), or the
+// ALIAS's fields.
+func (p *tlcPrinter) stateValues(ev *eval.Evaluator, tr []check.State, i int) ([]string, []value.Value) {
+	st := tr[i]
+	if p.m.HasAlias() {
+		next := st.Values
+		if i+1 < len(tr) {
+			next = tr[i+1].Values
+		}
+		v, err := ev.AliasOf(st.Values, next)
+		if err == nil {
+			if f, ok := v.(*value.Func); ok && f.IsRecord() {
+				return aliasFields(f, p.m.AliasFields())
+			}
+			err = fmt.Errorf("the ALIAS is not a record: %s", v)
+		}
+		// As TLC: the state, with the error as one more field.
+		names, vals := sortedVars(st)
+		return append(names, "_ALIASEvalError"), append(vals, value.Str(err.Error()))
+	}
+	return sortedVars(st)
+}
+
+func sortedVars(st check.State) ([]string, []value.Value) {
+	idx := make([]int, len(st.Vars))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return st.Vars[idx[a]] < st.Vars[idx[b]] })
+	names := make([]string, len(idx))
+	vals := make([]value.Value, len(idx))
+	for i, j := range idx {
+		names[i], vals[i] = st.Vars[j], st.Values[j]
+	}
+	return names, vals
+}
+
+// aliasFields lists a record's fields in the order written (order), those
+// not in order after them.
+func aliasFields(f *value.Func, order []string) ([]string, []value.Value) {
+	byName := map[string]value.Value{}
+	var rest []string
+	for i, v := range f.Values() {
+		k := f.Key(i).(value.Str)
+		byName[string(k)] = v
+		rest = append(rest, string(k))
+	}
+	var names []string
+	var vals []value.Value
+	for _, n := range order {
+		if v, ok := byName[n]; ok {
+			names, vals = append(names, n), append(vals, v)
+			delete(byName, n)
+		}
+	}
+	for _, n := range rest {
+		if v, ok := byName[n]; ok {
+			names, vals = append(names, n), append(vals, v)
+		}
+	}
+	return names, vals
+}
+
+// tlcJSON is the result of --json: one object.
+type tlcJSON struct {
+	Result          string      `json:"result"`
+	DistinctStates  int64       `json:"distinct_states"`
+	StatesGenerated int64       `json:"states_generated"`
+	Depth           int         `json:"depth"`
+	DurationS       float64     `json:"duration_s"`
+	Error           string      `json:"error,omitempty"`
+	Trace           []jsonState `json:"trace,omitempty"`
+	Unchecked       []string    `json:"unchecked_properties,omitempty"`
+}
+
+// jsonState is a trace state in --json: the action that took the step
+// (its name and parameters as TLC prints them, "Prepare(r1)", and its
+// location) and the values as JSON values (a sequence is an array, a
+// record or function an object, a set an array; a value JSON cannot
+// express is its TLA+ text).
+type jsonState struct {
+	Action   string                     `json:"action"`
+	Location string                     `json:"location,omitempty"`
+	Vars     map[string]json.RawMessage `json:"vars"`
+}
+
+func (p *tlcPrinter) json1(v *tlcJSON) {
+	enc := json.NewEncoder(p.w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+func (p *tlcPrinter) resultJSON(res *check.Result, d time.Duration) {
+	out := &tlcJSON{Result: res.Result, DistinctStates: res.Distinct, StatesGenerated: res.Generated,
+		Depth: res.Depth, DurationS: round3(d.Seconds()), Error: res.Error}
+	for _, pr := range res.Unchecked {
+		out.Unchecked = append(out.Unchecked, pr.Name)
+	}
+	for _, st := range p.traceStates(res.Trace) {
+		js := jsonState{Action: "Initial predicate", Vars: map[string]json.RawMessage{}}
+		if st.action != nil {
+			js.Action, js.Location = st.action.Signature(), st.action.Loc.String()
+		} else if st.label != "<Initial predicate>" {
+			js.Action = "Action"
+		}
+		for i, n := range st.names {
+			js.Vars[n] = jsonValue(st.vals[i])
+		}
+		out.Trace = append(out.Trace, js)
+	}
+	p.json1(out)
+}
+
+// jsonValue is v as JSON (see jsonState).
+func jsonValue(v value.Value) json.RawMessage {
+	if b, err := stdlib.ToJSON(v); err == nil {
+		return b
+	}
+	b, _ := json.Marshal(v.String())
+	return b
+}

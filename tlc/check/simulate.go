@@ -1,0 +1,251 @@
+package check
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// SimOptions configure a simulation: random behaviours of the spec, as
+// TLC's -simulate generates them.
+type SimOptions struct {
+	// Seed makes the behaviours reproducible: one worker with one seed
+	// generates the same behaviours every time.
+	Seed    int64
+	Workers int // 0: one per CPU
+	// Depth is the length of a behaviour, in states (TLC's -depth; 0:
+	// TLC's default, 100).
+	Depth int
+	// Traces is the number of behaviours to generate (TLC's num=; 0: until
+	// Stop is closed).
+	Traces int64
+	Stop   <-chan struct{}
+	// Progress, when set, is called about every ProgressEvery.
+	Progress      func(SimProgress)
+	ProgressEvery time.Duration
+}
+
+// SimProgress reports a running simulation.
+type SimProgress struct {
+	States, Traces int64
+}
+
+// SimResult is the outcome of a simulation: Result (Generated counts the
+// states of all behaviours, Depth the longest), and the behaviours
+// generated.
+type SimResult struct {
+	Result
+	Traces int64
+}
+
+// Simulate generates random behaviours of m: each starts in a random
+// initial state and takes, at each step, a random successor of a random
+// enabled action (TLC's split, eval.Model.NextActions), for up to Depth
+// states, checking the invariants, the constraints and deadlock in every
+// state. It stops at the first violation or error.
+func Simulate(m *eval.Model, opt SimOptions) *SimResult {
+	start := time.Now()
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.NumCPU()
+	}
+	if opt.Depth <= 0 {
+		opt.Depth = 100
+	}
+	if opt.ProgressEvery <= 0 {
+		opt.ProgressEvery = time.Minute
+	}
+	s := &simulator{m: m, opt: opt, c: &checker{m: m, opt: Options{Workers: opt.Workers}}}
+	res := s.run()
+	out := &SimResult{Result: *res, Traces: s.traces.Load()}
+	out.Generated, out.Depth = s.states.Load(), int(s.longest.Load())
+	out.Duration = time.Since(start)
+	return out
+}
+
+type simulator struct {
+	m   *eval.Model
+	opt SimOptions
+	c   *checker // its fail and result record the first violation
+
+	inits                   [][]value.Value
+	states, traces, longest atomic.Int64
+	claimed                 atomic.Int64
+}
+
+func (s *simulator) run() *Result {
+	ev := s.m.NewEvaluator()
+	ev.SetLevel(1)
+	err := ev.Init(func(st []value.Value) error {
+		s.states.Add(1)
+		ok, err := ev.InConstraints(st)
+		if err != nil || !ok {
+			return err
+		}
+		if !s.checkInvariants(ev, [][]value.Value{st}) {
+			return errStop
+		}
+		s.inits = append(s.inits, st)
+		return nil
+	})
+	if err != nil && err != errStop {
+		s.c.evalFailure(err, nil, "computing the initial states")
+	}
+	if s.c.stop.Load() {
+		return s.c.result
+	}
+	if len(s.inits) == 0 || !ev.HasNext() {
+		return &Result{Result: "success", ExitCode: ExitSuccess}
+	}
+	stopProgress := s.progressLoop()
+	defer stopProgress()
+	var wg sync.WaitGroup
+	for w := 0; w < s.opt.Workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			s.worker(w)
+		}(w)
+	}
+	wg.Wait()
+	if s.c.result != nil {
+		return s.c.result
+	}
+	return &Result{Result: "success", ExitCode: ExitSuccess}
+}
+
+// stopped reports whether the simulation must end.
+func (s *simulator) stopped() bool {
+	if s.c.stop.Load() {
+		return true
+	}
+	select {
+	case <-s.opt.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *simulator) worker(w int) {
+	rng := rand.New(rand.NewPCG(uint64(s.opt.Seed), uint64(w)))
+	ev := s.m.NewEvaluator()
+	actions := len(s.m.NextActions())
+	for !s.stopped() {
+		if n := s.claimed.Add(1); s.opt.Traces > 0 && n > s.opt.Traces {
+			return
+		}
+		trace := [][]value.Value{s.inits[rng.IntN(len(s.inits))]}
+		for len(trace) < s.opt.Depth && !s.stopped() {
+			cur := trace[len(trace)-1]
+			ev.SetLevel(len(trace))
+			next, err := s.successor(ev, rng, cur, actions, len(trace))
+			if err != nil {
+				s.fail(&Result{Result: "error", ExitCode: failureCode(err, ExitFailure),
+					Error: "computing the successors of a state: " + err.Error(), Trace: states(s.m, trace)})
+				return
+			}
+			if next == nil {
+				if s.m.CheckDeadlock {
+					s.fail(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached.", Trace: states(s.m, trace)})
+				}
+				break
+			}
+			trace = append(trace, next)
+			s.states.Add(1)
+			ev.SetLevel(len(trace))
+			if !s.checkInvariants(ev, trace) {
+				return
+			}
+		}
+		s.traces.Add(1)
+		for l := s.longest.Load(); int64(len(trace)) > l && !s.longest.CompareAndSwap(l, int64(len(trace))); l = s.longest.Load() {
+		}
+	}
+}
+
+// successor picks a random successor of cur: the actions are tried in a
+// random order, and the first that has successors within the constraints
+// gives one of them at random; nil when no action has one.
+func (s *simulator) successor(ev *eval.Evaluator, rng *rand.Rand, cur []value.Value, actions, level int) ([]value.Value, error) {
+	var succ [][]value.Value
+	for _, a := range rng.Perm(actions) {
+		succ = succ[:0]
+		err := ev.NextAction(a, cur, func(t []value.Value) error {
+			ok, err := ev.InConstraints(t)
+			if err != nil || !ok {
+				return err
+			}
+			if len(s.m.ActionConstraints) > 0 {
+				ev.SetLevel(level)
+				defer ev.SetLevel(level + 1)
+				if ok, err = ev.InActionConstraints(cur, t); err != nil || !ok {
+					return err
+				}
+			}
+			succ = append(succ, t)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(succ) > 0 {
+			return succ[rng.IntN(len(succ))], nil
+		}
+	}
+	return nil, nil
+}
+
+// checkInvariants checks the last state of trace.
+func (s *simulator) checkInvariants(ev *eval.Evaluator, trace [][]value.Value) bool {
+	st := trace[len(trace)-1]
+	for i, inv := range s.m.Invariants {
+		ok, err := ev.Invariant(i, st)
+		if err != nil {
+			s.fail(&Result{Result: "error", ExitCode: failureCode(err, ExitSafetyEval),
+				Error: "evaluating invariant " + inv.Name + ": " + err.Error(), Trace: states(s.m, trace)})
+			return false
+		}
+		if !ok {
+			s.fail(&Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
+				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name), Trace: states(s.m, trace)})
+			return false
+		}
+	}
+	return true
+}
+
+func (s *simulator) fail(r *Result) { s.c.fail(r) }
+
+func states(m *eval.Model, trace [][]value.Value) []State {
+	out := make([]State, len(trace))
+	for i, t := range trace {
+		out[i] = State{Vars: m.Vars, Values: t}
+	}
+	return out
+}
+
+func (s *simulator) progressLoop() func() {
+	if s.opt.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(s.opt.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s.opt.Progress(SimProgress{States: s.states.Load(), Traces: s.traces.Load()})
+			}
+		}
+	}()
+	return func() { close(done) }
+}
