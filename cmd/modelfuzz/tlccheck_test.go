@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/tlc/check"
 )
 
 // updateTLC rewrites testdata/tlc/*.golden: go test ./cmd/modelfuzz/ -run
@@ -237,6 +240,25 @@ func TestTLCDumpDot(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	b, err = os.ReadFile(filepath.Join(dir, "states.dump"))
 	require.NoError(t, err)
-	assert.Equal(t, 20, strings.Count(string(b), "State "))
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "State ") {
+			n++
+		}
+	}
+	assert.Equal(t, 20, n, "20 distinct states")
 	assert.True(t, strings.HasPrefix(string(b), "State 1:\n/\\ msgs = {}\n"), string(b))
+}
+
+// TestTLCExitCodesDocumented checks that docs/tla-support.md's table of
+// exit codes is check.ExitCodes, which the command's help prints.
+func TestTLCExitCodesDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/tla-support.md")
+	require.NoError(t, err)
+	for _, c := range check.ExitCodes {
+		assert.Contains(t, string(b), fmt.Sprintf("| %d | %s |\n", c.Code, c.Text))
+	}
+	help := tlcIn(t, ".", "tlc", "check", "-h")
+	require.Equal(t, 0, help.code)
+	assert.Contains(t, help.stdout, "   14  Assert failed\n")
 }
