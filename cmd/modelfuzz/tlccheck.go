@@ -16,7 +16,6 @@ import (
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
-	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 // tlcCheckSettings are the options of one `tlc check` run, declared once:
@@ -332,12 +331,14 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		dumps = append(dumps, sd)
 	}
 	if cov != nil || len(dumps) > 0 {
-		opt.Step = func(from, to []value.Value, action int, fresh bool) {
+		opt.Step = func(t check.Transition) {
 			if cov != nil {
-				cov.step(action, fresh)
+				cov.step(t)
 			}
 			for _, d := range dumps {
-				d.step(from, to, action, fresh)
+				if !t.Cut { // as TLC's dump without "constrained"
+					d.step(t.From, t.To, t.Action, t.Fresh)
+				}
 			}
 		}
 	}
@@ -370,6 +371,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 // them are done, a violation is found or the run is interrupted.
 func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers int) error {
 	out.starting()
+	out.initLabel = m.InitLabel()
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)

@@ -25,6 +25,9 @@ type tlcPrinter struct {
 	json  bool
 	diff  bool // -difftrace
 	start time.Time
+	// initLabel labels a trace's first state: TLC's simulation names the
+	// initial predicate, its search does not.
+	initLabel string
 
 	mu   sync.Mutex // progress lines come from another goroutine
 	last struct {
@@ -224,6 +227,9 @@ func (p *tlcPrinter) traceStates(tr []check.State) []traceState {
 	out := make([]traceState, len(tr))
 	for i, st := range tr {
 		ts := traceState{label: "<Initial predicate>"}
+		if i == 0 && p.initLabel != "" {
+			ts.label = p.initLabel
+		}
 		if i > 0 {
 			ts.label = "<Action>"
 			if a, err := ev.StepAction(tr[i-1].Values, st.Values); err == nil && a >= 0 {
@@ -336,12 +342,13 @@ func (p *tlcPrinter) resultJSON(res *check.Result, d time.Duration) {
 	for _, pr := range res.Unchecked {
 		out.Unchecked = append(out.Unchecked, pr.Name)
 	}
-	for _, st := range p.traceStates(res.Trace) {
+	for i, st := range p.traceStates(res.Trace) {
 		js := jsonState{Action: "Initial predicate", Vars: map[string]json.RawMessage{}}
-		if st.action != nil {
+		switch {
+		case st.action != nil:
 			js.Action, js.Location = st.action.Signature(), st.action.Loc.String()
-		} else if st.label != "<Initial predicate>" {
-			js.Action = "Action"
+		case i > 0:
+			js.Action = "Action" // no action of the split leads there
 		}
 		for i, n := range st.names {
 			js.Vars[n] = jsonValue(st.vals[i])

@@ -46,19 +46,27 @@ type Options struct {
 	// satisfies the invariants, from several goroutines at once; path
 	// returns the states from an initial state to it.
 	Visit func(s []value.Value, path func() []State)
-	// Step, when set, is called for every state generated, from several
-	// goroutines at once: s is its predecessor (nil for an initial state),
-	// action the index of the sub-action of the next-state relation
-	// (eval.Model.NextActions) that generated it (-1 for an initial
-	// state), and fresh whether t is a new distinct state. The search then
+	// Step, when set, is called for every state generated (see
+	// Transition), from several goroutines at once. The search then
 	// generates successors action by action, as TLC does (TLC's -coverage
 	// and -dump dot need it).
-	Step func(s, t []value.Value, action int, fresh bool)
+	Step func(Transition)
 	// Continue keeps searching after an invariant is violated (TLC's
 	// -continue): each violation is passed to Violation, and the result is
 	// the first one.
 	Continue  bool
 	Violation func(*Result)
+}
+
+// Transition is a state generated: To, from From (nil for an initial
+// state) by the sub-action Action of the next-state relation
+// (eval.Model.NextActions; -1 for an initial state). Fresh is true for a
+// new distinct state, Cut for a state outside the CONSTRAINTs or the
+// ACTION_CONSTRAINTs (TLC counts it as generated, and goes no further).
+type Transition struct {
+	From, To   []value.Value
+	Action     int
+	Fresh, Cut bool
 }
 
 // Progress reports a running check.
@@ -283,6 +291,9 @@ func (c *checker) run() *Result {
 			return err
 		}
 		if !ok {
+			if c.opt.Step != nil {
+				c.opt.Step(Transition{To: s, Action: -1, Cut: true})
+			}
 			return nil
 		}
 		fp, err := c.fingerprint(ev, s)
@@ -291,7 +302,7 @@ func (c *checker) run() *Result {
 		}
 		fresh := c.seen.add(fp)
 		if c.opt.Step != nil {
-			c.opt.Step(nil, s, -1, fresh)
+			c.opt.Step(Transition{To: s, Action: -1, Fresh: fresh})
 		}
 		if !fresh {
 			return nil
@@ -420,6 +431,9 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 			ev.SetLevel(depth + 1)
 		}
 		if !ok {
+			if c.opt.Step != nil {
+				c.opt.Step(Transition{From: r.vals, To: t, Action: action, Cut: true})
+			}
 			return nil
 		}
 		fp, err := c.fingerprint(ev, t)
@@ -428,7 +442,7 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		}
 		fresh := c.seen.add(fp)
 		if c.opt.Step != nil {
-			c.opt.Step(r.vals, t, action, fresh)
+			c.opt.Step(Transition{From: r.vals, To: t, Action: action, Fresh: fresh})
 		}
 		if !fresh {
 			return nil

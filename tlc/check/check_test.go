@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
-	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 // update rewrites testdata/*.expected: go test ./tlc/check/ -run TestGolden
@@ -164,9 +163,9 @@ func TestStepByActionFindsTheSameStates(t *testing.T) {
 			m.Out = io.Discard
 			whole := Check(m, Options{Workers: 1})
 			var steps, fresh atomic.Int64
-			byAction := Check(m, Options{Workers: 1, Step: func(s, t []value.Value, action int, f bool) {
+			byAction := Check(m, Options{Workers: 1, Step: func(tr Transition) {
 				steps.Add(1)
-				if f {
+				if tr.Fresh {
 					fresh.Add(1)
 				}
 			}})
@@ -177,6 +176,7 @@ func TestStepByActionFindsTheSameStates(t *testing.T) {
 			assert.Equal(t, whole.Distinct, byAction.Distinct)
 			assert.Equal(t, whole.Generated, byAction.Generated)
 			assert.Equal(t, whole.Distinct, fresh.Load())
+			assert.Equal(t, whole.Generated, steps.Load(), "every state generated is a step")
 		})
 	}
 }

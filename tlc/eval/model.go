@@ -419,6 +419,7 @@ type specPart struct {
 func (m *Model) splitSpec(d *def) error {
 	var inits []specPart
 	var initDefs []*def // the definitions the initial predicate is made of
+	inInit := false     // walking one of them
 	var next *specPart
 	var walk func(e syntax.Expr, sc *scope, depth int) error
 	walk = func(e syntax.Expr, sc *scope, depth int) error {
@@ -451,8 +452,12 @@ func (m *Model) splitSpec(d *def) error {
 			}
 		case *syntax.Ident:
 			if dd := sc.lookup(x.Name); dd != nil && dd.kind == dkOp && len(dd.params) == 0 {
-				if !temporal(dd.body) {
+				if !temporal(dd.body) && !inInit {
+					// The outermost definition: InitNB == InitA /\ InitB is
+					// one initial predicate, InitNB.
 					initDefs = append(initDefs, dd)
+					inInit = true
+					defer func() { inInit = false }()
 				}
 				return walk(dd.body, dd.sc, depth+1)
 			}

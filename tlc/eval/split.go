@@ -338,3 +338,14 @@ func (ev *Evaluator) AliasOf(s, t []value.Value) (value.Value, error) {
 	c.initMode, c.cur, c.next, c.primed = false, s, t, 0
 	return ev.m.alias.eval(c, nil)
 }
+
+// InitLabel is how TLC's simulation labels an initial state: the initial
+// predicate's definition and the extent of its body, "<Init line 11, col 3
+// to line 13, col 14 of module M>" ("<Initial predicate>", as the
+// exhaustive search labels it, when the predicate is not one definition).
+func (m *Model) InitLabel() string {
+	if m.initDef == nil || m.initDef.body == nil {
+		return "<Initial predicate>"
+	}
+	return fmt.Sprintf("<%s %s>", m.initDef.name, m.location(m.initDef.body.Position()))
+}
