@@ -49,6 +49,7 @@ type tlcCheckSettings struct {
 	modelcheck, noTE     bool
 	noTEBin              bool
 	fpSet, maxSetSizeSet bool
+	depthSet             bool
 }
 
 func newTLCCheckCmd() *cobra.Command {
@@ -90,10 +91,10 @@ with two:
   -nowarning            do not print warnings
   -userFile FILE        write Print's output to FILE
   -checkpoint 0         no checkpoints (the only value supported)
-  -fp N, -metadir DIR, -cleanup, -noGenerateSpecTE, -modelcheck
+  -cleanup, -noGenerateSpecTE, -modelcheck
                         accepted: they ask for nothing the check would do
-                        otherwise (no fingerprint choice, no metadata
-                        directory, no trace-explorer spec)
+                        otherwise (no metadata, no trace-explorer spec)
+  -fp N, -metadir DIR   accepted with a warning that they change nothing
 
 Every other option of TLC is refused by name with exit code 1 (-recover,
 -maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
@@ -119,6 +120,7 @@ Exit codes are TLC's:
 			s.spec = rest[0]
 			s.seedSet = cmd.Flags().Changed("seed")
 			s.fpSet = cmd.Flags().Changed("fp")
+			s.depthSet = cmd.Flags().Changed("depth")
 			s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
 			if !cmd.Flags().Changed("coverage") {
 				s.coverage = -1
@@ -199,6 +201,25 @@ func (s *tlcCheckSettings) validate() error {
 		return usageErrorf("--dot-options needs --dump-dot")
 	}
 	return nil
+}
+
+// noEffect names the options given that change nothing here, so that
+// none is ignored silently.
+func (s *tlcCheckSettings) noEffect() []string {
+	var out []string
+	if s.fpSet {
+		out = append(out, fmt.Sprintf("-fp %d has no effect: the check has one fingerprint function", s.fp))
+	}
+	if s.metadir != "" {
+		out = append(out, fmt.Sprintf("-metadir %s has no effect: the check writes no metadata", s.metadir))
+	}
+	if !s.simulate && s.seedSet {
+		out = append(out, "-seed has no effect without -simulate: the search makes no random choice (RandomElement takes the least element)")
+	}
+	if !s.simulate && s.depthSet {
+		out = append(out, "-depth has no effect without -simulate (--max-depth bounds the search)")
+	}
+	return out
 }
 
 // workerCount parses -workers (TLC: a number or auto).
@@ -290,7 +311,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		m.Out = f
 	}
 	if !s.nowarning && !s.jsonOut {
-		for _, wn := range m.Warnings {
+		for _, wn := range append(s.noEffect(), m.Warnings...) {
 			fmt.Fprintf(w, "Warning: %s\n", wn)
 		}
 	}

@@ -92,6 +92,10 @@ type scope struct {
 	// variables are substituted: TLC does not split an action of such an
 	// instance into sub-actions (see split.go).
 	substituted bool
+	// instPos and instName are the INSTANCE statement that made a
+	// substituted scope, and its name ("" when unnamed).
+	instPos  syntax.Pos
+	instName string
 }
 
 func newScope(name string) *scope {
@@ -105,6 +109,8 @@ type loader struct {
 	m        *Model
 	syn      *syntax.Loader
 	building map[string]bool // modules being built (cycle detection)
+	// inst is the INSTANCE statement whose scope is being built.
+	inst *syntax.Instance
 	// extended caches scopes of modules included by EXTENDS, which are
 	// shared (one copy of their constants and variables).
 	extended map[string]*scope
@@ -204,6 +210,9 @@ func (l *loader) build(mod *syntax.Module, subst map[string]substitution, paramI
 	sc.module = mod
 	sc.paramInst = paramInst
 	sc.substituted = len(subst) > 0
+	if sc.substituted && l.inst != nil {
+		sc.instPos, sc.instName = l.inst.Pos, l.inst.Name
+	}
 	if !slices.Contains(l.m.modules, mod) {
 		l.m.modules = append(l.m.modules, mod)
 	}
@@ -393,7 +402,10 @@ func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
 	if err := implicit(mod); err != nil {
 		return err
 	}
+	outer := l.inst
+	l.inst = u
 	isc, err := l.build(mod, subst, len(u.Params) > 0)
+	l.inst = outer
 	if err != nil {
 		return err
 	}

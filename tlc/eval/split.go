@@ -69,10 +69,11 @@ func (a *SubAction) Label() string {
 	return fmt.Sprintf("<%s%s %s>", name, a.argList(), a.Loc)
 }
 
-// Signature is the name with the parameters' values: "Prepare(r1)".
+// Signature is the name with the parameters' values: "Prepare(r1)"
+// ("UnnamedAction", as TLC, for an action of no definition).
 func (a *SubAction) Signature() string {
 	if a.Name == "" {
-		return "Action"
+		return "UnnamedAction"
 	}
 	return a.Name + a.argList()
 }
@@ -218,6 +219,20 @@ func (sp *splitter) split(n node, f splitFrame, d *def, args []value.Value, dept
 		return
 	case *callNode:
 		cd := x.d
+		if cd.kind == dkOp && cd.sc.substituted && cd.sc.instPos.Line > 0 {
+			// TLC keeps an instance with substitutions whole, located at
+			// the INSTANCE statement: unnamed when it is the whole
+			// next-state relation, else named I!Op.
+			a := sp.leaf(n, f, nil, nil)
+			a.Loc = sp.m.location(cd.sc.instPos)
+			if d != nil {
+				a.Name, a.Decl = cd.name, sp.m.declOf(cd)
+				if cd.sc.instName != "" {
+					a.Name = cd.sc.instName + "!" + cd.name
+				}
+			}
+			return
+		}
 		if cd.kind != dkOp || cd.compiled == nil || x.hasInst || cd.sc.paramInst || cd.sc.substituted {
 			if cd.kind == dkOp {
 				sp.leaf(n, f, cd, nil)
@@ -274,7 +289,7 @@ func (sp *splitter) constant(f func() error) (ok bool) {
 	return f() == nil
 }
 
-func (sp *splitter) leaf(n node, f splitFrame, d *def, args []value.Value) {
+func (sp *splitter) leaf(n node, f splitFrame, d *def, args []value.Value) *SubAction {
 	a := &SubAction{node: n, env: f.env, base: f.base, lets: f.lets, Loc: sp.m.location(n.position())}
 	if d != nil {
 		a.Name, a.Args, a.Decl = d.name, args, sp.m.declOf(d)
@@ -283,6 +298,7 @@ func (sp *splitter) leaf(n node, f splitFrame, d *def, args []value.Value) {
 		}
 	}
 	sp.out = append(sp.out, a)
+	return a
 }
 
 // location returns the extent of the expression at pos.

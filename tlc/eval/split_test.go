@@ -27,3 +27,14 @@ func TestNextActionsSplitAsTLC(t *testing.T) {
 		"<Abort(r2) line 31, col 6 to line 34, col 35 of module Commit>",
 	}, "\n"), strings.Join(labels, "\n"))
 }
+
+// An instance with substitutions is one action, as in TLC: unnamed when
+// it is the whole next-state relation, located at the INSTANCE statement.
+func TestNextActionsOfAnInstance(t *testing.T) {
+	m, err := Load("../../cmd/modelfuzz/testdata/tlc/MCCommit.tla", "")
+	require.NoError(t, err)
+	require.Len(t, m.NextActions(), 1)
+	a := m.NextActions()[0]
+	assert.Equal(t, "<Action line 7, col 1 to line 7, col 15 of module MCCommit>", a.Label())
+	assert.Equal(t, "UnnamedAction", a.Signature())
+}

@@ -721,5 +721,11 @@ func (p *parser) parseInstance(pos Pos, name string, params []Param, local bool)
 			p.next()
 		}
 	}
+	if p.spans != nil {
+		// The statement's extent: TLC locates an action of an instance
+		// with substitutions there.
+		end := p.toks[p.i-1]
+		p.spans[LineCol{int32(pos.Line), int32(pos.Col)}] = Span{Begin: LineCol{int32(pos.Line), int32(pos.Col)}, End: LineCol{end.eline, end.ecol}}
+	}
 	return inst
 }
