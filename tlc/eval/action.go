@@ -12,6 +12,18 @@ import (
 // disjunctions, \E and IF/CASE branch; operator calls are expanded.
 // Assignments made for one branch are undone before the next.
 func (c *ctx) enum(n node, env *Env, k func() error) error {
+	if c.probe == nil && c.allAssigned() {
+		// As TLC: once every variable has its value (primed ones in an
+		// action), what remains of the formula is evaluated, not
+		// enumerated, so that a disjunction whose two sides hold yields
+		// its state once (TLC's Tool.getInitStates and
+		// getNextStatesAllAssigned; its generated count follows).
+		b, err := evalBool(c, env, n)
+		if err != nil || !b {
+			return err
+		}
+		return k()
+	}
 	switch n := n.(type) {
 	case *andNode:
 		return c.enumAnd(n.items, env, k)
@@ -149,6 +161,16 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		return k()
 	}
 	return nil
+}
+
+// allAssigned reports whether the state being built has all its values.
+func (c *ctx) allAssigned() bool {
+	for _, v := range c.next {
+		if v == nil {
+			return false
+		}
+	}
+	return c.next != nil
 }
 
 // target reports whether n is the variable an (init or next-state)
