@@ -56,6 +56,12 @@ type Options struct {
 	// the first one.
 	Continue  bool
 	Violation func(*Result)
+	// MemStates is how many states of a BFS level stay in memory; the
+	// others wait in files of QueueDir (0: a default; -1: none).
+	MemStates int
+	// QueueDir is where the queue's files go ("": the system's temporary
+	// directory).
+	QueueDir string
 }
 
 // Transition is a state generated: To, from From (nil for an initial
@@ -101,43 +107,13 @@ type Result struct {
 	Unchecked []Unchecked
 }
 
-type rec struct {
-	vals   []value.Value
-	parent *rec
-}
-
-type fpSet struct {
-	shards [256]struct {
-		mu sync.Mutex
-		m  map[uint64]struct{}
-	}
-}
-
-func newFPSet() *fpSet {
-	s := &fpSet{}
-	for i := range s.shards {
-		s.shards[i].m = make(map[uint64]struct{})
-	}
-	return s
-}
-
-// add reports whether fp was new.
-func (s *fpSet) add(fp uint64) bool {
-	sh := &s.shards[(fp>>56)^(fp&0xff)]
-	sh.mu.Lock()
-	_, ok := sh.m[fp]
-	if !ok {
-		sh.m[fp] = struct{}{}
-	}
-	sh.mu.Unlock()
-	return !ok
-}
-
 // checker is one run.
 type checker struct {
 	m         *eval.Model
 	opt       Options
 	seen      *fpSet
+	log       traceLog
+	q         queue
 	distinct  atomic.Int64
 	generated atomic.Int64
 	depth     atomic.Int64
@@ -146,10 +122,14 @@ type checker struct {
 	stopMu sync.Mutex
 	stop   atomic.Bool
 	result *Result // the first violation or failure
+	// resultAt is the record of the state result's trace leads to
+	// (noParent: none).
+	resultAt uint64
 
 	// evs holds one evaluator per worker, kept from level to level: an
 	// evaluator remembers where the invariants held.
-	evs []*eval.Evaluator
+	evs  []*eval.Evaluator
+	decs []*value.Decoder
 }
 
 // fingerprint of a state, after VIEW and SYMMETRY.
@@ -171,47 +151,47 @@ func (c *checker) fingerprint(ev *eval.Evaluator, s []value.Value) (uint64, erro
 	return value.FingerprintState(s), nil
 }
 
-func (c *checker) fail(r *Result) {
+// fail records r, whose trace leads to the state recorded at id, as the
+// outcome unless another failure came first, and stops the search.
+func (c *checker) fail(r *Result, id uint64) {
 	c.stopMu.Lock()
 	defer c.stopMu.Unlock()
 	if c.result == nil {
-		c.result = r
+		c.result, c.resultAt = r, id
 	}
 	c.stop.Store(true)
 }
 
-// violated records an invariant violation when the search continues past
-// it (Options.Continue).
-func (c *checker) violated(r *Result) {
+// violated records an invariant violation, whose trace leads to the
+// state recorded at id, when the search continues past it
+// (Options.Continue).
+func (c *checker) violated(r *Result, id uint64) {
+	if c.opt.Violation != nil {
+		tr, err := c.rebuild(id)
+		r.Trace = tr
+		if err != nil {
+			r.Error += " (" + err.Error() + ")"
+		}
+	}
 	c.stopMu.Lock()
 	defer c.stopMu.Unlock()
 	if c.result == nil {
-		c.result = r
+		c.result, c.resultAt = r, id
 	}
 	if c.opt.Violation != nil {
 		c.opt.Violation(r)
 	}
 }
 
-func (c *checker) trace(r *rec) []State {
-	var out []State
-	for ; r != nil; r = r.parent {
-		out = append(out, State{Vars: c.m.Vars, Values: r.vals})
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out
-}
-
-// evalFailure records an evaluation error while handling state r.
-func (c *checker) evalFailure(err error, r *rec, what string) {
-	c.evalFailureCode(err, r, what, ExitFailure)
+// evalFailure records an evaluation error while handling the state
+// recorded at id.
+func (c *checker) evalFailure(err error, id uint64, what string) {
+	c.evalFailureCode(err, id, what, ExitFailure)
 }
 
 // evalFailureCode is evalFailure with TLC's exit code for the kind of
 // evaluation (an invariant's differs); a failed Assert has its own.
-func (c *checker) evalFailureCode(err error, r *rec, what string, code int) {
+func (c *checker) evalFailureCode(err error, id uint64, what string, code int) {
 	var inc *eval.IncompleteError
 	msg := err.Error()
 	if errors.As(err, &inc) {
@@ -225,30 +205,30 @@ func (c *checker) evalFailureCode(err error, r *rec, what string, code int) {
 			msg = pos.String() + ": " + msg
 		}
 	}
-	c.fail(&Result{Result: "error", ExitCode: failureCode(err, code), Error: what + ": " + msg, Trace: c.trace(r)})
+	c.fail(&Result{Result: "error", ExitCode: failureCode(err, code), Error: what + ": " + msg}, id)
 }
 
-// checkInvariants evaluates the invariants in a new state.
-func (c *checker) checkInvariants(ev *eval.Evaluator, r *rec) bool {
+// checkInvariants evaluates the invariants in a new state s, recorded at
+// id, on level depth.
+func (c *checker) checkInvariants(ev *eval.Evaluator, s []value.Value, id uint64, depth int) bool {
 	for i, inv := range c.m.Invariants {
-		ok, err := ev.Invariant(i, r.vals)
+		ok, err := ev.Invariant(i, s)
 		if err != nil {
-			c.evalFailureCode(err, r, "evaluating invariant "+inv.Name, ExitSafetyEval)
+			c.evalFailureCode(err, id, "evaluating invariant "+inv.Name, ExitSafetyEval)
 			return false
 		}
 		if !ok {
-			tr := c.trace(r)
-			// The violating state is on level len(tr) of the search, as in
+			// The violating state is on level depth of the search, as in
 			// TLC, which records a new state before checking it.
-			for d := c.depth.Load(); d < int64(len(tr)) && !c.depth.CompareAndSwap(d, int64(len(tr))); d = c.depth.Load() {
+			for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
 			}
 			res := &Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
-				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name), Trace: tr}
+				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name)}
 			if c.opt.Continue {
-				c.violated(res)
+				c.violated(res, id)
 				return true
 			}
-			c.fail(res)
+			c.fail(res, id)
 			return false
 		}
 	}
@@ -264,68 +244,54 @@ func Check(m *eval.Model, opt Options) *Result {
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = 5 * time.Second
 	}
-	// The search keeps every state it found (for traces) and allocates many
-	// short-lived values: collecting less often trades memory, which the
-	// machines have, for a large share of the run time.
+	if opt.MemStates == 0 {
+		opt.MemStates = defaultMemStates
+	}
+	// The search allocates many short-lived values and keeps few (the
+	// fingerprints, the trace records, a bounded part of a level):
+	// collecting less often trades memory for a large share of the run
+	// time.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	c := &checker{m: m, opt: opt, seen: newFPSet()}
+	c := &checker{m: m, opt: opt, seen: newFPSet(), resultAt: noParent}
+	c.q = queue{memStates: int64(max(opt.MemStates, 0)), base: opt.QueueDir}
+	defer c.q.close()
 	m.Stats = func() map[string]int64 {
 		return map[string]int64{"distinct": c.distinct.Load(), "generated": c.generated.Load(),
 			"diameter": c.depth.Load(), "queue": c.queue.Load()}
 	}
 	defer func() { m.Stats = nil }()
 	res := c.run()
+	if res == c.result && c.resultAt != noParent && res.Trace == nil {
+		tr, err := c.rebuild(c.resultAt)
+		res.Trace = tr
+		if err != nil {
+			res.Error += " (" + err.Error() + ")"
+		}
+	}
 	res.Distinct, res.Generated, res.Depth = c.distinct.Load(), c.generated.Load(), int(c.depth.Load())
 	res.Duration = time.Since(start)
 	return res
 }
 
+// defaultMemStates is how many states of a level stay in memory: levels
+// of trace specs and small models never reach the disk.
+const defaultMemStates = 1 << 14
+
 func (c *checker) run() *Result {
-	ev := c.m.NewEvaluator()
-	ev.SetLevel(1)
-	var level []*rec
-	err := ev.Init(func(s []value.Value) error {
-		c.generated.Add(1)
-		ok, err := ev.InConstraints(s)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			if c.opt.Step != nil {
-				c.opt.Step(Transition{To: s, Action: -1, Cut: true})
-			}
-			return nil
-		}
-		fp, err := c.fingerprint(ev, s)
-		if err != nil {
-			return err
-		}
-		fresh := c.seen.add(fp)
-		if c.opt.Step != nil {
-			c.opt.Step(Transition{To: s, Action: -1, Fresh: fresh})
-		}
-		if !fresh {
-			return nil
-		}
-		c.distinct.Add(1)
-		r := &rec{vals: s}
-		if !c.checkInvariants(ev, r) {
-			return errStop
-		}
-		c.visit(r)
-		level = append(level, r)
-		return nil
-	})
-	if err != nil && err != errStop {
-		c.evalFailure(err, nil, "computing the initial states")
+	for len(c.evs) < c.opt.Workers {
+		c.evs = append(c.evs, c.m.NewEvaluator())
+		c.decs = append(c.decs, value.NewDecoder())
 	}
+	level := c.initial()
 	if c.stop.Load() {
+		level.done()
 		return c.result
 	}
-	if len(level) > 0 {
+	if level.len() > 0 {
 		c.depth.Store(1)
 	}
-	if !ev.HasNext() {
+	if !c.m.NewEvaluator().HasNext() {
+		level.done()
 		if c.result != nil {
 			return c.result // a violation with Options.Continue
 		}
@@ -333,23 +299,27 @@ func (c *checker) run() *Result {
 	}
 	stopProgress := c.progressLoop()
 	defer stopProgress()
-	for depth := 1; len(level) > 0 && !c.stop.Load(); depth++ {
+	for depth := 1; level.len() > 0 && !c.stop.Load(); depth++ {
 		if c.opt.MaxDepth > 0 && depth >= c.opt.MaxDepth {
+			level.done()
 			return &Result{Result: "error", ExitCode: ExitSystem, Error: fmt.Sprintf("stopped at depth %d (--max-depth)", depth)}
 		}
-		c.queue.Store(int64(len(level)))
+		c.queue.Store(level.len())
 		next := c.expand(level, depth)
+		level.done()
+		level = next
 		if c.stop.Load() {
 			break
 		}
-		if len(next) > 0 {
+		if level.len() > 0 {
 			c.depth.Store(int64(depth + 1))
 		}
-		level = next
 		if c.opt.MaxStates > 0 && c.distinct.Load() >= c.opt.MaxStates {
+			level.done()
 			return &Result{Result: "error", ExitCode: ExitSystem, Error: fmt.Sprintf("stopped after %d distinct states (--max-states)", c.distinct.Load())}
 		}
 	}
+	level.done()
 	if c.result != nil {
 		return c.result
 	}
@@ -358,29 +328,160 @@ func (c *checker) run() *Result {
 
 var errStop = errors.New("stop")
 
-// expand computes the next BFS level from this one, in parallel.
-func (c *checker) expand(level []*rec, depth int) []*rec {
+// initial computes the first level. One goroutine enumerates the initial
+// predicate; with several workers, they check the states it finds
+// (constraints, fingerprints, invariants) in batches.
+func (c *checker) initial() *level {
+	l := &level{}
 	workers := c.opt.Workers
-	if len(level) < 64 {
+	writers := make([]writer, workers)
+	for w := range writers {
+		writers[w] = writer{l: l, q: &c.q}
+	}
+	gen := c.m.NewEvaluator()
+	gen.SetLevel(1)
+	var err error
+	if workers == 1 {
+		// In order, on this goroutine: what the spec prints comes out as
+		// when the enumeration and the checks alternate.
+		err = gen.Init(func(s []value.Value) error {
+			if c.stop.Load() {
+				return errStop
+			}
+			c.generated.Add(1)
+			c.initialState(gen, s, &writers[0])
+			return nil
+		})
+		writers[0].flush()
+	} else {
+		batches := make(chan [][]value.Value, 2*workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ev := c.evs[w]
+				ev.SetLevel(1)
+				for b := range batches {
+					for _, s := range b {
+						if !c.stop.Load() {
+							c.generated.Add(1)
+							c.initialState(ev, s, &writers[w])
+						}
+					}
+				}
+				writers[w].flush()
+			}()
+		}
+		const batchLen = 64
+		batch := make([][]value.Value, 0, batchLen)
+		err = gen.Init(func(s []value.Value) error {
+			if c.stop.Load() {
+				return errStop
+			}
+			batch = append(batch, s)
+			if len(batch) == batchLen {
+				batches <- batch
+				batch = make([][]value.Value, 0, batchLen)
+			}
+			return nil
+		})
+		if len(batch) > 0 {
+			batches <- batch
+		}
+		close(batches)
+		wg.Wait()
+	}
+	if err != nil && err != errStop {
+		c.evalFailure(err, noParent, "computing the initial states")
+	}
+	c.collect(l, writers)
+	return l
+}
+
+// initialState checks an initial state s.
+func (c *checker) initialState(ev *eval.Evaluator, s []value.Value, w *writer) {
+	ok, err := ev.InConstraints(s)
+	if err == nil && !ok && c.opt.Step != nil {
+		c.opt.Step(Transition{To: s, Action: -1, Cut: true})
+	}
+	if err == nil && ok {
+		var fp uint64
+		if fp, err = c.fingerprint(ev, s); err == nil {
+			fresh := c.seen.add(fp)
+			if c.opt.Step != nil {
+				c.opt.Step(Transition{To: s, Action: -1, Fresh: fresh})
+			}
+			if !fresh {
+				return
+			}
+			c.distinct.Add(1)
+			id := c.log.add(noParent, fp)
+			if c.checkInvariants(ev, s, id, 1) {
+				c.visit(s, id)
+				w.add(s, id)
+			}
+			return
+		}
+	}
+	if err != nil {
+		c.evalFailure(err, noParent, "computing the initial states")
+	}
+}
+
+// collect gathers the writers' output into l.
+func (c *checker) collect(l *level, writers []writer) {
+	n := 0
+	for _, w := range writers {
+		n += len(w.mem)
+	}
+	l.mem = make([]item, 0, n)
+	for _, w := range writers {
+		l.mem = append(l.mem, w.mem...)
+		if w.err != nil {
+			c.fail(&Result{Result: "error", ExitCode: ExitSystem, Error: w.err.Error()}, noParent)
+		}
+	}
+}
+
+// expand computes the next BFS level from this one, in parallel.
+func (c *checker) expand(l *level, depth int) *level {
+	workers := c.opt.Workers
+	if l.len() < 64 {
 		workers = 1
 	}
-	var idx atomic.Int64
-	outs := make([][]*rec, workers)
-	for len(c.evs) < workers {
-		c.evs = append(c.evs, c.m.NewEvaluator())
-	}
+	next := &level{}
+	writers := make([]writer, workers)
+	var memIdx, blockIdx atomic.Int64
 	work := func(w int) {
 		ev := c.evs[w]
 		ev.SetLevel(depth)
-		var out []*rec
+		out := &writers[w]
+		out.l, out.q = next, &c.q
 		for !c.stop.Load() {
-			i := int(idx.Add(1) - 1)
-			if i >= len(level) {
+			i := int(memIdx.Add(1) - 1)
+			if i >= len(l.mem) {
 				break
 			}
-			out = c.successors(ev, level[i], depth, out)
+			c.successors(ev, l.mem[i], depth, out)
+			l.mem[i] = item{} // explored: its values may go
 		}
-		outs[w] = out
+		in := reader{l: l, dec: c.decs[w]}
+		for !c.stop.Load() {
+			b := int(blockIdx.Add(1) - 1)
+			if b >= len(l.blocks) {
+				break
+			}
+			err := in.readBlock(b, len(c.m.Vars), func(it item) {
+				if !c.stop.Load() {
+					c.successors(ev, it, depth, out)
+				}
+			})
+			if err != nil {
+				c.fail(&Result{Result: "error", ExitCode: ExitSystem, Error: err.Error()}, noParent)
+			}
+		}
+		out.flush()
 	}
 	if workers == 1 {
 		// On this goroutine: its stack, grown by the deep recursion of
@@ -399,15 +500,12 @@ func (c *checker) expand(level []*rec, depth int) []*rec {
 		}
 		wg.Wait()
 	}
-	var next []*rec
-	for _, o := range outs {
-		next = append(next, o...)
-	}
+	c.collect(next, writers)
 	return next
 }
 
-// successors expands r, a state on level depth.
-func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) []*rec {
+// successors expands it, a state on level depth.
+func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer) {
 	any := false
 	var gen int64
 	action := -1
@@ -415,8 +513,8 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		any = true
 		gen++
 		// As in TLC, TLCGet("level") is the successor's level in its
-		// constraints and invariants, and r's in Next and the action
-		// constraints.
+		// constraints and invariants, and its predecessor's in Next and
+		// the action constraints.
 		ev.SetLevel(depth + 1)
 		defer ev.SetLevel(depth)
 		ok, err := ev.InConstraints(t)
@@ -425,14 +523,14 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		}
 		if ok && len(c.m.ActionConstraints) > 0 {
 			ev.SetLevel(depth)
-			if ok, err = ev.InActionConstraints(r.vals, t); err != nil {
+			if ok, err = ev.InActionConstraints(it.vals, t); err != nil {
 				return err
 			}
 			ev.SetLevel(depth + 1)
 		}
 		if !ok {
 			if c.opt.Step != nil {
-				c.opt.Step(Transition{From: r.vals, To: t, Action: action, Cut: true})
+				c.opt.Step(Transition{From: it.vals, To: t, Action: action, Cut: true})
 			}
 			return nil
 		}
@@ -442,26 +540,26 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 		}
 		fresh := c.seen.add(fp)
 		if c.opt.Step != nil {
-			c.opt.Step(Transition{From: r.vals, To: t, Action: action, Fresh: fresh})
+			c.opt.Step(Transition{From: it.vals, To: t, Action: action, Fresh: fresh})
 		}
 		if !fresh {
 			return nil
 		}
 		c.distinct.Add(1)
-		nr := &rec{vals: t, parent: r}
-		if !c.checkInvariants(ev, nr) {
+		id := c.log.add(it.id, fp)
+		if !c.checkInvariants(ev, t, id, depth+1) {
 			return errStop
 		}
-		c.visit(nr)
-		out = append(out, nr)
+		c.visit(t, id)
+		out.add(t, id)
 		return nil
 	}
 	var err error
 	if c.opt.Step == nil {
-		err = ev.Next(r.vals, handle)
+		err = ev.Next(it.vals, handle)
 	} else {
 		for action = range c.m.NextActions() {
-			if err = ev.NextAction(action, r.vals, handle); err != nil {
+			if err = ev.NextAction(action, it.vals, handle); err != nil {
 				break
 			}
 		}
@@ -469,19 +567,21 @@ func (c *checker) successors(ev *eval.Evaluator, r *rec, depth int, out []*rec) 
 	c.generated.Add(gen)
 	if err != nil {
 		if err != errStop {
-			c.evalFailure(err, r, "computing the successors of a state")
+			c.evalFailure(err, it.id, "computing the successors of a state")
 		}
-		return out
+		return
 	}
 	if !any && c.m.CheckDeadlock {
-		c.fail(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached.", Trace: c.trace(r)})
+		c.fail(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached."}, it.id)
 	}
-	return out
 }
 
-func (c *checker) visit(r *rec) {
+func (c *checker) visit(s []value.Value, id uint64) {
 	if c.opt.Visit != nil {
-		c.opt.Visit(r.vals, func() []State { return c.trace(r) })
+		c.opt.Visit(s, func() []State {
+			tr, _ := c.rebuild(id)
+			return tr
+		})
 	}
 }
 

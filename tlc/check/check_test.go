@@ -27,6 +27,11 @@ var update = flag.Bool("update", false, "rewrite testdata/*.expected")
 // error, trace and printed output.
 func runSpec(t *testing.T, name string, workers int) string {
 	t.Helper()
+	return runSpecWith(t, name, Options{Workers: workers})
+}
+
+func runSpecWith(t *testing.T, name string, opt Options) string {
+	t.Helper()
 	spec := filepath.Join("testdata", name+".tla")
 	m, err := eval.Load(spec, "")
 	if err != nil {
@@ -39,7 +44,7 @@ func runSpec(t *testing.T, name string, workers int) string {
 	}
 	var out bytes.Buffer
 	m.Out = &out
-	r := Check(m, Options{Workers: workers})
+	r := Check(m, opt)
 	var b strings.Builder
 	fmt.Fprintf(&b, "result: %s\nexit: %d\ndistinct: %d\ngenerated: %d\ndepth: %d\n", r.Result, r.ExitCode, r.Distinct, r.Generated, r.Depth)
 	if r.Error != "" {
@@ -113,6 +118,26 @@ func TestGoldenWorkers(t *testing.T) {
 				return
 			}
 			assert.Equal(t, strings.SplitN(one, "\n", 3)[:2], strings.SplitN(many, "\n", 3)[:2])
+		})
+	}
+}
+
+// TestGoldenOnDisk checks that a search whose queue is on disk (every
+// state encoded, written, read back and decoded) finds what the search in
+// memory finds, error traces included (rebuilt from fingerprints both
+// ways).
+func TestGoldenOnDisk(t *testing.T) {
+	for _, name := range specNames(t) {
+		t.Run(name, func(t *testing.T) {
+			mem := runSpec(t, name, 1)
+			disk := runSpecWith(t, name, Options{Workers: 1, MemStates: -1, QueueDir: t.TempDir()})
+			assert.Equal(t, mem, disk)
+			many := withoutPrints(runSpecWith(t, name, Options{Workers: 3, MemStates: 2, QueueDir: t.TempDir()}))
+			if strings.HasPrefix(mem, "result: success") {
+				assert.Equal(t, withoutPrints(mem), many)
+				return
+			}
+			assert.Equal(t, strings.SplitN(mem, "\n", 3)[:2], strings.SplitN(many, "\n", 3)[:2])
 		})
 	}
 }

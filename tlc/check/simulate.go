@@ -94,7 +94,7 @@ func (s *simulator) run() *Result {
 		return nil
 	})
 	if err != nil && err != errStop {
-		s.c.evalFailure(err, nil, "computing the initial states")
+		s.c.evalFailure(err, noParent, "computing the initial states")
 	}
 	if s.c.stop.Load() {
 		return s.c.result
@@ -220,7 +220,7 @@ func (s *simulator) checkInvariants(ev *eval.Evaluator, trace [][]value.Value) b
 	return true
 }
 
-func (s *simulator) fail(r *Result) { s.c.fail(r) }
+func (s *simulator) fail(r *Result) { s.c.fail(r, noParent) }
 
 func states(m *eval.Model, trace [][]value.Value) []State {
 	out := make([]State, len(trace))

@@ -11,9 +11,11 @@ import (
 
 // ctx is the state an evaluation runs in. It is owned by one goroutine.
 type ctx struct {
-	m    *Model
-	cur  []value.Value // the current state (unprimed variables)
-	next []value.Value // the next state being built (primed variables); nil entries are unassigned
+	m *Model
+	// quiet: Print prints nothing (an evaluation repeated to rebuild a trace).
+	quiet bool
+	cur   []value.Value // the current state (unprimed variables)
+	next  []value.Value // the next state being built (primed variables); nil entries are unassigned
 	// primed > 0 while evaluating inside e': variables read from next.
 	primed int
 	// initMode: enumerating initial states; cur and next are the same
@@ -168,6 +170,9 @@ func (c *ctx) save() func() {
 // Print implements stdlib.Context.
 func (c *ctx) Print(line string) {
 	c.effect()
+	if c.quiet {
+		return
+	}
 	c.m.print(line)
 }
 

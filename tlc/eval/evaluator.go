@@ -18,6 +18,11 @@ type Evaluator struct {
 // NewEvaluator returns an evaluator for m.
 func (m *Model) NewEvaluator() *Evaluator { return &Evaluator{m: m, c: m.newCtx()} }
 
+// Quiet makes the evaluator print nothing (Print, PrintT): the checker
+// rebuilds an error trace by evaluating again what it evaluated once, and
+// TLC prints what it prints once.
+func (ev *Evaluator) Quiet() { ev.c.quiet = true }
+
 // SetLevel sets what TLCGet("level") returns.
 func (ev *Evaluator) SetLevel(l int) { ev.c.level = l }
 

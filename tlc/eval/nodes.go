@@ -1371,7 +1371,7 @@ func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
 		c.recordVars(^uint64(0))
 	}
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
-		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps}
+		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet}
 	err := sub.enum(n.x, env, func() error { return errFound })
 	c.effects += sub.effects
 	if err == errFound {

@@ -1,0 +1,192 @@
+package check
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// The queue of unexplored states
+//
+// The search is level-synchronous: workers expand the states of one level
+// (all at the same distance from the initial states) into the next. A
+// level keeps its first states in memory, as the evaluator made them (a
+// trace spec's levels are a handful of states, and the evaluator's memos
+// recognize the values they share with their predecessors), and encodes
+// the others (value.AppendBinary) into blocks of a file of the queue's
+// directory. A state leaves memory once expanded: what remains of it is
+// its fingerprint in the fpSet and its record in the traceLog.
+//
+// A block is a run of entries, each the uvarint number of the state's
+// record in the traceLog followed by its variables' encodings. Workers
+// append whole blocks to the level's file under its lock and claim whole
+// blocks when they read it, so the file needs no index but the list of
+// blocks.
+//
+// Checkpoints (not written yet; the CLI's -checkpoint would add them): at
+// a level boundary the whole search is the fpSet's tables, the traceLog's
+// records, the current level (its in-memory states encoded as the others)
+// and the counters. Writing those four, with the model values' names in
+// rank order (the encoding writes model values by rank, which a new
+// process assigns anew), is a checkpoint; a recovery reads them back and
+// continues with expand on the level.
+
+// item is a state waiting to be explored.
+type item struct {
+	vals []value.Value
+	id   uint64 // its record in the traceLog
+}
+
+type block struct {
+	off int64
+	n   int
+}
+
+// level is one level of the search.
+type level struct {
+	mem    []item
+	file   *os.File
+	path   string
+	mu     sync.Mutex // guards what follows, while the level is written
+	blocks []block
+	size   int64
+	onDisk atomic.Int64 // states in the file
+
+	inMem atomic.Int64 // states given a place in memory, while written
+}
+
+// queue makes the levels and holds their files.
+type queue struct {
+	dir string // made when a level first spills to disk
+	// memStates is how many states of a level stay in memory.
+	memStates int64
+	levels    int
+	base      string // where dir is made ("": the system's temporary directory)
+}
+
+const blockBytes = 1 << 20
+
+func (l *level) len() int64 { return int64(len(l.mem)) + l.onDisk.Load() }
+
+// writer is one worker's output into a level.
+type writer struct {
+	l   *level
+	q   *queue
+	mem []item
+	buf []byte
+	err error
+}
+
+func (w *writer) add(vals []value.Value, id uint64) {
+	if w.l.inMem.Add(1) <= w.q.memStates {
+		w.mem = append(w.mem, item{vals: vals, id: id})
+		return
+	}
+	w.buf = binary.AppendUvarint(w.buf, id)
+	for _, v := range vals {
+		w.buf = value.AppendBinary(w.buf, v)
+	}
+	w.l.onDisk.Add(1)
+	if len(w.buf) >= blockBytes {
+		w.flush()
+	}
+}
+
+// flush writes the buffered entries as one block.
+func (w *writer) flush() {
+	if len(w.buf) == 0 || w.err != nil {
+		w.buf = w.buf[:0]
+		return
+	}
+	l := w.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.file == nil {
+		f, err := w.q.create()
+		if err != nil {
+			w.err = err
+			return
+		}
+		l.file, l.path = f, f.Name()
+	}
+	if _, err := l.file.WriteAt(w.buf, l.size); err != nil {
+		w.err = fmt.Errorf("writing the queue: %w", err)
+		return
+	}
+	l.blocks = append(l.blocks, block{off: l.size, n: len(w.buf)})
+	l.size += int64(len(w.buf))
+	w.buf = w.buf[:0]
+}
+
+func (q *queue) create() (*os.File, error) {
+	if q.dir == "" {
+		d, err := os.MkdirTemp(q.base, "modelfuzz-queue-")
+		if err != nil {
+			return nil, fmt.Errorf("the queue's directory: %w", err)
+		}
+		q.dir = d
+	}
+	q.levels++
+	f, err := os.Create(filepath.Join(q.dir, fmt.Sprintf("level-%d", q.levels)))
+	if err != nil {
+		return nil, fmt.Errorf("the queue: %w", err)
+	}
+	return f, nil
+}
+
+// done releases a level's file.
+func (l *level) done() {
+	if l.file != nil {
+		l.file.Close()
+		os.Remove(l.path)
+		l.file = nil
+	}
+}
+
+// close removes the queue's directory.
+func (q *queue) close() {
+	if q.dir != "" {
+		os.RemoveAll(q.dir)
+	}
+}
+
+// reader is one worker's input from a level.
+type reader struct {
+	l   *level
+	dec *value.Decoder
+	buf []byte
+}
+
+// readBlock decodes block i and calls fn for each state in it.
+func (r *reader) readBlock(i int, vars int, fn func(it item)) error {
+	b := r.l.blocks[i]
+	if cap(r.buf) < b.n {
+		r.buf = make([]byte, b.n)
+	}
+	buf := r.buf[:b.n]
+	if _, err := r.l.file.ReadAt(buf, b.off); err != nil {
+		return fmt.Errorf("reading the queue: %w", err)
+	}
+	for len(buf) > 0 {
+		id, n := binary.Uvarint(buf)
+		if n <= 0 {
+			return fmt.Errorf("reading the queue: a corrupt entry")
+		}
+		buf = buf[n:]
+		vals := make([]value.Value, vars)
+		for j := range vals {
+			v, rest, err := r.dec.Decode(buf)
+			if err != nil {
+				return fmt.Errorf("reading the queue: %w", err)
+			}
+			vals[j], buf = v, rest
+		}
+		fn(item{vals: vals, id: id})
+	}
+	return nil
+}
