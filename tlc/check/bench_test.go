@@ -3,7 +3,10 @@
 package check
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
@@ -37,4 +40,44 @@ func BenchmarkLargeCases(b *testing.B) {
 			b.ReportMetric(float64(distinct)/b.Elapsed().Seconds(), "states/s")
 		})
 	}
+}
+
+// BenchmarkScale checks testdata/bench/Scale.tla (1,680,448 distinct
+// states) and reports distinct states per second and the process's peak
+// resident memory (VmHWM, Linux only), the measure of the checker's memory
+// per state (run with -benchtime 1x; scripts/scale-bench.sh measures the
+// command and TLC the same way).
+func BenchmarkScale(b *testing.B) {
+	var distinct int64
+	for i := 0; i < b.N; i++ {
+		m, err := eval.Load(filepath.Join("testdata", "bench", "Scale.tla"), filepath.Join("testdata", "bench", "Scale.cfg"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := Check(m, Options{Workers: 2, QueueDir: b.TempDir()})
+		if res.Result != "success" || res.Distinct != 1680448 || res.Generated != 13444417 || res.Depth != 33 {
+			b.Fatalf("%s: distinct %d generated %d depth %d, want 1680448, 13444417, 33 (%s)", res.Result, res.Distinct, res.Generated, res.Depth, res.Error)
+		}
+		distinct += res.Distinct
+	}
+	b.ReportMetric(float64(distinct)/b.Elapsed().Seconds(), "states/s")
+	if hwm, ok := peakRSS(); ok {
+		b.ReportMetric(float64(hwm)/(1<<20), "MB-peak-RSS")
+	}
+}
+
+// peakRSS is the process's peak resident memory in bytes, from
+// /proc/self/status.
+func peakRSS() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
 }
