@@ -165,7 +165,14 @@
 //     counted;
 //   - "safety: progress tracked for a non-member" and "library invariant:
 //     match below next": the leader's progress tracker holds exactly its
-//     configuration's members, each with Match < Next.
+//     configuration's members, each with Match < Next;
+//   - "safety: stale read index": a safe read (ReadIndex, --read-only
+//     safe) is answered at an index at least as high as every commit
+//     index any node reported before the read began (Raft's ReadIndex
+//     guarantee, Ongaro's thesis 6.4). It sees a stale read as soon as the
+//     index is stale, where the client history needs a put to complete
+//     first; lease reads are left to the history (the fuzzer's ticks do
+//     not keep the bounded clock drift leases rely on).
 //
 // Failures of Kind "linearizability" (package linearize): the client
 // history of puts (request steps; answered when the proposing node applies

@@ -72,6 +72,9 @@ type pendingRead struct {
 	op    int
 	index uint64
 	known bool // index is known (the ReadState arrived)
+	// floor is the highest index any node had committed when the read
+	// began: a ReadIndex answer must not be below it (checkReadIndex).
+	floor uint64
 }
 
 // System is one etcdraft cluster.
@@ -96,9 +99,11 @@ type System struct {
 	// committedIn is, by index, the term of the node that first committed
 	// the entry: the committing leader's term.
 	committedIn []uint64
-	reported    []string // signatures already reported in this execution
-	hist        linearize.History
-	reads       int // reads answered
+	// maxCommit is the highest commit index any node has reported.
+	maxCommit uint64
+	reported  []string // signatures already reported in this execution
+	hist      linearize.History
+	reads     int // reads answered
 	// tlaTrace records the library's trace events (Config.SpecTrace).
 	tlaTrace *specTrace
 }
@@ -148,6 +153,7 @@ func (s *System) reset() {
 	s.confAt = map[uint64]string{}
 	s.committed = s.committed[:0]
 	s.committedIn = s.committedIn[:0]
+	s.maxCommit = 0
 	s.reported = s.reported[:0]
 	s.hist = s.hist[:0]
 	s.reads = 0
@@ -494,7 +500,7 @@ func (s *System) read(n *node) {
 	i := len(s.hist)
 	s.event("read", p, -1, "read", schedule.I("op", int64(i)), schedule.S("kind", kind))
 	s.hist = append(s.hist, linearize.Op{Process: p, Step: s.step, Key: "v", Call: int64(len(s.trace))})
-	n.reads = append(n.reads, pendingRead{op: i})
+	n.reads = append(n.reads, pendingRead{op: i, floor: s.maxCommit})
 	n.rn.ReadIndex(binary.BigEndian.AppendUint64(nil, uint64(i)))
 }
 
@@ -509,6 +515,7 @@ func (s *System) readStates(n *node, rss []raft.ReadState) {
 		for k := range n.reads {
 			if r := &n.reads[k]; r.op == op && !r.known {
 				r.index, r.known = rs.Index, true
+				s.checkReadIndex(n, r)
 			}
 		}
 	}

@@ -179,6 +179,33 @@ func TestStaleReadFails(t *testing.T) {
 	require.Empty(t, s.ex.Failures)
 }
 
+// The read-index oracle reports a ReadIndex answered below an index that
+// was committed before the read began, at safe reads only.
+func TestStaleReadIndexFails(t *testing.T) {
+	for _, tc := range []struct {
+		read  string
+		index uint64
+		fails bool
+	}{
+		{ReadSafe, 3, true}, {ReadSafe, 4, false}, {ReadSafe, 5, false}, {"", 3, true}, {ReadLease, 3, false},
+	} {
+		cfg := DefaultConfig()
+		cfg.ReadOnly = tc.read
+		_, sys := newSystem(t, cfg)
+		s := sys.(*System)
+		s.ex = &schedule.Execution{}
+		n := &node{id: 2}
+		s.checkReadIndex(n, &pendingRead{op: 7, index: tc.index, known: true, floor: 4})
+		if !tc.fails {
+			require.Empty(t, s.ex.Failures, "%+v", tc)
+			continue
+		}
+		require.Len(t, s.ex.Failures, 1, "%+v", tc)
+		require.Equal(t, "safety: stale read index", s.ex.Failures[0].Signature)
+		require.Contains(t, s.ex.Failures[0].Message, "n2 answered read op 7 at index 3, but index 4 was committed before the read began")
+	}
+}
+
 // elect makes n1 leader of term 1 with n2's vote.
 var elect = []schedule.Step{to(0), d(1, 1), d(0, 1)}
 

@@ -92,6 +92,22 @@ func (s *System) recordCommit(n *node, from, to uint64) {
 	}
 }
 
+// checkReadIndex checks a ReadIndex answer: the index a read is served at
+// is at least every index committed, at any node, before the read began
+// (Ongaro's thesis, 6.4: the leader confirms it is still leader after the
+// read arrives, so no later leader can have committed past its index).
+// The client history finds a stale read only when a write completed before
+// it; this finds it as soon as the index is stale, e.g. below a new
+// leader's first entry. Lease-based reads trust a bounded clock drift that
+// the fuzzer's ticks do not keep, so they are checked only by the history.
+func (s *System) checkReadIndex(n *node, r *pendingRead) {
+	if s.cfg.ReadOnly != ReadSafe && s.cfg.ReadOnly != "" || r.index >= r.floor {
+		return
+	}
+	s.fail("safety: stale read index",
+		fmt.Sprintf("n%d answered read op %d at index %d, but index %d was committed before the read began", n.id, r.op, r.index, r.floor))
+}
+
 // checkLeader runs the leader oracles when n has just become leader: one
 // leader per term, a leader is a voter of its own configuration, and the
 // leader's log holds every committed entry.

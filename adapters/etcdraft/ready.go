@@ -179,6 +179,7 @@ func (s *System) softState(n *node, rd raft.Ready) {
 	if c := rd.HardState.GetCommit(); c > n.commit {
 		s.recordCommit(n, n.commit, c)
 		n.commit = c
+		s.maxCommit = max(s.maxCommit, c)
 		s.event("commit", int(n.id)-1, -1, "commit", schedule.I("index", int64(c)))
 	}
 }
