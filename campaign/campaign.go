@@ -215,6 +215,15 @@ func (c *Campaign) openStore(given func(string) bool) error {
 	if !given("actions") {
 		s.Actions = old.Actions // a continued campaign keeps its own
 	}
+	if old.Energy == "" {
+		old.Energy = fuzzer.EnergyFixed // stored before the choice
+	}
+	if !given("energy") {
+		s.Energy = old.Energy
+	}
+	if !given("fresh-share") {
+		s.FreshShare = old.FreshShare
+	}
 	if diff := old.Diff(s); diff != "" {
 		return fmt.Errorf("corpus %s holds a campaign with %s; run with the same settings to continue it, or add --fresh to start over", s.CorpusDir, diff)
 	}

@@ -28,6 +28,10 @@ import (
 // Version 0x02, written when a step has a parameter of the newer actions,
 // adds to every step: k, n, to, crash point (0 none, else 1 + its index in
 // schedule.CrashPoints), set, and conf (length-prefixed).
+//
+// Either version may end with the guide's items (InputRecord.GuideItems):
+// a count, then each item as 8 bytes, little-endian. Records written
+// before it end after the steps.
 const (
 	recordV1 = 0x01
 	recordV2 = 0x02
@@ -74,6 +78,12 @@ func encodeRecord(dst []byte, r *fuzzer.InputRecord) []byte {
 			dst = append(dst, pointIndex(st.Point))
 			dst = binary.AppendUvarint(dst, uint64(st.Set))
 			dst = appendString(dst, st.Conf)
+		}
+	}
+	if len(r.GuideItems) > 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(r.GuideItems)))
+		for _, x := range r.GuideItems {
+			dst = binary.LittleEndian.AppendUint64(dst, x)
 		}
 	}
 	return dst
@@ -219,11 +229,18 @@ func decodeRecord(b []byte, rec *fuzzer.InputRecord) error {
 		}
 		rec.Input.Steps = append(rec.Input.Steps, st)
 	}
+	if r.err == nil && len(r.b) > 0 {
+		n := r.uvarint()
+		if r.err == nil && (n == 0 || n*8 != uint64(len(r.b))) {
+			return fmt.Errorf("record has %d guide items in %d bytes", n, len(r.b))
+		}
+		for ; n > 0 && r.err == nil; n-- {
+			rec.GuideItems = append(rec.GuideItems, binary.LittleEndian.Uint64(r.b))
+			r.b = r.b[8:]
+		}
+	}
 	if r.err != nil {
 		return r.err
-	}
-	if len(r.b) != 0 {
-		return fmt.Errorf("record has %d trailing bytes", len(r.b))
 	}
 	if rec.Source == "" {
 		return fmt.Errorf("record lacks a source")

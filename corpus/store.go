@@ -560,6 +560,10 @@ func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
 			return true
 		})
 	}
+	r.Get("guide_items").ForEach(func(_, v gjson.Result) bool {
+		rec.GuideItems = append(rec.GuideItems, v.Uint())
+		return true
+	})
 	in := r.Get("input")
 	if v := in.Get("version"); v.Int() != schedule.InputVersion {
 		return fmt.Errorf("input version %s, want %d", v.Raw, schedule.InputVersion)

@@ -241,6 +241,21 @@ func TestRecordForm(t *testing.T) {
 	bad := append([]byte(nil), b...)
 	bad = append(bad, 0)
 	require.Error(t, decodeInput(bad, &fuzzer.InputRecord{}))
+
+	// The guide's items ride at the end, in both forms.
+	rec.GuideItems = []uint64{1, 1 << 63, 0xdeadbeef}
+	b = encodeRecord(nil, rec)
+	got = fuzzer.InputRecord{}
+	require.NoError(t, decodeInput(b, &got))
+	require.Equal(t, *rec, got)
+	js, err = json.Marshal(rec)
+	require.NoError(t, err)
+	old = fuzzer.InputRecord{}
+	require.NoError(t, decodeInput(js, &old))
+	require.Equal(t, *rec, old)
+	for n := len(b) - 24; n < len(b); n++ { // (cut before the count, it is a record without them)
+		require.Error(t, decodeInput(b[:n], &fuzzer.InputRecord{}), "truncated to %d bytes", n)
+	}
 }
 
 // Inputs with the newer actions' parameters take the second record form,

@@ -20,6 +20,9 @@ type campaignSetup struct {
 	seed           uint64
 	iterations     int64
 	steps          int
+	energy         string
+	queueMax       int
+	progress       func(fuzzer.Stats)
 }
 
 func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *corpus.Store) {
@@ -33,11 +36,12 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
 	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
-		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5},
-		Limits: fuzzer.Limits{Iterations: c.iterations}}
+		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: c.energy, FreshShare: 0.1},
+		Limits: fuzzer.Limits{Iterations: c.iterations, QueueMax: c.queueMax}}
 	if c.strategy == "trace" {
 		opt.Guide = guidance.TraceMeasure{}
 	}
+	opt.Progress = c.progress
 	f, err := fuzzer.New(opt, fac, gen, st)
 	require.NoError(t, err)
 	return f, st

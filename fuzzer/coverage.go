@@ -112,3 +112,75 @@ func (c *Coverage) Len() int { return c.n }
 
 // Bytes is the memory the set holds.
 func (c *Coverage) Bytes() int { return 8 * len(c.slots) }
+
+// Hits counts how many executions reached each item of one measure (the
+// rare energy schedule's measure of how common a state is). Same layout
+// as Coverage, with a 32-bit count beside each item.
+type Hits struct {
+	keys   []uint64
+	counts []uint32
+	n      int
+	zero   uint32
+}
+
+// NewHits returns an empty count table.
+func NewHits() *Hits { return &Hits{keys: make([]uint64, 1024), counts: make([]uint32, 1024)} }
+
+// Get returns how many times x was counted.
+func (h *Hits) Get(x uint64) uint32 {
+	if x == 0 {
+		return h.zero
+	}
+	mask := uint64(len(h.keys) - 1)
+	for i := mix(x) & mask; ; i = (i + 1) & mask {
+		switch h.keys[i] {
+		case x:
+			return h.counts[i]
+		case 0:
+			return 0
+		}
+	}
+}
+
+// Inc counts x once more (saturating).
+func (h *Hits) Inc(x uint64) {
+	if x == 0 {
+		if h.zero < ^uint32(0) {
+			h.zero++
+		}
+		return
+	}
+	if (h.n+1)*4 > len(h.keys)*3 {
+		h.grow()
+	}
+	mask := uint64(len(h.keys) - 1)
+	for i := mix(x) & mask; ; i = (i + 1) & mask {
+		switch h.keys[i] {
+		case x:
+			if h.counts[i] < ^uint32(0) {
+				h.counts[i]++
+			}
+			return
+		case 0:
+			h.keys[i], h.counts[i] = x, 1
+			h.n++
+			return
+		}
+	}
+}
+
+func (h *Hits) grow() {
+	keys, counts := h.keys, h.counts
+	h.keys, h.counts = make([]uint64, 2*len(keys)), make([]uint32, 2*len(keys))
+	mask := uint64(len(h.keys) - 1)
+	for k, x := range keys {
+		if x == 0 {
+			continue
+		}
+		i := mix(x) & mask
+		for h.keys[i] != 0 {
+			i = (i + 1) & mask
+		}
+		h.keys[i], h.counts[i] = x, counts[k]
+	}
+}

@@ -14,10 +14,16 @@ import (
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-// Generator makes inputs; package mutate implements it.
+// Generator makes inputs; package schedule implements it.
 type Generator interface {
 	Random(r *rand.Rand) *schedule.Input
 	Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input
+}
+
+// Regenerator is a Generator that can also keep a prefix of an input and
+// draw the rest at random (the rare schedule's tail mutants).
+type Regenerator interface {
+	Regenerate(r *rand.Rand, in *schedule.Input) *schedule.Input
 }
 
 // Params are the loop's settings that shape a campaign's results: they
@@ -28,6 +34,12 @@ type Params struct {
 	SeedPopulation int    `json:"seed_population" flag:"seed-population"` // random inputs added when the queue is empty or at a reseed
 	ReseedEvery    int    `json:"reseed_every" flag:"reseed-every"`       // add SeedPopulation random inputs every this many iterations
 	Mutations      int    `json:"mutations" flag:"mutations"`             // mutants enqueued per new coverage item
+	// Energy is the energy schedule (EnergyFixed, EnergyRare; "" is
+	// EnergyFixed, the policy of campaigns stored before the choice).
+	Energy string `json:"energy,omitempty" flag:"energy"`
+	// FreshShare is the share of iterations that run new random inputs
+	// under EnergyRare (EnergyFixed reseeds every ReseedEvery instead).
+	FreshShare float64 `json:"fresh_share,omitempty" flag:"fresh-share"`
 	// Pipeline is how many inputs are executed as one batch; a batch is
 	// measured while the next one executes (1: strictly one after the
 	// other). A kill -9 loses at most the executions not yet recorded: up
@@ -40,8 +52,11 @@ type Params struct {
 type Limits struct {
 	Iterations int64 // stop when the campaign's total reaches this (0: no limit)
 	Duration   time.Duration
-	QueueMax   int  // most inputs waiting in the queue; mutants beyond are dropped
-	StopOnBug  bool // stop after the iteration that finds a new bug
+	// QueueMax is the most inputs waiting in the queue (EnergyFixed:
+	// mutants beyond are dropped) or kept in the pool (EnergyRare: a new
+	// entry replaces a common one); both are counted as dropped.
+	QueueMax  int
+	StopOnBug bool // stop after the iteration that finds a new bug
 	// Parallel is how many system instances execute the inputs of a batch
 	// at once (1: one). The inputs of a batch are chosen before any runs and
 	// finished in order, so the campaign is the same for every Parallel.
@@ -87,7 +102,9 @@ type Stats struct {
 	Elapsed     time.Duration
 	ExecsPerSec float64
 	CorpusSize  int
-	Queue       int
+	Queue       int            // inputs waiting to run
+	Pool        int            // EnergyRare: inputs that may be chosen for mutation
+	Dropped     int64          // queue or pool entries dropped at QueueMax this session
 	Coverage    map[string]int // measure -> items
 	Bugs        int
 	Failures    int64
@@ -105,6 +122,7 @@ type Summary struct {
 	Coverage     map[string]int
 	Bugs         []*BugRecord
 	Divergences  int64 // executions that diverged from the model, over all sessions
+	Dropped      int64 // queue or pool entries dropped at QueueMax this session
 	Interrupted  bool
 	StoppedEarly string // why the budget was not used up, if so
 	// Unstored counts the executions whose results were not stored when
@@ -127,6 +145,7 @@ type queued struct {
 	seed   uint64          // of the mutant's random choices
 	parent uint64          // id of the parent in the corpus
 	rec    *InputRecord    // an imported input not run yet
+	tail   bool            // the mutant regenerates a tail (Regenerator) instead
 }
 
 // Fuzzer runs one campaign.
@@ -144,6 +163,8 @@ type Fuzzer struct {
 	queue    []queued
 	qhead    int
 	dropped  int64
+	pool     []*entry // EnergyRare: the inputs to mutate
+	hits     *Hits    // EnergyRare: visits of the guide's items
 	min      *bgMinimizer
 	last     *batch // the batch issued last
 	// issued counts the campaign's executions started, committed those
@@ -169,6 +190,9 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 	}
 	if opt.Mutations < 0 {
 		return nil, fmt.Errorf("--mutations must not be negative, got %d", opt.Mutations)
+	}
+	if err := validEnergy(opt.Params); err != nil {
+		return nil, err
 	}
 	if opt.QueueMax <= 0 {
 		opt.QueueMax = 20000
@@ -196,6 +220,9 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 	}
 	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
 		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
+	if f.rare() {
+		f.hits = NewHits()
+	}
 	for w := 0; w < f.opt.Parallel; w++ {
 		f.execs = append(f.execs, newExecutor(fac, opt.ExecTimeout))
 	}
@@ -232,8 +259,15 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 			f.queue = append(f.queue, queued{in: rec.Input, rec: rec})
 		}
 	}
-	for i := len(snap.Inputs) - 1; i >= 0 && len(f.queue) < opt.QueueMax; i-- {
-		if rec := snap.Inputs[i]; rec.Source == "fuzz" {
+	for i := len(snap.Inputs) - 1; i >= 0 && len(f.queue) < opt.QueueMax && len(f.pool) < opt.QueueMax; i-- {
+		rec := snap.Inputs[i]
+		switch {
+		case rec.Source != "fuzz":
+		case f.rare():
+			// The visit counts start again: a continued campaign learns
+			// again which states are rare.
+			f.pool = append(f.pool, &entry{in: rec.Input, id: rec.ID, items: rec.GuideItems})
+		default:
 			f.queue = append(f.queue, queued{from: rec.Input, seed: r.Uint64(), parent: rec.ID})
 		}
 	}
@@ -434,6 +468,7 @@ loop:
 	}
 	sum.CorpusSize = f.corpus
 	sum.Divergences = f.counters.Divergences
+	sum.Dropped = f.dropped
 	sum.Coverage = f.coverageCounts()
 	sum.Bugs = append([]*BugRecord(nil), f.bugList...)
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
@@ -477,13 +512,25 @@ type job struct {
 // next takes the input of iteration iter from the queue, refilling it
 // with random inputs when it is empty and every ReseedEvery iterations.
 func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
+	if f.rare() {
+		return f.nextRare(iter, r)
+	}
 	if f.qhead >= len(f.queue) || iter%int64(f.opt.ReseedEvery) == 0 {
 		for i := 0; i < f.opt.SeedPopulation; i++ {
 			f.push(queued{in: f.gen.Random(r)})
 		}
 	}
+	return f.pop()
+}
+
+// pop takes the queue's first input, making it if it is a mutant.
+func (f *Fuzzer) pop() queued {
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
+	if q.in == nil && q.tail {
+		q.in = f.gen.(Regenerator).Regenerate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from)
+		q.from = nil
+	}
 	if q.in == nil {
 		q.in = f.gen.Mutate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from)
 		q.from = nil
@@ -709,9 +756,16 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 	}
 	newGuide := 0
 	var newItems map[string]int
+	var guideItems []uint64
 	for i, m := range f.opt.Measures {
 		obs := j.obs[i]
 		ex.Failures = append(ex.Failures, obs.Failures...)
+		guide := f.opt.Guide != nil && m.Name() == f.opt.Guide.Name()
+		if guide && f.hits != nil {
+			for _, x := range obs.Items {
+				f.hits.Inc(x)
+			}
+		}
 		c := f.cov[m.Name()]
 		fresh := c.New(obs.Items)
 		if len(fresh) == 0 {
@@ -723,8 +777,9 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			newItems = map[string]int{}
 		}
 		newItems[m.Name()] = len(fresh)
-		if f.opt.Guide != nil && m.Name() == f.opt.Guide.Name() {
+		if guide {
 			newGuide = len(fresh)
+			guideItems = fresh[:min(len(fresh), entryItems)]
 		}
 	}
 	if newGuide > 0 {
@@ -735,7 +790,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			f.counters.Interesting++
 			f.corpus++
 			batch.Inputs = append(batch.Inputs, &InputRecord{ID: id, Iteration: iter, Source: "fuzz",
-				Parent: q.parent, NewItems: newItems, Input: q.in})
+				Parent: q.parent, NewItems: newItems, GuideItems: guideItems, Input: q.in})
 		} else {
 			id = q.rec.ID
 			q.rec.NewItems = newItems
@@ -743,9 +798,14 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 		for i := range batch.Coverage {
 			batch.Coverage[i].InputID = id
 		}
-		for k := 0; k < newGuide*f.opt.Mutations; k++ {
-			if !f.push(queued{from: q.in, seed: r.Uint64(), parent: id}) {
-				break
+		if f.rare() {
+			f.addEntry(r, &entry{in: q.in, id: id, items: guideItems})
+		} else {
+			for k := 0; k < newGuide*f.opt.Mutations; k++ {
+				if !f.push(queued{from: q.in, seed: r.Uint64(), parent: id}) {
+					f.dropped += int64(newGuide*f.opt.Mutations - k - 1)
+					break
+				}
 			}
 		}
 	}
@@ -795,7 +855,7 @@ func (f *Fuzzer) coverageCounts() map[string]int {
 
 func (f *Fuzzer) stats(session int64, elapsed time.Duration) Stats {
 	s := Stats{Strategy: f.opt.Strategy, Iterations: f.counters.Iterations, Session: session,
-		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead,
+		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead, Pool: len(f.pool), Dropped: f.dropped,
 		Coverage: f.coverageCounts(), Bugs: len(f.bugList), Failures: f.counters.Failures}
 	if f.min != nil {
 		s.Minimizing = f.min.busy()

@@ -90,12 +90,15 @@ type Counters struct {
 
 // InputRecord is one stored input.
 type InputRecord struct {
-	ID        uint64          `json:"id"`
-	Iteration int64           `json:"iteration"` // the iteration that executed it (0 for imports not yet run)
-	Source    string          `json:"source"`    // "fuzz" or "import"
-	Parent    uint64          `json:"parent,omitempty"`
-	NewItems  map[string]int  `json:"new_items,omitempty"` // measure -> items it reached first
-	Input     *schedule.Input `json:"input"`
+	ID        uint64         `json:"id"`
+	Iteration int64          `json:"iteration"` // the iteration that executed it (0 for imports not yet run)
+	Source    string         `json:"source"`    // "fuzz" or "import"
+	Parent    uint64         `json:"parent,omitempty"`
+	NewItems  map[string]int `json:"new_items,omitempty"` // measure -> items it reached first
+	// GuideItems are some of the guide's items it reached first (at most
+	// 8): what the rare energy schedule judges it by.
+	GuideItems []uint64        `json:"guide_items,omitempty"`
+	Input      *schedule.Input `json:"input"`
 }
 
 // BugRecord is one distinct bug, deduplicated by Signature.

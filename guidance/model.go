@@ -89,7 +89,11 @@ func (m *ModelMeasure) request(in *schedule.Input, ex *schedule.Execution) ([]sc
 	if err != nil {
 		return nil, nil, err
 	}
-	return acts, SimRequest(acts, false), nil
+	req := SimRequest(acts, false)
+	// Coverage goes on past a divergence: the first is the bug, and the
+	// states after it keep guiding the campaign (sim.Request.Resync).
+	req.Resync = true
+	return acts, req, nil
 }
 
 // SimRequest is the simulation of mapped actions; states asks for the

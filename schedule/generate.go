@@ -234,3 +234,52 @@ func randomConf(r *rand.Rand, n int) string {
 	}
 	return one(p) + ", " + one(q)
 }
+
+// Regenerate returns a copy of in that keeps a random prefix of its steps
+// (at least one) and continues it with random steps up to Shape.Steps: the
+// prefix reaches what made in interesting, the new tail explores from
+// there. Requests missing from the prefix (of Shape.Requests) are placed
+// at random in the tail, numbered after the prefix's; crashes stay within
+// the quota and restarts follow crashes. in is not modified.
+func (g *Generator) Regenerate(r *rand.Rand, in *Input) *Input {
+	keep := 1
+	if len(in.Steps) > 1 {
+		keep += r.IntN(len(in.Steps) - 1)
+	}
+	out := &Input{Steps: append(make([]Step, 0, max(g.p.Steps, keep)), in.Steps[:keep]...)}
+	crashed := make([]bool, g.spec.Processes)
+	crashes, requests, value := 0, 0, 0
+	for _, s := range out.Steps {
+		switch s.Action {
+		case Crash:
+			crashes++
+			if s.Process < len(crashed) {
+				crashed[s.Process] = true
+			}
+		case Restart:
+			if s.Process < len(crashed) {
+				crashed[s.Process] = false
+			}
+		case Request:
+			requests++
+			value = max(value, s.Value)
+		}
+	}
+	n := g.p.Steps - keep
+	if n <= 0 {
+		return out
+	}
+	isReq := make([]bool, n)
+	for _, i := range r.Perm(n)[:min(n, max(0, g.p.Requests-requests))] {
+		isReq[i] = true
+	}
+	for i := 0; i < n; i++ {
+		if isReq[i] {
+			value++
+			out.Steps = append(out.Steps, g.request(r, value))
+			continue
+		}
+		out.Steps = append(out.Steps, g.randomStep(r, crashed, &crashes))
+	}
+	return out
+}

@@ -61,6 +61,43 @@ func TestMutantsStayValid(t *testing.T) {
 	require.Greater(t, changed, 4500, "almost every mutant differs from its parent")
 }
 
+func TestRegenerateKeepsAPrefixAndTheShape(t *testing.T) {
+	p := Shape{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
+	g, err := NewGenerator(fullSpec, p)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(3, 9))
+	in := g.Random(r)
+	prefixes := map[int]bool{}
+	for i := 0; i < 2000; i++ {
+		before := EncodeInput(in)
+		m := g.Regenerate(r, in)
+		require.Equal(t, before, EncodeInput(in), "Regenerate must not modify its argument")
+		require.NoError(t, m.Validate(fullSpec))
+		require.Len(t, m.Steps, p.Steps)
+		require.LessOrEqual(t, countAction(m, Crash), p.CrashQuota)
+		require.GreaterOrEqual(t, countAction(m, Request), p.Requests, "missing requests are put in the tail")
+		k := 0
+		for k < len(in.Steps) && in.Steps[k] == m.Steps[k] {
+			k++
+		}
+		require.GreaterOrEqual(t, k, 1, "the first step is always kept")
+		prefixes[min(k, 29)/10] = true
+		values := map[int]bool{}
+		for _, s := range m.Steps {
+			if s.Action == Request {
+				require.False(t, values[s.Value], "request values stay distinct")
+				values[s.Value] = true
+			}
+		}
+		if i%10 == 0 {
+			in = g.Random(r)
+		} else {
+			in = m
+		}
+	}
+	require.Len(t, prefixes, 3, "prefixes of every length are kept")
+}
+
 func TestEachOpDoesWhatItSays(t *testing.T) {
 	g, err := NewGenerator(fullSpec, Shape{Steps: 10, MaxMessages: 5, CrashQuota: 2})
 	require.NoError(t, err)

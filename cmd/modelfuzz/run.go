@@ -107,7 +107,10 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Actions, "actions", "", "the actions random inputs and mutants use, comma-separated (default: every action the adapter supports, less those the model cannot map; deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick)")
 	fs.IntVar(&s.SeedPopulation, "seed-population", 20, "random inputs added when the queue is empty or at a reseed")
 	fs.IntVar(&s.ReseedEvery, "reseed-every", 200, "add random inputs every this many iterations")
-	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item")
+	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item (--energy fixed), the base of an input's energy (--energy rare)")
+	fs.StringVar(&s.Energy, "energy", fuzzer.EnergyFixed, "energy schedule: fixed (the thesis: --mutations mutants per new item, first in first out, --seed-population random inputs every --reseed-every iterations) or rare (AFLFast-style: the input whose new states the campaign visits least is mutated next, with more mutants the rarer they are; --fresh-share of the iterations run random inputs); a continued campaign keeps its own")
+	fs.Float64Var(&s.FreshShare, "fresh-share", 0.1, "with --energy rare: the share of iterations that run new random inputs")
+	fs.IntVar(&s.QueueMax, "queue-max", 20000, "most inputs waiting in the queue (--energy fixed: further mutants are dropped) or kept in the pool of inputs to mutate (--energy rare: a new one replaces a common one); drops are counted in the progress line and the summary")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
@@ -257,8 +260,8 @@ func (p *progress) update(s fuzzer.Stats) {
 		if s.Minimizing > 0 {
 			minimizing = fmt.Sprintf(" (minimizing %d)", s.Minimizing)
 		}
-		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  queue %d  %s",
-			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, minimizing, s.Queue, s.Elapsed.Round(time.Second))
+		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  %s  %s",
+			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
 		p.written.Store(true)
 		return
 	}
@@ -266,11 +269,32 @@ func (p *progress) update(s fuzzer.Stats) {
 		return
 	}
 	p.last = time.Now()
-	args := []any{"iterations", s.Iterations, "execs_per_sec", int(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs}
+	args := []any{"iterations", s.Iterations, "execs_per_sec", int(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs,
+		"queue", s.Queue}
+	if s.Pool > 0 {
+		args = append(args, "pool", s.Pool)
+	}
+	if s.Dropped > 0 {
+		args = append(args, "dropped", s.Dropped)
+	}
 	for _, m := range slices.Sorted(maps.Keys(s.Coverage)) {
 		args = append(args, m, s.Coverage[m])
 	}
 	p.logger.Info("progress", args...)
+}
+
+// queueText is the progress line's view of the work ahead: the inputs
+// queued to run, the pool the rare schedule mutates from, and what the
+// --queue-max cap dropped.
+func queueText(s fuzzer.Stats) string {
+	t := fmt.Sprintf("queue %d", s.Queue)
+	if s.Pool > 0 {
+		t += fmt.Sprintf("  pool %d", s.Pool)
+	}
+	if s.Dropped > 0 {
+		t += fmt.Sprintf(" (dropped %d)", s.Dropped)
+	}
+	return t
 }
 
 // clearLine makes room on a terminal for a log line.
@@ -321,7 +345,8 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			Corpus       string         `json:"corpus,omitempty"`
 			CorpusLost   bool           `json:"corpus_lost,omitempty"`
 			Unstored     int64          `json:"unstored,omitempty"`
-		}{Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
+			Dropped      int64          `json:"dropped,omitempty"`
+		}{Dropped: s.Dropped, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped,
 			CorpusLost: s.StoreLost, Unstored: s.Unstored}
@@ -353,6 +378,9 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
 		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
 	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
+	if s.Dropped > 0 {
+		fmt.Fprintf(w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
+	}
 	if _, ok := s.Coverage[guidance.MeasureModel]; ok {
 		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[guidance.MeasureModel], s.Divergences)
 		if len(unmapped) > 0 {

@@ -20,8 +20,9 @@ func TestSidecarAnswersAsInProcess(t *testing.T) {
 		{Actions: valid, States: boolp(false)},
 		{Actions: valid[:40], States: boolp(true)},
 		{},
-		{Actions: []sim.Action{act("Start", "p", 1), act("RecvRegister", "p", 2)}},   // not enabled
-		{Actions: append(valid[:3:3], act("Foo"), act("Start", "p", 1))},             // unknown action: 422
+		{Actions: []sim.Action{act("Start", "p", 1), act("RecvRegister", "p", 2)}}, // not enabled
+		{Actions: append(valid[:3:3], act("Foo"), act("Start", "p", 1))},           // unknown action: 422
+		{Actions: append(valid[:3:3], append([]sim.Action{act("RecvRegister", "p", 2)}, valid[3:9]...)...), Resync: true},
 		{Actions: append(valid[:6:6], act("Serve", "v", 1, "r", 1))},                 // missing parameter
 		{Actions: append(valid[:6:6], act("Serve", "v", 1, "r", 1, "w", 2, "x", 0))}, // unknown parameter
 		{Actions: []sim.Action{act("Start", "p", []any{1, "a", true, map[string]any{"f": 1}})}},
@@ -85,4 +86,10 @@ func TestEquivalenceRequestsCoverTheResult(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, res.Divergence, "the trace is valid")
 	assert.Greater(t, len(res.Keys), 100)
+
+	valid := microbenchTrace(300, 2)
+	res, err = m.Simulate(ctx, &sim.Request{Actions: append(valid[:3:3], append([]sim.Action{act("RecvRegister", "p", 2)}, valid[3:9]...)...), Resync: true})
+	require.NoError(t, err)
+	assert.NotNil(t, res.Divergence)
+	assert.Equal(t, 1, res.Skipped, "the resync request skips one action")
 }

@@ -48,6 +48,9 @@ func appendRequest(dst []byte, req *sim.Request) ([]byte, error) {
 		dst = append(dst, `,"include_states":`...)
 		dst = strconv.AppendBool(dst, *req.States)
 	}
+	if req.Resync {
+		dst = append(dst, `,"resync":true`...)
+	}
 	return append(dst, '}'), nil
 }
 
@@ -167,6 +170,12 @@ func requestFrom(root gjson.Result) (req *sim.Request, ok bool) {
 			}
 			b := v.Type == gjson.True
 			req.States = &b
+		case "resync":
+			if v.Type != gjson.True && v.Type != gjson.False {
+				good = false
+				return false
+			}
+			req.Resync = v.Type == gjson.True
 		default:
 			good = false
 		}
@@ -332,6 +341,10 @@ func appendResult(dst []byte, res *sim.Result) []byte {
 		}
 		dst = append(dst, ']')
 	}
+	if res.Skipped > 0 {
+		dst = append(dst, `,"skipped":`...)
+		dst = strconv.AppendInt(dst, int64(res.Skipped), 10)
+	}
 	return append(dst, '}')
 }
 
@@ -400,6 +413,8 @@ func resultFrom(r gjson.Result) (*sim.Result, bool) {
 				res.Choices = append(res.Choices, sim.Choice{Index: int(x.Get("index").Int()), Successors: int(x.Get("successors").Int())})
 				return true
 			})
+		case "skipped":
+			res.Skipped = int(v.Int())
 		default: // "error" and anything else: the slow path
 			good = false
 		}

@@ -327,7 +327,7 @@ func DecodeRequest(body []byte) (*sim.Request, error) {
 		default:
 			msg := strings.TrimPrefix(err.Error(), "json: ")
 			if strings.HasPrefix(msg, "unknown field") {
-				msg += ` (a request has "actions", "init" and "include_states"; an action has "name" and "params")`
+				msg += ` (a request has "actions", "init", "include_states" and "resync"; an action has "name" and "params")`
 			}
 			return nil, fmt.Errorf("invalid request: %s", msg)
 		}

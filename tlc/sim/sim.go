@@ -39,6 +39,14 @@ type Request struct {
 	// States, when false, leaves the states' variables out of the answer
 	// (keys only): what the fuzzer needs, at a fraction of the size.
 	States *bool `json:"include_states,omitempty"`
+	// Resync, when true, goes on past a divergence: the action the model
+	// does not allow is skipped (the model state stays) and the next ones
+	// are applied, each skipped too when not enabled. The states reached
+	// so are states of the model, not necessarily the implementation's:
+	// coverage keeps a signal after a divergence (a fuzzer's bug that
+	// diverges in most executions would leave it blind), while the
+	// divergence reported is still the first.
+	Resync bool `json:"resync,omitempty"`
 }
 
 // State is one visited abstract state.
@@ -76,6 +84,8 @@ type Result struct {
 	Divergence *Divergence `json:"divergence"`
 	Violations []Violation `json:"violations"`
 	Choices    []Choice    `json:"choices,omitempty"`
+	// Skipped counts the actions skipped past the divergence (Resync).
+	Skipped int `json:"skipped,omitempty"`
 	// Keys are the abstract fingerprints of States, as numbers.
 	Keys []uint64 `json:"-"`
 }
@@ -199,8 +209,13 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		if err != nil {
 			return err
 		}
-		for _, inv := range in.violations {
-			res.Violations = append(res.Violations, Violation{Invariant: inv, Index: index})
+		if res.Divergence == nil {
+			// Past a divergence (Resync) the states are the model's own,
+			// not the execution's: what they violate is not the
+			// execution's failure.
+			for _, inv := range in.violations {
+				res.Violations = append(res.Violations, Violation{Invariant: inv, Index: index})
+			}
 		}
 		if n := len(res.Keys); n > 0 && res.Keys[n-1] == in.key {
 			return nil // consecutive states with the same view are one abstract state
@@ -227,8 +242,14 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 			hits++
 		}
 		if reason != "" {
-			res.Divergence = &Divergence{Index: i, Action: a.Name, Reason: reason}
-			break
+			if res.Divergence == nil {
+				res.Divergence = &Divergence{Index: i, Action: a.Name, Reason: reason}
+			}
+			if !req.Resync {
+				break
+			}
+			res.Skipped++
+			continue
 		}
 		if n > 1 {
 			res.Choices = append(res.Choices, Choice{Index: i, Successors: n})

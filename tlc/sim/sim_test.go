@@ -59,6 +59,34 @@ func TestSimulateStatesDivergenceViolations(t *testing.T) {
 	require.Len(t, res.Keys, 4)
 }
 
+func TestResyncGoesOnPastADivergence(t *testing.T) {
+	s := newSim(t, false)
+	acts := []Action{
+		{Name: "Inc", Params: map[string]any{"n": int64(3)}},
+		{Name: "Nope"},
+		{Name: "Inc", Params: map[string]any{"n": int64(20)}},
+		{Name: "Nope"},
+		{Name: "Toggle"},
+	}
+	res, err := s.Simulate(&Request{Actions: acts, Resync: true})
+	require.NoError(t, err)
+	// The first divergence is the one reported; both unknown actions are
+	// skipped and the others applied from the state before each.
+	require.Equal(t, &Divergence{Index: 1, Action: "Nope", Reason: `the model has no action "Nope"`}, res.Divergence)
+	require.Equal(t, 2, res.Skipped)
+	require.Equal(t, []int{0, 1, 3, 5}, []int{res.States[0].Index, res.States[1].Index, res.States[2].Index, res.States[3].Index})
+	require.JSONEq(t, "23", string(res.States[3].State["x"]))
+	require.JSONEq(t, "1", string(res.States[3].State["y"]))
+	// x = 23 violates Small, but past the divergence: not the execution's.
+	require.Empty(t, res.Violations)
+
+	plain, err := s.Simulate(&Request{Actions: acts})
+	require.NoError(t, err)
+	require.Equal(t, res.Divergence, plain.Divergence)
+	require.Zero(t, plain.Skipped)
+	require.Len(t, plain.States, 2, "without Resync the simulation stops at the divergence")
+}
+
 func TestSimulateParameterProblems(t *testing.T) {
 	s := newSim(t, false)
 	for _, tc := range []struct {

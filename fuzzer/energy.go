@@ -1,0 +1,133 @@
+package fuzzer
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// The energy schedules: how many mutants an interesting input gets and
+// which input is mutated next (Params.Energy).
+const (
+	// EnergyFixed is the thesis's policy: every input that reached new
+	// items gets Mutations mutants per new item, queued first in, first
+	// out; SeedPopulation random inputs are added every ReseedEvery
+	// iterations.
+	EnergyFixed = "fixed"
+	// EnergyRare follows AFLFast's "fast" power schedule (Böhme et al.,
+	// CCS 2016) with the guide's items in place of paths: the inputs that
+	// reached new items form a pool; the next input to mutate is the
+	// rarest of a few drawn from the pool (the one whose least-visited
+	// item the campaign has visited least often), and it gets
+	// min(Mutations * 2^min(s,4) / f, 16 * Mutations) mutants, s the times
+	// it was chosen before, f that visit count; half of them keep a random
+	// prefix of it and draw the rest of the steps at random (the prefix
+	// reaches its rare states, the tail explores beyond), the others are
+	// ordinary mutants. A share FreshShare of the iterations runs new
+	// random inputs.
+	EnergyRare = "rare"
+)
+
+const (
+	entryItems = 8 // guide items kept per pool entry
+	tournament = 8 // pool entries drawn per choice
+	maxPower   = 4 // 2^maxPower: the most an entry's energy grows with its choices
+)
+
+// entry is an input of the rare schedule's pool.
+type entry struct {
+	in     *schedule.Input
+	id     uint64
+	items  []uint64 // the guide's items it reached first (at most entryItems)
+	chosen uint32
+}
+
+// validEnergy checks the energy settings.
+func validEnergy(p Params) error {
+	switch p.Energy {
+	case "", EnergyFixed, EnergyRare:
+	default:
+		return fmt.Errorf("--energy must be %s or %s, got %q", EnergyFixed, EnergyRare, p.Energy)
+	}
+	if p.FreshShare < 0 || p.FreshShare >= 1 {
+		return fmt.Errorf("--fresh-share must be in [0, 1), got %g", p.FreshShare)
+	}
+	return nil
+}
+
+func (f *Fuzzer) rare() bool { return f.opt.Energy == EnergyRare }
+
+// visits is how often the campaign visited e's least-visited item (at
+// least 1: an entry is never infinitely rare).
+func (f *Fuzzer) visits(e *entry) uint32 {
+	v := ^uint32(0)
+	for _, x := range e.items {
+		v = min(v, f.hits.Get(x))
+	}
+	return max(v, 1)
+}
+
+// draw returns the best of tournament pool entries drawn at random: the
+// rarest (better(a, b) says a wins), ties to the later one.
+func (f *Fuzzer) draw(r *rand.Rand, better func(a, b *entry) bool) int {
+	best := -1
+	for k := 0; k < tournament; k++ {
+		i := r.IntN(len(f.pool))
+		if best < 0 || better(f.pool[i], f.pool[best]) || !better(f.pool[best], f.pool[i]) && i > best {
+			best = i
+		}
+	}
+	return best
+}
+
+// rarer orders entries for mutation: fewer visits, then fewer choices.
+func (f *Fuzzer) rarer(a, b *entry) bool {
+	va, vb := f.visits(a), f.visits(b)
+	if va != vb {
+		return va < vb
+	}
+	return a.chosen < b.chosen
+}
+
+// energy is the number of mutants e gets when chosen.
+func (f *Fuzzer) energy(e *entry) int {
+	n := uint64(max(f.opt.Mutations, 1)) << min(e.chosen, maxPower) / uint64(f.visits(e))
+	return int(max(1, min(n, uint64(16*max(f.opt.Mutations, 1)))))
+}
+
+// addEntry puts an interesting input in the pool; a full pool (QueueMax)
+// first loses its most common entry among a few drawn.
+func (f *Fuzzer) addEntry(r *rand.Rand, e *entry) {
+	if len(f.pool) < f.opt.QueueMax {
+		f.pool = append(f.pool, e)
+		return
+	}
+	i := f.draw(r, func(a, b *entry) bool { return f.rarer(b, a) })
+	f.pool[i] = e
+	f.dropped++
+}
+
+// nextRare is next under the rare schedule. The first SeedPopulation
+// iterations run the same random inputs as under the fixed schedule; a
+// campaign whose pool is still empty keeps adding random inputs.
+func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
+	if f.qhead >= len(f.queue) && len(f.pool) == 0 {
+		for i := 0; i < f.opt.SeedPopulation; i++ {
+			f.push(queued{in: f.gen.Random(r)})
+		}
+	}
+	if iter > int64(f.opt.SeedPopulation) && r.Float64() < f.opt.FreshShare {
+		return queued{in: f.gen.Random(r)}
+	}
+	if f.qhead >= len(f.queue) {
+		e := f.pool[f.draw(r, f.rarer)]
+		n := f.energy(e)
+		e.chosen++
+		_, regen := f.gen.(Regenerator)
+		for k := 0; k < n; k++ {
+			f.push(queued{from: e.in, seed: r.Uint64(), parent: e.id, tail: regen && r.IntN(2) == 0})
+		}
+	}
+	return f.pop()
+}
