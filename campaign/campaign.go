@@ -20,6 +20,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 )
 
 // Hooks are how the edges (a terminal, a log) watch a running campaign.
@@ -274,6 +275,16 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		if s.Strategy == "model" {
 			opt.Guide = mm
 		}
+		for _, v := range splitList(s.ReferenceViews) {
+			// In process: a reference is measured, never the guide.
+			vs, err := loadSimulator(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts, View: v})
+			if err != nil {
+				return opt, fmt.Errorf("--reference-view %s: %v", v, err)
+			}
+			opt.Measures = append(opt.Measures, &guidance.ModelMeasure{Mapper: c.mapper, Sim: sidecar.InProc{Simulator: vs}, View: v})
+		}
+	} else if s.ReferenceViews != "" {
+		return opt, fmt.Errorf("--reference-view needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla, not %q)", s.Model)
 	}
 	if s.Series != "" {
 		sf, err := os.Create(s.Series)
@@ -300,6 +311,17 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(list string) []string {
+	var out []string
+	for _, x := range strings.Split(list, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // SeriesPoint is one line of --series: coverage after an iteration.

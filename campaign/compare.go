@@ -26,18 +26,25 @@ type Comparison struct {
 	System     SystemFlags
 	SystemArgs []string // the adapter flags as given, passed to every campaign
 	Model      string
-	Strategies string // comma-separated
-	Base       string // compared against every other strategy
-	Runs       int
-	Iterations int64
-	Parallel   int // campaigns at once
-	Out        string
-	Seed       uint64
-	Points     int // coverage samples per campaign
-	Steps      int
-	Mutations  int
-	Keep       bool
-	StopOnBug  bool
+	// ModelConfig is the model's cfg for every campaign ("" for MODEL.cfg).
+	ModelConfig string
+	Strategies  string // comma-separated
+	Base        string // compared against every other strategy
+	Runs        int
+	Iterations  int64
+	Parallel    int // campaigns at once
+	Out         string
+	Seed        uint64
+	Points      int // coverage samples per campaign
+	Steps       int
+	Mutations   int
+	// Energy, FreshShare and ReferenceViews are passed to every campaign
+	// when set (run's flags of the same names).
+	Energy         string
+	FreshShare     float64
+	ReferenceViews string
+	Keep           bool
+	StopOnBug      bool
 	// Started, when set, is told how many campaigns will run; Done, when
 	// set, is called as each one ends (err: it failed).
 	Started func(campaigns int, strategies []string)
@@ -45,6 +52,10 @@ type Comparison struct {
 
 	names []string // the strategies, parsed
 }
+
+// SeedPopulation is the campaigns' --seed-population (run's default): the
+// first iterations, whose random inputs every strategy of one seed shares.
+const SeedPopulation = 20
 
 // compareJob is one campaign of a comparison.
 type compareJob struct {
@@ -125,11 +136,23 @@ func (c *Comparison) jobs(runsDir string) []compareJob {
 	if c.Model != "" {
 		common = append(common, "--model", c.Model, "--tlc", "inproc")
 	}
+	if c.ModelConfig != "" {
+		common = append(common, "--model-config", c.ModelConfig)
+	}
 	if c.Steps > 0 {
 		common = append(common, "--steps", strconv.Itoa(c.Steps))
 	}
 	if c.Mutations > 0 {
 		common = append(common, "--mutations", strconv.Itoa(c.Mutations))
+	}
+	if c.Energy != "" {
+		common = append(common, "--energy", c.Energy)
+	}
+	if c.FreshShare > 0 {
+		common = append(common, "--fresh-share", strconv.FormatFloat(c.FreshShare, 'g', -1, 64))
+	}
+	if c.ReferenceViews != "" {
+		common = append(common, "--reference-view", c.ReferenceViews)
 	}
 	every := max(1, c.Iterations/int64(c.Points))
 	var jobs []compareJob
@@ -140,7 +163,8 @@ func (c *Comparison) jobs(runsDir string) []compareJob {
 			args = append(args, "--strategy", s, "--seed", strconv.FormatUint(seed, 10),
 				"--iterations", strconv.FormatInt(c.Iterations, 10), "--corpus", filepath.Join(dir, "corpus"), "--fresh",
 				"--series", filepath.Join(dir, "series.jsonl"), "--series-every", strconv.FormatInt(every, 10),
-				"--parallel", "1", "--minimize=false", "--json", "--log-level", "error")
+				"--parallel", "1", "--minimize=false", "--json", "--log-level", "error",
+				"--seed-population", strconv.Itoa(SeedPopulation))
 			if c.StopOnBug {
 				args = append(args, "--stop-on-bug")
 			}
@@ -212,7 +236,7 @@ func (c *Comparison) Run(ctx context.Context) (*report.Comparison, error) {
 		}
 	}
 	rc := &report.Comparison{Adapter: c.System.Adapter, Model: c.Model, Iterations: c.Iterations, Seeds: c.seeds(),
-		Created: time.Now().UTC().Format(time.RFC3339)}
+		SeedPopulation: SeedPopulation, Created: time.Now().UTC().Format(time.RFC3339)}
 	for _, s := range c.names {
 		st := report.Strategy{Name: s}
 		for i := range jobs {
@@ -245,11 +269,12 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 		return nil, fmt.Errorf("%v: %s", err, lastLine(errb.String()))
 	}
 	var sum struct {
-		Iterations   int64   `json:"iterations"`
-		DurationS    float64 `json:"duration_s"`
-		UniqueTraces int     `json:"unique_traces"`
-		ModelStates  *int    `json:"model_states"`
-		LinesCovered *int    `json:"lines_covered"`
+		Iterations   int64          `json:"iterations"`
+		DurationS    float64        `json:"duration_s"`
+		UniqueTraces int            `json:"unique_traces"`
+		ModelStates  *int           `json:"model_states"`
+		LinesCovered *int           `json:"lines_covered"`
+		Coverage     map[string]int `json:"coverage"`
 		Bugs         []struct {
 			Signature      string `json:"signature"`
 			Kind           string `json:"kind"`
@@ -267,16 +292,16 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	if sum.LinesCovered != nil {
 		r.Final["lines"] = float64(*sum.LinesCovered)
 	}
-	for _, b := range sum.Bugs {
-		r.Bugs = append(r.Bugs, report.BugHit{Signature: b.Signature, Kind: b.Kind, FirstIteration: b.FirstIteration})
-		if b.Kind == "divergence" {
-			continue // the model and the system disagree: not a bug of the system by itself
-		}
-		if r.FirstBug == nil || b.FirstIteration < *r.FirstBug {
-			it := b.FirstIteration
-			r.FirstBug = &it
+	for m, n := range sum.Coverage {
+		if strings.HasPrefix(m, guidance.MeasureView) {
+			r.Final[m] = float64(n) // reference abstractions
 		}
 	}
+	for _, b := range sum.Bugs {
+		r.Bugs = append(r.Bugs, report.BugHit{Signature: b.Signature, Kind: b.Kind, FirstIteration: b.FirstIteration})
+	}
+	r.FirstBug = report.FirstBugAfter(r.Bugs, 0)
+	r.FirstGuidedBug = report.FirstBugAfter(r.Bugs, SeedPopulation)
 	if err := readSeries(filepath.Join(j.dir, "series.jsonl"), r); err != nil {
 		return nil, err
 	}

@@ -32,7 +32,11 @@ type Settings struct {
 	Model       string   `json:"model,omitempty" flag:"model"`               // the model guiding or measuring the campaign
 	ModelConfig string   `json:"model_config,omitempty" flag:"model-config"` // its cfg when not the default
 	ModelConsts []string `json:"model_consts,omitempty"`                     // its constants set from the system
-	Created     string   `json:"created"`                                    // RFC 3339, for people; never compared
+	// ReferenceViews are definitions of the model measured as further
+	// abstractions beside the cfg's VIEW (comma-separated), so strategies
+	// can be compared on one abstraction whatever guides them.
+	ReferenceViews string `json:"reference_views,omitempty" flag:"reference-view"`
+	Created        string `json:"created"` // RFC 3339, for people; never compared
 
 	// The loop's limits of this session: budget, parallelism, timeouts.
 	fuzzer.Limits `json:"-"`

@@ -5,5 +5,8 @@ package guidance
 const (
 	MeasureTraces = "traces" // Mazurkiewicz trace classes (happens-before)
 	MeasureModel  = "model"  // abstract model states
-	MeasureLines  = "lines"  // covered statements of the system under test
+	// MeasureView prefixes a reference abstraction's measure ("view:ShapeView"):
+	// the model's states by another VIEW, measured for comparison.
+	MeasureView  = "view:"
+	MeasureLines = "lines" // covered statements of the system under test
 )

@@ -22,10 +22,20 @@ type ModelMeasure struct {
 	Mapper  schedule.Mapper
 	Sim     sidecar.Simulator // the model engine, in process or behind the sidecar
 	Timeout time.Duration     // per simulation (0: one minute)
+	// View, when set, names the measure MeasureView+View: a reference
+	// abstraction measured beside the model's own VIEW (its Sim simulates
+	// the model with that VIEW). Its failures are the model measure's and
+	// are not reported twice.
+	View string
 }
 
 // Name implements fuzzer.Measure.
-func (m *ModelMeasure) Name() string { return MeasureModel }
+func (m *ModelMeasure) Name() string {
+	if m.View != "" {
+		return MeasureView + m.View
+	}
+	return MeasureModel
+}
 
 // Measure implements fuzzer.Measure.
 func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzzer.Observation, error) {
@@ -109,6 +119,9 @@ func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
 // observe turns a simulation result into coverage items and failures.
 func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
 	obs := fuzzer.Observation{Items: res.Keys}
+	if m.View != "" {
+		return obs
+	}
 	stepOf := func(i int) int {
 		if i >= 0 && i < len(acts) {
 			return acts[i].Step

@@ -38,37 +38,60 @@ type Spec struct {
 	Model  string
 	Config string
 	Consts []string
+	// View, when set, replaces the cfg's VIEW with this definition of the
+	// model; NoView leaves the cfg's VIEW out.
+	View   string
+	NoView bool
 }
 
 // Load parses and compiles a model. A name that is not an existing file
 // but names an embedded model loads the embedded one.
 func Load(s Spec) (*eval.Model, error) {
+	ld, mod, conf, err := parse(s)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Build(ld, mod, conf)
+}
+
+// ViewName is the VIEW the model's cfg names ("" for none), after s.View
+// and s.NoView.
+func ViewName(s Spec) (string, error) {
+	_, _, conf, err := parse(s)
+	if err != nil {
+		return "", err
+	}
+	return conf.View.Name, nil
+}
+
+// parse reads a model's modules and its cfg, with s's changes applied.
+func parse(s Spec) (*syntax.Loader, *syntax.Module, *cfg.Config, error) {
 	if s.Model == "" {
-		return nil, fmt.Errorf("no model given (--model FILE.tla, or one of %v)", Embedded())
+		return nil, nil, nil, fmt.Errorf("no model given (--model FILE.tla, or one of %v)", Embedded())
 	}
 	ld := syntax.NewLoader()
 	var mod *syntax.Module
 	var conf *cfg.Config
 	if st, err := os.Stat(s.Model); err == nil && !st.IsDir() {
 		if mod, err = ld.LoadFile(s.Model); err != nil {
-			return nil, &eval.LoadError{Err: err}
+			return nil, nil, nil, &eval.LoadError{Err: err}
 		}
 		cpath := s.Config
 		if cpath == "" {
 			cpath = strings.TrimSuffix(s.Model, filepath.Ext(s.Model)) + ".cfg"
 		}
 		if conf, err = cfg.ParseFile(cpath); err != nil {
-			return nil, &eval.ConfigError{Err: err}
+			return nil, nil, nil, &eval.ConfigError{Err: err}
 		}
 	} else {
 		name := strings.TrimSuffix(filepath.Base(s.Model), ".tla")
 		src, err := files.ReadFile(name + ".tla")
 		if err != nil || s.Model != name && s.Model != name+".tla" {
-			return nil, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %v)", s.Model, Embedded())
+			return nil, nil, nil, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %v)", s.Model, Embedded())
 		}
 		mods, err := syntax.ParseSource(name+".tla", src)
 		if err != nil {
-			return nil, &eval.LoadError{Err: err}
+			return nil, nil, nil, &eval.LoadError{Err: err}
 		}
 		ld.Add(mods...)
 		mod = syntax.MainModule(name+".tla", mods)
@@ -85,13 +108,19 @@ func Load(s Spec) (*eval.Model, error) {
 			}
 		}
 		if err != nil {
-			return nil, &eval.ConfigError{Err: err}
+			return nil, nil, nil, &eval.ConfigError{Err: err}
 		}
 	}
 	if err := setConsts(conf, s.Consts); err != nil {
-		return nil, &eval.ConfigError{Err: err}
+		return nil, nil, nil, &eval.ConfigError{Err: err}
 	}
-	return eval.Build(ld, mod, conf)
+	switch {
+	case s.NoView:
+		conf.View = cfg.Ident{}
+	case s.View != "":
+		conf.View = cfg.Ident{Name: s.View}
+	}
+	return ld, mod, conf, nil
 }
 
 // setConsts replaces (or adds) constant values given as NAME=VALUE, with

@@ -509,9 +509,80 @@ LeaderCompleteness ==
              /\ HasEntry(i, k) /\ HasEntry(j, k) => EntryAt(i, k) = EntryAt(j, k)
 
 -----------------------------------------------------------------------------
-\* The coverage abstraction (the paper's): the state with the terms of
-\* non-leaders forgotten. Roles, logs (with their entries' terms), snapshot
+(* Coverage abstractions: the campaign's cfg names one as its VIEW       *)
+(* (raft.cfg: View; raft_order.cfg: OrderView; raft_shape.cfg:           *)
+(* ShapeView; raft_standing.cfg: StandingView). `modelfuzz model size` counts the abstract states of each  *)
+(* within bounds, so that a view's grain is measured, not guessed.       *)
+
+\* The paper's abstraction: the state with the terms of non-leaders
+\* forgotten. Roles, logs (with their entries' terms and values), snapshot
 \* and commit indexes and liveness are kept.
 View == <<[i \in Servers |-> IF role[i] = "leader" THEN currentTerm[i] ELSE 0],
           role, log, snapshotIndex, commitIndex, live>>
+
+\* A term by its order among the terms T: states that differ only in how
+\* far apart their terms are look the same.
+RankIn(t, T) == IF t < 0 THEN -1 ELSE Cardinality({u \in T : u < t})
+LogTerms == UNION {{log[i][k].term : k \in DOMAIN log[i]} : i \in Servers}
+
+\* The paper's view with terms by their order (among the terms it shows:
+\* leaders' and entries') and client values forgotten: a log is the
+\* sequence of its entries' term ranks. A function of View, so coarser.
+OrderView ==
+    LET T == LogTerms \cup {currentTerm[i] : i \in {j \in Servers : role[j] = "leader"}}
+    IN <<[i \in Servers |-> IF role[i] = "leader" THEN RankIn(currentTerm[i], T) ELSE -1],
+         role,
+         [i \in Servers |-> [k \in DOMAIN log[i] |-> RankIn(log[i][k].term, T)]],
+         snapshotIndex, commitIndex, live>>
+
+\* Every term a state holds, and a term by its order among them.
+HeldTerms == LogTerms \cup {currentTerm[i] : i \in Servers} \cup {snapshotTerm[i] : i \in Servers}
+Rank(t) == RankIn(t, HeldTerms)
+
+\* How many entries at the end of a log ShapeView keeps.
+ShapeLen == 3
+
+\* Servers by symmetry, terms by order, logs by their shape. One server is
+\* seen as its role, liveness, term rank, whether it voted in its term, the
+\* term ranks of its last ShapeLen entries, the rank of its last index and
+\* of its commit index among the servers', and how many of its entries are
+\* not committed (up to ShapeLen). The view is the bag of the servers'
+\* shapes: which server is which is forgotten.
+ServerShape(i) ==
+    LET n == Min(LastIndex(i), ShapeLen)
+        lasts == {LastIndex(j) : j \in Servers}
+        commits == {commitIndex[j] : j \in Servers}
+    IN [role |-> role[i], live |-> i \in live, term |-> Rank(currentTerm[i]),
+        voted |-> votedFor[i] # Nil,
+        end |-> [k \in 1 .. n |-> Rank(TermAt(i, LastIndex(i) - n + k))],
+        last |-> Cardinality({x \in lasts : x < LastIndex(i)}),
+        commit |-> Cardinality({x \in commits : x < commitIndex[i]}),
+        pending |-> Min(LastIndex(i) - commitIndex[i], ShapeLen)]
+ShapeView ==
+    LET sh == [i \in Servers |-> ServerShape(i)]
+    IN [s \in {sh[i] : i \in Servers} |-> Cardinality({i \in Servers : sh[i] = s})]
+
+\* Servers by symmetry, and each by how it stands towards the others only:
+\* no term, index or value is kept. One server is its role, liveness,
+\* whether its term is behind the highest, whether its last entry's term
+\* is, whether its commit index is, how many servers hold a shorter log,
+\* how many hold a log ending at the same entry (index and term), and how
+\* many of its entries are not committed (up to 2). Bounded whatever the
+\* execution's length: the states it rewards are arrangements of servers
+\* (a stale leader, a follower with a diverged tail, a candidate ahead of
+\* the leader), not ever higher terms.
+Standing(i) ==
+    LET maxTerm == CHOOSE t \in {currentTerm[j] : j \in Servers} : \A j \in Servers : currentTerm[j] <= t
+        maxLast == CHOOSE t \in {LastTerm(j) : j \in Servers} : \A j \in Servers : LastTerm(j) <= t
+        maxCommit == CHOOSE c \in {commitIndex[j] : j \in Servers} : \A j \in Servers : commitIndex[j] <= c
+    IN [role |-> role[i], live |-> i \in live,
+        staleTerm |-> currentTerm[i] < maxTerm,
+        staleLog |-> LastTerm(i) < maxLast,
+        staleCommit |-> commitIndex[i] < maxCommit,
+        longer |-> Cardinality({j \in Servers : LastIndex(j) < LastIndex(i)}),
+        same |-> Cardinality({j \in Servers \ {i} : LastIndex(j) = LastIndex(i) /\ LastTerm(j) = LastTerm(i)}),
+        pending |-> Min(LastIndex(i) - commitIndex[i], 2)]
+StandingView ==
+    LET st == [i \in Servers |-> Standing(i)]
+    IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 =============================================================================

@@ -53,6 +53,17 @@ func Analyze(c *Comparison, base string) error {
 			c.Tests = append(c.Tests, t)
 		}
 	}
+	if c.SeedPopulation > 0 {
+		for i := range c.Strategies {
+			b := &c.Strategies[i]
+			if i == bi || (guidedBugRuns(*a) == 0 && guidedBugRuns(*b) == 0) {
+				continue
+			}
+			if t, ok := compare(MeasureFirstGuidedBug, a, b, firstGuidedBugValues(*a, budget), firstGuidedBugValues(*b, budget)); ok {
+				c.Tests = append(c.Tests, t)
+			}
+		}
+	}
 	return nil
 }
 
@@ -94,6 +105,29 @@ func firstBugValues(s Strategy, budget int64) []float64 {
 	return xs
 }
 
+// firstGuidedBugValues is firstBugValues for the bugs found after the
+// initial population.
+func firstGuidedBugValues(s Strategy, budget int64) []float64 {
+	xs := make([]float64, len(s.Runs))
+	for i, r := range s.Runs {
+		xs[i] = float64(budget + 1)
+		if r.FirstGuidedBug != nil {
+			xs[i] = float64(*r.FirstGuidedBug)
+		}
+	}
+	return xs
+}
+
+func guidedBugRuns(s Strategy) int {
+	n := 0
+	for _, r := range s.Runs {
+		if r.FirstGuidedBug != nil {
+			n++
+		}
+	}
+	return n
+}
+
 func bugRuns(s Strategy) int {
 	n := 0
 	for _, r := range s.Runs {
@@ -117,6 +151,11 @@ type Summary struct {
 	// than half of the runs found a bug). It and MedianSeconds are 0 when
 	// there are no runs.
 	MedianFirstBug float64 `json:"median_first_bug"`
+	// RunsWithGuidedBug and MedianFirstGuidedBug are the same for the bugs
+	// found after the shared initial population (Comparison.SeedPopulation;
+	// both 0 when it is unknown).
+	RunsWithGuidedBug    int     `json:"runs_with_guided_bug"`
+	MedianFirstGuidedBug float64 `json:"median_first_guided_bug"`
 	// Bugs are the distinct bug signatures of all runs.
 	Bugs          []BugSummary `json:"bugs"`
 	MedianSeconds float64      `json:"median_seconds"`
@@ -139,6 +178,9 @@ type BugSummary struct {
 	Runs int `json:"runs"`
 	// FirstIteration is the earliest iteration any run found it at.
 	FirstIteration int64 `json:"first_iteration"`
+	// InitialRuns is the number of runs that found it within the shared
+	// initial population: every strategy's run of that seed found it too.
+	InitialRuns int `json:"initial_runs"`
 }
 
 // Summarize describes every strategy of c, in c's order.
@@ -154,6 +196,10 @@ func Summarize(c *Comparison) []Summary {
 		}
 		sum.RunsWithBug = bugRuns(s)
 		sum.MedianFirstBug = stats.Median(firstBugValues(s, budget))
+		if c.SeedPopulation > 0 {
+			sum.RunsWithGuidedBug = guidedBugRuns(s)
+			sum.MedianFirstGuidedBug = stats.Median(firstGuidedBugValues(s, budget))
+		}
 		for _, m := range measures {
 			if xs := finalValues(s, m); len(xs) > 0 {
 				sum.Final[m] = spread(xs)
@@ -174,6 +220,9 @@ func Summarize(c *Comparison) []Summary {
 				if !inRun[h.Signature] {
 					inRun[h.Signature] = true
 					b.Runs++
+					if h.FirstIteration <= c.SeedPopulation {
+						b.InitialRuns++
+					}
 				}
 			}
 		}

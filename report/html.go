@@ -157,6 +157,9 @@ type comparePage struct {
 	TestGroups   []testGroup
 	Figures      []figureView
 	StrategyBugs []strategyBugs
+	// Guided is the size of the shared initial population (0: unknown):
+	// the bug columns after it are shown.
+	Guided int64
 }
 
 type summaryRow struct {
@@ -165,7 +168,10 @@ type summaryRow struct {
 	Final          []string // per measure of comparePage.Measures
 	RunsWithBug    string
 	MedianFirstBug string
-	Seconds        string
+	// The same after the shared initial population (comparePage.Guided).
+	RunsWithGuidedBug    string
+	MedianFirstGuidedBug string
+	Seconds              string
 }
 
 type testGroup struct {
@@ -210,6 +216,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison, figs []Figure) error {
 		Budget:      groupDigits(budget),
 		BudgetPlus1: groupDigits(budget + 1),
 		Figures:     views,
+		Guided:      c.SeedPopulation,
 	}
 	names := make([]string, len(c.Strategies))
 	runCounts := make([]int, len(c.Strategies))
@@ -255,8 +262,10 @@ func WriteCompareHTML(w io.Writer, c *Comparison, figs []Figure) error {
 			}
 		}
 		row.MedianFirstBug = formatIterations(s.MedianFirstBug, budget)
+		row.RunsWithGuidedBug = fmt.Sprintf("%d / %d", s.RunsWithGuidedBug, s.Runs)
+		row.MedianFirstGuidedBug = formatIterations(s.MedianFirstGuidedBug, budget)
 		if s.Runs == 0 {
-			row.MedianFirstBug, row.Seconds = "–", "–"
+			row.MedianFirstBug, row.MedianFirstGuidedBug, row.Seconds = "–", "–", "–"
 		}
 		pg.Summary = append(pg.Summary, row)
 		pg.StrategyBugs = append(pg.StrategyBugs, strategyBugs{Name: s.Strategy, Runs: s.Runs, Bugs: s.Bugs})

@@ -28,9 +28,12 @@ type Run struct {
 	Final map[string]float64 `json:"final"`
 	Bugs  []BugHit           `json:"bugs"`
 	// FirstBug is the iteration of the first bug, nil when none was found.
-	FirstBug   *int64  `json:"first_bug"`
-	Iterations int64   `json:"iterations"`
-	Seconds    float64 `json:"seconds"`
+	FirstBug *int64 `json:"first_bug"`
+	// FirstGuidedBug is the iteration of the first bug found after the
+	// shared initial population (Comparison.SeedPopulation), nil when none.
+	FirstGuidedBug *int64  `json:"first_guided_bug,omitempty"`
+	Iterations     int64   `json:"iterations"`
+	Seconds        float64 `json:"seconds"`
 }
 
 // Strategy is the runs of one fuzzing strategy, one per seed.
@@ -44,10 +47,14 @@ type Comparison struct {
 	Adapter string `json:"adapter"`
 	Model   string `json:"model"`
 	// Iterations is the budget of every run.
-	Iterations int64      `json:"iterations"`
-	Seeds      []uint64   `json:"seeds"`
-	Strategies []Strategy `json:"strategies"`
-	Created    string     `json:"created"`
+	Iterations int64 `json:"iterations"`
+	// SeedPopulation is how many first iterations run the same random
+	// inputs in every strategy's run of one seed: a bug found there says
+	// nothing about a strategy (0: unknown).
+	SeedPopulation int64      `json:"seed_population,omitempty"`
+	Seeds          []uint64   `json:"seeds"`
+	Strategies     []Strategy `json:"strategies"`
+	Created        string     `json:"created"`
 	// Tests are the statistical comparisons, filled by Analyze.
 	Tests []Test `json:"tests"`
 }
@@ -81,13 +88,36 @@ type Test struct {
 // the first bug.
 const MeasureFirstBug = "first bug"
 
+// MeasureFirstGuidedBug is the Test.Measure of the comparison of the
+// iterations to the first bug found after the shared initial population.
+const MeasureFirstGuidedBug = "first bug after the initial population"
+
+// FirstBugAfter is the earliest iteration after `after` of a bug in bugs,
+// nil when there is none. Divergences are left out: the model and the
+// system disagree, which is not a bug of the system by itself.
+func FirstBugAfter(bugs []BugHit, after int64) *int64 {
+	var first *int64
+	for _, b := range bugs {
+		if b.Kind == "divergence" || b.FirstIteration <= after {
+			continue
+		}
+		if first == nil || b.FirstIteration < *first {
+			it := b.FirstIteration
+			first = &it
+		}
+	}
+	return first
+}
+
 // FinalMeasure is the Test.Measure of the comparison of the final coverage of
 // a measure.
 func FinalMeasure(measure string) string { return "final " + measure }
 
 // LowerIsBetter reports whether smaller values of a Test's measure are
 // better: true for MeasureFirstBug, false for coverage.
-func LowerIsBetter(testMeasure string) bool { return testMeasure == MeasureFirstBug }
+func LowerIsBetter(testMeasure string) bool {
+	return testMeasure == MeasureFirstBug || testMeasure == MeasureFirstGuidedBug
+}
 
 // Budget is the iteration budget of a run: c.Iterations, or when it is not
 // set the largest number of iterations any run made.

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -123,4 +124,59 @@ func TestSummarize(t *testing.T) {
 	require.Equal(t, Summary{Strategy: "empty", Final: map[string]Spread{}}, sums[2])
 	_, err := json.Marshal(sums)
 	require.NoError(t, err)
+}
+
+// With a shared initial population, bugs found in it are told apart: the
+// first-bug test after it leaves them out, and the summary counts them.
+func TestGuidedBugsLeaveTheInitialPopulationOut(t *testing.T) {
+	run := func(bugs ...BugHit) Run {
+		r := Run{Final: map[string]float64{"model": 1}, Bugs: bugs, Iterations: 100}
+		r.FirstBug, r.FirstGuidedBug = FirstBugAfter(bugs, 0), FirstBugAfter(bugs, 20)
+		return r
+	}
+	early := BugHit{Signature: "safety: a", Kind: "safety", FirstIteration: 3}
+	late := func(it int64) BugHit { return BugHit{Signature: "safety: b", Kind: "safety", FirstIteration: it} }
+	div := BugHit{Signature: "divergence: x", Kind: "divergence", FirstIteration: 30}
+	c := &Comparison{Iterations: 100, SeedPopulation: 20, Strategies: []Strategy{
+		{Name: "model", Runs: []Run{run(early, late(40)), run(early, late(50)), run(early, div)}},
+		{Name: "random", Runs: []Run{run(early), run(early), run(early, div)}},
+	}}
+	require.Equal(t, ints(3), c.Strategies[0].Runs[0].FirstBug)
+	require.Equal(t, ints(40), c.Strategies[0].Runs[0].FirstGuidedBug)
+	require.Nil(t, c.Strategies[0].Runs[2].FirstGuidedBug, "a divergence is not a bug of the system")
+	require.NoError(t, Analyze(c, "model"))
+	var plain, guided *Test
+	for i := range c.Tests {
+		switch c.Tests[i].Measure {
+		case MeasureFirstBug:
+			plain = &c.Tests[i]
+		case MeasureFirstGuidedBug:
+			guided = &c.Tests[i]
+		}
+	}
+	require.NotNil(t, plain)
+	require.NotNil(t, guided)
+	require.Equal(t, 0.5, plain.A12, "every run found the shared bug at 3: no difference")
+	require.Equal(t, 50.0, guided.MedianA)
+	require.Equal(t, 101.0, guided.MedianB)
+	require.Less(t, guided.A12, 0.5, "model finds bugs sooner once the shared inputs are left out")
+	require.True(t, LowerIsBetter(guided.Measure))
+
+	sums := Summarize(c)
+	require.Equal(t, 3, sums[0].RunsWithBug)
+	require.Equal(t, 2, sums[0].RunsWithGuidedBug)
+	require.Equal(t, 50.0, sums[0].MedianFirstGuidedBug)
+	require.Zero(t, sums[1].RunsWithGuidedBug)
+	for _, b := range sums[0].Bugs {
+		switch b.Signature {
+		case "safety: a":
+			require.Equal(t, 3, b.InitialRuns)
+		case "safety: b":
+			require.Equal(t, 0, b.InitialRuns)
+		}
+	}
+	var page strings.Builder
+	require.NoError(t, WriteCompareHTML(&page, c, nil))
+	require.Contains(t, page.String(), "runs with a bug after the initial population")
+	require.Contains(t, page.String(), "of which in the initial population")
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -18,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -60,6 +63,10 @@ compare ...).`,
 	fs.IntVar(&c.Points, "points", 200, "coverage samples recorded per campaign")
 	fs.IntVar(&c.Steps, "steps", 0, "steps of a random input (default: the adapter's)")
 	fs.IntVar(&c.Mutations, "mutations", 0, "mutants queued per new coverage item in every campaign (default: run's)")
+	fs.StringVar(&c.ModelConfig, "model-config", "", "the model's cfg for every campaign (default: MODEL.cfg); its VIEW is the model coverage every strategy is measured by")
+	fs.StringVar(&c.Energy, "energy", "", "energy schedule of every campaign: fixed or rare (default: run's)")
+	fs.Float64Var(&c.FreshShare, "fresh-share", 0, "with --energy rare: share of iterations that run random inputs (default: run's)")
+	fs.StringVar(&c.ReferenceViews, "reference-view", "", "also measure every campaign by these VIEWs of the model (comma-separated; coverage view:NAME), so that strategies are compared on one abstraction besides the cfg's")
 	fs.BoolVar(&c.StopOnBug, "stop-on-bug", false, "end each campaign at its first bug (bug-finding experiments; coverage curves then end there)")
 	fs.BoolVar(&c.Keep, "keep", false, "keep every campaign's corpus under DIR/runs (default: only the series and summaries)")
 	return cmd
@@ -158,14 +165,25 @@ func writeComparison(w io.Writer, c *report.Comparison, dir string, took time.Du
 
 func summaryLine(s report.Summary) string {
 	var parts []string
-	for _, m := range []string{"model", "lines", "traces"} {
+	measures := []string{"model", "lines", "traces"}
+	for _, m := range slices.Sorted(maps.Keys(s.Final)) {
+		if strings.HasPrefix(m, guidance.MeasureView) {
+			measures = append(measures, m)
+		}
+	}
+	for _, m := range measures {
 		if sp, ok := s.Final[m]; ok {
 			parts = append(parts, fmt.Sprintf("%s median %.0f", m, sp.Median))
 		}
 	}
 	bug := fmt.Sprintf("bug in %d/%d runs", s.RunsWithBug, s.Runs)
 	if s.RunsWithBug > 0 {
-		bug += fmt.Sprintf(" (median first iteration %.0f)", s.MedianFirstBug)
+		bug += fmt.Sprintf(" (median first iteration %.0f", s.MedianFirstBug)
+		bug += fmt.Sprintf("; after the shared first %d inputs: %d/%d runs", campaign.SeedPopulation, s.RunsWithGuidedBug, s.Runs)
+		if s.RunsWithGuidedBug > 0 {
+			bug += fmt.Sprintf(", median %.0f", s.MedianFirstGuidedBug)
+		}
+		bug += ")"
 	}
 	return fmt.Sprintf("%-7s %s; %s", s.Strategy, strings.Join(parts, ", "), bug)
 }

@@ -179,6 +179,43 @@ func TestRaftModelRunsEtcdraft(t *testing.T) {
 	require.Zero(t, *r.Divergences)
 }
 
+// A campaign guided by one abstraction (the cfg's VIEW) and measured by
+// another (--reference-view), with the rare energy schedule; continuing it
+// keeps its schedule, and the views' sizes are measured by model size.
+func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	args := []string{"run", "--model", "raft.tla", "--model-config", "raft_standing.cfg", "--reference-view", "ShapeView",
+		"--energy", "rare", "--seed", "3", "--json", "--tlc", "inproc", "--corpus", dir}
+	res := modelfuzz(t, append(args, "--iterations", "200")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	var sum struct {
+		Coverage map[string]int `json:"coverage"`
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
+	require.Greater(t, sum.Coverage["model"], 20)
+	require.Greater(t, sum.Coverage["view:ShapeView"], sum.Coverage["model"], "ShapeView is finer than StandingView")
+
+	res = modelfuzz(t, append(args, "--iterations", "300")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "continuing campaign")
+	res = modelfuzz(t, append(args, "--energy", "fixed", "--iterations", "400")...)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "--energy")
+
+	res = modelfuzz(t, "run", "--adapter", "microbench", "--reference-view", "View", "--iterations", "10", "--corpus", filepath.Join(t.TempDir(), "m"))
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "--reference-view needs a model")
+
+	res = modelfuzz(t, "model", "size", "--model", "raft.tla", "--view", "View,StandingView", "--max-depth", "6")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "3224 distinct states within depth 6")
+	require.Regexp(t, `StandingView\s+\d+`, res.stdout)
+	res = modelfuzz(t, "model", "size", "--model", "raft.tla", "--view", "Nope", "--max-depth", "3")
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "Nope")
+}
+
 // The acceptance run of minimization and triage: a campaign on etcd raft
 // with a seeded bug finds it, minimizes every bug to at most half its
 // length, and each minimized input replays to the same signature;

@@ -92,6 +92,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	s.System.Register(fs)
 	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model (default with --model), trace (default otherwise), random")
 	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (raft.tla, microbench.tla), a .tla file, or etcdraft.tla: etcd raft's own spec, each execution's library trace validated against Traceetcdraft.tla from the module cache (a build with -tags with_tla)")
+	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
 	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
 	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
@@ -105,7 +106,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.CrashQuota, "crash-quota", -1, "most crash steps in one input (default: the adapter's)")
 	fs.IntVar(&s.Requests, "requests", -1, "client requests in a random input (default: the adapter's)")
 	fs.StringVar(&s.Actions, "actions", "", "the actions random inputs and mutants use, comma-separated (default: every action the adapter supports, less those the model cannot map; deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick)")
-	fs.IntVar(&s.SeedPopulation, "seed-population", 20, "random inputs added when the queue is empty or at a reseed")
+	fs.IntVar(&s.SeedPopulation, "seed-population", campaign.SeedPopulation, "random inputs added when the queue is empty or at a reseed; the first ones are the same for every strategy of one seed (the shared initial population)")
 	fs.IntVar(&s.ReseedEvery, "reseed-every", 200, "add random inputs every this many iterations")
 	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item (--energy fixed), the base of an input's energy (--energy rare)")
 	fs.StringVar(&s.Energy, "energy", fuzzer.EnergyFixed, "energy schedule: fixed (the thesis: --mutations mutants per new item, first in first out, --seed-population random inputs every --reseed-every iterations) or rare (AFLFast-style: the input whose new states the campaign visits least is mutated next, with more mutants the rarer they are; --fresh-share of the iterations run random inputs); a continued campaign keeps its own")
@@ -346,7 +347,8 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 			CorpusLost   bool           `json:"corpus_lost,omitempty"`
 			Unstored     int64          `json:"unstored,omitempty"`
 			Dropped      int64          `json:"dropped,omitempty"`
-		}{Dropped: s.Dropped, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
+			Coverage     map[string]int `json:"coverage"`
+		}{Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped,
 			CorpusLost: s.StoreLost, Unstored: s.Unstored}
