@@ -81,7 +81,7 @@ with two:
   -continue             keep checking after an invariant is violated
   -difftrace            print only the variables a trace step changes
   -simulate [num=N]     random behaviours instead of the exhaustive search,
-                        N of them (default: until interrupted)
+                        N per worker, as TLC (default: until interrupted)
   -depth N              the length of a simulated behaviour (default 100)
   -seed N               the seed of -simulate (default: random, printed)
   -dump FILE            write every distinct state found to FILE
@@ -137,7 +137,7 @@ Exit codes are TLC's:
 	f.StringVar(&s.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the check to this file")
 	f.BoolVar(&s.noDeadlock, "deadlock", false, "do NOT check for deadlock (TLC's -deadlock)")
 	f.BoolVar(&s.simulate, "simulate", false, "generate random behaviours instead of the exhaustive search")
-	f.Int64Var(&s.traces, "num", 0, "with --simulate: the number of behaviours (TLC's num=N; default: until interrupted)")
+	f.Int64Var(&s.traces, "num", 0, "with --simulate: the number of behaviours per worker (TLC's num=N; default: until interrupted)")
 	f.IntVar(&s.depth, "depth", 100, "with --simulate: the length of a behaviour, in states")
 	f.Int64Var(&s.seed, "seed", 0, "with --simulate: the random seed (default: a random one, printed)")
 	f.StringVar(&s.dump, "dump", "", "write every distinct state found to this file, as TLC's -dump")
@@ -364,7 +364,11 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		}
 	}
 	if cov != nil && s.coverage > 0 && !s.jsonOut {
-		stop := every(time.Duration(s.coverage)*time.Minute, func() { cov.print(w) })
+		stop := every(time.Duration(s.coverage)*time.Minute, func() {
+			out.mu.Lock() // not inside a progress line
+			defer out.mu.Unlock()
+			cov.print(w)
+		})
 		defer stop()
 	}
 	res := check.Check(m, opt)

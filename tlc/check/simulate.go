@@ -22,8 +22,8 @@ type SimOptions struct {
 	// Depth is the length of a behaviour, in states (TLC's -depth; 0:
 	// TLC's default, 100).
 	Depth int
-	// Traces is the number of behaviours to generate (TLC's num=; 0: until
-	// Stop is closed).
+	// Traces is the number of behaviours each worker generates (TLC's
+	// num=, which counts per worker; 0: until Stop is closed).
 	Traces int64
 	Stop   <-chan struct{}
 	// Progress, when set, is called about every ProgressEvery.
@@ -75,7 +75,6 @@ type simulator struct {
 
 	inits                   [][]value.Value
 	states, traces, longest atomic.Int64
-	claimed                 atomic.Int64
 }
 
 func (s *simulator) run() *Result {
@@ -136,10 +135,7 @@ func (s *simulator) worker(w int) {
 	rng := rand.New(rand.NewPCG(uint64(s.opt.Seed), uint64(w)))
 	ev := s.m.NewEvaluator()
 	actions := len(s.m.NextActions())
-	for !s.stopped() {
-		if n := s.claimed.Add(1); s.opt.Traces > 0 && n > s.opt.Traces {
-			return
-		}
+	for n := int64(0); !s.stopped() && (s.opt.Traces == 0 || n < s.opt.Traces); n++ {
 		trace := [][]value.Value{s.inits[rng.IntN(len(s.inits))]}
 		for len(trace) < s.opt.Depth && !s.stopped() {
 			cur := trace[len(trace)-1]

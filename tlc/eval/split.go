@@ -176,6 +176,10 @@ type splitter struct {
 // next-state relation is one action past it).
 const maxSplitDepth = 64
 
+// maxActions bounds the split: a \E over a large constant set stays one
+// action past it (where TLC would make one per element).
+const maxActions = 100000
+
 func (sp *splitter) split(n node, f splitFrame, d *def, args []value.Value, depth int) {
 	if depth > maxSplitDepth {
 		sp.leaf(n, f, d, args)
@@ -205,7 +209,7 @@ func (sp *splitter) split(n node, f splitFrame, d *def, args []value.Value, dept
 				return true, nil
 			})
 		})
-		if !ok || len(bindings) == 0 {
+		if !ok || len(bindings) == 0 || len(sp.out)+len(bindings) > maxActions {
 			break
 		}
 		for _, vals := range bindings {
