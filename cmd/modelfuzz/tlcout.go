@@ -134,8 +134,16 @@ func (p *tlcPrinter) violation(r *check.Result) {
 		return
 	}
 	fmt.Fprintln(p.w, "Error: The behavior up to this point is:")
+	p.states(r.Trace)
+}
+
+// states prints a trace's states, numbered from 1, each under the action
+// that led to it (see traceStates), only the changed variables with
+// -difftrace. A lasso's printer ends it with "Back to state N: " and
+// stepLabel(last state, state N).
+func (p *tlcPrinter) states(tr []check.State) {
 	var prev *traceState
-	for i, st := range p.traceStates(r.Trace) {
+	for i, st := range p.traceStates(tr) {
 		fmt.Fprintf(p.w, "State %d: %s\n", i+1, st.label)
 		for j, n := range st.names {
 			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
@@ -197,6 +205,16 @@ func (p *tlcPrinter) finished() {
 		took = fmt.Sprintf("%02dh %02dmin", int(d.Hours()), int(d.Minutes())%60)
 	}
 	fmt.Fprintf(p.w, "Finished in %s at (%s)\n", took, time.Now().Format(tlcDate))
+}
+
+// stepLabel is the label of the action that leads from s to t, as a trace
+// prints it ("<Action>" when no action of the split does).
+func (p *tlcPrinter) stepLabel(s, t []value.Value) string {
+	ev := p.m.NewEvaluator()
+	if a, err := ev.StepAction(s, t); err == nil && a >= 0 {
+		return p.m.NextActions()[a].Label()
+	}
+	return "<Action>"
 }
 
 // traceState is a trace step as printed: its label and the variables (or
