@@ -414,7 +414,9 @@ func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers
 	res := check.Simulate(m, opt)
 	res.NotChecked(uncheckedProperties(m))
 	if s.jsonOut {
-		out.resultJSON(&res.Result, time.Since(out.start))
+		obj := out.resultObject(&res.Result, time.Since(out.start))
+		obj.Seed, obj.Traces = s.seed, res.Traces
+		out.json1(obj)
 	} else {
 		out.simResult(res, s.seed)
 	}

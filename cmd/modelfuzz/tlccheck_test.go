@@ -210,6 +210,13 @@ func TestTLCCheckSimulate(t *testing.T) {
 	assert.Contains(t, one, "Simulation using seed 42: 30 traces generated")
 	assert.Equal(t, one, run("42"), "the same seed, the same behaviours")
 
+	res = tlcIn(t, tlcData, "tlc", "check", "-workers", "2", "-simulate", "num=5", "-seed", "9", "-json", "-config", "CommitAll", "Commit")
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	var sim struct{ Seed, Traces int64 }
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &sim))
+	assert.Equal(t, int64(9), sim.Seed)
+	assert.Equal(t, int64(10), sim.Traces, "num=5 on each of 2 workers, as TLC")
+
 	// A violation found by simulation: the same trace for the same seed.
 	viol := func() string {
 		res := tlcIn(t, tlcData, "tlc", "check", "-workers", "1", "-simulate", "-seed", "7", "Commit")

@@ -335,6 +335,9 @@ type tlcJSON struct {
 	Error           string      `json:"error,omitempty"`
 	Trace           []jsonState `json:"trace,omitempty"`
 	Unchecked       []string    `json:"unchecked_properties,omitempty"`
+	// With -simulate: the seed and the behaviours generated.
+	Seed   int64 `json:"seed,omitempty"`
+	Traces int64 `json:"traces,omitempty"`
 }
 
 // jsonState is a trace state in --json: the action that took the step
@@ -355,6 +358,11 @@ func (p *tlcPrinter) json1(v *tlcJSON) {
 }
 
 func (p *tlcPrinter) resultJSON(res *check.Result, d time.Duration) {
+	p.json1(p.resultObject(res, d))
+}
+
+// resultObject is the --json object of a result.
+func (p *tlcPrinter) resultObject(res *check.Result, d time.Duration) *tlcJSON {
 	out := &tlcJSON{Result: res.Result, DistinctStates: res.Distinct, StatesGenerated: res.Generated,
 		Depth: res.Depth, DurationS: round3(d.Seconds()), Error: res.Error}
 	for _, pr := range res.Unchecked {
@@ -373,7 +381,7 @@ func (p *tlcPrinter) resultJSON(res *check.Result, d time.Duration) {
 		}
 		out.Trace = append(out.Trace, js)
 	}
-	p.json1(out)
+	return out
 }
 
 // jsonValue is v as JSON (see jsonState).
