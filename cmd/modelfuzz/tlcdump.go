@@ -52,16 +52,23 @@ func (c *coverage) step(t check.Transition) {
 // the disjunct's extent "(line col line col)".
 func (c *coverage) print(w io.Writer) {
 	fmt.Fprintf(w, "The coverage statistics at %s (see https://explain.tlapl.us/module-coverage-statistics for how to interpret the following statistics).\n", time.Now().Format(tlcDate))
-	if name, decl := c.m.InitLocation(); name != "" {
-		fmt.Fprintf(w, "<%s %s>: %d:%d\n", name, decl, c.initDistinct.Load(), c.initStates.Load())
-	}
 	type line struct {
 		text                string
 		decl, loc           eval.Location
 		distinct, generated int64
+		noCounts            bool // an invariant
 	}
 	var lines []*line
 	byText := map[string]*line{}
+	if name, decl := c.m.InitLocation(); name != "" {
+		lines = append(lines, &line{text: fmt.Sprintf("<%s %s>", name, decl), decl: decl, loc: decl,
+			distinct: c.initDistinct.Load(), generated: c.initStates.Load()})
+	}
+	for i, decl := range c.m.InvariantDecls() {
+		if decl.Module != "" {
+			lines = append(lines, &line{text: fmt.Sprintf("<%s %s>", c.m.Invariants[i].Name, decl), decl: decl, loc: decl, noCounts: true})
+		}
+	}
 	for i, a := range c.m.NextActions() {
 		var text string
 		switch {
@@ -96,6 +103,10 @@ func (c *coverage) print(w io.Writer) {
 		return a.loc.BeginCol < b.loc.BeginCol
 	})
 	for _, l := range lines {
+		if l.noCounts {
+			fmt.Fprintln(w, l.text)
+			continue
+		}
 		fmt.Fprintf(w, "%s: %d:%d\n", l.text, l.distinct, l.generated)
 	}
 	fmt.Fprintln(w, "End of statistics.")

@@ -369,3 +369,16 @@ func (m *Model) InitLabel() string {
 	}
 	return fmt.Sprintf("<%s %s>", m.initDef.name, m.location(m.initDef.body.Position()))
 }
+
+// InvariantDecls locates the definitions of the cfg's invariants (their
+// left-hand sides), in the cfg's order, as TLC's coverage report lists
+// them; zero for an invariant that is not a definition of the root module.
+func (m *Model) InvariantDecls() []Location {
+	out := make([]Location, len(m.Invariants))
+	for i, inv := range m.Invariants {
+		if d := m.root.lookup(inv.Name); d != nil && d.kind == dkOp {
+			out[i] = m.declOf(d)
+		}
+	}
+	return out
+}
