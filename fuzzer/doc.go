@@ -4,6 +4,13 @@
 // background minimization, the campaign's counters and stats, and the
 // Store interface the corpus implements.
 //
+// Two energy schedules decide what runs next (Params.Energy, energy.go):
+// the chapter's fixed multiple of mutants per new item in a first-in
+// first-out queue, and an AFLFast-style schedule that mutates the inputs
+// whose new items the campaign has visited least. Both start from the same
+// SeedPopulation random inputs, so strategies compared with one seed share
+// their first iterations.
+//
 // It must not know any concrete adapter, model or measure: systems plug in
 // through schedule.Factory, coverage notions through Measure (package
 // guidance implements them), storage through Store. What a measure needs

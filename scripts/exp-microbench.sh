@@ -5,8 +5,11 @@
 # Usage: scripts/exp-microbench.sh [RUNS] [BUDGET] [OUT] [TASKS...]
 #   defaults: 10 runs, 30000 iterations, /tmp/exp-microbench, n = 10 20 30 40
 # Each n writes a compare report (OUT/tasks-N/report.html, first-bug.png);
-# the table at the end summarizes them.
+# the table at the end summarizes them. ENERGY=rare runs the guided
+# strategies with --energy rare (default: run's, fixed).
 set -euo pipefail
+energy=()
+[ -z "${ENERGY:-}" ] || energy=(--energy "$ENERGY")
 runs=${1:-10}
 budget=${2:-30000}
 out=${3:-/tmp/exp-microbench}
@@ -19,7 +22,7 @@ mkdir -p "$out"
 for n in "${tasks[@]}"; do
 	"$bin" compare --adapter microbench --workers 6 --tasks "$n" --inject flush-before-last \
 		--model microbench.tla --strategies model,trace,random --runs "$runs" --iterations "$budget" \
-		--stop-on-bug --parallel 2 --out "$out/tasks-$n" 2>/dev/null >"$out/tasks-$n.txt"
+		--stop-on-bug --parallel 2 "${energy[@]}" --out "$out/tasks-$n" 2>/dev/null >"$out/tasks-$n.txt"
 done
 python3 - "$out" "$budget" "${tasks[@]}" <<'PY'
 import json, statistics, sys

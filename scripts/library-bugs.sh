@@ -23,6 +23,7 @@
 #               and a third table gives, per bug and strategy, the first
 #               iteration at which each kind of failure (spec-divergence,
 #               divergence, model-invariant, safety, panic, ...) showed.
+#   ENERGY      the guided campaigns' --energy (fixed or rare; default: run's)
 #   OUT         directory for the raw results and the table (default: a
 #               temporary one, removed at the end).
 #
@@ -51,6 +52,7 @@ strategies=${STRATEGIES:-random trace line model}
 jobs=${JOBS:-1}
 parallel=${PARALLEL:-1}
 oracles=${ORACLES:-0}
+energy=${ENERGY:-}
 early=20
 
 bugs=("$@")
@@ -107,6 +109,7 @@ run() {
     *) args=(--adapter etcdraft --strategy "$s") ;;
   esac
   flags=$(sed -n 's/^# run flags: //p' "bugs/etcdraft/$b.patch" | head -1)
+  if [[ -n $energy ]]; then flags="$flags --energy $energy"; fi
   # shellcheck disable=SC2086
   local stop=--stop-on-bug
   if [[ $oracles == 1 ]]; then stop=--stop-on-bug=false; fi
@@ -135,7 +138,7 @@ run() {
   echo "$summary" > "$out/$b.$s.$seed.json"
 }
 export -f run
-export tmp out budget parallel oracles
+export tmp out budget parallel oracles energy
 
 for b in "${bugs[@]}"; do
   echo "building $b" >&2
