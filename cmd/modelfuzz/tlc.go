@@ -22,8 +22,8 @@ func newTLCCmd() *cobra.Command {
 	return cmd
 }
 
-// uncheckedProperties are the cfg's PROPERTIES that the check does not
-// check.
+// uncheckedProperties are the cfg's PROPERTIES that a simulation does
+// not check (a model check checks them: check.CheckWithProperties).
 func uncheckedProperties(m *eval.Model) []check.Unchecked {
 	var out []check.Unchecked
 	for _, p := range m.Properties {

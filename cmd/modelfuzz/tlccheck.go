@@ -371,13 +371,12 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		})
 		defer stop()
 	}
-	res := check.Check(m, opt)
+	res := check.CheckWithProperties(m, opt)
 	for _, d := range dumps {
 		if err := d.close(); err != nil {
 			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
 		}
 	}
-	res.NotChecked(uncheckedProperties(m))
 	if s.jsonOut {
 		out.resultJSON(res, time.Since(start))
 	} else {

@@ -168,6 +168,8 @@ func (p *tlcPrinter) result(res *check.Result, violations int) {
 		fmt.Fprintln(p.w, "Model checking completed. No error has been found.")
 	case res.Result == "not-checked":
 		// Said at the end (printUnchecked).
+	case res.Result == "liveness" || res.Result == "property-initial":
+		p.propertyViolation(res)
 	case violations > 0 && res.Result == "invariant":
 		// TLC says "No error has been found" here, and exits 0.
 		fmt.Fprintf(p.w, "Model checking completed. %d invariant %s found (printed above).\n", violations, plural(violations, "violation was", "violations were"))

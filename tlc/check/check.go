@@ -23,6 +23,7 @@ const (
 	ExitAssumption = 10
 	ExitDeadlock   = 11
 	ExitSafety     = 12
+	ExitLiveness   = 13 // a PROPERTY violated: temporal, action or initial
 	ExitFailure    = 75 // an evaluation error
 	ExitParse      = 150
 	ExitConfig     = 151
@@ -62,7 +63,41 @@ type Options struct {
 	// QueueDir is where the queue's files go ("": the system's temporary
 	// directory).
 	QueueDir string
+	// Observer, when set, sees the state graph as the search builds it
+	// (the PROPERTIES: see props.go).
+	Observer Observer
 }
+
+// Observer sees the state graph as the search builds it, from several
+// goroutines at once, each with its own evaluator. An error it returns
+// stops the search: a *PropertyViolation is reported with the trace to
+// the state or step, any other error as an evaluation failure.
+type Observer interface {
+	// State is called once for every new distinct state s (with its
+	// fingerprint after VIEW and SYMMETRY), after the invariants held in
+	// it and before its successors are computed; initial says whether it
+	// is an initial state.
+	State(ev *eval.Evaluator, fp uint64, s []value.Value, initial bool) error
+	// Step is called for every successor t of s the next-state relation
+	// generates, new or not, after t's invariants were checked when it is
+	// new. inModel is false when t is excluded by a CONSTRAINT or an
+	// ACTION_CONSTRAINT (tfp is then 0): TLC checks action properties on
+	// such steps too, but they are not part of the state graph.
+	Step(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp uint64, t []value.Value, inModel bool) error
+}
+
+// PropertyViolation is a property that an Observer found violated in the
+// state or step it was shown.
+type PropertyViolation struct {
+	Property string
+	Message  string // TLC's words: "Action property P is violated."
+	// Invariant is set for a []P property, which TLC checks and reports
+	// as an invariant; Initial for a property violated by an initial
+	// state.
+	Invariant, Initial bool
+}
+
+func (v *PropertyViolation) Error() string { return v.Message }
 
 // Transition is a state generated: To, from From (nil for an initial
 // state) by the sub-action Action of the next-state relation
@@ -90,7 +125,7 @@ type State struct {
 
 // Result is the outcome of a check.
 type Result struct {
-	Result    string // "success", "invariant", "deadlock", "error", "assumption", "not-checked"
+	Result    string // "success", "invariant", "deadlock", "error", "assumption", "property", "property-initial", "liveness", "not-checked"
 	Distinct  int64
 	Generated int64
 	Depth     int
@@ -100,8 +135,14 @@ type Result struct {
 	// initial state (for a deadlock, to the deadlocked state).
 	Error string
 	Trace []State
-	// Invariant names the violated invariant.
-	Invariant string
+	// A liveness violation's Trace is a lasso: after its last state the
+	// behaviour goes back to state LoopBack (1-based), or, when
+	// Stuttering, stays in the last state forever.
+	LoopBack   int
+	Stuttering bool
+	// Invariant names the violated invariant, Property the violated
+	// PROPERTY.
+	Invariant, Property string
 	// Unchecked lists the properties the check did not check (see
 	// NotChecked).
 	Unchecked []Unchecked
@@ -134,21 +175,60 @@ type checker struct {
 
 // fingerprint of a state, after VIEW and SYMMETRY.
 func (c *checker) fingerprint(ev *eval.Evaluator, s []value.Value) (uint64, error) {
-	if c.m.HasView() {
+	return Fingerprint(c.m, ev, s)
+}
+
+// Fingerprint is the fingerprint the search keeps for state s of m, after
+// VIEW and SYMMETRY.
+func Fingerprint(m *eval.Model, ev *eval.Evaluator, s []value.Value) (uint64, error) {
+	if m.HasView() {
 		// As TLC: symmetry applies to the view, not to the state.
 		v, err := ev.ViewOf(s)
 		if err != nil {
 			return 0, err
 		}
-		if c.m.Symmetry != nil {
-			return c.m.Symmetry.Fingerprint([]value.Value{v}), nil
+		if m.Symmetry != nil {
+			return m.Symmetry.Fingerprint([]value.Value{v}), nil
 		}
 		return value.Fingerprint(v), nil
 	}
-	if c.m.Symmetry != nil {
-		return c.m.Symmetry.Fingerprint(s), nil
+	if m.Symmetry != nil {
+		return m.Symmetry.Fingerprint(s), nil
 	}
 	return value.FingerprintState(s), nil
+}
+
+// observerFailure stops the search for an error of the Observer in the
+// state recorded at id on level depth, or in the step from it to t.
+func (c *checker) observerFailure(err error, id uint64, depth int, t []value.Value) {
+	var pv *PropertyViolation
+	if !errors.As(err, &pv) {
+		c.evalFailureCode(err, id, "checking the properties", ExitLivenessEval)
+		return
+	}
+	if t != nil {
+		depth++
+	}
+	// The state is on level depth of the search, as in TLC.
+	for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
+	}
+	res := &Result{Result: "property", ExitCode: ExitLiveness, Property: pv.Property, Error: pv.Message}
+	switch {
+	case pv.Invariant:
+		res.Result, res.ExitCode, res.Invariant, res.Property = "invariant", ExitSafety, pv.Property, ""
+	case pv.Initial:
+		res.Result = "property-initial"
+	}
+	if t != nil {
+		// A step: the trace to its first state, then t (which may have no
+		// record of its own).
+		tr, err := c.rebuild(id)
+		if err != nil {
+			res.Error += " (" + err.Error() + ")"
+		}
+		res.Trace = append(tr, State{Vars: c.m.Vars, Values: t})
+	}
+	c.fail(res, id)
 }
 
 // fail records r, whose trace leads to the state recorded at id, as the
@@ -418,6 +498,12 @@ func (c *checker) initialState(ev *eval.Evaluator, s []value.Value, w *writer) {
 			c.distinct.Add(1)
 			id := c.log.add(noParent, fp)
 			if c.checkInvariants(ev, s, id, 1) {
+				if obs := c.opt.Observer; obs != nil {
+					if err := obs.State(ev, fp, s, true); err != nil {
+						c.observerFailure(err, id, 1, nil)
+						return
+					}
+				}
 				c.visit(s, id)
 				w.add(s, id)
 			}
@@ -509,6 +595,15 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 	any := false
 	var gen int64
 	action := -1
+	obs := c.opt.Observer
+	var sfp uint64
+	if obs != nil {
+		var err error
+		if sfp, err = c.fingerprint(ev, it.vals); err != nil {
+			c.evalFailure(err, it.id, "computing the successors of a state")
+			return
+		}
+	}
 	handle := func(t []value.Value) error {
 		any = true
 		gen++
@@ -532,6 +627,12 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 			if c.opt.Step != nil {
 				c.opt.Step(Transition{From: it.vals, To: t, Action: action, Cut: true})
 			}
+			if obs != nil {
+				if err := obs.Step(ev, sfp, it.vals, 0, t, false); err != nil {
+					c.observerFailure(err, it.id, depth, t)
+					return errStop
+				}
+			}
 			return nil
 		}
 		fp, err := c.fingerprint(ev, t)
@@ -543,12 +644,28 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 			c.opt.Step(Transition{From: it.vals, To: t, Action: action, Fresh: fresh})
 		}
 		if !fresh {
+			if obs != nil {
+				if err := obs.Step(ev, sfp, it.vals, fp, t, true); err != nil {
+					c.observerFailure(err, it.id, depth, t)
+					return errStop
+				}
+			}
 			return nil
 		}
 		c.distinct.Add(1)
 		id := c.log.add(it.id, fp)
 		if !c.checkInvariants(ev, t, id, depth+1) {
 			return errStop
+		}
+		if obs != nil {
+			if err := obs.Step(ev, sfp, it.vals, fp, t, true); err != nil {
+				c.observerFailure(err, it.id, depth, t)
+				return errStop
+			}
+			if err := obs.State(ev, fp, t, false); err != nil {
+				c.observerFailure(err, id, depth+1, nil)
+				return errStop
+			}
 		}
 		c.visit(t, id)
 		out.add(t, id)

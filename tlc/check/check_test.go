@@ -44,7 +44,7 @@ func runSpecWith(t *testing.T, name string, opt Options) string {
 	}
 	var out bytes.Buffer
 	m.Out = &out
-	r := Check(m, opt)
+	r := CheckWithProperties(m, opt)
 	var b strings.Builder
 	fmt.Fprintf(&b, "result: %s\nexit: %d\ndistinct: %d\ngenerated: %d\ndepth: %d\n", r.Result, r.ExitCode, r.Distinct, r.Generated, r.Depth)
 	if r.Error != "" {
@@ -53,12 +53,21 @@ func runSpecWith(t *testing.T, name string, opt Options) string {
 	if r.Invariant != "" {
 		fmt.Fprintf(&b, "invariant: %s\n", r.Invariant)
 	}
+	if r.Property != "" {
+		fmt.Fprintf(&b, "property: %s\n", r.Property)
+	}
 	for i, st := range r.Trace {
 		parts := make([]string, len(st.Vars))
 		for j, v := range st.Values {
 			parts[j] = st.Vars[j] + " = " + v.String()
 		}
 		fmt.Fprintf(&b, "state %d: %s\n", i+1, strings.Join(parts, ", "))
+	}
+	switch {
+	case r.Stuttering:
+		fmt.Fprintf(&b, "state %d: stuttering\n", len(r.Trace)+1)
+	case r.LoopBack > 0:
+		fmt.Fprintf(&b, "back to state %d\n", r.LoopBack)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
 		if l != "" {

@@ -97,7 +97,9 @@ func runCase(c Case) (*Result, error) {
 	}
 	m.Out = discard{}
 	limit := c.Distinct*4 + 1000 // a runaway search stops instead of eating memory
-	return Check(m, Options{Workers: 2, MaxStates: limit}), nil
+	// With the PROPERTIES, as TLC checks them: every case passes under TLC,
+	// so TLC's verdict is success with every property checked.
+	return CheckWithProperties(m, Options{Workers: 2, MaxStates: limit}), nil
 }
 
 type discard struct{}
@@ -108,6 +110,10 @@ func TestConformance(t *testing.T) {
 	cases := readCases(t)
 	gaps := knownGaps(t)
 	only := os.Getenv("CONFORMANCE_CASE")
+	var verdicts, ran int
+	defer func() {
+		t.Logf("TLC's verdict, every property checked, on %d of %d cases", verdicts, ran)
+	}()
 	for _, c := range cases {
 		c := c
 		if only != "" && !strings.Contains(c.Name(), only) {
@@ -120,6 +126,11 @@ func TestConformance(t *testing.T) {
 				t.Fatalf("load: %v", err)
 			}
 			el := time.Since(start)
+			ran++
+			if res.Result == "success" {
+				verdicts++
+			}
+			t.Logf("%v (TLC %v)", el.Round(time.Millisecond), c.TLCRuntime)
 			if res.Result != "success" {
 				t.Fatalf("result %s (exit %d): %s", res.Result, res.ExitCode, res.Error)
 			}

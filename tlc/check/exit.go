@@ -29,7 +29,7 @@ var ExitCodes = []struct {
 	{ExitAssumption, "an ASSUME is false or cannot be evaluated"},
 	{ExitDeadlock, "deadlock reached"},
 	{ExitSafety, "an invariant is violated"},
-	{13, "a temporal or action property is violated"},
+	{ExitLiveness, "a temporal or action property is violated"},
 	{ExitAssert, "Assert failed"},
 	{ExitFailure, "an evaluation error in the initial predicate or the next-state relation"},
 	{ExitSafetyEval, "an invariant cannot be evaluated"},

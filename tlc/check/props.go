@@ -2,8 +2,27 @@ package check
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
+
+// This file checks the cfg's PROPERTIES as TLC does. TLC splits each
+// property into conjuncts (expanding definitions, instances and
+// quantifiers over constant sets) and checks
+//   - a state predicate on every initial state ("Property P is violated by
+//     the initial state");
+//   - []P, P a state predicate, as an invariant;
+//   - [][A]_v on every step the next-state relation generates, including
+//     steps a constraint excludes ("Action property P is violated");
+//   - the rest (<>P, []<>P, <>[]P, P ~> Q, WF/SF of a refined spec) as
+//     liveness, on the complete state graph, under the fairness of the
+//     SPECIFICATION (liveness.go).
+// The safety parts are checked during the search through its Observer;
+// liveness after it.
 
 // ExitNotChecked is the exit code of a check that found no error but did
 // not check every property of the configuration. TLC has no such outcome
@@ -36,4 +55,218 @@ func (r *Result) NotChecked(props []Unchecked) {
 		noun = "property"
 	}
 	r.Error = fmt.Sprintf("%d %s NOT checked: %s", len(props), noun, strings.Join(parts, ", "))
+}
+
+// namedPred is a conjunct of a property checked as a safety property.
+type namedPred struct {
+	name string
+	p    *eval.Pred
+}
+
+// Properties are the cfg's PROPERTIES of a model, split as TLC splits them.
+type Properties struct {
+	m       *eval.Model
+	inits   []namedPred // state predicates: on every initial state
+	invs    []namedPred // []P: on every state
+	actions []namedPred // [][A]_v: on every step
+	live    []liveProp  // checked on the state graph
+	fair    []*eval.Temporal
+	// assume are the behaviours the SPECIFICATION's other temporal
+	// conjuncts allow (<>[][A]_v, say), as a disjunction of forms; nil
+	// when it has none.
+	assume []*form
+	// Unchecked are the properties (or conjuncts) that cannot be checked.
+	Unchecked []Unchecked
+
+	graph *graph // the state graph, when there is liveness to check
+}
+
+// liveProp is one liveness conjunct of a property: its negation, the
+// behaviours that violate it, as a disjunction of forms.
+type liveProp struct {
+	name string // the cfg's property name, as TLC reports it
+	text string
+	neg  []*form
+}
+
+// NewProperties resolves m's PROPERTIES (and the fairness of its
+// SPECIFICATION) for a check.
+func NewProperties(m *eval.Model) *Properties {
+	ps := &Properties{m: m}
+	props := m.ResolveProperties()
+	if len(props) == 0 {
+		return ps
+	}
+	spec, err := m.SpecTemporal()
+	if err != nil {
+		for _, p := range props {
+			ps.Unchecked = append(ps.Unchecked, Unchecked{p.Name, "the SPECIFICATION's fairness: " + err.Error()})
+		}
+		return ps
+	}
+	var fairErr error
+	if spec != nil {
+		for _, c := range conjuncts(spec) {
+			switch {
+			case c.Op == eval.TPred:
+			case c.Op == eval.TAlways && c.Args[0].Op == eval.TAction:
+			case c.Op == eval.TWF || c.Op == eval.TSF:
+				ps.fair = append(ps.fair, c)
+			default:
+				forms, err := affirm(c)
+				if err == nil && ps.assume == nil {
+					ps.assume = forms
+				} else if err == nil {
+					ps.assume, err = product(ps.assume, forms)
+				}
+				if err != nil && fairErr == nil {
+					fairErr = fmt.Errorf("the SPECIFICATION's conjunct %s: %v", shortText(c.Text), err)
+				}
+			}
+		}
+	}
+	for _, p := range props {
+		if p.Err != nil {
+			ps.Unchecked = append(ps.Unchecked, Unchecked{p.Name, p.Err.Error()})
+			continue
+		}
+		var live []liveProp
+		var why string
+		for _, c := range conjuncts(p.F) {
+			name := c.Name
+			if name == "" {
+				name = location(c)
+			}
+			switch {
+			case c.Op == eval.TPred:
+				ps.inits = append(ps.inits, namedPred{name, c.Pred})
+			case c.Op == eval.TAlways && c.Args[0].Op == eval.TPred:
+				if n := c.Args[0].Name; n != "" {
+					name = n
+				}
+				ps.invs = append(ps.invs, namedPred{name, c.Args[0].Pred})
+			case c.Op == eval.TAlways && c.Args[0].Op == eval.TAction:
+				ps.actions = append(ps.actions, namedPred{name, c.Args[0].Pred})
+			case c.Op == eval.TAction:
+				why = fmt.Sprintf("%s: %s is an action, not a temporal formula (TLC refuses it too)", c.Pos, c.Text)
+			default:
+				neg, err := negate(c)
+				if err != nil {
+					why = err.Error()
+					break
+				}
+				live = append(live, liveProp{name: p.Name, text: c.Text, neg: neg})
+			}
+		}
+		switch {
+		case why != "":
+			ps.Unchecked = append(ps.Unchecked, Unchecked{p.Name, why})
+		case len(live) > 0 && fairErr != nil:
+			ps.Unchecked = append(ps.Unchecked, Unchecked{p.Name, fairErr.Error()})
+		default:
+			ps.live = append(ps.live, live...)
+		}
+	}
+	return ps
+}
+
+// conjuncts flattens the conjunctions at the top of f.
+func conjuncts(f *eval.Temporal) []*eval.Temporal {
+	if f.Op != eval.TAnd {
+		return []*eval.Temporal{f}
+	}
+	var out []*eval.Temporal
+	for _, a := range f.Args {
+		out = append(out, conjuncts(a)...)
+	}
+	return out
+}
+
+// location names a conjunct as TLC does when it has no name of its own.
+func location(f *eval.Temporal) string {
+	mod := strings.TrimSuffix(filepath.Base(f.Pos.File), ".tla")
+	return fmt.Sprintf("line %d, col %d of module %s", f.Pos.Line, f.Pos.Col, mod)
+}
+
+// Liveness reports whether there are liveness properties to check after
+// the search.
+func (ps *Properties) Liveness() bool { return len(ps.live) > 0 }
+
+// Observer returns the observer of the search that checks the safety
+// parts of the properties and records the state graph for liveness (nil
+// when there is nothing to do).
+func (ps *Properties) Observer() Observer {
+	if len(ps.inits)+len(ps.invs)+len(ps.actions) == 0 && !ps.Liveness() {
+		return nil
+	}
+	if ps.Liveness() {
+		ps.graph = newGraph(ps)
+	}
+	return &propObserver{ps: ps}
+}
+
+type propObserver struct {
+	ps *Properties
+	mu sync.Mutex
+}
+
+func (o *propObserver) State(ev *eval.Evaluator, fp uint64, s []value.Value, initial bool) error {
+	ps := o.ps
+	for _, inv := range ps.invs {
+		ok, err := ev.Holds(inv.p, s, nil)
+		if err != nil {
+			return fmt.Errorf("evaluating property %s: %w", inv.name, err)
+		}
+		if !ok {
+			return &PropertyViolation{Property: inv.name, Invariant: true,
+				Message: fmt.Sprintf("Invariant %s is violated.", inv.name)}
+		}
+	}
+	if initial {
+		for _, in := range ps.inits {
+			ok, err := ev.Holds(in.p, s, nil)
+			if err != nil {
+				return fmt.Errorf("evaluating property %s: %w", in.name, err)
+			}
+			if !ok {
+				return &PropertyViolation{Property: in.name, Initial: true,
+					Message: fmt.Sprintf("Property %s is violated by the initial state:", in.name)}
+			}
+		}
+	}
+	if ps.graph != nil {
+		return ps.graph.addState(ev, fp, s, initial)
+	}
+	return nil
+}
+
+func (o *propObserver) Step(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp uint64, t []value.Value, inModel bool) error {
+	ps := o.ps
+	for _, a := range ps.actions {
+		ok, err := ev.Holds(a.p, s, t)
+		if err != nil {
+			return fmt.Errorf("evaluating action property %s: %w", a.name, err)
+		}
+		if !ok {
+			return &PropertyViolation{Property: a.name, Message: fmt.Sprintf("Action property %s is violated.", a.name)}
+		}
+	}
+	if ps.graph != nil && inModel {
+		return ps.graph.addStep(ev, sfp, s, tfp, t)
+	}
+	return nil
+}
+
+// CheckWithProperties checks m as Check does, with its PROPERTIES: the
+// safety parts during the search, liveness on the complete state graph
+// after it. Properties it cannot check are reported by NotChecked.
+func CheckWithProperties(m *eval.Model, opt Options) *Result {
+	ps := NewProperties(m)
+	opt.Observer = ps.Observer()
+	res := Check(m, opt)
+	if res.Result == "success" && ps.Liveness() {
+		ps.checkLiveness(res, opt)
+	}
+	res.NotChecked(ps.Unchecked)
+	return res
 }

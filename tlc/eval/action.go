@@ -35,6 +35,20 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		}
 		return nil
 	case *eqNode:
+		if p, ok := n.l.(*primeNode); ok && c.lenient && !n.neq {
+			var d *def
+			switch x := p.x.(type) {
+			case *substNode:
+				d = x.d
+			case *callNode:
+				if len(x.args) == 0 && !x.hasInst {
+					d = x.d
+				}
+			}
+			if _, bound := c.substPrimed[d]; d != nil && !bound {
+				return c.enumSubstPrimed(n, d, env, k)
+			}
+		}
 		if idx, ok := c.target(n.l, env); ok && !n.neq {
 			if c.next[idx] == nil {
 				v, err := n.r.eval(c, env)
@@ -155,6 +169,11 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 	}
 	b, err := evalBool(c, env, n)
 	if err != nil {
+		if c.unbound {
+			// See enabledNode.lenient.
+			c.unbound = false
+			return k()
+		}
 		return err
 	}
 	if b {
@@ -171,6 +190,37 @@ func (c *ctx) allAssigned() bool {
 		}
 	}
 	return c.next != nil
+}
+
+// enumSubstPrimed enumerates x' = e where x is an instance variable
+// substituted by an expression (or a definition that stands for one),
+// under lenient (see enabledNode.lenient):
+// when x' cannot be evaluated (it reads primed variables with no value
+// yet), x' takes e's value for the rest of the action, as if assigned.
+func (c *ctx) enumSubstPrimed(n *eqNode, d *def, env *Env, k func() error) error {
+	r, err := n.r.eval(c, env)
+	if err != nil {
+		return err
+	}
+	l, err := n.l.eval(c, env)
+	if err == nil {
+		eq, err := value.Equal(l, r)
+		if err != nil || !eq {
+			return located(n.pos, err)
+		}
+		return k()
+	}
+	if !c.unbound {
+		return err
+	}
+	c.unbound = false
+	if c.substPrimed == nil {
+		c.substPrimed = map[*def]value.Value{}
+	}
+	c.substPrimed[d] = r
+	err = k()
+	delete(c.substPrimed, d)
+	return err
 }
 
 // target reports whether n is the variable an (init or next-state)

@@ -296,7 +296,7 @@ func (c *compiler) expr(e syntax.Expr, lx *lex) (node, error) {
 			return nil, err
 		}
 		c.state = true
-		return &enabledNode{at{e.Pos}, x}, nil
+		return &enabledNode{at: at{e.Pos}, x: x}, nil
 	case *syntax.ActionBox:
 		a, err := c.expr(e.Action, lx)
 		if err != nil {

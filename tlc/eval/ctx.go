@@ -22,6 +22,14 @@ type ctx struct {
 	// partial state, and x = e / x \in S assign x.
 	initMode bool
 	level    int
+	// lenient: a conjunct of an action that reads a primed variable with
+	// no value yet is taken to hold (see enabledNode.lenient); unbound
+	// says the error being returned is of that kind.
+	lenient, unbound bool
+	// substPrimed holds, under lenient, the values x' = e gave to the
+	// primed instance variables x that stand for expressions (a
+	// refinement mapping), which cannot be assigned.
+	substPrimed map[*def]value.Value
 
 	// depth counts the nested calls being evaluated (operators, recursive
 	// functions, LET definitions, closures): a definition that recurses

@@ -45,6 +45,7 @@ func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
 		c.touchAll()
 		v = c.next[n.idx]
 		if v == nil {
+			c.unbound = c.lenient
 			return nil, errorf(n.pos, "%s' is used before it is given a value", n.name)
 		}
 		return v, nil
@@ -107,6 +108,11 @@ type substNode struct {
 }
 
 func (n *substNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.primed > 0 && c.substPrimed != nil {
+		if v, ok := c.substPrimed[n.d]; ok {
+			return v, nil
+		}
+	}
 	return n.d.substNode.eval(c, env.instFrame())
 }
 
@@ -124,6 +130,11 @@ type callNode struct {
 }
 
 func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.primed > 0 && c.substPrimed != nil && len(n.args) == 0 {
+		if v, ok := c.substPrimed[n.d]; ok {
+			return v, nil
+		}
+	}
 	if n.d.kind != dkOp || len(n.args) == 0 {
 		var vals []value.Value
 		var ops []*Closure
@@ -1333,6 +1344,7 @@ func (n *unchangedNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if n.x == nil {
 		for _, i := range n.vars {
 			if c.next[i] == nil {
+				c.unbound = c.lenient
 				return nil, errorf(n.pos, "%s' is used before it is given a value", c.m.Vars[i])
 			}
 			eq, err := value.Equal(c.cur[i], c.next[i])
@@ -1360,6 +1372,11 @@ func (n *unchangedNode) eval(c *ctx, env *Env) (value.Value, error) {
 type enabledNode struct {
 	at
 	x node
+	// lenient is set for the ENABLED of a fairness condition, which TLC
+	// evaluates assuming that a conjunct it cannot decide (one reading a
+	// primed variable the action does not assign, as a refinement mapping
+	// does) can be satisfied.
+	lenient bool
 }
 
 var errFound = errors.New("found")
@@ -1371,7 +1388,7 @@ func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
 		c.recordVars(^uint64(0))
 	}
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
-		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet}
+		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet, lenient: n.lenient}
 	err := sub.enum(n.x, env, func() error { return errFound })
 	c.effects += sub.effects
 	if err == errFound {

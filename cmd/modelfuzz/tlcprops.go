@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/modelfuzz/modelfuzz/tlc/check"
+)
+
+// propertyViolation prints a violated temporal property with its lasso
+// ("Back to state N: <action>" or "State N: Stuttering"), or a property
+// violated by an initial state, as TLC prints them.
+func (p *tlcPrinter) propertyViolation(res *check.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "Error: %s\n", res.Error)
+	if len(res.Trace) == 0 {
+		return
+	}
+	if res.Result == "property-initial" {
+		st := p.traceStates(res.Trace[len(res.Trace)-1:])[0]
+		for j, n := range st.names {
+			fmt.Fprintf(p.w, "%s = %s\n", n, st.vals[j])
+		}
+		fmt.Fprintln(p.w)
+		return
+	}
+	fmt.Fprint(p.w, "\nError: The following behavior constitutes a counter-example:\n\n")
+	p.states(res.Trace)
+	last := res.Trace[len(res.Trace)-1].Values
+	switch {
+	case res.Stuttering:
+		fmt.Fprintf(p.w, "State %d: Stuttering\n", len(res.Trace)+1)
+	case res.LoopBack > 0:
+		fmt.Fprintf(p.w, "Back to state %d: %s\n\n", res.LoopBack, p.stepLabel(last, res.Trace[res.LoopBack-1].Values))
+	}
+}

@@ -1,0 +1,245 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/modelfuzz/modelfuzz/tlc/eval"
+)
+
+// Liveness, as TLC checks it: a behaviour of the spec is a path of the
+// state graph from an initial state that ends in a cycle (every state may
+// stutter forever: each node has a stuttering self-loop). A liveness
+// property is violated when a behaviour that satisfies the spec's
+// fairness satisfies the property's negation. The negation of each
+// supported property form is a form (below): conditions on the path and
+// on the strongly connected component the behaviour ends in. Fairness and
+// the form's "infinitely often" conditions are conditions on that
+// component; weak fairness and []<> need a witness in it, strong fairness
+// either a witness or no state where the action is enabled (if the
+// component fails there, its states where the action is enabled are
+// removed and the rest is searched again, as for Streett automata). TLC
+// reaches the same verdicts with a tableau and a disjunctive normal form
+// of these conditions.
+
+// cond is a predicate or its negation, on a state or (for an action
+// predicate) on a step.
+type cond struct {
+	p   *eval.Pred
+	neg bool
+}
+
+func (c cond) not() cond { return cond{c.p, !c.neg} }
+
+// trigger is <>(at /\ [](then)): the behaviour reaches a state where the
+// conditions at hold, and from there on the conditions then hold.
+type trigger struct {
+	at, then []cond
+}
+
+// form is a set of behaviours: those whose first state satisfies init,
+// every state and step glob, that reach the triggers trig one after the
+// other (each from the state where the previous one held), that end in a
+// component all of whose states and steps satisfy ea (<>[]), where each
+// disjunction of ae holds somewhere (each []<>), and that are fair for
+// the extra fairness conditions fair (besides the spec's).
+type form struct {
+	init []cond
+	glob []cond
+	trig []trigger
+	ea   []cond
+	ae   [][]cond
+	fair []*eval.Temporal
+}
+
+// and is the conjunction of two forms.
+func (f *form) and(g *form) (*form, error) {
+	if len(f.trig) > 0 && len(g.trig) > 0 {
+		return nil, errors.New("two <> conditions in one conjunction are not supported")
+	}
+	h := &form{trig: append(append([]trigger(nil), f.trig...), g.trig...)}
+	h.init = append(append([]cond(nil), f.init...), g.init...)
+	h.glob = append(append([]cond(nil), f.glob...), g.glob...)
+	h.ea = append(append([]cond(nil), f.ea...), g.ea...)
+	h.ae = append(append([][]cond(nil), f.ae...), g.ae...)
+	h.fair = append(append([]*eval.Temporal(nil), f.fair...), g.fair...)
+	return h, nil
+}
+
+// maxForms bounds the disjunctive normal form of a negated property.
+const maxForms = 4096
+
+func product(a, b []*form) ([]*form, error) {
+	if len(a)*len(b) > maxForms {
+		return nil, fmt.Errorf("the property's normal form has more than %d disjuncts", maxForms)
+	}
+	var out []*form
+	for _, x := range a {
+		for _, y := range b {
+			z, err := x.and(y)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, z)
+		}
+	}
+	return out, nil
+}
+
+func isPred(t *eval.Temporal) bool { return t.Op == eval.TPred || t.Op == eval.TAction }
+
+func unsupported(t *eval.Temporal) error {
+	return fmt.Errorf("%s: the temporal formula %s is not supported", t.Pos, shortText(t.Text))
+}
+
+func shortText(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// negate returns the behaviours that violate t, as a disjunction of forms.
+func negate(t *eval.Temporal) ([]*form, error) {
+	switch t.Op {
+	case eval.TPred:
+		return []*form{{init: []cond{{t.Pred, true}}}}, nil
+	case eval.TAnd:
+		var out []*form
+		for _, a := range t.Args {
+			n, err := negate(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n...)
+		}
+		return out, nil
+	case eval.TOr:
+		out := []*form{{}}
+		for _, a := range t.Args {
+			n, err := negate(a)
+			if err != nil {
+				return nil, err
+			}
+			if out, err = product(out, n); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case eval.TNot:
+		return affirm(t.Args[0])
+	case eval.TAlways:
+		a := t.Args[0]
+		switch {
+		case a.Op == eval.TPred: // <>~P
+			return []*form{{trig: []trigger{{at: []cond{{a.Pred, true}}}}}}, nil
+		case a.Op == eval.TAlways:
+			return negate(a)
+		case a.Op == eval.TEventually && isPred(a.Args[0]): // <>[]~P
+			return []*form{{ea: []cond{{a.Args[0].Pred, true}}}}, nil
+		case a.Op == eval.TOr:
+			// [](P => <>Q), as P ~> Q: <>(P /\ []~Q); [](P => []Q):
+			// <>(P /\ <>~Q).
+			var at []cond
+			var ev, al *eval.Temporal
+			for _, d := range a.Args {
+				switch {
+				case d.Op == eval.TPred:
+					at = append(at, cond{d.Pred, true})
+				case d.Op == eval.TNot && d.Args[0].Op == eval.TPred:
+					at = append(at, cond{d.Args[0].Pred, false})
+				case d.Op == eval.TEventually && d.Args[0].Op == eval.TPred && ev == nil && al == nil:
+					ev = d.Args[0]
+				case d.Op == eval.TAlways && d.Args[0].Op == eval.TPred && ev == nil && al == nil:
+					al = d.Args[0]
+				default:
+					return nil, unsupported(t)
+				}
+			}
+			switch {
+			case ev != nil:
+				notQ := cond{ev.Pred, true}
+				return []*form{{trig: []trigger{{at: append(at, notQ), then: []cond{notQ}}}}}, nil
+			case al != nil:
+				return []*form{{trig: []trigger{{at: at}, {at: []cond{{al.Pred, true}}}}}}, nil
+			}
+			return nil, unsupported(t)
+		}
+	case eval.TEventually:
+		a := t.Args[0]
+		switch {
+		case isPred(a): // []~P
+			return []*form{{glob: []cond{{a.Pred, true}}}}, nil
+		case a.Op == eval.TEventually:
+			return negate(a)
+		case a.Op == eval.TAlways && isPred(a.Args[0]): // []<>~P
+			return []*form{{ae: [][]cond{{{a.Args[0].Pred, true}}}}}, nil
+		}
+	case eval.TLeadsTo:
+		p, q := t.Args[0], t.Args[1]
+		if p.Op == eval.TPred && q.Op == eval.TPred { // <>(P /\ []~Q)
+			notQ := cond{q.Pred, true}
+			return []*form{{trig: []trigger{{at: []cond{{p.Pred, false}, notQ}, then: []cond{notQ}}}}}, nil
+		}
+	case eval.TWF: // <>[](ENABLED <<A>>_v /\ ~<<A>>_v)
+		return []*form{{ea: []cond{{t.Pred, false}, {t.Step, true}}}}, nil
+	case eval.TSF: // []<>ENABLED <<A>>_v /\ <>[]~<<A>>_v
+		return []*form{{ea: []cond{{t.Step, true}}, ae: [][]cond{{{t.Pred, false}}}}}, nil
+	}
+	return nil, unsupported(t)
+}
+
+// affirm returns the behaviours that satisfy t, as a disjunction of forms.
+func affirm(t *eval.Temporal) ([]*form, error) {
+	switch t.Op {
+	case eval.TPred:
+		return []*form{{init: []cond{{t.Pred, false}}}}, nil
+	case eval.TAnd:
+		out := []*form{{}}
+		for _, a := range t.Args {
+			n, err := affirm(a)
+			if err != nil {
+				return nil, err
+			}
+			if out, err = product(out, n); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case eval.TOr:
+		var out []*form
+		for _, a := range t.Args {
+			n, err := affirm(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n...)
+		}
+		return out, nil
+	case eval.TNot:
+		return negate(t.Args[0])
+	case eval.TAlways:
+		a := t.Args[0]
+		switch {
+		case isPred(a):
+			return []*form{{glob: []cond{{a.Pred, false}}}}, nil
+		case a.Op == eval.TAlways:
+			return affirm(a)
+		case a.Op == eval.TEventually && isPred(a.Args[0]):
+			return []*form{{ae: [][]cond{{{a.Args[0].Pred, false}}}}}, nil
+		}
+	case eval.TEventually:
+		a := t.Args[0]
+		switch {
+		case a.Op == eval.TPred:
+			return []*form{{trig: []trigger{{at: []cond{{a.Pred, false}}}}}}, nil
+		case a.Op == eval.TEventually:
+			return affirm(a)
+		case a.Op == eval.TAlways && isPred(a.Args[0]):
+			return []*form{{ea: []cond{{a.Args[0].Pred, false}}}}, nil
+		}
+	case eval.TWF, eval.TSF:
+		return []*form{{fair: []*eval.Temporal{t}}}, nil
+	}
+	return nil, unsupported(t)
+}

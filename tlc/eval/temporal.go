@@ -1,0 +1,497 @@
+package eval
+
+import (
+	"fmt"
+
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
+)
+
+// This file resolves temporal formulas (the cfg's PROPERTIES and the
+// fairness conjuncts of the SPECIFICATION) into trees whose leaves are
+// compiled state and action predicates, as TLC's SpecProcessor does:
+// definitions are expanded (through instances, with their substitutions),
+// operator arguments and quantifiers over constant sets are evaluated and
+// unrolled. The model checker decides what to do with the tree.
+
+// TOp is the operator of a temporal formula node.
+type TOp uint8
+
+const (
+	TPred       TOp = iota // a constant- or state-level predicate (Pred)
+	TAction                // an action-level predicate (Pred): [A]_v, <<A>>_v, A
+	TAnd                   // Args[0] /\ Args[1] /\ ...
+	TOr                    // Args[0] \/ Args[1] \/ ...
+	TNot                   // ~Args[0]
+	TAlways                // []Args[0]
+	TEventually            // <>Args[0]
+	TLeadsTo               // Args[0] ~> Args[1]
+	TWF                    // WF_v(A): Pred is ENABLED <<A>>_v, Step is <<A>>_v
+	TSF                    // SF_v(A): as TWF
+)
+
+// Temporal is a resolved temporal formula.
+type Temporal struct {
+	Op   TOp
+	Args []*Temporal
+	// Pred is the leaf of TPred and TAction; for TWF and TSF, whether
+	// <<A>>_v is enabled.
+	Pred *Pred
+	// Step is <<A>>_v of TWF and TSF.
+	Step *Pred
+	// Text is the formula as written (for messages), Pos where.
+	Text string
+	Pos  syntax.Pos
+	// Name is the definition the formula is the body of (the innermost,
+	// when definitions refer to definitions), or the name a leaf refers
+	// to: how TLC names a conjunct of a property.
+	Name string
+}
+
+// Pred is a compiled predicate with the values of the names it is under
+// (quantifier variables, operator parameters).
+type Pred struct {
+	n   node
+	env *Env
+	// Action is true for an action-level predicate (it reads primed
+	// variables): it is evaluated on a step, else on a state.
+	Action bool
+	Text   string
+	Pos    syntax.Pos
+}
+
+// Holds evaluates p in state s (a state predicate) or on the step s -> t
+// (an action predicate).
+func (ev *Evaluator) Holds(p *Pred, s, t []value.Value) (bool, error) {
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, nil, 0
+	if p.Action {
+		c.next = t
+	}
+	return evalBool(c, p.env, p.n)
+}
+
+// Property is one PROPERTY of the cfg, resolved; Err says why it could not
+// be (the checker reports it as not checked).
+type Property struct {
+	Name string
+	F    *Temporal
+	Err  error
+}
+
+// ResolveProperties resolves the cfg's PROPERTIES.
+func (m *Model) ResolveProperties() []Property {
+	var out []Property
+	for _, id := range m.Config.Properties {
+		p := Property{Name: id.Name}
+		m.compileMu.Lock()
+		d := m.root.lookup(id.Name)
+		switch {
+		case d == nil:
+			p.Err = fmt.Errorf("the spec has no definition %s", id.Name)
+		case d.kind != dkOp || len(d.params) > 0:
+			p.Err = fmt.Errorf("%s is not a definition without arguments", id.Name)
+		default:
+			w := &twalker{m: m}
+			p.F, p.Err = w.walk(d.body, d.sc, nil, nil, 0)
+			if p.Err == nil && p.F.Name == "" {
+				p.F.Name = id.Name
+			}
+		}
+		m.compileMu.Unlock()
+		out = append(out, p)
+	}
+	return out
+}
+
+// SpecTemporal is the SPECIFICATION formula resolved (nil with INIT and
+// NEXT in the cfg): its conjuncts are the initial predicate (TPred), the
+// next-state relation (TAlways of a TAction) and the fairness conditions.
+func (m *Model) SpecTemporal() (*Temporal, error) {
+	name := m.Config.Specification.Name
+	if name == "" {
+		return nil, nil
+	}
+	m.compileMu.Lock()
+	defer m.compileMu.Unlock()
+	d := m.root.lookup(name)
+	if d == nil || d.kind != dkOp {
+		return nil, fmt.Errorf("the spec has no definition %s", name)
+	}
+	w := &twalker{m: m}
+	return w.walk(d.body, d.sc, nil, nil, 0)
+}
+
+type twalker struct {
+	m *Model
+	// temporalDefs memoizes whether a definition's body is temporal,
+	// actionDefs whether it has primes outside ENABLED.
+	temporalDefs, actionDefs map[*def]bool
+}
+
+const maxTemporalDepth = 100
+
+func (w *twalker) unsupported(e syntax.Expr, format string, args ...any) error {
+	return errorf(e.Position(), format, args...)
+}
+
+// walk resolves e, in scope sc under the lexical frames lx whose values are
+// env.
+func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (*Temporal, error) {
+	if depth > maxTemporalDepth {
+		return nil, w.unsupported(e, "the formula nests definitions too deeply")
+	}
+	if !w.temporal(e, sc, lx, 0) {
+		return w.leaf(e, sc, lx, env)
+	}
+	text := syntax.ExprString(e)
+	node := func(op TOp, args ...*Temporal) *Temporal {
+		return &Temporal{Op: op, Args: args, Text: text, Pos: e.Position()}
+	}
+	walkAll := func(op TOp, es []syntax.Expr) (*Temporal, error) {
+		t := node(op)
+		for _, x := range es {
+			a, err := w.walk(x, sc, lx, env, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			t.Args = append(t.Args, a)
+		}
+		return t, nil
+	}
+	switch x := e.(type) {
+	case *syntax.BulletList:
+		if x.Kind == `/\` {
+			return walkAll(TAnd, x.Items)
+		}
+		return walkAll(TOr, x.Items)
+	case *syntax.Label:
+		return w.walk(x.Body, sc, lx, env, depth+1)
+	case *syntax.Always:
+		if box, ok := x.X.(*syntax.ActionBox); ok {
+			a, err := w.leaf(box, sc, lx, env)
+			if err != nil {
+				return nil, err
+			}
+			return node(TAlways, a), nil
+		}
+		return walkAll(TAlways, []syntax.Expr{x.X})
+	case *syntax.Eventually:
+		if ang, ok := x.X.(*syntax.ActionAngle); ok {
+			a, err := w.leaf(ang, sc, lx, env)
+			if err != nil {
+				return nil, err
+			}
+			return node(TEventually, a), nil
+		}
+		return walkAll(TEventually, []syntax.Expr{x.X})
+	case *syntax.LeadsTo:
+		return walkAll(TLeadsTo, []syntax.Expr{x.L, x.R})
+	case *syntax.Fairness:
+		angle := &syntax.ActionAngle{Pos: x.Pos, Action: x.Action, Sub: x.Sub}
+		en, err := w.leaf(&syntax.Enabled{Pos: x.Pos, X: angle}, sc, lx, env)
+		if err != nil {
+			return nil, err
+		}
+		if e, ok := en.Pred.n.(*enabledNode); ok {
+			e.lenient = true
+		}
+		step, err := w.leaf(angle, sc, lx, env)
+		if err != nil {
+			return nil, err
+		}
+		op := TWF
+		if x.Strong {
+			op = TSF
+		}
+		t := node(op)
+		t.Pred, t.Step = en.Pred, step.Pred
+		t.Pred.Action, t.Step.Action = false, true
+		return t, nil
+	case *syntax.Quant:
+		return w.quant(x, sc, lx, env, depth)
+	case *syntax.Ident:
+		return w.ref(e, x.Name, nil, nil, sc, lx, env, depth)
+	case *syntax.OpApp:
+		if len(x.Path) == 0 {
+			switch {
+			case (x.Name == `/\` || x.Name == `\/`) && len(x.Args) == 2:
+				op := TAnd
+				if x.Name == `\/` {
+					op = TOr
+				}
+				return walkAll(op, x.Args)
+			case x.Name == "~" && len(x.Args) == 1:
+				return walkAll(TNot, x.Args)
+			case x.Name == "=>" && len(x.Args) == 2:
+				t, err := walkAll(TOr, x.Args)
+				if err != nil {
+					return nil, err
+				}
+				t.Args[0] = &Temporal{Op: TNot, Args: []*Temporal{t.Args[0]}, Text: t.Args[0].Text, Pos: t.Args[0].Pos}
+				return t, nil
+			}
+		}
+		return w.ref(e, x.Name, x.Path, x.Args, sc, lx, env, depth)
+	}
+	return nil, w.unsupported(e, "the temporal formula %s is not supported", shortText(text))
+}
+
+func shortText(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// leaf compiles a formula without temporal operators.
+func (w *twalker) leaf(e syntax.Expr, sc *scope, lx *lex, env *Env) (*Temporal, error) {
+	n, _, _, err := w.m.compileIn(sc, e, lx)
+	if err != nil {
+		return nil, err
+	}
+	// The compiler's prime flag counts primes under ENABLED, which leave
+	// ENABLED A a state predicate.
+	prime := w.action(e, sc, lx, 0)
+	p := &Pred{n: n, env: env, Action: prime, Text: syntax.ExprString(e), Pos: e.Position()}
+	op := TPred
+	if prime {
+		op = TAction
+	}
+	t := &Temporal{Op: op, Pred: p, Text: p.Text, Pos: p.Pos}
+	switch x := e.(type) {
+	case *syntax.Ident:
+		t.Name = x.Name
+	case *syntax.OpApp:
+		if len(x.Args) == 0 {
+			t.Name = p.Text
+		}
+	}
+	return t, nil
+}
+
+// quant unrolls a quantifier over constant sets into a conjunction (\A) or
+// a disjunction (\E), as TLC does.
+func (w *twalker) quant(x *syntax.Quant, sc *scope, lx *lex, env *Env, depth int) (*Temporal, error) {
+	if len(x.Bounds) == 0 || x.Bounds[0].Set == nil {
+		return nil, w.unsupported(x, "an unbounded quantifier over a temporal formula")
+	}
+	c := &compiler{m: w.m, sc: sc}
+	b, inner, err := c.binder(x.Bounds, lx)
+	if err != nil {
+		return nil, err
+	}
+	if c.state {
+		return nil, w.unsupported(x, "a quantifier over a temporal formula whose set depends on the state")
+	}
+	op := TAnd
+	if !x.Forall {
+		op = TOr
+	}
+	t := &Temporal{Op: op, Text: syntax.ExprString(x), Pos: x.Pos}
+	ctx := w.m.newCtx()
+	err = b.each(ctx, env, func(f *Env) (bool, error) {
+		g := &Env{vals: append([]value.Value(nil), f.vals...), parent: f.parent, inst: f.inst}
+		a, err := w.walk(x.Body, sc, inner, g, depth+1)
+		if err != nil {
+			return false, err
+		}
+		t.Args = append(t.Args, a)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ref expands a reference to a definition whose body is temporal: name
+// (with an instance path and arguments) in scope sc.
+func (w *twalker) ref(e syntax.Expr, name string, path []syntax.PathStep, args []syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (*Temporal, error) {
+	d, err := w.lookup(e, name, path, sc, lx)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil || d.kind != dkOp || d.sc.paramInst {
+		return nil, w.unsupported(e, "the temporal formula %s is not supported", shortText(syntax.ExprString(e)))
+	}
+	if len(args) != len(d.params) {
+		return nil, w.unsupported(e, "operator %s takes %d argument(s), got %d", name, len(d.params), len(args))
+	}
+	named := func(t *Temporal, err error) (*Temporal, error) {
+		if err == nil && t.Name == "" {
+			t.Name = name
+		}
+		return t, err
+	}
+	if len(args) == 0 {
+		return named(w.walk(d.body, d.sc, nil, nil, depth+1))
+	}
+	// The arguments are values: evaluate them here, as constants.
+	inner := &lex{}
+	f := &Env{}
+	for i, a := range args {
+		p := d.params[i]
+		if p.Arity > 0 {
+			return nil, w.unsupported(a, "an operator argument of a temporal formula is not supported")
+		}
+		n, st, _, err := w.m.compileIn(sc, a, lx)
+		if err != nil {
+			return nil, err
+		}
+		if st {
+			return nil, w.unsupported(a, "the argument %s of temporal formula %s depends on the state", shortText(syntax.ExprString(a)), name)
+		}
+		v, err := n.eval(w.m.newCtx(), env)
+		if err != nil {
+			return nil, err
+		}
+		inner.names = append(inner.names, p.Name)
+		inner.arities = append(inner.arities, 0)
+		f.vals = append(f.vals, v)
+	}
+	return named(w.walk(d.body, d.sc, inner, f, depth+1))
+}
+
+// lookup finds the definition name refers to (nil for a bound name).
+func (w *twalker) lookup(e syntax.Expr, name string, path []syntax.PathStep, sc *scope, lx *lex) (*def, error) {
+	if len(path) == 0 {
+		if _, _, fr := lx.resolve(name); fr != nil {
+			return nil, nil
+		}
+		return sc.lookup(name), nil
+	}
+	for _, st := range path {
+		if len(st.Args) > 0 {
+			return nil, w.unsupported(e, "a parameterized instance in a temporal formula is not supported")
+		}
+	}
+	c := &compiler{m: w.m, sc: sc}
+	d, _, _, err := c.resolvePath(&syntax.OpApp{Pos: e.Position(), Path: path, Name: name}, lx)
+	return d, err
+}
+
+// temporal reports whether e has a temporal operator, following the
+// definitions it references.
+func (w *twalker) temporal(e syntax.Expr, sc *scope, lx *lex, depth int) bool {
+	if depth > maxTemporalDepth {
+		return false
+	}
+	switch x := e.(type) {
+	case *syntax.Always, *syntax.Eventually, *syntax.LeadsTo, *syntax.Fairness, *syntax.TemporalQuant:
+		return true
+	case *syntax.Ident:
+		return w.defTemporal(e, x.Name, nil, sc, lx, depth)
+	case *syntax.OpApp:
+		if w.defTemporal(e, x.Name, x.Path, sc, lx, depth) {
+			return true
+		}
+	case *syntax.Quant:
+		// The bound names shadow definitions in the body.
+		inner := &lex{parent: lx}
+		for _, b := range x.Bounds {
+			inner.names = append(inner.names, b.Names...)
+			for range b.Names {
+				inner.arities = append(inner.arities, 0)
+			}
+		}
+		return w.temporal(x.Body, sc, inner, depth+1)
+	}
+	for _, ch := range children(e) {
+		if w.temporal(ch, sc, lx, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *twalker) defTemporal(e syntax.Expr, name string, path []syntax.PathStep, sc *scope, lx *lex, depth int) bool {
+	d, err := w.lookup(e, name, path, sc, lx)
+	if err != nil || d == nil || d.kind != dkOp {
+		return false
+	}
+	if t, ok := w.temporalDefs[d]; ok {
+		return t
+	}
+	if w.temporalDefs == nil {
+		w.temporalDefs = map[*def]bool{}
+	}
+	w.temporalDefs[d] = false // a recursive definition is not temporal
+	inner := &lex{}
+	for _, p := range d.params {
+		inner.names = append(inner.names, p.Name)
+		inner.arities = append(inner.arities, p.Arity)
+	}
+	t := w.temporal(d.body, d.sc, inner, depth+1)
+	w.temporalDefs[d] = t
+	return t
+}
+
+// action reports whether e reads primed variables (outside ENABLED),
+// following the definitions it references.
+func (w *twalker) action(e syntax.Expr, sc *scope, lx *lex, depth int) bool {
+	if depth > maxTemporalDepth {
+		return true
+	}
+	switch x := e.(type) {
+	case *syntax.Prime, *syntax.Unchanged, *syntax.ActionBox, *syntax.ActionAngle:
+		return true
+	case *syntax.Enabled:
+		return false
+	case *syntax.Ident:
+		return w.defAction(e, x.Name, nil, sc, lx, depth)
+	case *syntax.OpApp:
+		if w.defAction(e, x.Name, x.Path, sc, lx, depth) {
+			return true
+		}
+	case *syntax.Quant:
+		inner := &lex{parent: lx}
+		for _, b := range x.Bounds {
+			if b.Set != nil && w.action(b.Set, sc, lx, depth+1) {
+				return true
+			}
+			inner.names = append(inner.names, b.Names...)
+			for range b.Names {
+				inner.arities = append(inner.arities, 0)
+			}
+		}
+		return w.action(x.Body, sc, inner, depth+1)
+	}
+	for _, ch := range children(e) {
+		if w.action(ch, sc, lx, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *twalker) defAction(e syntax.Expr, name string, path []syntax.PathStep, sc *scope, lx *lex, depth int) bool {
+	d, err := w.lookup(e, name, path, sc, lx)
+	if err != nil || d == nil {
+		return false
+	}
+	if d.kind == dkSubst {
+		// An instance's variable replaced by an expression: primed only
+		// when the expression is.
+		return false
+	}
+	if d.kind != dkOp {
+		return false
+	}
+	if a, ok := w.actionDefs[d]; ok {
+		return a
+	}
+	if w.actionDefs == nil {
+		w.actionDefs = map[*def]bool{}
+	}
+	w.actionDefs[d] = false
+	inner := &lex{}
+	for _, p := range d.params {
+		inner.names = append(inner.names, p.Name)
+		inner.arities = append(inner.arities, p.Arity)
+	}
+	a := w.action(d.body, d.sc, inner, depth+1)
+	w.actionDefs[d] = a
+	return a
+}
