@@ -363,15 +363,16 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 			}
 		}
 	}
+	stopCoverage := func() {}
 	if cov != nil && s.coverage > 0 && !s.jsonOut {
-		stop := every(time.Duration(s.coverage)*time.Minute, func() {
+		stopCoverage = every(time.Duration(s.coverage)*time.Minute, func() {
 			out.mu.Lock() // not inside a progress line
 			defer out.mu.Unlock()
 			cov.print(w)
 		})
-		defer stop()
 	}
 	res := check.CheckWithProperties(m, opt)
+	stopCoverage()
 	for _, d := range dumps {
 		if err := d.close(); err != nil {
 			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
@@ -425,10 +426,12 @@ func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers
 	return nil
 }
 
-// every calls f every d until the returned function is called.
+// every calls f every d until the returned function is called, which
+// returns once f is not running.
 func every(d time.Duration, f func()) func() {
-	done := make(chan struct{})
+	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(finished)
 		t := time.NewTicker(d)
 		defer t.Stop()
 		for {
@@ -440,5 +443,5 @@ func every(d time.Duration, f func()) func() {
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { close(done); <-finished }
 }
