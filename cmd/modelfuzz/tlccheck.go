@@ -88,13 +88,15 @@ with two:
   -dump dot[,actionlabels,colorize] FILE
                         write the state graph to FILE in GraphViz's format
   -coverage N           print per-action coverage at the end (every N min)
+  -metadir DIR          where the queue spills to disk (default: the system's
+                        temporary directory)
   -nowarning            do not print warnings
   -userFile FILE        write Print's output to FILE
   -checkpoint 0         no checkpoints (the only value supported)
   -cleanup, -noGenerateSpecTE, -modelcheck
                         accepted: they ask for nothing the check would do
                         otherwise (no metadata, no trace-explorer spec)
-  -fp N, -metadir DIR   accepted with a warning that they change nothing
+  -fp N                 accepted with a warning that it changes nothing
 
 Every other option of TLC is refused by name with exit code 1 (-recover,
 -maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
@@ -150,7 +152,7 @@ Exit codes are TLC's:
 	f.StringVar(&s.recover, "recover", "", "TLC's recovery from a checkpoint: not supported")
 	f.IntVar(&s.maxSetSize, "maxSetSize", 0, "TLC's bound on the size of sets it enumerates: not supported")
 	f.IntVar(&s.fp, "fp", 0, "TLC's choice of fingerprint polynomial: accepted, without effect (one fingerprint function)")
-	f.StringVar(&s.metadir, "metadir", "", "TLC's metadata directory: accepted, without effect (nothing is written there)")
+	f.StringVar(&s.metadir, "metadir", "", "TLC's metadata directory: where the search's queue goes when a level does not fit in memory (default: the system's temporary directory)")
 	f.BoolVar(&s.cleanup, "cleanup", false, "TLC's cleanup of its metadata directory: accepted, without effect")
 	f.BoolVar(&s.nowarning, "nowarning", false, "do not print warnings")
 	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
@@ -209,9 +211,6 @@ func (s *tlcCheckSettings) noEffect() []string {
 	var out []string
 	if s.fpSet {
 		out = append(out, fmt.Sprintf("-fp %d has no effect: the check has one fingerprint function", s.fp))
-	}
-	if s.metadir != "" {
-		out = append(out, fmt.Sprintf("-metadir %s has no effect: the check writes no metadata", s.metadir))
 	}
 	if !s.simulate && s.seedSet {
 		out = append(out, "-seed has no effect without -simulate: the search makes no random choice (RandomElement takes the least element)")
@@ -320,7 +319,16 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	}
 	out.starting()
 	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
+	if s.metadir != "" {
+		// TLC's metadata directory: where the search's queue spills to
+		// disk.
+		if err := os.MkdirAll(s.metadir, 0o755); err != nil {
+			return &exitError{check.ExitError, fmt.Errorf("tlc check: -metadir: %v", err)}
+		}
+		opt.QueueDir = s.metadir
+	}
 	if !s.jsonOut {
+		opt.InitDone = out.initDone
 		opt.Progress = out.progress
 		opt.ProgressEvery = time.Minute
 	}

@@ -86,7 +86,15 @@ func (p *tlcPrinter) starting() {
 		return
 	}
 	fmt.Fprintf(p.w, "Starting... (%s)\n", p.last.at.Format(tlcDate))
-	fmt.Fprintln(p.w, "Computing initial states and exploring the state graph...")
+	fmt.Fprintln(p.w, "Computing initial states...")
+}
+
+// initDone prints TLC's line after the initial states.
+func (p *tlcPrinter) initDone(pr check.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "Finished computing initial states: %d distinct %s generated at %s.\n",
+		pr.Distinct, plural(int(pr.Distinct), "state", "states"), time.Now().Format(tlcDate))
 }
 
 // progress prints TLC's progress line, with the rates since the last one

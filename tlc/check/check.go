@@ -33,6 +33,9 @@ const (
 // Options configure a check.
 type Options struct {
 	Workers int // 0: one per CPU
+	// InitDone, when set, is called once the initial states are computed
+	// (TLC prints "Finished computing initial states").
+	InitDone func(Progress)
 	// Progress, when set, is called about every ProgressEvery.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
@@ -369,6 +372,9 @@ func (c *checker) run() *Result {
 	}
 	if level.len() > 0 {
 		c.depth.Store(1)
+	}
+	if c.opt.InitDone != nil {
+		c.opt.InitDone(Progress{Distinct: c.distinct.Load(), Generated: c.generated.Load(), Depth: int(c.depth.Load()), Queue: int(level.len())})
 	}
 	if !c.m.NewEvaluator().HasNext() {
 		level.done()
