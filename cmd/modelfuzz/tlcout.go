@@ -345,6 +345,10 @@ type tlcJSON struct {
 	Error           string      `json:"error,omitempty"`
 	Trace           []jsonState `json:"trace,omitempty"`
 	Unchecked       []string    `json:"unchecked_properties,omitempty"`
+	// A lasso (a temporal property violated): the trace goes back to
+	// state BackToState (1-based), or stutters in its last state.
+	BackToState int  `json:"back_to_state,omitempty"`
+	Stuttering  bool `json:"stuttering,omitempty"`
 	// With -simulate: the seed and the behaviours generated.
 	Seed   int64 `json:"seed,omitempty"`
 	Traces int64 `json:"traces,omitempty"`
@@ -374,7 +378,8 @@ func (p *tlcPrinter) resultJSON(res *check.Result, d time.Duration) {
 // resultObject is the --json object of a result.
 func (p *tlcPrinter) resultObject(res *check.Result, d time.Duration) *tlcJSON {
 	out := &tlcJSON{Result: res.Result, DistinctStates: res.Distinct, StatesGenerated: res.Generated,
-		Depth: res.Depth, DurationS: round3(d.Seconds()), Error: res.Error}
+		Depth: res.Depth, DurationS: round3(d.Seconds()), Error: res.Error,
+		BackToState: res.LoopBack, Stuttering: res.Stuttering}
 	for _, pr := range res.Unchecked {
 		out.Unchecked = append(out.Unchecked, pr.Name)
 	}
