@@ -138,30 +138,35 @@ func negate(t *eval.Temporal) ([]*form, error) {
 		case a.Op == eval.TEventually && isPred(a.Args[0]): // <>[]~P
 			return []*form{{ea: []cond{{a.Args[0].Pred, true}}}}, nil
 		case a.Op == eval.TOr:
-			// [](P => <>Q), as P ~> Q: <>(P /\ []~Q); [](P => []Q):
-			// <>(P /\ <>~Q).
+			// [](P => F): <>(P /\ ~F), F one of <>Q, []Q, <>[]Q, []<>Q.
 			var at []cond
-			var ev, al *eval.Temporal
+			var f *eval.Temporal
 			for _, d := range a.Args {
 				switch {
 				case d.Op == eval.TPred:
 					at = append(at, cond{d.Pred, true})
 				case d.Op == eval.TNot && d.Args[0].Op == eval.TPred:
 					at = append(at, cond{d.Args[0].Pred, false})
-				case d.Op == eval.TEventually && d.Args[0].Op == eval.TPred && ev == nil && al == nil:
-					ev = d.Args[0]
-				case d.Op == eval.TAlways && d.Args[0].Op == eval.TPred && ev == nil && al == nil:
-					al = d.Args[0]
+				case f == nil && (d.Op == eval.TEventually || d.Op == eval.TAlways):
+					f = d
 				default:
 					return nil, unsupported(t)
 				}
 			}
+			if f == nil {
+				return nil, unsupported(t)
+			}
+			g := f.Args[0]
 			switch {
-			case ev != nil:
-				notQ := cond{ev.Pred, true}
+			case f.Op == eval.TEventually && g.Op == eval.TPred: // P ~> Q: <>(P /\ []~Q)
+				notQ := cond{g.Pred, true}
 				return []*form{{trig: []trigger{{at: append(at, notQ), then: []cond{notQ}}}}}, nil
-			case al != nil:
-				return []*form{{trig: []trigger{{at: at}, {at: []cond{{al.Pred, true}}}}}}, nil
+			case f.Op == eval.TAlways && g.Op == eval.TPred: // <>(P /\ <>~Q)
+				return []*form{{trig: []trigger{{at: at}, {at: []cond{{g.Pred, true}}}}}}, nil
+			case f.Op == eval.TEventually && g.Op == eval.TAlways && isPred(g.Args[0]): // <>(P /\ []<>~Q)
+				return []*form{{trig: []trigger{{at: at}}, ae: [][]cond{{{g.Args[0].Pred, true}}}}}, nil
+			case f.Op == eval.TAlways && g.Op == eval.TEventually && isPred(g.Args[0]): // <>(P /\ <>[]~Q)
+				return []*form{{trig: []trigger{{at: at}}, ea: []cond{{g.Args[0].Pred, true}}}}, nil
 			}
 			return nil, unsupported(t)
 		}

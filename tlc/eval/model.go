@@ -406,6 +406,11 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 	for _, p := range conf.Properties {
 		m.Properties = append(m.Properties, p.Name)
 	}
+	if m.Symmetry != nil && len(conf.Properties) > 0 {
+		// TLC's warning: liveness is checked on the graph of symmetry
+		// classes, where a cycle of classes need not be one of states.
+		m.Warnings = append(m.Warnings, "Declaring symmetry during liveness checking is dangerous. It might cause TLC to miss violations of the stated liveness properties. Please check liveness without symmetry defined.")
+	}
 	return nil
 }
 

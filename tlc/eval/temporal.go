@@ -211,6 +211,25 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 		return t, nil
 	case *syntax.Quant:
 		return w.quant(x, sc, lx, env, depth)
+	case *syntax.If:
+		// IF c THEN A ELSE B, c a state predicate: (c /\ A) \/ (~c /\ B).
+		if w.temporal(x.Cond, sc, lx, 0) {
+			break
+		}
+		c, err := w.leaf(x.Cond, sc, lx, env)
+		if err != nil {
+			return nil, err
+		}
+		a, err := w.walk(x.Then, sc, lx, env, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		b, err := w.walk(x.Else, sc, lx, env, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		notC := &Temporal{Op: TNot, Args: []*Temporal{c}, Text: c.Text, Pos: c.Pos}
+		return node(TOr, node(TAnd, c, a), node(TAnd, notC, b)), nil
 	case *syntax.Ident:
 		return w.ref(e, x.Name, nil, nil, sc, lx, env, depth)
 	case *syntax.OpApp:
