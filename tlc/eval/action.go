@@ -18,11 +18,13 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		// enumerated, so that a disjunction whose two sides hold yields
 		// its state once (TLC's Tool.getInitStates and
 		// getNextStatesAllAssigned; its generated count follows).
-		b, err := evalBool(c, env, n)
-		if err != nil || !b {
-			return err
+		if _, ok := n.(*composeNode); !ok {
+			b, err := evalBool(c, env, n)
+			if err != nil || !b {
+				return err
+			}
+			return k()
 		}
-		return k()
 	}
 	switch n := n.(type) {
 	case *andNode:
@@ -155,12 +157,36 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		defer c.leave()
 		return c.enum(n.d.body, fr, k)
 	case *letRefNode:
-		if n.d.prime && n.d.fn == nil {
+		// A LET definition is passed on lazily in TLC: its body is
+		// enumerated where it stands in an action, each way it holds
+		// continuing (LET ok == \E q \in Q : P(q) IN ok /\ x' = 1 generates
+		// one state per such q).
+		if n.d.fn == nil {
 			if err := c.enter(n.pos); err != nil {
 				return err
 			}
 			defer c.leave()
 			return c.enum(n.d.body, env.up(n.depth), k)
+		}
+	case *funcDefApp, *letFuncApp, *funcAppNode:
+		lit, fenv, arg, name, ok, err := c.lazyApp(n, env)
+		if err != nil {
+			return err
+		}
+		if ok {
+			// TLC enumerates the body of a function it has not built yet
+			// (a function literal, a LET or recursive function definition)
+			// applied in an action, as if it were an operator's: each way
+			// SafeAt[b] holds through its \E continues.
+			f, err := lit.bindArg(c, fenv, arg, n.position(), name)
+			if err != nil {
+				return err
+			}
+			if err := c.enter(n.position()); err != nil {
+				return err
+			}
+			defer c.leave()
+			return c.enum(lit.body, f, k)
 		}
 	case *substNode:
 		return c.enum(n.d.substNode, env.instFrame(), k)
@@ -481,9 +507,86 @@ func enumLinear(n node, walking map[*def]bool) bool {
 		ok := enumLinear(n.d.compiled, walking)
 		delete(walking, n.d)
 		return ok
-	case *letCallNode, *letRefNode, *substNode:
+	case *letCallNode, *letRefNode, *substNode, *letFuncApp, *funcDefApp:
 		// Enumerated through bodies this walk does not follow.
 		return false
+	case *funcAppNode:
+		switch n.f.(type) {
+		case *funcLitNode, *letRefNode:
+			return false // see lazyApp
+		}
+	}
+	return true
+}
+
+// lazyApp reports whether the function application n applies a function
+// that TLC keeps unbuilt (a FcnLambdaValue without its table) when it
+// evaluates an action: a function literal written in place, a LET
+// function definition or a LET definition equal to a function literal, a
+// recursive function definition, and a definition of a function whose
+// value depends on the state or whose domain is not a set TLC enumerates
+// eagerly (an interval or a set of listed elements). TLC evaluates the
+// constant ones once, building the table, and then merely applies them.
+// It returns the literal, the frame its body lives in and the argument.
+func (c *ctx) lazyApp(n node, env *Env) (lit *funcLitNode, fenv *Env, arg value.Value, name string, ok bool, err error) {
+	var argNode node
+	switch n := n.(type) {
+	case *funcDefApp:
+		if !n.d.recursive && !n.d.state && !n.d.sc.paramInst && c.eagerDomains(n.d) {
+			return nil, nil, nil, "", false, nil
+		}
+		lit, fenv, argNode, name = n.d.compiled.(*funcDefNode).lit, nil, n.arg, n.d.name
+	case *letFuncApp:
+		lit, fenv, argNode, name = n.d.fn, env.up(n.depth), n.arg, n.d.name
+	case *funcAppNode:
+		switch f := n.f.(type) {
+		case *funcLitNode:
+			lit, fenv, name = f, env, "the function"
+		case *letRefNode:
+			l, isLit := f.d.body.(*funcLitNode)
+			if f.d.fn != nil || !isLit {
+				return nil, nil, nil, "", false, nil
+			}
+			lit, fenv, name = l, env.up(f.depth), f.d.name
+		default:
+			return nil, nil, nil, "", false, nil
+		}
+		argNode = n.arg
+	default:
+		return nil, nil, nil, "", false, nil
+	}
+	arg, err = argNode.eval(c, env)
+	if err != nil {
+		return nil, nil, nil, "", false, err
+	}
+	return lit, fenv, arg, name, true, nil
+}
+
+// eagerDomains reports whether TLC builds the constant function definition
+// d when it evaluates it: when every domain is an interval or a set of
+// listed elements (TLC's Reducible sets), not a SUBSET, a set of
+// functions, a product, a set built by a filter or set operators, or an
+// infinite set.
+func (c *ctx) eagerDomains(d *def) bool {
+	lit := d.compiled.(*funcDefNode).lit
+	for _, s := range lit.b.sets {
+		switch s := s.(type) {
+		case *setFilterNode, *productNode, *recordNode:
+			return false
+		case *arithNode:
+			if s.op != ".." {
+				return false // \cup, \cap, \, ->: TLC's lazy set values
+			}
+		}
+		v, err := s.eval(c, nil)
+		if err != nil {
+			return false
+		}
+		switch v.(type) {
+		case *value.Set, *value.Interval:
+		default:
+			return false
+		}
 	}
 	return true
 }

@@ -45,6 +45,9 @@ func (e *IncompleteError) Error() string {
 func (ev *Evaluator) Init(fn func(s []value.Value) error) error {
 	m := ev.m
 	if m.init == nil {
+		if len(m.Vars) == 0 {
+			return nil // a model of constants only: no state (see compileConfig)
+		}
 		return fmt.Errorf("the model has no initial predicate")
 	}
 	partial := make([]value.Value, len(m.Vars))

@@ -150,7 +150,8 @@ func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, err
 func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt LoadOptions) (*Model, error) {
 	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
-		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{}}
+		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{},
+		scopedValues: map[string]map[string]value.Value{}}
 	for _, c := range conf.Constants {
 		if c.Kind == cfg.Substitute && c.Module != "" {
 			if l.scopedOverrides[c.Module] == nil {
@@ -158,12 +159,19 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 			}
 			l.scopedOverrides[c.Module][c.Name] = c.Subst
 		}
+		if c.Kind == cfg.Assign && c.Module != "" && len(c.Args) == 0 {
+			if l.scopedValues[c.Module] == nil {
+				l.scopedValues[c.Module] = map[string]value.Value{}
+			}
+			l.scopedValues[c.Module][c.Name] = c.Value
+		}
 	}
 	root, err := l.build(mod, nil, false)
 	if err != nil {
 		return nil, &LoadError{err}
 	}
 	m.root = root
+	m.assumes = l.rootAssumes(mod, root)
 	for _, po := range l.pendingOverrides {
 		t := root.lookup(po.target)
 		if t == nil {
@@ -192,7 +200,7 @@ func cfgErr(conf *cfg.Config, p cfg.Pos, format string, args ...any) error {
 // them (through EXTENDS) sees the change.
 func (m *Model) applyConstants(conf *cfg.Config) error {
 	for _, c := range conf.Constants {
-		if c.Module != "" && c.Kind == cfg.Substitute {
+		if c.Module != "" {
 			continue // applied while building that module's scope
 		}
 		d := m.root.lookup(c.Name)
@@ -341,7 +349,10 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		}
 		m.init, m.InitName, m.initPos, m.initDef = n, conf.Init.Name, d.pos, d
 	default:
-		if len(m.Vars) > 0 {
+		// A model without variables may have no behaviour at all: TLC then
+		// checks the assumptions (and prints what they print) and reports
+		// success with no state. Anything to check in states needs them.
+		if len(m.Vars) > 0 || len(conf.Invariants) > 0 || len(conf.Properties) > 0 {
 			return &ConfigError{fmt.Errorf("%s: no SPECIFICATION and no INIT/NEXT", conf.File)}
 		}
 	}

@@ -1287,6 +1287,16 @@ func (n *funcLitNode) eval(c *ctx, env *Env) (value.Value, error) {
 // applyTo evaluates the function literal at one argument, checking that
 // the argument is in the domain.
 func (n *funcLitNode) applyTo(c *ctx, env *Env, a value.Value, pos syntax.Pos, name string) (value.Value, error) {
+	f, err := n.bindArg(c, env, a, pos, name)
+	if err != nil {
+		return nil, err
+	}
+	return n.body.eval(c, f)
+}
+
+// bindArg checks that a is in the function literal's domain and returns
+// the frame its body sees for argument a.
+func (n *funcLitNode) bindArg(c *ctx, env *Env, a value.Value, pos syntax.Pos, name string) (*Env, error) {
 	f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
 	var parts []value.Value
 	if n.b.width == 1 {
@@ -1324,7 +1334,7 @@ func (n *funcLitNode) applyTo(c *ctx, env *Env, a value.Value, pos syntax.Pos, n
 		copy(f.vals[slot:], parts[slot:slot+k])
 		slot += k
 	}
-	return n.body.eval(c, f)
+	return f, nil
 }
 
 // ---------------------------------------------------------------- actions as values

@@ -115,8 +115,11 @@ type loader struct {
 	// shared (one copy of their constants and variables).
 	extended map[string]*scope
 	// overrides from the cfg: name -> target name; scoped ones by module.
-	overrides        map[string]string
-	scopedOverrides  map[string]map[string]string
+	overrides       map[string]string
+	scopedOverrides map[string]map[string]string
+	// scopedValues are the cfg's values for definitions of one module
+	// (NoBlock = [Nano]NoBlockVal), by module.
+	scopedValues     map[string]map[string]value.Value
 	pendingOverrides []pendingOverride
 }
 
@@ -241,6 +244,13 @@ func (l *loader) build(mod *syntax.Module, subst map[string]substitution, paramI
 			return nil, err
 		}
 	}
+	for name, v := range l.scopedValues[mod.Name] {
+		d := sc.lookup(name)
+		if d == nil {
+			return nil, fmt.Errorf("cfg: %s = [%s]%s: module %s has no %s", name, mod.Name, v, mod.Name, name)
+		}
+		sc.names[name] = &def{kind: dkValue, name: d.name, pos: d.pos, sc: sc, val: v}
+	}
 	if so := l.scopedOverrides[mod.Name]; so != nil {
 		for name, target := range so {
 			if err := l.override(sc, name, target); err != nil {
@@ -300,9 +310,8 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 	case *syntax.Instance:
 		return l.instance(sc, u, paramInst)
 	case *syntax.Assume:
-		if sc == l.m.root || l.m.root == nil {
-			l.m.assumes = append(l.m.assumes, assumeDef{pos: u.Pos, expr: u.Expr, sc: sc, name: u.Name})
-		}
+		// The assumptions TLC checks are collected once the root is built
+		// (see rootAssumes).
 		if u.Name != "" {
 			sc.names[u.Name] = &def{kind: dkOp, name: u.Name, pos: u.Pos, body: u.Expr, sc: sc}
 		}
@@ -426,3 +435,35 @@ func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
 }
 
 var errNotFound = errors.New("not found")
+
+// rootAssumes lists the assumptions TLC checks: those of the root module
+// and of the modules it extends, directly or not, extended modules first
+// (as SANY's ModuleNode.getAssumptions). The assumptions of instantiated
+// modules are not checked: an instance's ASSUME may be about its constants
+// in general (\A data, hash : CalculateHash(data, hash) \in BOOLEAN), which
+// TLC could not evaluate.
+func (l *loader) rootAssumes(root *syntax.Module, rootSc *scope) []assumeDef {
+	var out []assumeDef
+	seen := map[string]bool{}
+	var walk func(mod *syntax.Module, sc *scope)
+	walk = func(mod *syntax.Module, sc *scope) {
+		if seen[mod.Name] {
+			return
+		}
+		seen[mod.Name] = true
+		for _, e := range mod.Extends {
+			esc := l.extended[e]
+			if esc == nil || esc.module == nil {
+				continue // a standard module: no assumptions
+			}
+			walk(esc.module, esc)
+		}
+		for _, u := range mod.Units {
+			if a, ok := u.(*syntax.Assume); ok {
+				out = append(out, assumeDef{pos: a.Pos, expr: a.Expr, sc: sc, name: a.Name})
+			}
+		}
+	}
+	walk(root, rootSc)
+	return out
+}
