@@ -687,7 +687,11 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 			}
 		}
 	}
-	c.generated.Add(gen)
+	// TLC counts the intermediate states of A \cdot B as generated, and a
+	// state with some is not deadlocked.
+	composed := ev.TakeComposed()
+	any = any || composed > 0
+	c.generated.Add(gen + composed)
 	if err != nil {
 		if err != errStop {
 			c.evalFailure(err, it.id, "computing the successors of a state")

@@ -210,6 +210,14 @@ func TestStepByActionFindsTheSameStates(t *testing.T) {
 			assert.Equal(t, whole.Distinct, byAction.Distinct)
 			assert.Equal(t, whole.Generated, byAction.Generated)
 			assert.Equal(t, whole.Distinct, fresh.Load())
+			src, err := os.ReadFile(filepath.Join("testdata", name+".tla"))
+			require.NoError(t, err)
+			if strings.Contains(string(src), `\cdot`) {
+				// TLC counts the intermediate states of A \cdot B as
+				// generated; they are no step.
+				assert.LessOrEqual(t, steps.Load(), whole.Generated)
+				return
+			}
 			assert.Equal(t, whole.Generated, steps.Load(), "every state generated is a step")
 		})
 	}

@@ -137,7 +137,7 @@ func TestConformance(t *testing.T) {
 			if why, ok := gaps[c.Name()]; ok && res.Distinct == c.Distinct && res.Generated == c.Total {
 				t.Skipf("documented difference (depth %d, TLC %d): %s", res.Depth, c.Depth, why)
 			}
-			if res.Distinct != c.Distinct || res.Depth != c.Depth {
+			if res.Distinct != c.Distinct || res.Depth != c.Depth || res.Generated != c.Total {
 				t.Fatalf("distinct %d depth %d, TLC: distinct %d depth %d (generated %d vs %d)", res.Distinct, res.Depth, c.Distinct, c.Depth, res.Generated, c.Total)
 			}
 			t.Log(fmt.Sprintf("distinct %d generated %d (TLC %d) depth %d in %v", res.Distinct, res.Generated, c.Total, res.Depth, el.Round(time.Millisecond)))

@@ -399,6 +399,8 @@ func (c *ctx) enumCompose(n *composeNode, env *Env, k func() error) error {
 				return &IncompleteError{Var: c.m.Vars[i]}
 			}
 		}
+		// TLC counts each intermediate state as generated too.
+		c.composed++
 		state := append([]value.Value(nil), mid...)
 		last := append([]value.Value(nil), outer...)
 		c.cur, c.next = state, last

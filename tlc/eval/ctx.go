@@ -71,6 +71,11 @@ type ctx struct {
 	stateOf     []value.Value
 	stateValues map[*def]stateValue
 
+	// composed counts the intermediate states of action compositions
+	// (A \cdot B) enumerated, which TLC counts as generated (see
+	// Evaluator.TakeComposed).
+	composed int64
+
 	// memos keeps results of operators that do not depend on the state
 	// (see memo.go).
 	memos map[*def]*callMemo

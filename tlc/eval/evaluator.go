@@ -64,6 +64,15 @@ func (ev *Evaluator) Init(fn func(s []value.Value) error) error {
 	})
 }
 
+// TakeComposed returns the number of intermediate states of action
+// compositions (the A-steps of A \cdot B) enumerated since the last call.
+// TLC counts them as generated states, besides the composed steps.
+func (ev *Evaluator) TakeComposed() int64 {
+	n := ev.c.composed
+	ev.c.composed = 0
+	return n
+}
+
 // HasNext reports whether the model has a next-state relation.
 func (ev *Evaluator) HasNext() bool { return ev.m.next != nil }
 
