@@ -210,7 +210,8 @@ func TestTLCCheckSimulate(t *testing.T) {
 		return stable(res.stdout)
 	}
 	one := run("42")
-	assert.Contains(t, one, "Simulation using seed 42: 30 traces generated")
+	assert.Contains(t, one, "Simulation using seed 42 and aril 0\nProgress: ")
+	assert.Contains(t, one, " states checked, 30 traces generated (trace length: mean=")
 	assert.Equal(t, one, run("42"), "the same seed, the same behaviours")
 
 	res = tlcIn(t, tlcData, "tlc", "check", "-workers", "2", "-simulate", "num=5", "-seed", "9", "-json", "-config", "CommitAll", "Commit")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -197,7 +198,9 @@ func (p *tlcPrinter) simResult(res *check.SimResult, seed int64) {
 		p.violation(&res.Result)
 	}
 	fmt.Fprintf(p.w, "The number of states generated: %d\n", res.Generated)
-	fmt.Fprintf(p.w, "Simulation using seed %d: %d traces generated, the longest of %d states.\n", seed, res.Traces, res.Depth)
+	fmt.Fprintf(p.w, "Simulation using seed %d and aril 0\n", seed)
+	fmt.Fprintf(p.w, "Progress: %d states checked, %d traces generated (trace length: mean=%.0f, var(x)=%.0f, sd=%.0f)\n",
+		res.Generated, res.Traces, res.MeanLength, res.VarLength, math.Sqrt(res.VarLength))
 	p.finished()
 	printUnchecked(p.w, &res.Result)
 }

@@ -42,6 +42,9 @@ type SimProgress struct {
 type SimResult struct {
 	Result
 	Traces int64
+	// MeanLength and VarLength are the mean and the variance of the
+	// behaviours' lengths, in states.
+	MeanLength, VarLength float64
 }
 
 // Simulate generates random behaviours of m: each starts in a random
@@ -63,6 +66,10 @@ func Simulate(m *eval.Model, opt SimOptions) *SimResult {
 	s := &simulator{m: m, opt: opt, c: &checker{m: m, opt: Options{Workers: opt.Workers}}}
 	res := s.run()
 	out := &SimResult{Result: *res, Traces: s.traces.Load()}
+	if n := float64(out.Traces); n > 0 {
+		out.MeanLength = float64(s.sumLen.Load()) / n
+		out.VarLength = float64(s.sumSq.Load())/n - out.MeanLength*out.MeanLength
+	}
 	out.Generated, out.Depth = s.states.Load(), int(s.longest.Load())
 	out.Duration = time.Since(start)
 	return out
@@ -75,6 +82,7 @@ type simulator struct {
 
 	inits                   [][]value.Value
 	states, traces, longest atomic.Int64
+	sumLen, sumSq           atomic.Int64 // of the behaviours' lengths
 }
 
 func (s *simulator) run() *Result {
@@ -160,6 +168,8 @@ func (s *simulator) worker(w int) {
 			}
 		}
 		s.traces.Add(1)
+		s.sumLen.Add(int64(len(trace)))
+		s.sumSq.Add(int64(len(trace)) * int64(len(trace)))
 		for l := s.longest.Load(); int64(len(trace)) > l && !s.longest.CompareAndSwap(l, int64(len(trace))); l = s.longest.Load() {
 		}
 	}
