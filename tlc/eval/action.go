@@ -190,6 +190,20 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		}
 	case *substNode:
 		return c.enum(n.d.substNode, env.instFrame(), k)
+	case *boundNode:
+		// A parameter bound to an action passed by name (W(A) == A):
+		// enumerate the action where it was written.
+		if f := env.up(n.depth); f.lazy != nil && f.lazy[n.idx] != nil {
+			la := f.lazy[n.idx]
+			return c.enum(la.n, la.env, k)
+		}
+	case *actionArgNode:
+		return c.enum(n.x, env, k)
+	case *paramCallNode:
+		// Op(v) for an operator argument Op: its body is enumerated, as
+		// TLC expands an operator passed as argument (Apply(Set, 1) with
+		// Set(v) == x' = v assigns x').
+		return c.enumParamCall(n, env, k)
 	case *composeNode:
 		return c.enumCompose(n, env, k)
 	}
@@ -282,6 +296,9 @@ func deref(n node, env *Env) (node, *Env) {
 			}
 			n, env = f.lazy[x.idx].n, f.lazy[x.idx].env
 			continue
+		case *actionArgNode:
+			n = x.x
+			continue
 		}
 		return n, env
 	}
@@ -299,6 +316,9 @@ func varOf(n node, env *Env) (int, bool) {
 // byName reports whether a call argument must be passed by name: a
 // variable (the operator may prime it) or an assignable x'.
 func (c *ctx) byName(a node, env *Env) bool {
+	if isActionArg(a) || lazyParam(a, env) {
+		return true // an action argument, or a parameter passed by name
+	}
 	if _, ok := varOf(a, env); ok {
 		return true
 	}
@@ -442,6 +462,9 @@ func (c *ctx) evaluable(n *callNode, env *Env) bool {
 		return false
 	}
 	for _, a := range n.args {
+		if isActionArg(a) || lazyParam(a, env) {
+			return false
+		}
 		if _, ok := c.target(a, env); ok {
 			return false
 		}
@@ -509,7 +532,7 @@ func enumLinear(n node, walking map[*def]bool) bool {
 		ok := enumLinear(n.d.compiled, walking)
 		delete(walking, n.d)
 		return ok
-	case *letCallNode, *letRefNode, *substNode, *letFuncApp, *funcDefApp:
+	case *letCallNode, *letRefNode, *substNode, *letFuncApp, *funcDefApp, *paramCallNode, *actionArgNode:
 		// Enumerated through bodies this walk does not follow.
 		return false
 	case *funcAppNode:
@@ -591,4 +614,61 @@ func (c *ctx) eagerDomains(d *def) bool {
 		}
 	}
 	return true
+}
+
+func isActionArg(n node) bool {
+	_, ok := n.(*actionArgNode)
+	return ok
+}
+
+// lazyParam reports whether n is a parameter bound to an argument passed
+// by name: passed on, it is passed by name again (V(A) == W(A)).
+func lazyParam(n node, env *Env) bool {
+	b, ok := n.(*boundNode)
+	if !ok {
+		return false
+	}
+	f := env.up(b.depth)
+	return f.lazy != nil && f.lazy[b.idx] != nil
+}
+
+// enumParamCall enumerates a call of an operator parameter.
+func (c *ctx) enumParamCall(n *paramCallNode, env *Env, k func() error) error {
+	f := env.up(n.depth)
+	if f == nil || n.idx >= len(f.ops) || f.ops[n.idx] == nil {
+		return errorf(n.pos, "operator parameter %s has no operator", n.name)
+	}
+	cl := f.ops[n.idx]
+	if cl.builtin != nil || cl.def != nil && cl.def.kind != dkOp {
+		return c.enumBool(n, env, k)
+	}
+	fr, err := c.bindArgs(n.args, env, true)
+	if err != nil {
+		return err
+	}
+	if len(fr.vals) != cl.arity {
+		return errorf(cl.pos, "operator %s takes %d arguments, got %d", cl.name, cl.arity, len(fr.vals))
+	}
+	if err := c.enter(n.pos); err != nil {
+		return err
+	}
+	defer c.leave()
+	if cl.def != nil {
+		if cl.def.compiled == nil {
+			return errorf(n.pos, "%s is used before its definition was compiled", cl.def.name)
+		}
+		fr.inst = cl.inst
+		return c.enum(cl.def.compiled, fr, k)
+	}
+	fr.parent, fr.inst = cl.env, cl.env.instFrame()
+	return c.enum(cl.body, fr, k)
+}
+
+// enumBool continues with k when n holds.
+func (c *ctx) enumBool(n node, env *Env, k func() error) error {
+	b, err := evalBool(c, env, n)
+	if err != nil || !b {
+		return err
+	}
+	return k()
 }

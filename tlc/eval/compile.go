@@ -34,6 +34,8 @@ type compiler struct {
 	sc    *scope
 	state bool
 	prime bool
+	// letScoped is true while c.sc is a LET's own scope (see let).
+	letScoped bool
 }
 
 func (m *Model) compileIn(sc *scope, e syntax.Expr, lx *lex) (node, bool, bool, error) {
@@ -514,6 +516,21 @@ func (c *compiler) let(e *syntax.Let, lx *lex) (node, error) {
 	var ps []pending
 	for _, u := range e.Defs {
 		switch u := u.(type) {
+		case *syntax.Instance:
+			// LET CC == INSTANCE M IN ... CC!Op: the instance is a name
+			// of a scope that sees the enclosing one, for the LET's
+			// definitions and body.
+			if u.Name == "" {
+				return nil, errorf(u.Pos, "an INSTANCE inside LET must be named (LET M == INSTANCE %s)", u.Module)
+			}
+			if !c.letScoped {
+				saved := c.sc
+				c.sc, c.letScoped = c.sc.child(), true
+				defer func() { c.sc, c.letScoped = saved, false }()
+			}
+			if err := c.m.loader.instanceAt(c.sc, u, c.sc.paramInst, lx); err != nil {
+				return nil, err
+			}
 		case *syntax.OpDef:
 			ld := &letDef{name: u.Name, arity: len(u.Params), pos: u.Pos, params: u.Params}
 			ps = append(ps, pending{ld, u})

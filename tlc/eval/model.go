@@ -22,6 +22,9 @@ type Model struct {
 	Vars   []string
 
 	varDefs []*def
+	// loader built the scopes; it builds the instances a LET defines
+	// (LET CC == INSTANCE M IN ...) when their definition is compiled.
+	loader *loader
 	root    *scope
 	assumes []assumeDef
 
@@ -166,6 +169,7 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 			l.scopedValues[c.Module][c.Name] = c.Value
 		}
 	}
+	m.loader = l
 	root, err := l.build(mod, nil, false)
 	if err != nil {
 		return nil, &LoadError{err}

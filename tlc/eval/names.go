@@ -140,14 +140,33 @@ func (c *compiler) args(args []syntax.Expr, lx *lex, opArity func(i int) int) ([
 			out[i] = n
 			continue
 		}
+		prime := c.prime
+		c.prime = false
 		n, err := c.expr(a, lx)
 		if err != nil {
 			return nil, err
 		}
+		if c.prime || !enumLinear(n, map[*def]bool{}) {
+			n = &actionArgNode{at{a.Position()}, n}
+		}
+		c.prime = c.prime || prime
 		out[i] = n
 	}
 	return out, nil
 }
+
+// actionArgNode is an argument that mentions primed variables, an action
+// passed to an operator (W(A) == A, Next == W(Inc)), or a formula that
+// branches (a disjunction, \E). It is passed by name, as TLC passes every
+// argument lazily, so that where the operator's body uses it as an action,
+// it is enumerated: it can give primed variables their values, and each
+// way it holds continues (which TLC counts in its generated states).
+type actionArgNode struct {
+	at
+	x node
+}
+
+func (n *actionArgNode) eval(c *ctx, env *Env) (value.Value, error) { return n.x.eval(c, env) }
 
 // firstOrder rejects passing an operator that itself takes operator
 // arguments: only first-order operators can be arguments, as in SANY.
@@ -289,7 +308,26 @@ func (c *compiler) opApp(e *syntax.OpApp, lx *lex) (node, error) {
 			return nil, err
 		}
 		// Compile the arguments here, in the caller's scope.
-		return c.refInst(e.Pos, d, e.Name, e.Args, lx, instArgs, hasInst)
+		n, err := c.refInst(e.Pos, d, e.Name, e.Args, lx, instArgs, hasInst)
+		if err != nil {
+			return nil, err
+		}
+		if site := c.sc.lookup(e.Path[0].Name).inst.site; site != nil {
+			cn, ok := n.(*callNode)
+			if !ok {
+				return nil, errorf(e.Pos, "%s: only the definitions of an instance defined in a LET can be used", e.Name)
+			}
+			depth := 0
+			f := lx
+			for ; f != nil && f != site; f = f.parent {
+				depth++
+			}
+			if f == nil {
+				return nil, errorf(e.Pos, "%s!%s is used outside the LET that defines %s", e.Path[0].Name, e.Name, e.Path[0].Name)
+			}
+			cn.site = depth + 1
+		}
+		return n, nil
 	}
 	if n, ok, err := c.core(e, lx); ok || err != nil {
 		return n, err

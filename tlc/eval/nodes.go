@@ -127,6 +127,10 @@ type callNode struct {
 	// caller's frame to build the instance frame.
 	instArgs []node
 	hasInst  bool
+	// site, for CC!Op where CC is an instance defined in a LET, is one more
+	// than the number of frames between the call and the LET: the frame
+	// there is the instance's (see loader.instanceAt).
+	site int
 }
 
 func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
@@ -239,6 +243,12 @@ func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
 // M(a, b)!Op; variables are passed by name (see bindArgs), so that
 // M(x)!Init can assign x.
 func (n *callNode) instFrame(c *ctx, env *Env) (*Env, error) {
+	if n.site > 0 {
+		for i := 1; i < n.site && env != nil; i++ {
+			env = env.parent
+		}
+		return env, nil
+	}
 	if !n.hasInst {
 		if n.d.sc.paramInst {
 			return env.instFrame(), nil

@@ -76,6 +76,9 @@ type def struct {
 type instanceDef struct {
 	params []syntax.Param
 	sc     *scope // the instantiated module's scope
+	// site is the lexical frame of an instance defined in a LET (see
+	// loader.instanceAt), nil otherwise.
+	site *lex
 }
 
 // scope is the names visible in one (instantiated) module.
@@ -92,6 +95,8 @@ type scope struct {
 	// variables are substituted: TLC does not split an action of such an
 	// instance into sub-actions (see split.go).
 	substituted bool
+	// parent, for a LET's scope, is the scope the LET is in.
+	parent *scope
 	// instPos and instName are the INSTANCE statement that made a
 	// substituted scope, and its name ("" when unnamed).
 	instPos  syntax.Pos
@@ -102,7 +107,21 @@ func newScope(name string) *scope {
 	return &scope{name: name, names: map[string]*def{}}
 }
 
-func (s *scope) lookup(name string) *def { return s.names[name] }
+func (s *scope) lookup(name string) *def {
+	for ; s != nil; s = s.parent {
+		if d, ok := s.names[name]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// child returns a scope that sees s's names and its own: the scope of a
+// LET that defines an instance (LET CC == INSTANCE M IN CC!Op).
+func (s *scope) child() *scope {
+	return &scope{name: s.name, names: map[string]*def{}, paramInst: s.paramInst, module: s.module, substituted: s.substituted,
+		instPos: s.instPos, instName: s.instName, parent: s}
+}
 
 // loader builds scopes for a spec.
 type loader struct {
@@ -328,6 +347,19 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 
 // instance handles INSTANCE X WITH ..., named or not, parameterized or not.
 func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
+	return l.instanceAt(sc, u, paramInst, nil)
+}
+
+// instanceAt is instance for an INSTANCE inside a LET when site is not
+// nil: site is the lexical frame at the LET, whose names (bound variables,
+// operator parameters) the substitutions may use, as in
+// \E s \in S : LET M == INSTANCE Def WITH Succ <- s IN M!Step. The
+// instance's definitions then need that frame at run time, like those of
+// a parameterized instance (see callNode.site).
+func (l *loader) instanceAt(sc *scope, u *syntax.Instance, paramInst bool, site *lex) error {
+	if site != nil && (len(u.Params) > 0 || paramInst) {
+		return errorf(u.Pos, "a parameterized INSTANCE inside LET, or an INSTANCE inside LET in a parameterized instance, is not supported")
+	}
 	if syntax.IsStandardModule(u.Module) {
 		std, err := stdScope(u.Module)
 		if err != nil {
@@ -349,7 +381,7 @@ func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
 	if err != nil {
 		return errorf(u.Pos, "INSTANCE %s: %v", u.Module, err)
 	}
-	var plex *lex
+	plex := site
 	if len(u.Params) > 0 {
 		plex = &lex{}
 		for _, p := range u.Params {
@@ -400,6 +432,14 @@ func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
 				if _, ok := subst[n]; ok {
 					continue
 				}
+				if plex != nil {
+					if _, _, fr := plex.resolve(n); fr != nil {
+						// P(Succ) == INSTANCE M: M's constant Succ is the
+						// parameter.
+						subst[n] = substitution{expr: &syntax.Ident{Pos: u.Pos, Name: n}, sc: sc, lex: plex}
+						continue
+					}
+				}
 				if sc.lookup(n) == nil {
 					return errorf(u.Pos, "INSTANCE %s: no substitution for %s (declared at %s) and no %s in module %s", u.Module, n, poss[i], n, sc.name)
 				}
@@ -413,7 +453,7 @@ func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
 	}
 	outer := l.inst
 	l.inst = u
-	isc, err := l.build(mod, subst, len(u.Params) > 0)
+	isc, err := l.build(mod, subst, len(u.Params) > 0 || site != nil)
 	l.inst = outer
 	if err != nil {
 		return err
@@ -430,7 +470,7 @@ func (l *loader) instance(sc *scope, u *syntax.Instance, paramInst bool) error {
 		}
 		return nil
 	}
-	sc.names[u.Name] = &def{kind: dkInstance, name: u.Name, pos: u.Pos, inst: &instanceDef{params: u.Params, sc: isc}, arity: len(u.Params), sc: sc}
+	sc.names[u.Name] = &def{kind: dkInstance, name: u.Name, pos: u.Pos, inst: &instanceDef{params: u.Params, sc: isc, site: site}, arity: len(u.Params), sc: sc}
 	return nil
 }
 

@@ -191,7 +191,13 @@ func (sp *splitter) split(n node, f splitFrame, d *def, args []value.Value, dept
 		return
 	case *letNode:
 		fr := x.frame(f.env)
-		sp.split(x.body, splitFrame{env: fr, base: f.base, lets: appendSpc(f.lets, frameSpc{let: x})}, d, args, depth+1)
+		base := f.base
+		if f.lets == nil {
+			// The frames so far (a \E's bindings) are built once: they
+			// are what the LET's frame is rebuilt on.
+			base = f.env
+		}
+		sp.split(x.body, splitFrame{env: fr, base: base, lets: appendSpc(f.lets, frameSpc{let: x})}, d, args, depth+1)
 		return
 	case *orNode:
 		for _, it := range x.items {
