@@ -24,7 +24,7 @@ type Model struct {
 	varDefs []*def
 	// loader built the scopes; it builds the instances a LET defines
 	// (LET CC == INSTANCE M IN ...) when their definition is compiled.
-	loader *loader
+	loader  *loader
 	root    *scope
 	assumes []assumeDef
 
