@@ -79,6 +79,14 @@ func translateTLCArgs(args []string, flags *pflag.FlagSet) ([]string, error) {
 		}
 		opt, isTLC := tlcOptions[name]
 		if !isTLC {
+			// TLC matches these few without regard to case.
+			for _, n := range []string{"noTE", "noTEBin", "loadTrace", "dumpTrace", "postCondition"} {
+				if strings.EqualFold(name, n) {
+					name, opt, isTLC = n, tlcOptions[n], true
+				}
+			}
+		}
+		if !isTLC {
 			if flags.Lookup(name) != nil {
 				out = append(out, "--"+a[1:])
 				continue

@@ -72,6 +72,7 @@ func TestTranslateTLCArgs(t *testing.T) {
 		{"-dump dot g Spec", "--dump-dot=g Spec"},
 		{"-dump states Spec", "--dump states Spec"},
 		{"-coverage 1 -continue -difftrace -noTE Spec", "--coverage 1 --continue --difftrace --noGenerateSpecTE Spec"},
+		{"-note Spec", "--noGenerateSpecTE Spec"},
 		{"--workers=3 -json --const N=2 Spec", "--workers=3 --json --const N=2 Spec"},
 		{"-h", "--help"},
 	} {
