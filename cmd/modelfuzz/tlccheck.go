@@ -47,6 +47,7 @@ type tlcCheckSettings struct {
 	cleanup, nowarning   bool
 	userFile             string
 	modelcheck, noTE     bool
+	view                 bool // -view: trace states printed through the VIEW
 	noTEBin              bool
 	fpSet, maxSetSizeSet bool
 	depthSet             bool
@@ -80,6 +81,7 @@ with two:
   -deadlock             do NOT check for deadlock (TLC's meaning)
   -continue             keep checking after an invariant is violated
   -difftrace            print only the variables a trace step changes
+  -view                 print trace states through the cfg's VIEW
   -simulate [num=N]     random behaviours instead of the exhaustive search,
                         N per worker, as TLC (default: until interrupted)
   -depth N              the length of a simulated behaviour (default 100)
@@ -159,6 +161,7 @@ Exit codes are TLC's:
 	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
 	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
+	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
 	f.BoolP("help", "h", false, "help for check")
 	return cmd
 }
@@ -283,7 +286,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := &tlcPrinter{w: w, json: s.jsonOut, diff: s.diffTrace, start: start}
+	out := &tlcPrinter{w: w, json: s.jsonOut, diff: s.diffTrace, view: s.view, start: start}
 	out.banner(s, workers, spec, cfgPath)
 	m, err := models.Load(models.Spec{Model: spec, Config: cfgPath, Consts: s.consts})
 	if err != nil {

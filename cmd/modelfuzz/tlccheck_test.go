@@ -111,6 +111,7 @@ func TestTLCCheckGolden(t *testing.T) {
 		{"continue", []string{"-workers", "1", "-continue", "-config", "CommitContinue", "Commit"}, 12},
 		{"deadlock-alias", []string{"-workers", "1", "-config", "CommitDeadlock.cfg", "Commit"}, 11},
 		{"const", []string{"-workers", "1", "--const", "RM = {r1}", "Commit"}, 12},
+		{"view", []string{"-workers", "1", "-view", "-config", "CommitView", "Commit"}, 12},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := tlcIn(t, tlcData, append([]string{"tlc", "check"}, c.args...)...)

@@ -25,6 +25,7 @@ type tlcPrinter struct {
 	m     *eval.Model
 	json  bool
 	diff  bool // -difftrace
+	view  bool // -view
 	start time.Time
 	// initLabel labels a trace's first state: TLC's simulation names the
 	// initial predicate, its search does not.
@@ -158,7 +159,9 @@ func (p *tlcPrinter) states(tr []check.State) {
 			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
 				continue
 			}
-			if len(st.names) == 1 {
+			if n == "" { // -view of a VIEW that is not a tuple of variables
+				fmt.Fprintf(p.w, "%s\n", st.vals[j])
+			} else if len(st.names) == 1 {
 				fmt.Fprintf(p.w, "%s = %s\n", n, st.vals[j])
 			} else {
 				fmt.Fprintf(p.w, "/\\ %s = %s\n", n, st.vals[j])
@@ -279,6 +282,18 @@ func (p *tlcPrinter) traceStates(tr []check.State) []traceState {
 // ALIAS's fields.
 func (p *tlcPrinter) stateValues(ev *eval.Evaluator, tr []check.State, i int) ([]string, []value.Value) {
 	st := tr[i]
+	if p.view && p.m.HasView() {
+		if v, err := ev.ViewOf(st.Values); err == nil {
+			// As TLC's -view: a VIEW that is a tuple of variables prints
+			// as those variables (in their declaration order), another
+			// as its value alone (an empty name).
+			vars := p.m.ViewVars()
+			if f, ok := v.(*value.Func); ok && vars != nil && f.IsSeq() && f.Len() == len(vars) {
+				return sortedByDecl(p.m.Vars, vars, f.Values())
+			}
+			return []string{""}, []value.Value{v}
+		}
+	}
 	if p.m.HasAlias() {
 		next := st.Values
 		if i+1 < len(tr) {
@@ -296,6 +311,21 @@ func (p *tlcPrinter) stateValues(ev *eval.Evaluator, tr []check.State, i int) ([
 		return append(names, "_ALIASEvalError"), append(vals, value.Str(err.Error()))
 	}
 	return sortedVars(st)
+}
+
+// sortedByDecl orders names (with their values) as decl, the variables'
+// declaration order.
+func sortedByDecl(decl, names []string, vals []value.Value) ([]string, []value.Value) {
+	var on []string
+	var ov []value.Value
+	for _, d := range decl {
+		for i, n := range names {
+			if n == d {
+				on, ov = append(on, n), append(ov, vals[i])
+			}
+		}
+	}
+	return on, ov
 }
 
 func sortedVars(st check.State) ([]string, []value.Value) {

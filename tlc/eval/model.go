@@ -71,6 +71,8 @@ type Model struct {
 	modules []*syntax.Module
 	initDef *def
 	alias   node // the cfg's ALIAS (see AliasOf)
+	// viewVars are the variables of a VIEW that is a tuple of variables.
+	viewVars []string
 	// aliasFields are the ALIAS record's fields as written, when it is a
 	// record constructor.
 	aliasFields []string
@@ -382,11 +384,22 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		m.ActionConstraints = append(m.ActionConstraints, Named{id.Name, n})
 	}
 	if conf.View.Name != "" {
-		n, _, err := m.compileName(conf, conf.View, "VIEW")
+		n, d, err := m.compileName(conf, conf.View, "VIEW")
 		if err != nil {
 			return err
 		}
 		m.View = n
+		if t, ok := d.body.(*syntax.Tuple); ok && d.kind == dkOp {
+			// TLC's -view prints a state of such a VIEW as its variables.
+			for _, e := range t.Elems {
+				id, ok := e.(*syntax.Ident)
+				if !ok || m.root.lookup(id.Name) == nil || m.root.lookup(id.Name).kind != dkVar {
+					m.viewVars = nil
+					break
+				}
+				m.viewVars = append(m.viewVars, id.Name)
+			}
+		}
 	}
 	if conf.Alias.Name != "" {
 		n, d, err := m.compileName(conf, conf.Alias, "ALIAS")

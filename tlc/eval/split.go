@@ -388,3 +388,8 @@ func (m *Model) InvariantDecls() []Location {
 	}
 	return out
 }
+
+// ViewVars are the variables of the cfg's VIEW when it is a tuple of
+// variables, in the tuple's order (nil otherwise): TLC's -view prints a
+// state of such a VIEW as those variables.
+func (m *Model) ViewVars() []string { return m.viewVars }

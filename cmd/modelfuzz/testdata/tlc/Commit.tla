@@ -43,6 +43,10 @@ NoneAborted == \A r \in RM : rmState[r] /= "aborted"
 
 Prepared == {r \in RM : rmState[r] = "prepared"}
 
+View == <<tmState, rmState>>
+
+Progress == Prepared
+
 Alias == [state |-> rmState, decided |-> tmState = "done", prepared |-> Prepared,
           nextPrepared |-> Prepared']
 ====
