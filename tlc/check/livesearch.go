@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -489,7 +490,7 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 				continue
 			}
 			res.Result, res.ExitCode, res.Property = "liveness", ExitLiveness, lp.name
-			res.Error = fmt.Sprintf("Temporal property %s was violated.", lp.name)
+			res.Error = violatedMessage([]string{lp.name})
 			tr, err := ps.states(l)
 			if err != nil {
 				res.Error += " (the counterexample could not be rebuilt: " + err.Error() + ")"
@@ -500,6 +501,9 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 				res.Stuttering = true
 			} else {
 				res.LoopBack = l.loop + 1
+			}
+			if names, err := ps.violatedBy(tr, l.loop, assume, lp.name); err == nil {
+				res.Error = violatedMessage(names)
 			}
 			return
 		}
@@ -575,4 +579,81 @@ func (ps *Properties) states(l *lasso) ([]State, error) {
 		out = append(out, State{Vars: m.Vars, Values: cur})
 	}
 	return out, nil
+}
+
+// violatedBy names the liveness properties the behaviour tr violates, tr
+// a lasso whose last state goes back to state loop (0-based; the last
+// one: stuttering), in the cfg's order, first included: TLC attributes a
+// counterexample to every property its states violate, evaluated on the
+// states as rebuilt (with a VIEW, the step back to the cycle's start may
+// not be one the search took).
+func (ps *Properties) violatedBy(tr []State, loop int, assume []*form, first string) ([]string, error) {
+	gl, err := ps.graph.lassoGraph(ps.m.NewEvaluator(), tr, loop)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, lp := range ps.live {
+		if seen[lp.name] {
+			continue
+		}
+		hit := lp.name == first
+		for _, nf := range lp.neg {
+			for _, a := range assume {
+				if hit {
+					break
+				}
+				if f, err := nf.and(a); err == nil && gl.find(f, nil) != nil {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			seen[lp.name] = true
+			out = append(out, lp.name)
+		}
+	}
+	return out, nil
+}
+
+// violatedMessage is TLC's message for violated temporal properties.
+func violatedMessage(names []string) string {
+	switch len(names) {
+	case 1:
+		return fmt.Sprintf("Temporal property %s was violated.", names[0])
+	case 2:
+		return fmt.Sprintf("Temporal properties %s and %s were violated.", names[0], names[1])
+	}
+	return fmt.Sprintf("Temporal properties %s, and %s were violated.", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// lassoGraph is the graph of the one behaviour tr: a node per state (the
+// first one initial), an edge to the next and from the last back to state
+// loop, with the predicates evaluated on those states and steps.
+func (g *graph) lassoGraph(ev *eval.Evaluator, tr []State, loop int) (*graph, error) {
+	n := len(tr)
+	gl := &graph{statePreds: g.statePreds, stepPreds: g.stepPreds, stateBit: g.stateBit, stepBit: g.stepBit,
+		sw: g.sw, ew: g.ew, inits: []int32{0}}
+	gl.fps = make([]uint64, n)
+	gl.off = make([]int32, n+1)
+	gl.to = make([]int32, n)
+	gl.nbits = make([]uint64, n*g.sw)
+	gl.ebits = make([]uint64, n*g.ew)
+	for i, st := range tr {
+		gl.fps[i] = uint64(i)
+		gl.off[i+1] = int32(i + 1)
+		to := loop
+		if i+1 < n {
+			to = i + 1
+		}
+		gl.to[i] = int32(to)
+		if err := evalBits(ev, g.statePreds, st.Values, nil, gl.nbits[i*g.sw:(i+1)*g.sw]); err != nil {
+			return nil, err
+		}
+		if err := evalBits(ev, g.stepPreds, st.Values, tr[to].Values, gl.ebits[i*g.ew:(i+1)*g.ew]); err != nil {
+			return nil, err
+		}
+	}
+	return gl, nil
 }
