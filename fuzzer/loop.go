@@ -486,7 +486,8 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 	rec := &StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
 		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
-		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes()}
+		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes(),
+		Queue: st.Queue, Pool: st.Pool, Dropped: st.Dropped}
 	if err := f.commit(&Batch{Counters: &f.counters, Stats: rec}); err != nil {
 		return err
 	}

@@ -149,6 +149,12 @@ type StatsRecord struct {
 	Coverage    map[string]int `json:"coverage"`
 	RSSBytes    int64          `json:"rss_bytes,omitempty"`  // of the modelfuzz process
 	HeapBytes   int64          `json:"heap_bytes,omitempty"` // Go heap in use (live and not yet collected)
+	// Queue, Pool and Dropped are the loop's work ahead (Stats): inputs
+	// queued, the rare schedule's pool, and entries dropped at QueueMax in
+	// this session so far.
+	Queue   int   `json:"queue,omitempty"`
+	Pool    int   `json:"pool,omitempty"`
+	Dropped int64 `json:"dropped,omitempty"`
 }
 
 // CoverageItems are new items of one measure, reached first by input InputID

@@ -188,13 +188,13 @@ func printStats(w io.Writer, recs []*fuzzer.StatsRecord, asJSON bool) error {
 	for _, m := range ms {
 		fmt.Fprintf(w, ",%s", m)
 	}
-	fmt.Fprintln(w, ",rss_bytes,heap_bytes")
+	fmt.Fprintln(w, ",rss_bytes,heap_bytes,queue,pool,dropped")
 	for _, r := range recs {
 		fmt.Fprintf(w, "%d,%s,%g,%d,%d,%g,%d,%d,%d", r.Seq, r.Time, r.RunSeconds, r.Session, r.Iterations, r.ExecsPerSec, r.Corpus, r.Bugs, r.Failures)
 		for _, m := range ms {
 			fmt.Fprintf(w, ",%d", r.Coverage[m])
 		}
-		fmt.Fprintf(w, ",%d,%d\n", r.RSSBytes, r.HeapBytes)
+		fmt.Fprintf(w, ",%d,%d,%d,%d,%d\n", r.RSSBytes, r.HeapBytes, r.Queue, r.Pool, r.Dropped)
 	}
 	return nil
 }

@@ -437,7 +437,7 @@ func TestReportOfACampaign(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	rows := strings.Split(strings.TrimSpace(res.stdout), "\n")
 	require.GreaterOrEqual(t, len(rows), 2)
-	require.Equal(t, "seq,time,run_seconds,session,iterations,execs_per_sec,corpus,bugs,failures,traces,rss_bytes,heap_bytes", rows[0])
+	require.Equal(t, "seq,time,run_seconds,session,iterations,execs_per_sec,corpus,bugs,failures,traces,rss_bytes,heap_bytes,queue,pool,dropped", rows[0])
 	res = modelfuzz(t, "corpus", "stats", "--corpus", dir, "--json")
 	require.Equal(t, 0, res.code, res.stderr)
 	var last fuzzer.StatsRecord
