@@ -57,6 +57,9 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 				if err != nil {
 					return err
 				}
+				if _, ok := v.(*value.FilterSet); ok {
+					return errorf(n.pos, "%s cannot be the value of a variable: it filters a set that cannot be enumerated", short(v))
+				}
 				c.next[idx] = v
 				err = k()
 				c.next[idx] = nil

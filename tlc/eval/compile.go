@@ -180,7 +180,7 @@ func (c *compiler) expr(e syntax.Expr, lx *lex) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &setFilterNode{at{e.Pos}, b, p}, nil
+		return &setFilterNode{at: at{e.Pos}, b: b, pred: p, text: e.String()}, nil
 	case *syntax.SetMap:
 		b, inner, err := c.binder(e.Bounds, lx)
 		if err != nil {

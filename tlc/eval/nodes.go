@@ -712,6 +712,13 @@ func (n *inNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f, fenv := filterOf(n.s, env); f != nil {
+		ok, err := f.member(c, fenv, x)
+		if err != nil {
+			return nil, err
+		}
+		return value.Bool(ok != n.notIn), nil
+	}
 	s, err := n.s.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -1212,11 +1219,21 @@ type setFilterNode struct {
 	at
 	b    *binder
 	pred node
+	text string // as written, to print the set when it stays unbuilt
 }
 
 func (n *setFilterNode) eval(c *ctx, env *Env) (value.Value, error) {
+	base, err := n.b.sets[0].eval(c, env)
+	if err != nil {
+		return nil, err
+	}
+	if fin, err := value.IsFinite(base); err != nil || !fin {
+		// {n \in Nat : n > 0}: kept unbuilt, as TLC keeps it; membership
+		// tests x \in Nat /\ x > 0.
+		return n.unbuilt(c, env, base), nil
+	}
 	var out []value.Value
-	err := n.b.each(c, env, func(f *Env) (bool, error) {
+	err = n.b.each(c, env, func(f *Env) (bool, error) {
 		ok, err := evalBool(c, f, n.pred)
 		if err != nil {
 			return false, err
@@ -1440,3 +1457,101 @@ func (n *unsupportedNode) eval(*ctx, *Env) (value.Value, error) {
 }
 
 var _ = fmt.Sprint
+
+// unbuilt returns the filter over base as a set that is not built. Its
+// predicate runs in a context of its own, on copies of the frames and the
+// state it was made in: the set may be kept (as a constant's value) and
+// tested by any worker.
+func (n *setFilterNode) unbuilt(c *ctx, env *Env, base value.Value) value.Value {
+	m, level, primed, initMode := c.m, c.level, c.primed, c.initMode
+	cur := append([]value.Value(nil), c.cur...)
+	next := append([]value.Value(nil), c.next...)
+	if c.next == nil {
+		next = nil
+	}
+	env = env.snapshot()
+	return &value.FilterSet{Base: base, Text: n.text, Pred: func(x value.Value) (bool, error) {
+		sub := m.newCtx()
+		sub.cur, sub.next, sub.level, sub.primed, sub.initMode = cur, next, level, primed, initMode
+		f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
+		if !n.b.bindOne(f, x) {
+			return false, nil
+		}
+		return evalBool(sub, f, n.pred)
+	}}
+}
+
+// member reports whether x is in the filter, without building it: x is in
+// the filtered set and satisfies the predicate, as TLC tests
+// x \in {y \in S : P(y)}.
+func (n *setFilterNode) member(c *ctx, env *Env, x value.Value) (bool, error) {
+	base, err := n.b.sets[0].eval(c, env)
+	if err != nil {
+		return false, err
+	}
+	in, err := value.Member(x, base)
+	if err != nil || !in {
+		return false, located(n.pos, err)
+	}
+	f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
+	if !n.b.bindOne(f, x) {
+		return false, nil
+	}
+	return evalBool(c, f, n.pred)
+}
+
+// bindOne binds the names of a one-bound binder to x in frame f (the
+// components of x for a tuple of names); false when x has not the tuple's
+// shape.
+func (b *binder) bindOne(f *Env, x value.Value) bool {
+	if !b.tuple[0] {
+		f.vals[0] = x
+		return true
+	}
+	t, ok := x.(*value.Func)
+	if !ok || !t.IsSeq() || t.Len() != len(b.names[0]) {
+		return false
+	}
+	copy(f.vals, t.Values())
+	return true
+}
+
+// snapshot copies the frames of e (values, LET slots), so that they can be
+// kept while the evaluation that made them goes on reusing them.
+func (e *Env) snapshot() *Env {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.vals = append([]value.Value(nil), e.vals...)
+	if e.lets != nil {
+		c.lets = append([]letSlot(nil), e.lets...)
+	}
+	c.parent = e.parent.snapshot()
+	if e.inst != nil {
+		c.inst = e.inst.snapshot()
+	}
+	return &c
+}
+
+// filterOf returns the set filter {y \in S : P(y)} that n is, directly or
+// as a zero-arity definition (of the module or of a LET) whose body it is,
+// with the frame it is evaluated in; nil when n is not one. x \in n then
+// tests x \in S /\ P(x) without building the set (TLC's SetPredValue).
+func filterOf(n node, env *Env) (*setFilterNode, *Env) {
+	switch x := n.(type) {
+	case *setFilterNode:
+		return x, env
+	case *callNode:
+		if x.d.kind == dkOp && len(x.args) == 0 && !x.hasInst && x.site == 0 && !x.d.sc.paramInst {
+			if f, ok := x.d.compiled.(*setFilterNode); ok {
+				return f, nil
+			}
+		}
+	case *letRefNode:
+		if f, ok := x.d.body.(*setFilterNode); ok && x.d.fn == nil {
+			return f, env.up(x.depth)
+		}
+	}
+	return nil, nil
+}

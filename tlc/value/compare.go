@@ -218,6 +218,8 @@ func lazyRank(s Value) int {
 		return 16
 	case *DiffSet:
 		return 17
+	case *FilterSet:
+		return 18
 	}
 	return 0
 }

@@ -108,6 +108,8 @@ func AppendBinary(buf []byte, v Value) []byte {
 	case *DiffSet:
 		return AppendBinary(AppendBinary(append(buf, encDiffSet), x.A), x.B)
 	}
+	// A *FilterSet cannot be the value of a variable (the evaluator
+	// refuses to assign one), so it is never encoded.
 	panic(fmt.Sprintf("value: cannot encode %T", v))
 }
 

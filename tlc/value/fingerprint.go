@@ -178,6 +178,9 @@ func fpInfinite(v Value) uint64 {
 		h = mix(mix(h, Fingerprint(t.A)), Fingerprint(t.B))
 	case *DiffSet:
 		h = mix(mix(h, Fingerprint(t.A)), Fingerprint(t.B))
+	case *FilterSet:
+		// Two filters of one base are told apart by how they are written.
+		h = mix(mix(h, Fingerprint(t.Base)), fpStr(t.Text))
 	}
 	return nonzero(finish(h))
 }

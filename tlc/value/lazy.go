@@ -87,6 +87,21 @@ type IntersectSet struct{ A, B Value }
 type DiffSet struct{ A, B Value }
 
 // Kind implements Value.
+// FilterSet is {x \in Base : P(x)} over a set that cannot be enumerated
+// ({n \in Nat : n > 0}): TLC keeps such a set unbuilt (SetPredValue) and
+// tests x \in Base /\ P(x). Pred must be safe to call from any goroutine
+// at any time (the evaluator gives it its own context); Text is the set as
+// written, for printing.
+type FilterSet struct {
+	Base Value
+	Pred func(x Value) (bool, error)
+	Text string
+}
+
+func (*FilterSet) Kind() Kind       { return KindSet }
+func (*FilterSet) isValue()         {}
+func (s *FilterSet) String() string { return s.Text }
+
 func (*Interval) Kind() Kind     { return KindSet }
 func (InfiniteSet) Kind() Kind   { return KindSet }
 func (*PowerSet) Kind() Kind     { return KindSet }
@@ -431,6 +446,12 @@ func Member(x, s Value) (bool, error) {
 		}
 		out, err := Member(x, t.B)
 		return !out, err
+	case *FilterSet:
+		in, err := Member(x, t.Base)
+		if err != nil || !in {
+			return false, err
+		}
+		return t.Pred(x)
 	}
 	return false, fmt.Errorf("attempted to check if %s is an element of %s %s, which is not a set", short(x), s.Kind(), short(s))
 }
@@ -544,6 +565,8 @@ func IsFinite(s Value) (bool, error) {
 		return IsFinite(t.B)
 	case *DiffSet:
 		return IsFinite(t.A)
+	case *FilterSet:
+		return false, fmt.Errorf("cannot decide whether %s is finite: it filters a set that cannot be enumerated", short(s))
 	}
 	return false, fmt.Errorf("attempted to check if the %s %s is a finite set", s.Kind(), short(s))
 }

@@ -150,6 +150,8 @@ func write(sb *strings.Builder, v Value) {
 		writeList(sb, "(", ` \cap `, ")", []Value{x.A, x.B})
 	case *DiffSet:
 		writeList(sb, "(", ` \ `, ")", []Value{x.A, x.B})
+	case *FilterSet:
+		sb.WriteString(x.Text)
 	}
 }
 

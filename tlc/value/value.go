@@ -12,8 +12,8 @@ import (
 // The implementations are Bool, Int, Str, ModelValue, *Func (functions,
 // records, tuples, sequences) and the sets: *Set (explicit, normalized),
 // *Interval, InfiniteSet (Nat, Int, STRING), and the lazy *PowerSet,
-// *FuncSet, *RecordSet, *ProductSet, *SeqSet, *UnionSet, *IntersectSet and
-// *DiffSet.
+// *FuncSet, *RecordSet, *ProductSet, *SeqSet, *UnionSet, *IntersectSet,
+// *DiffSet and *FilterSet.
 type Value interface {
 	// Kind is the kind of the value; every set representation is KindSet.
 	Kind() Kind
