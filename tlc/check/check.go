@@ -202,17 +202,19 @@ func Fingerprint(m *eval.Model, ev *eval.Evaluator, s []value.Value) (uint64, er
 }
 
 // observerFailure stops the search for an error of the Observer in the
-// state recorded at id on level depth, or in the step from it to t.
-func (c *checker) observerFailure(err error, id uint64, depth int, t []value.Value) {
+// state recorded at id on level depth, or in the step from it to t (a new
+// state when fresh).
+func (c *checker) observerFailure(err error, id uint64, depth int, t []value.Value, fresh bool) {
 	var pv *PropertyViolation
 	if !errors.As(err, &pv) {
 		c.evalFailureCode(err, id, "checking the properties", ExitLivenessEval)
 		return
 	}
-	if t != nil {
+	if fresh {
 		depth++
 	}
-	// The state is on level depth of the search, as in TLC.
+	// The state is on level depth of the search, as in TLC (which records
+	// a new state before it checks it).
 	for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
 	}
 	res := &Result{Result: "property", ExitCode: ExitLiveness, Property: pv.Property, Error: pv.Message}
@@ -509,7 +511,7 @@ func (c *checker) initialState(ev *eval.Evaluator, s []value.Value, w *writer) {
 			if c.checkInvariants(ev, s, id, 1) {
 				if obs := c.opt.Observer; obs != nil {
 					if err := obs.State(ev, fp, s, true); err != nil {
-						c.observerFailure(err, id, 1, nil)
+						c.observerFailure(err, id, 1, nil, false)
 						return
 					}
 				}
@@ -638,7 +640,7 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 			}
 			if obs != nil {
 				if err := obs.Step(ev, sfp, it.vals, 0, t, false); err != nil {
-					c.observerFailure(err, it.id, depth, t)
+					c.observerFailure(err, it.id, depth, t, false)
 					return errStop
 				}
 			}
@@ -655,7 +657,7 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 		if !fresh {
 			if obs != nil {
 				if err := obs.Step(ev, sfp, it.vals, fp, t, true); err != nil {
-					c.observerFailure(err, it.id, depth, t)
+					c.observerFailure(err, it.id, depth, t, false)
 					return errStop
 				}
 			}
@@ -668,11 +670,11 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 		}
 		if obs != nil {
 			if err := obs.Step(ev, sfp, it.vals, fp, t, true); err != nil {
-				c.observerFailure(err, it.id, depth, t)
+				c.observerFailure(err, it.id, depth, t, true)
 				return errStop
 			}
 			if err := obs.State(ev, fp, t, false); err != nil {
-				c.observerFailure(err, id, depth+1, nil)
+				c.observerFailure(err, id, depth+1, nil, false)
 				return errStop
 			}
 		}

@@ -185,7 +185,7 @@ func conjuncts(f *eval.Temporal) []*eval.Temporal {
 // location names a conjunct as TLC does when it has no name of its own.
 func location(f *eval.Temporal) string {
 	mod := strings.TrimSuffix(filepath.Base(f.Pos.File), ".tla")
-	return fmt.Sprintf("line %d, col %d of module %s", f.Pos.Line, f.Pos.Col, mod)
+	return fmt.Sprintf("line %d, col %d to line %d, col %d of module %s", f.Pos.Line, f.Pos.Col, f.End.Line, f.End.Col, mod)
 }
 
 // Liveness reports whether there are liveness properties to check after

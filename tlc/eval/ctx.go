@@ -30,6 +30,10 @@ type ctx struct {
 	// primed instance variables x that stand for expressions (a
 	// refinement mapping), which cannot be assigned.
 	substPrimed map[*def]value.Value
+	// substCache, when not nil, holds the values of instance
+	// substitutions in the current and next state, which do not change
+	// while it is set (Evaluator.Holds).
+	substCache map[substKey]value.Value
 
 	// depth counts the nested calls being evaluated (operators, recursive
 	// functions, LET definitions, closures): a definition that recurses

@@ -13,6 +13,8 @@ type Evaluator struct {
 	c *ctx
 	// invariants remembers where each invariant held (see Invariant).
 	invariants []invariantMemo
+	// substs is the cache of substitutions Holds lends its context.
+	substs map[substKey]value.Value
 }
 
 // NewEvaluator returns an evaluator for m.

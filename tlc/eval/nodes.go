@@ -113,7 +113,39 @@ func (n *substNode) eval(c *ctx, env *Env) (value.Value, error) {
 			return v, nil
 		}
 	}
+	if c.substCache != nil && n.d.substLex == nil && env.instFrame() == nil {
+		return c.cachedSubst(n, env)
+	}
 	return n.d.substNode.eval(c, env.instFrame())
+}
+
+// substKey is a substitution's value in the current or the next state.
+type substKey struct {
+	d      *def
+	primed bool
+}
+
+// cachedSubst evaluates an instance's substitution once per state (see
+// ctx.substCache), as TLC keeps the value of a substitution: a refinement
+// mapping such as pc <- [p \in ProcSet |-> f(p)] is read many times by
+// one evaluation of the abstract spec's next-state relation.
+func (c *ctx) cachedSubst(n *substNode, env *Env) (value.Value, error) {
+	key := substKey{n.d, c.primed > 0}
+	if v, ok := c.substCache[key]; ok {
+		// What the first evaluation read is not known here: count it all
+		// as read, for the memos that depend on it.
+		c.touchAll()
+		c.readVars = ^uint64(0)
+		if c.recording > 0 {
+			c.recordVars(^uint64(0))
+		}
+		return v, nil
+	}
+	v, err := n.d.substNode.eval(c, env.instFrame())
+	if err == nil {
+		c.substCache[key] = v
+	}
+	return v, err
 }
 
 // ---------------------------------------------------------------- calls

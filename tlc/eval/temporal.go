@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -39,9 +41,11 @@ type Temporal struct {
 	Pred *Pred
 	// Step is <<A>>_v of TWF and TSF.
 	Step *Pred
-	// Text is the formula as written (for messages), Pos where.
+	// Text is the formula as written (for messages), Pos where, End
+	// where its last token ends (TLC names a conjunct by its extent).
 	Text string
 	Pos  syntax.Pos
+	End  syntax.Pos
 	// Name is the definition the formula is the body of (the innermost,
 	// when definitions refer to definitions), or the name a leaf refers
 	// to: how TLC names a conjunct of a property.
@@ -69,6 +73,16 @@ func (ev *Evaluator) Holds(p *Pred, s, t []value.Value) (bool, error) {
 	if p.Action {
 		c.next = t
 	}
+	// The states are fixed during the evaluation: substitutions can be
+	// kept.
+	if ev.substs == nil {
+		ev.substs = map[substKey]value.Value{}
+	}
+	c.substCache = ev.substs
+	defer func() {
+		c.substCache = nil
+		clear(ev.substs)
+	}()
 	return evalBool(c, p.env, p.n)
 }
 
@@ -147,7 +161,7 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 	}
 	text := syntax.ExprString(e)
 	node := func(op TOp, args ...*Temporal) *Temporal {
-		return &Temporal{Op: op, Args: args, Text: text, Pos: e.Position()}
+		return &Temporal{Op: op, Args: args, Text: text, Pos: e.Position(), End: exprEnd(e)}
 	}
 	walkAll := func(op TOp, es []syntax.Expr) (*Temporal, error) {
 		t := node(op)
@@ -278,7 +292,7 @@ func (w *twalker) leaf(e syntax.Expr, sc *scope, lx *lex, env *Env) (*Temporal, 
 	if prime {
 		op = TAction
 	}
-	t := &Temporal{Op: op, Pred: p, Text: p.Text, Pos: p.Pos}
+	t := &Temporal{Op: op, Pred: p, Text: p.Text, Pos: p.Pos, End: exprEnd(e)}
 	switch x := e.(type) {
 	case *syntax.Ident:
 		t.Name = x.Name
@@ -513,4 +527,79 @@ func (w *twalker) defAction(e syntax.Expr, name string, path []syntax.PathStep, 
 	a := w.action(d.body, d.sc, inner, depth+1)
 	w.actionDefs[d] = a
 	return a
+}
+
+// exprEnd is where e's last token ends, as far as the syntax tree tells:
+// the end of its rightmost name, number or string, then the closing
+// brackets on that line that balance brackets opened since e's start.
+func exprEnd(e syntax.Expr) syntax.Pos {
+	start := e.Position()
+	end := start
+	syntax.Inspect(e, func(n syntax.Node) bool {
+		x, ok := n.(syntax.Expr)
+		if !ok {
+			return true
+		}
+		p := x.Position()
+		if p.File != start.File {
+			return true
+		}
+		w := 1
+		switch y := x.(type) {
+		case *syntax.Ident:
+			w = len(y.Name)
+		case *syntax.Number:
+			w = len(y.Text)
+		case *syntax.StringLit:
+			w = len(y.Value) + 2
+		case *syntax.Bool:
+			w = 4
+			if !y.Value {
+				w = 5
+			}
+		case *syntax.OpApp:
+			if len(y.Args) == 0 && len(y.Path) == 0 {
+				w = len(y.Name)
+			}
+		}
+		if p.Line > end.Line || p.Line == end.Line && p.Col+w-1 > end.Col {
+			end = syntax.Pos{File: p.File, Line: p.Line, Col: p.Col + w - 1}
+		}
+		return true
+	})
+	if end.Line != start.Line {
+		return end
+	}
+	src, err := os.ReadFile(start.File)
+	if err != nil {
+		return end
+	}
+	lines := strings.Split(string(src), "\n")
+	if start.Line > len(lines) {
+		return end
+	}
+	line := []rune(lines[start.Line-1])
+	if end.Col > len(line) || start.Col < 1 {
+		return end
+	}
+	open := 0
+	for _, r := range line[start.Col-1 : end.Col] {
+		switch r {
+		case '(', '[', '{':
+			open++
+		case ')', ']', '}':
+			open--
+		}
+	}
+	for i := end.Col; i < len(line) && open > 0; i++ {
+		switch line[i] {
+		case ')', ']', '}':
+			open--
+			end.Col = i + 1
+		case ' ', '\t':
+		default:
+			return end
+		}
+	}
+	return end
 }
