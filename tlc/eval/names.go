@@ -228,10 +228,16 @@ func (c *compiler) opArgument(a syntax.Expr, lx *lex) (node, error) {
 		}
 		d := c.sc.lookup(a.Name)
 		if d == nil {
+			if n := coreArity[a.Name]; n > 0 {
+				return c.coreClosure(a.Pos, a.Name, n, lx)
+			}
 			return nil, errorf(a.Pos, "unknown operator %q", a.Name)
 		}
 		return c.defClosure(a.Pos, d, a.Name)
 	case *syntax.OpApp:
+		if len(a.Args) == 0 && len(a.Path) == 0 && c.sc.lookup(a.Name) == nil && coreArity[a.Name] > 0 {
+			return c.coreClosure(a.Pos, a.Name, coreArity[a.Name], lx)
+		}
 		if len(a.Args) == 0 {
 			if len(a.Path) > 0 {
 				d, _, _, err := c.resolvePath(a, lx)
@@ -246,6 +252,28 @@ func (c *compiler) opArgument(a syntax.Expr, lx *lex) (node, error) {
 		}
 	}
 	return nil, errorf(a.Position(), "expected an operator name or LAMBDA as argument, found %s", a.String())
+}
+
+// coreArity lists the operators of the language itself that can be passed
+// as operator arguments (IsReflexiveUnder(=, S)), with their arity.
+var coreArity = map[string]int{
+	`/\`: 2, `\/`: 2, "=>": 2, "<=>": 2, "=": 2, "#": 2, `\in`: 2, `\notin`: 2,
+	`\cup`: 2, `\cap`: 2, `\`: 2, `\subseteq`: 2, `\subset`: 2, `\supseteq`: 2, `\supset`: 2,
+	"~": 1, "DOMAIN": 1, "SUBSET": 1, "UNION": 1,
+}
+
+// coreClosure passes a core operator as an argument: LAMBDA a, b : a op b.
+func (c *compiler) coreClosure(pos syntax.Pos, name string, arity int, lx *lex) (node, error) {
+	params := []syntax.Param{{Name: "a$"}, {Name: "b$"}}[:arity]
+	args := make([]syntax.Expr, arity)
+	for i, p := range params {
+		args[i] = &syntax.Ident{Pos: pos, Name: p.Name}
+	}
+	n, err := c.opArgument(&syntax.Lambda{Pos: pos, Params: params, Body: &syntax.OpApp{Pos: pos, Name: name, Args: args}}, lx)
+	if cn, ok := n.(*closureNode); ok {
+		cn.name = name
+	}
+	return n, err
 }
 
 func (c *compiler) defClosure(pos syntax.Pos, d *def, name string) (node, error) {

@@ -97,6 +97,9 @@ type scope struct {
 	substituted bool
 	// parent, for a LET's scope, is the scope the LET is in.
 	parent *scope
+	// local holds the names defined LOCAL (or brought in by a LOCAL
+	// INSTANCE): a module that extends this one does not see them.
+	local map[string]bool
 	// instPos and instName are the INSTANCE statement that made a
 	// substituted scope, and its name ("" when unnamed).
 	instPos  syntax.Pos
@@ -114,6 +117,20 @@ func (s *scope) lookup(name string) *def {
 		}
 	}
 	return nil
+}
+
+// setLocal records whether name is LOCAL to s.
+func (s *scope) setLocal(name string, local bool) {
+	if !local {
+		if s.local != nil {
+			delete(s.local, name)
+		}
+		return
+	}
+	if s.local == nil {
+		s.local = map[string]bool{}
+	}
+	s.local[name] = true
 }
 
 // child returns a scope that sees s's names and its own: the scope of a
@@ -255,7 +272,9 @@ func (l *loader) build(mod *syntax.Module, subst map[string]substitution, paramI
 			}
 		}
 		for n, d := range esc.names {
-			sc.names[n] = d
+			if !esc.local[n] { // LOCAL definitions are not extended
+				sc.names[n] = d
+			}
 		}
 	}
 	for _, u := range mod.Units {
@@ -322,8 +341,10 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 		}
 	case *syntax.OpDef:
 		sc.names[u.Name] = &def{kind: dkOp, name: u.Name, pos: u.Pos, params: u.Params, body: u.Body, arity: len(u.Params), sc: sc}
+		sc.setLocal(u.Name, u.Local)
 	case *syntax.FuncDef:
 		sc.names[u.Name] = &def{kind: dkFunc, name: u.Name, pos: u.Pos, fn: u, sc: sc}
+		sc.setLocal(u.Name, u.Local)
 	case *syntax.RecursiveDecl:
 		// Names are defined by the OpDefs that follow.
 	case *syntax.Instance:
@@ -368,10 +389,12 @@ func (l *loader) instanceAt(sc *scope, u *syntax.Instance, paramInst bool, site 
 		if u.Name == "" {
 			for n, d := range std.names {
 				sc.names[n] = d
+				sc.setLocal(n, u.Local)
 			}
 			return nil
 		}
 		sc.names[u.Name] = &def{kind: dkInstance, name: u.Name, pos: u.Pos, inst: &instanceDef{params: u.Params, sc: std}, arity: len(u.Params), sc: sc}
+		sc.setLocal(u.Name, u.Local)
 		return nil
 	}
 	if len(u.Params) > 0 && paramInst {
@@ -460,17 +483,19 @@ func (l *loader) instanceAt(sc *scope, u *syntax.Instance, paramInst bool, site 
 	}
 	if u.Name == "" {
 		for n, d := range isc.names {
-			if d.kind == dkSubst {
-				continue // X's constants are not names of the instantiating module
+			if d.kind == dkSubst || isc.local[n] {
+				continue // X's constants and LOCAL definitions are not names of the instantiating module
 			}
 			if old, ok := sc.names[n]; ok && old != d && old.kind != dkBuiltin {
 				continue
 			}
 			sc.names[n] = d
+			sc.setLocal(n, u.Local)
 		}
 		return nil
 	}
 	sc.names[u.Name] = &def{kind: dkInstance, name: u.Name, pos: u.Pos, inst: &instanceDef{params: u.Params, sc: isc, site: site}, arity: len(u.Params), sc: sc}
+	sc.setLocal(u.Name, u.Local)
 	return nil
 }
 

@@ -34,6 +34,10 @@
 // CSV, Combinatorics, DyadicRationals, Statistics, Strings, SVG, ShiViz,
 // VectorClocks and Variants load but provide no operators.
 //
+// Written in TLA+ (tla/*.tla, parsed when a spec uses them and no module
+// of the same name is beside it, see syntax.RegisterLibrary): Graphs,
+// UndirectedGraphs and Relation.
+//
 // Proof libraries (no operators of their own): TLAPS, NaturalsInduction,
 // WellFoundedInduction, FunctionTheorems, FiniteSetTheorems,
 // SequenceTheorems, SequencesTheorems, SequencesExtTheorems, BagsTheorems,

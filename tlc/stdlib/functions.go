@@ -146,7 +146,41 @@ func registerFunctions() {
 			}
 			return foldRight(xs, args[1].V, op, nil)
 		}},
+		&Builtin{Name: "SumFunctionOnSet", Arity: 2, Fn: op2(func(f, s value.Value) (value.Value, error) {
+			return sumFunction("SumFunctionOnSet", f, s, 1, 2)
+		})},
+		&Builtin{Name: "SumFunction", Arity: 1, Fn: op1(func(f value.Value) (value.Value, error) {
+			fn, err := funcArg("SumFunction", 0, 1, f)
+			if err != nil {
+				return nil, err
+			}
+			return sumFunction("SumFunction", fn, fn.Domain(), 0, 1)
+		})},
 	)
+}
+
+// sumFunction is the sum of f[i] for i in the set s (FoldFunctionOnSet(+,
+// 0, f, s)); si is s's position among n arguments, for error messages.
+func sumFunction(name string, f, s value.Value, si, n int) (value.Value, error) {
+	fn, err := funcArg(name, 0, n, f)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := elemsArg(name, si, n, s)
+	if err != nil {
+		return nil, err
+	}
+	var sum value.Value = value.IntOf(0)
+	for _, k := range idx {
+		v, ok := fn.Lookup(k)
+		if !ok {
+			return nil, fmt.Errorf("%s: index %s is not in the domain of %s", name, show(k), show(fn))
+		}
+		if sum, err = value.Add(v, sum); err != nil {
+			return nil, wrap(name, err)
+		}
+	}
+	return sum, nil
 }
 
 // restrict is [x \in S |-> f[x]].

@@ -139,3 +139,14 @@ func TestFoldFunction(t *testing.T) {
 	failsWith(t, []string{"FoldFunctionOnSet", "index 9 is not in the domain"}, m, "FoldFunctionOnSet", plusOp, 0, f, S(9))
 	failsWith(t, []string{"FoldFunction: third argument is not a function"}, m, "FoldFunction", plusOp, 0, S())
 }
+
+func TestFunctionsSum(t *testing.T) {
+	const m = "Functions"
+	f := F("a", 1, "b", 2, "c", 4)
+	assert.Equal(t, "7", ok(t, m, "SumFunction", f))
+	assert.Equal(t, "5", ok(t, m, "SumFunctionOnSet", f, S("a", "c")))
+	assert.Equal(t, "0", ok(t, m, "SumFunctionOnSet", f, S()))
+	assert.Equal(t, "0", ok(t, m, "SumFunction", T()))
+	failsWith(t, []string{"SumFunctionOnSet", `"d" is not in the domain`}, m, "SumFunctionOnSet", f, S("d"))
+	failsWith(t, []string{"SumFunction", "not a function"}, m, "SumFunction", S(1))
+}

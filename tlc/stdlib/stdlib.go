@@ -223,11 +223,12 @@ func init() {
 	defModule("TLC")
 	defModule("RealTime", "Reals")
 
-	// Community modules. SequencesExt extends the modules it builds on (as
-	// its current version does); the others instantiate them LOCALly.
+	// Community modules, extending what their current versions extend
+	// (FiniteSetsExt brings Functions' Range into scope); the others
+	// instantiate the modules they use LOCALly.
 	defModule("Folds")
-	defModule("Functions", "Folds")
-	defModule("FiniteSetsExt")
+	defModule("Functions", "Integers", "Folds")
+	defModule("FiniteSetsExt", "Integers", "FiniteSets", "Folds", "Functions")
 	defModule("SequencesExt", "Sequences", "Naturals", "FiniteSets", "FiniteSetsExt", "Folds", "Functions", "Bags", "TLC")
 	defModule("BagsExt")
 	defModule("TLCExt")

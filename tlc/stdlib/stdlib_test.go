@@ -42,7 +42,9 @@ func TestRegistry(t *testing.T) {
 	for _, m := range []string{"Sequences", "Naturals", "FiniteSets", "FiniteSetsExt", "Folds", "Functions", "Bags", "TLC"} {
 		assert.Contains(t, ext, m)
 	}
-	assert.Equal(t, []string{"Folds"}, Extends("Functions"))
+	assert.Equal(t, []string{"Integers", "Folds", "Naturals"}, Extends("Functions"))
+	assert.Equal(t, []string{"Integers", "FiniteSets", "Folds", "Functions", "Naturals"}, Extends("FiniteSetsExt"),
+		"FiniteSetsExt extends Folds and Functions today: Range is in scope")
 	assert.Contains(t, Extends("NaturalsInduction"), "Naturals")
 
 	ops := Operators("Sequences")
@@ -146,7 +148,7 @@ func TestConformanceOperators(t *testing.T) {
 		"Json":          {"JsonSerialize"},
 		"SequencesExt":  {"RemoveAt", "ToSet", "SetToSeq", "Front", "IsStrictPrefix", "LongestCommonPrefix", "BoundedSeq", "Remove"},
 		"FiniteSetsExt": {"Max", "Min", "FoldSet"},
-		"Functions":     {"Range", "AntiFunction", "FoldFunction", "FoldFunctionOnSet", "Restrict", "RestrictDomain", "RestrictValues", "IsInjective", "Inverse", "Injection", "Surjection", "Bijection", "ExistsInjection", "ExistsSurjection", "ExistsBijection"},
+		"Functions":     {"Range", "AntiFunction", "FoldFunction", "FoldFunctionOnSet", "Restrict", "RestrictDomain", "RestrictValues", "IsInjective", "Inverse", "Injection", "Surjection", "Bijection", "ExistsInjection", "ExistsSurjection", "ExistsBijection", "SumFunction", "SumFunctionOnSet"},
 		"Folds":         {"MapThenFoldSet"},
 		"Bags":          {"EmptyBag", "SetToBag"},
 		"BagsExt":       {"BagAdd", "BagRemove"},

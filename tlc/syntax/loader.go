@@ -44,6 +44,26 @@ func StandardModules() []string {
 	return names
 }
 
+// library holds the modules written in TLA+ that come with the engine
+// (community modules such as Graphs): Load parses one when no search
+// directory has a module of its name, as TLC looks in the spec's
+// directory before its library.
+var (
+	libraryMu sync.RWMutex
+	library   = map[string][]byte{}
+)
+
+// RegisterLibrary makes src, the text of module name, available to every
+// Loader (see Load). It is meant for init functions.
+func RegisterLibrary(name string, src []byte) {
+	libraryMu.Lock()
+	defer libraryMu.Unlock()
+	library[name] = src
+}
+
+// LibraryFile is the file name positions in a library module carry.
+func LibraryFile(name string) string { return "[library]/" + name + ".tla" }
+
 // ErrStandardModule is returned (wrapped) by Loader.Load for a built-in
 // module.
 var ErrStandardModule = errors.New("standard module is built in")
@@ -120,7 +140,8 @@ func (l *Loader) Add(mods ...*Module) {
 
 // Load returns the module called name: a module already registered (from a
 // parsed file or Add), else Name.tla from the first search directory that
-// has it. For a standard module it returns an error wrapping
+// has it, else a library module of that name (see RegisterLibrary). For a
+// standard module it returns an error wrapping
 // ErrStandardModule (unless a module of that name was registered
 // explicitly), and for an unknown one an error naming the directories
 // searched.
@@ -145,6 +166,25 @@ func (l *Loader) Load(name string) (*Module, error) {
 			return m, nil
 		}
 		return nil, fmt.Errorf("%s: file defines no module named %s", path, name)
+	}
+	libraryMu.RLock()
+	src, ok := library[name]
+	libraryMu.RUnlock()
+	if ok {
+		file := LibraryFile(name)
+		mods, err := ParseSource(file, src)
+		if err != nil {
+			return nil, err
+		}
+		l.files[file] = mods
+		for _, m := range mods {
+			if _, dup := l.modules[m.Name]; !dup {
+				l.modules[m.Name] = m
+			}
+		}
+		if m, ok := l.modules[name]; ok {
+			return m, nil
+		}
 	}
 	return nil, fmt.Errorf("module %s not found (searched %v)", name, l.dirs)
 }
