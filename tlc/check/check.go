@@ -339,7 +339,6 @@ func Check(m *eval.Model, opt Options) *Result {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	c := &checker{m: m, opt: opt, seen: newFPSet(), resultAt: noParent}
 	c.q = queue{memStates: int64(max(opt.MemStates, 0)), base: opt.QueueDir}
-	defer c.q.close()
 	m.Stats = func() map[string]int64 {
 		return map[string]int64{"distinct": c.distinct.Load(), "generated": c.generated.Load(),
 			"diameter": c.depth.Load(), "queue": c.queue.Load()}

@@ -139,9 +139,13 @@ func TestGoldenOnDisk(t *testing.T) {
 	for _, name := range specNames(t) {
 		t.Run(name, func(t *testing.T) {
 			mem := runSpec(t, name, 1)
-			disk := runSpecWith(t, name, Options{Workers: 1, MemStates: -1, QueueDir: t.TempDir()})
+			dir := t.TempDir()
+			disk := runSpecWith(t, name, Options{Workers: 1, MemStates: -1, QueueDir: dir})
 			assert.Equal(t, mem, disk)
-			many := withoutPrints(runSpecWith(t, name, Options{Workers: 3, MemStates: 2, QueueDir: t.TempDir()}))
+			many := withoutPrints(runSpecWith(t, name, Options{Workers: 3, MemStates: 2, QueueDir: dir}))
+			left, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Empty(t, left, "the queue's files are gone")
 			if strings.HasPrefix(mem, "result: success") {
 				assert.Equal(t, withoutPrints(mem), many)
 				return

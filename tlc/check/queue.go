@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -18,9 +17,10 @@ import (
 // level keeps its first states in memory, as the evaluator made them (a
 // trace spec's levels are a handful of states, and the evaluator's memos
 // recognize the values they share with their predecessors), and encodes
-// the others (value.AppendBinary) into blocks of a file of the queue's
-// directory. A state leaves memory once expanded: what remains of it is
-// its fingerprint in the fpSet and its record in the traceLog.
+// the others (value.AppendBinary) into blocks of a temporary file (in
+// Options.QueueDir), whose name is removed as soon as it is made. A state
+// leaves memory once expanded: what remains of it is its fingerprint in
+// the fpSet and its record in the traceLog.
 //
 // A block is a run of entries, each the uvarint number of the state's
 // record in the traceLog followed by its variables' encodings. Workers
@@ -60,13 +60,11 @@ type level struct {
 	inMem atomic.Int64 // states given a place in memory, while written
 }
 
-// queue makes the levels and holds their files.
+// queue makes the levels' files.
 type queue struct {
-	dir string // made when a level first spills to disk
 	// memStates is how many states of a level stay in memory.
 	memStates int64
-	levels    int
-	base      string // where dir is made ("": the system's temporary directory)
+	base      string // where the files are made ("": the system's temporary directory)
 }
 
 const blockBytes = 1 << 20
@@ -113,6 +111,9 @@ func (w *writer) flush() {
 			return
 		}
 		l.file, l.path = f, f.Name()
+		if os.Remove(l.path) == nil {
+			l.path = ""
+		}
 	}
 	if _, err := l.file.WriteAt(w.buf, l.size); err != nil {
 		w.err = fmt.Errorf("writing the queue: %w", err)
@@ -123,16 +124,11 @@ func (w *writer) flush() {
 	w.buf = w.buf[:0]
 }
 
+// create makes a level's file. Its name is removed at once where the
+// system allows it (the file lives on while open), so that nothing is left
+// behind when the process is interrupted or killed.
 func (q *queue) create() (*os.File, error) {
-	if q.dir == "" {
-		d, err := os.MkdirTemp(q.base, "modelfuzz-queue-")
-		if err != nil {
-			return nil, fmt.Errorf("the queue's directory: %w", err)
-		}
-		q.dir = d
-	}
-	q.levels++
-	f, err := os.Create(filepath.Join(q.dir, fmt.Sprintf("level-%d", q.levels)))
+	f, err := os.CreateTemp(q.base, "modelfuzz-queue-*")
 	if err != nil {
 		return nil, fmt.Errorf("the queue: %w", err)
 	}
@@ -143,15 +139,10 @@ func (q *queue) create() (*os.File, error) {
 func (l *level) done() {
 	if l.file != nil {
 		l.file.Close()
-		os.Remove(l.path)
+		if l.path != "" { // the name was not removed at once
+			os.Remove(l.path)
+		}
 		l.file = nil
-	}
-}
-
-// close removes the queue's directory.
-func (q *queue) close() {
-	if q.dir != "" {
-		os.RemoveAll(q.dir)
 	}
 }
 
