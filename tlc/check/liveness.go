@@ -52,18 +52,46 @@ type form struct {
 	fair []*eval.Temporal
 }
 
-// and is the conjunction of two forms.
-func (f *form) and(g *form) (*form, error) {
-	if len(f.trig) > 0 && len(g.trig) > 0 {
-		return nil, errors.New("two <> conditions in one conjunction are not supported")
+// and is the conjunction of two forms, a disjunction of forms: when both
+// have triggers, one form per order in which a behaviour can meet them.
+func (f *form) and(g *form) ([]*form, error) {
+	orders := interleavings(f.trig, g.trig)
+	if len(orders) > maxForms {
+		return nil, errors.New("too many <> conditions in one conjunction")
 	}
-	h := &form{trig: append(append([]trigger(nil), f.trig...), g.trig...)}
-	h.init = append(append([]cond(nil), f.init...), g.init...)
-	h.glob = append(append([]cond(nil), f.glob...), g.glob...)
-	h.ea = append(append([]cond(nil), f.ea...), g.ea...)
-	h.ae = append(append([][]cond(nil), f.ae...), g.ae...)
-	h.fair = append(append([]*eval.Temporal(nil), f.fair...), g.fair...)
-	return h, nil
+	var out []*form
+	for _, trig := range orders {
+		h := &form{trig: trig}
+		h.init = append(append([]cond(nil), f.init...), g.init...)
+		h.glob = append(append([]cond(nil), f.glob...), g.glob...)
+		h.ea = append(append([]cond(nil), f.ea...), g.ea...)
+		h.ae = append(append([][]cond(nil), f.ae...), g.ae...)
+		h.fair = append(append([]*eval.Temporal(nil), f.fair...), g.fair...)
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// interleavings are the merges of two chains of triggers that keep the
+// order of each.
+func interleavings(a, b []trigger) [][]trigger {
+	if len(a) == 0 || len(b) == 0 {
+		return [][]trigger{append(append([]trigger(nil), a...), b...)}
+	}
+	var out [][]trigger
+	for _, rest := range interleavings(a[1:], b) {
+		out = append(out, append([]trigger{a[0]}, rest...))
+		if len(out) > maxForms {
+			return out
+		}
+	}
+	for _, rest := range interleavings(a, b[1:]) {
+		out = append(out, append([]trigger{b[0]}, rest...))
+		if len(out) > maxForms {
+			return out
+		}
+	}
+	return out
 }
 
 // maxForms bounds the disjunctive normal form of a negated property.
@@ -80,8 +108,11 @@ func product(a, b []*form) ([]*form, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, z)
+			out = append(out, z...)
 		}
+	}
+	if len(out) > maxForms {
+		return nil, fmt.Errorf("the property's normal form has more than %d disjuncts", maxForms)
 	}
 	return out, nil
 }

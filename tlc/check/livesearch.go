@@ -476,13 +476,18 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 		for _, nf := range lp.neg {
 			var l *lasso
 			for _, a := range assume {
-				f, err := nf.and(a)
+				fs, err := nf.and(a)
 				if err != nil {
-					res.Result, res.ExitCode = "error", ExitFailure
+					res.Result, res.ExitCode = "error", ExitLivenessEval
 					res.Error = fmt.Sprintf("checking temporal property %s: %v", lp.name, err)
 					return
 				}
-				if l = g.find(f, fair); l != nil {
+				for _, f := range fs {
+					if l = g.find(f, fair); l != nil {
+						break
+					}
+				}
+				if l != nil {
 					break
 				}
 			}
@@ -604,8 +609,11 @@ func (ps *Properties) violatedBy(tr []State, loop int, assume []*form, first str
 				if hit {
 					break
 				}
-				if f, err := nf.and(a); err == nil && gl.find(f, nil) != nil {
-					hit = true
+				fs, _ := nf.and(a)
+				for _, f := range fs {
+					if !hit && gl.find(f, nil) != nil {
+						hit = true
+					}
 				}
 			}
 		}
