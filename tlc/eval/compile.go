@@ -13,12 +13,23 @@ type lex struct {
 	arities []int     // > 0: an operator parameter
 	lets    []*letDef // a LET frame: its definitions, by the same index as names
 	parent  *lex
+	// escaped, while a LET definition of this frame is compiled, records
+	// whether its body uses a name of this frame or of one around it (see
+	// letDef.constant).
+	escaped *bool
 }
 
 func (l *lex) resolve(name string) (depth, idx int, fr *lex) {
+	var guards []*bool
 	for f := l; f != nil; f = f.parent {
+		if f.escaped != nil {
+			guards = append(guards, f.escaped)
+		}
 		for i := len(f.names) - 1; i >= 0; i-- {
 			if f.names[i] == name {
+				for _, g := range guards {
+					*g = true
+				}
 				return depth, i, f
 			}
 		}
@@ -550,7 +561,9 @@ func (c *compiler) let(e *syntax.Let, lx *lex) (node, error) {
 	}
 	for _, p := range ps {
 		saveState, savePrime := c.state, c.prime
-		c.prime = false
+		c.state, c.prime = false, false
+		escaped := false
+		fr.escaped = &escaped
 		switch u := p.u.(type) {
 		case *syntax.OpDef:
 			inner := fr
@@ -573,7 +586,12 @@ func (c *compiler) let(e *syntax.Let, lx *lex) (node, error) {
 			}
 			p.ld.fn = lit
 		}
+		fr.escaped = nil
 		p.ld.prime = c.prime
+		// A LET definition of no argument that reads neither the state
+		// nor a bound name around it (GameOfLife's nbrs) has one value:
+		// it is computed once, not at each evaluation of the LET.
+		p.ld.constant = p.ld.arity == 0 && !c.state && !c.prime && !escaped
 		c.state = saveState || c.state
 		c.prime = savePrime || c.prime
 	}

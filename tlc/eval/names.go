@@ -146,13 +146,45 @@ func (c *compiler) args(args []syntax.Expr, lx *lex, opArity func(i int) int) ([
 		if err != nil {
 			return nil, err
 		}
-		if c.prime || !enumLinear(n, map[*def]bool{}) {
+		if c.prime || branching(n) {
 			n = &actionArgNode{at{a.Position()}, n}
 		}
 		c.prime = c.prime || prime
 		out[i] = n
 	}
 	return out, nil
+}
+
+// branching reports whether the formula n, enumerated, may continue more
+// than once: a disjunction or \E, possibly under a conjunction, IF, CASE,
+// => or \A.
+func branching(n node) bool {
+	switch n := n.(type) {
+	case *orNode:
+		return true
+	case *quantNode:
+		return !n.forall || branching(n.body)
+	case *andNode:
+		for _, it := range n.items {
+			if branching(it) {
+				return true
+			}
+		}
+	case *ifNode:
+		return branching(n.then) || branching(n.els)
+	case *caseNode:
+		for _, b := range n.bodies {
+			if branching(b) {
+				return true
+			}
+		}
+		return n.other != nil && branching(n.other)
+	case *impliesNode:
+		return branching(n.r)
+	case *labelNode:
+		return branching(n.x)
+	}
+	return false
 }
 
 // actionArgNode is an argument that mentions primed variables, an action

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
@@ -361,6 +362,12 @@ func (c *ctx) funcValue(d *def, pos syntax.Pos) (value.Value, error) {
 	if !d.state && !d.sc.paramInst && !d.recursive {
 		return d.constValue(c)
 	}
+	if !d.prime && !d.sc.paramInst && !d.recursive && c.primed == 0 && !c.initMode && len(c.cur) > 0 {
+		// A function of the state (GameOfLife's sc[<<x, y>> \in ...] ==
+		// ... grid ...) is built once per state, like a zero-arity
+		// definition, not at each use.
+		return c.stateValue(d, pos)
+	}
 	if err := c.enter(pos); err != nil {
 		return nil, err
 	}
@@ -489,6 +496,13 @@ type letDef struct {
 	fn     *funcLitNode
 	pos    syntax.Pos
 	params []syntax.Param
+
+	// constant: the definition depends on nothing around it; its value
+	// is computed once (see compiler.let).
+	constant  bool
+	constOnce sync.Once
+	constVal  value.Value
+	constErr  error
 }
 
 func (n *letNode) frame(env *Env) *Env {
@@ -508,6 +522,16 @@ type letRefNode struct {
 
 func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 	f := env.up(n.depth)
+	if d := n.d; d.constant {
+		d.constOnce.Do(func() {
+			if d.fn != nil {
+				d.constVal, d.constErr = d.fn.eval(c, f)
+			} else {
+				d.constVal, d.constErr = d.body.eval(c, f)
+			}
+		})
+		return d.constVal, d.constErr
+	}
 	s := &f.lets[n.idx]
 	if s.done && !n.d.prime {
 		c.touched |= s.taint
