@@ -50,6 +50,50 @@ type Temporal struct {
 	// when definitions refer to definitions), or the name a leaf refers
 	// to: how TLC names a conjunct of a property.
 	Name string
+	// Const is the value of a constant leaf (one that reads no variable,
+	// such as oi # oj under \A oi, oj), nil otherwise: the formula is
+	// simplified with it, as a quantified implication (c => WF_v(A))
+	// would otherwise double the normal form for each binding.
+	Const *bool
+}
+
+// simplify folds the constant arguments of a conjunction, disjunction or
+// negation.
+func simplify(t *Temporal) *Temporal {
+	switch t.Op {
+	case TNot:
+		if c := t.Args[0].Const; c != nil {
+			return constTemporal(!*c, t)
+		}
+	case TAnd, TOr:
+		unit := t.Op == TAnd // TRUE leaves a conjunction as it is
+		var keep []*Temporal
+		for _, a := range t.Args {
+			if a.Const != nil {
+				if *a.Const == unit {
+					continue
+				}
+				return constTemporal(!unit, t)
+			}
+			keep = append(keep, a)
+		}
+		switch len(keep) {
+		case 0:
+			return constTemporal(unit, t)
+		case 1:
+			if keep[0].Name == "" {
+				keep[0].Name = t.Name
+			}
+			return keep[0]
+		}
+		t.Args = keep
+	}
+	return t
+}
+
+func constTemporal(b bool, at0 *Temporal) *Temporal {
+	p := &Pred{n: &litNode{at{at0.Pos}, value.Bool(b)}, Text: fmt.Sprint(b), Pos: at0.Pos}
+	return &Temporal{Op: TPred, Pred: p, Text: at0.Text, Pos: at0.Pos, End: at0.End, Name: at0.Name, Const: &b}
 }
 
 // Pred is a compiled predicate with the values of the names it is under
@@ -172,7 +216,7 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 			}
 			t.Args = append(t.Args, a)
 		}
-		return t, nil
+		return simplify(t), nil
 	}
 	switch x := e.(type) {
 	case *syntax.BulletList:
@@ -258,12 +302,16 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 			case x.Name == "~" && len(x.Args) == 1:
 				return walkAll(TNot, x.Args)
 			case x.Name == "=>" && len(x.Args) == 2:
-				t, err := walkAll(TOr, x.Args)
+				l, err := w.walk(x.Args[0], sc, lx, env, depth+1)
 				if err != nil {
 					return nil, err
 				}
-				t.Args[0] = &Temporal{Op: TNot, Args: []*Temporal{t.Args[0]}, Text: t.Args[0].Text, Pos: t.Args[0].Pos}
-				return t, nil
+				r, err := w.walk(x.Args[1], sc, lx, env, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				notL := simplify(&Temporal{Op: TNot, Args: []*Temporal{l}, Text: l.Text, Pos: l.Pos, End: l.End})
+				return simplify(node(TOr, notL, r)), nil
 			}
 		}
 		return w.ref(e, x.Name, x.Path, x.Args, sc, lx, env, depth)
@@ -280,7 +328,7 @@ func shortText(s string) string {
 
 // leaf compiles a formula without temporal operators.
 func (w *twalker) leaf(e syntax.Expr, sc *scope, lx *lex, env *Env) (*Temporal, error) {
-	n, _, _, err := w.m.compileIn(sc, e, lx)
+	n, state, _, err := w.m.compileIn(sc, e, lx)
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +347,14 @@ func (w *twalker) leaf(e syntax.Expr, sc *scope, lx *lex, env *Env) (*Temporal, 
 	case *syntax.OpApp:
 		if len(x.Args) == 0 {
 			t.Name = p.Text
+		}
+	}
+	if !state && !prime {
+		if v, err := n.eval(w.m.newCtx(), env); err == nil {
+			if b, ok := v.(value.Bool); ok {
+				c := bool(b)
+				t.Const = &c
+			}
 		}
 	}
 	return t, nil
@@ -336,7 +392,7 @@ func (w *twalker) quant(x *syntax.Quant, sc *scope, lx *lex, env *Env, depth int
 	if err != nil {
 		return nil, err
 	}
-	return t, nil
+	return simplify(t), nil
 }
 
 // ref expands a reference to a definition whose body is temporal: name
