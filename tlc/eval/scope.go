@@ -319,6 +319,13 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 					sc.names[d.Name] = t
 					continue
 				}
+				if lam, ok := s.expr.(*syntax.Lambda); ok && s.lex == nil {
+					// Constraint <- LAMBDA s, l : TRUE: the operator
+					// constant is that operator, defined where the
+					// INSTANCE is.
+					sc.names[d.Name] = &def{kind: dkOp, name: d.Name, pos: lam.Pos, params: lam.Params, body: lam.Body, arity: len(lam.Params), sc: s.sc}
+					continue
+				}
 				sc.names[d.Name] = &def{kind: dkSubst, name: d.Name, pos: d.Pos, arity: d.Arity, subst: s.expr, substSc: s.sc, substLex: s.lex, sc: sc}
 				continue
 			}
