@@ -5,8 +5,8 @@
 # Usage: scripts/exp-microbench.sh [RUNS] [BUDGET] [OUT] [TASKS...]
 #   defaults: 10 runs, 30000 iterations, /tmp/exp-microbench, n = 10 20 30 40
 # Each n writes a compare report (OUT/tasks-N/report.html, first-bug.png);
-# the table at the end summarizes them. ENERGY=rare runs the guided
-# strategies with --energy rare (default: run's, fixed).
+# the table at the end summarizes them. ENERGY=fixed|rare sets the
+# campaigns' --energy (default: run's, rare).
 set -euo pipefail
 energy=()
 [ -z "${ENERGY:-}" ] || energy=(--energy "$ENERGY")
