@@ -1590,24 +1590,16 @@ func (e *Env) snapshot() *Env {
 	return &c
 }
 
-// filterOf returns the set filter {y \in S : P(y)} that n is, directly or
-// as a zero-arity definition (of the module or of a LET) whose body it is,
-// with the frame it is evaluated in; nil when n is not one. x \in n then
-// tests x \in S /\ P(x) without building the set (TLC's SetPredValue).
+// filterOf returns n when it is a set filter {y \in S : P(y)} written in
+// place: x \in n then tests x \in S /\ P(x) without building the set
+// (TLC's SetPredValue), which evaluates S and P once at most where building
+// the set evaluates them for every element. A definition equal to a filter
+// keeps its value (built once, or once per state) and tests membership in
+// it; one over a set that cannot be enumerated stays unbuilt (see
+// setFilterNode.unbuilt).
 func filterOf(n node, env *Env) (*setFilterNode, *Env) {
-	switch x := n.(type) {
-	case *setFilterNode:
-		return x, env
-	case *callNode:
-		if x.d.kind == dkOp && len(x.args) == 0 && !x.hasInst && x.site == 0 && !x.d.sc.paramInst {
-			if f, ok := x.d.compiled.(*setFilterNode); ok {
-				return f, nil
-			}
-		}
-	case *letRefNode:
-		if f, ok := x.d.body.(*setFilterNode); ok && x.d.fn == nil {
-			return f, env.up(x.depth)
-		}
+	if f, ok := n.(*setFilterNode); ok {
+		return f, env
 	}
 	return nil, nil
 }
