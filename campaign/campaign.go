@@ -142,6 +142,17 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 			return err
 		}
 	}
+	// The loop's settings and the reference views are checked before the
+	// corpus is opened: a bad command line stores nothing.
+	if err := fuzzer.CheckSettings(s.Params, s.Limits); err != nil {
+		return err
+	}
+	if given("queue-max") && s.QueueMax == 0 {
+		return fmt.Errorf("--queue-max must be at least 1, got 0")
+	}
+	if err := c.checkReferenceViews(); err != nil {
+		return err
+	}
 	// The actions are checked before the corpus is opened (a bad
 	// command line leaves no corpus behind), and again when a continued
 	// campaign brings its own.
@@ -283,8 +294,6 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 			}
 			opt.Measures = append(opt.Measures, &guidance.ModelMeasure{Mapper: c.mapper, Sim: sidecar.InProc{Simulator: vs}, View: v})
 		}
-	} else if s.ReferenceViews != "" {
-		return opt, fmt.Errorf("--reference-view needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla, not %q)", s.Model)
 	}
 	if s.Series != "" {
 		sf, err := os.Create(s.Series)
@@ -311,6 +320,24 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// checkReferenceViews checks that every --reference-view names a
+// definition the model can use as its VIEW.
+func (c *Campaign) checkReferenceViews() error {
+	s := c.Settings
+	if s.ReferenceViews == "" {
+		return nil
+	}
+	if c.mapper == nil {
+		return fmt.Errorf("--reference-view needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla, not %q)", s.Model)
+	}
+	for _, v := range splitList(s.ReferenceViews) {
+		if _, err := models.Load(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts, View: v}); err != nil {
+			return fmt.Errorf("--reference-view %s: %v", v, err)
+		}
+	}
+	return nil
 }
 
 // splitList splits a comma-separated list, dropping blanks.

@@ -182,16 +182,7 @@ const stopGrace = 2 * time.Second
 // The systems under test come from fac: one per parallel worker, and one
 // for the background minimizer.
 func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer, error) {
-	if opt.SeedPopulation < 1 {
-		return nil, fmt.Errorf("--seed-population must be at least 1, got %d", opt.SeedPopulation)
-	}
-	if opt.ReseedEvery < 1 {
-		return nil, fmt.Errorf("--reseed-every must be at least 1, got %d", opt.ReseedEvery)
-	}
-	if opt.Mutations < 0 {
-		return nil, fmt.Errorf("--mutations must not be negative, got %d", opt.Mutations)
-	}
-	if err := validEnergy(opt.Params); err != nil {
+	if err := CheckSettings(opt.Params, opt.Limits); err != nil {
 		return nil, err
 	}
 	if opt.QueueMax <= 0 {
@@ -278,6 +269,22 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 		f.counters.NextBugID = 1
 	}
 	return f, nil
+}
+
+// CheckSettings checks a campaign's loop settings, so that a command line
+// can be refused before anything is stored.
+func CheckSettings(p Params, l Limits) error {
+	switch {
+	case p.SeedPopulation < 1:
+		return fmt.Errorf("--seed-population must be at least 1, got %d", p.SeedPopulation)
+	case p.ReseedEvery < 1:
+		return fmt.Errorf("--reseed-every must be at least 1, got %d", p.ReseedEvery)
+	case p.Mutations < 0:
+		return fmt.Errorf("--mutations must not be negative, got %d", p.Mutations)
+	case l.QueueMax < 0:
+		return fmt.Errorf("--queue-max must not be negative, got %d", l.QueueMax)
+	}
+	return validEnergy(p)
 }
 
 // rng returns the random source of one iteration: derived from the seed and

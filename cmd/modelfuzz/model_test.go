@@ -207,6 +207,16 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 	require.NotEqual(t, 0, res.code)
 	require.Contains(t, res.stderr, "--reference-view needs a model")
 
+	// A bad command line is refused before anything is stored.
+	for _, bad := range [][]string{{"--energy", "fast"}, {"--fresh-share", "1.5"}, {"--queue-max", "-3"}, {"--reference-view", "NoSuch"}} {
+		fresh := filepath.Join(t.TempDir(), "bad")
+		res = modelfuzz(t, append([]string{"run", "--model", "raft.tla", "--tlc", "inproc", "--iterations", "5", "--corpus", fresh}, bad...)...)
+		require.NotEqual(t, 0, res.code, bad)
+		require.Contains(t, res.stderr, bad[0])
+		require.Equal(t, 1, strings.Count(strings.TrimSpace(res.stderr), "\n")+1, "one line: %s", res.stderr)
+		require.NoDirExists(t, fresh, "nothing stored for %v", bad)
+	}
+
 	res = modelfuzz(t, "model", "size", "--model", "raft.tla", "--view", "View,StandingView", "--max-depth", "6")
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "3224 distinct states within depth 6")

@@ -198,6 +198,9 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 }
 
 func cfgErr(conf *cfg.Config, p cfg.Pos, format string, args ...any) error {
+	if p.Line == 0 { // set by a command line, not read from the file
+		return fmt.Errorf("%s: %s", conf.File, fmt.Sprintf(format, args...))
+	}
 	return fmt.Errorf("%s:%s: %s", conf.File, p, fmt.Sprintf(format, args...))
 }
 
