@@ -720,17 +720,25 @@ func (c *checker) progressLoop() func() {
 	if c.opt.Progress == nil {
 		return func() {}
 	}
+	return every(c.opt.ProgressEvery, func() {
+		c.opt.Progress(Progress{Distinct: c.distinct.Load(), Generated: c.generated.Load(),
+			Depth: int(c.depth.Load()), Queue: int(c.queue.Load())})
+	})
+}
+
+// every calls f every d in a goroutine of its own until the returned stop
+// is called.
+func every(d time.Duration, f func()) (stop func()) {
 	done := make(chan struct{})
 	go func() {
-		t := time.NewTicker(c.opt.ProgressEvery)
+		t := time.NewTicker(d)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-t.C:
-				c.opt.Progress(Progress{Distinct: c.distinct.Load(), Generated: c.generated.Load(),
-					Depth: int(c.depth.Load()), Queue: int(c.queue.Load())})
+				f()
 			}
 		}
 	}()

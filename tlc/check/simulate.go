@@ -240,18 +240,7 @@ func (s *simulator) progressLoop() func() {
 	if s.opt.Progress == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(s.opt.ProgressEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				s.opt.Progress(SimProgress{States: s.states.Load(), Traces: s.traces.Load()})
-			}
-		}
-	}()
-	return func() { close(done) }
+	return every(s.opt.ProgressEvery, func() {
+		s.opt.Progress(SimProgress{States: s.states.Load(), Traces: s.traces.Load()})
+	})
 }
