@@ -143,6 +143,10 @@ func Open(dir string, opt Options) (*Store, error) {
 		WithDetectConflicts(false).
 		WithCompactL0OnClose(false)
 	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{}) // the logger may report during the open
+	if err := removeEmptyLogs(bo.Dir); err != nil {
+		releaseLock(lock)
+		return nil, fmt.Errorf("corpus %s: %v", dir, err)
+	}
 	db, err := openBadger(bo)
 	if err != nil {
 		releaseLock(lock)
@@ -155,6 +159,36 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// removeEmptyLogs deletes the empty memtable and value log files of a
+// database directory. A process killed between creating such a file and
+// sizing it leaves it empty; it holds nothing, but badger (v4.9.6) refuses
+// to open a database that has one ("while opening fid: N err: Create a new
+// file", dgraph-io/badger#2207), so one SIGKILL at the wrong moment would
+// lock the user out of the corpus.
+func removeEmptyLogs(db string) error {
+	entries, err := os.ReadDir(db)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || (!strings.HasSuffix(name, ".mem") && !strings.HasSuffix(name, ".vlog")) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || info.Size() != 0 {
+			continue
+		}
+		if err := os.Remove(filepath.Join(db, name)); err != nil {
+			return fmt.Errorf("cannot remove the empty log file %s left by a crash: %v", name, err)
+		}
+	}
+	return nil
 }
 
 // openBadger opens badger, turning a panic inside it (which some corrupted
