@@ -1,6 +1,7 @@
 package raftkv
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,6 +93,14 @@ type node struct {
 	props   map[string]*proposal
 	dropped []*proposal // dropped for want of a leader, proposed again when one is known
 	reads   []*read
+
+	// handled counts the client requests whose own part (the proposal or
+	// read index and the Ready loop after it) is done; decided those whose
+	// outcome is known (applied, read); answered those whose handler has
+	// written its answer (or given up) since. idle is signalled when one
+	// of them grows or the node stops.
+	handled, decided, answered uint64
+	idle                       *sync.Cond
 }
 
 // nodeConfig is what newNode needs beyond the disk.
@@ -113,6 +122,7 @@ func newNode(c nodeConfig, disk *Disk, st *DiskState) (*node, error) {
 		conf: st.Snapshot.GetMetadata().GetConfState(), out: c.out, fatal: c.fatal, disk: disk,
 		boot: st.Boot, props: map[string]*proposal{},
 	}
+	n.idle = sync.NewCond(&n.mu)
 	n.mem = raft.NewMemoryStorage()
 	if err := n.mem.ApplySnapshot(st.Snapshot); err != nil {
 		return nil, fmt.Errorf("raftkv: load snapshot: %v", err)
@@ -303,6 +313,7 @@ func (n *node) fail(err error) {
 		return
 	}
 	n.stopped = true
+	n.idle.Broadcast()
 	n.log.Error("node stopped", "error", err)
 	n.fatal(err)
 }
@@ -313,6 +324,7 @@ func (n *node) fail(err error) {
 func (n *node) guard() {
 	if r := recover(); r != nil {
 		n.stopped = true
+		n.idle.Broadcast()
 		err := fmt.Errorf("panic: %v\n\n%s", r, debug.Stack())
 		n.log.Error("node stopped", "error", err)
 		n.fatal(err)
@@ -359,6 +371,7 @@ func (n *node) apply(e *pb.Entry) {
 			if p := n.props[c.ID]; p != nil {
 				delete(n.props, c.ID)
 				close(p.done)
+				n.decided++
 			}
 		}
 	}
@@ -372,6 +385,7 @@ func (n *node) answerReads() {
 		if r.index != 0 && r.index <= n.applied {
 			v, ok := n.kv[r.key]
 			r.done <- readResult{v, ok}
+			n.decided++
 			continue
 		}
 		keep = append(keep, r)
@@ -428,6 +442,47 @@ func (n *node) put(key, value string) *proposal {
 	n.propose(p, false)
 	n.drain()
 	return p
+}
+
+// requestHandled counts a client request whose own part is done.
+func (n *node) requestHandled() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.handled++
+	n.idle.Broadcast()
+}
+
+// answer counts a request whose handler has written its answer (and
+// flushed it) or given up on it. now: the outcome was known at once (an
+// error, a local read), not decided by the node.
+func (n *node) answer(now bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if now {
+		n.decided++
+	}
+	n.answered++
+	n.idle.Broadcast()
+}
+
+// waitIdle returns once k client requests have been handled since the
+// start, every answer decided has been written, and the Ready loop has run
+// to quiescence (it runs under the lock, so holding the lock means it is
+// done). It returns the number of answers written, and false when the
+// node stops or ctx ends first.
+func (n *node) waitIdle(ctx context.Context, k uint64) (uint64, bool) {
+	stop := context.AfterFunc(ctx, func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.idle.Broadcast()
+	})
+	defer stop()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for (n.handled < k || n.answered < n.decided) && !n.stopped && ctx.Err() == nil {
+		n.idle.Wait()
+	}
+	return n.answered, n.handled >= k && n.answered >= n.decided && !n.stopped
 }
 
 // forgetProposal drops the waiter of a request whose client went away.
@@ -554,6 +609,7 @@ func (n *node) stop() {
 	defer n.mu.Unlock()
 	n.stopped = true
 	n.pending = nil
+	n.idle.Broadcast()
 	_ = n.disk.Close()
 }
 

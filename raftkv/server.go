@@ -258,6 +258,7 @@ func (s *Server) serve() {
 	pm.HandleFunc("POST /message", s.handleMessage)
 	pm.HandleFunc("POST /timeout", s.handleTimeout)
 	pm.HandleFunc("POST /directive", s.handleDirective)
+	pm.HandleFunc("POST /idle", s.handleIdle)
 	cm := http.NewServeMux()
 	cm.HandleFunc("PUT /kv/{key...}", s.handlePut)
 	cm.HandleFunc("GET /kv/{key...}", s.handleGet)
@@ -388,27 +389,83 @@ func (s *Server) handleDirective(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, okResponse{true})
 }
 
+// handleIdle answers once the node has handled the number of client
+// requests the fuzzer wrote to it since its start, and everything they
+// caused has been handed over: the fuzzer's acknowledgement that the
+// replica is idle, so that no step ends on a timer.
+func (s *Server) handleIdle(w http.ResponseWriter, r *http.Request) {
+	var q struct {
+		Requests uint64 `json:"requests"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&q); err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("bad idle request: %v", err))
+		return
+	}
+	answered, ok := s.node.waitIdle(r.Context(), q.Requests)
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, errStopped)
+		return
+	}
+	writeJSON(w, http.StatusOK, idleResponse{OK: true, Answered: answered})
+}
+
+// idleResponse is the answer of POST /idle: the number of client requests
+// answered since the start, which the fuzzer waits to have read.
+type idleResponse struct {
+	OK       bool   `json:"ok"`
+	Answered uint64 `json:"answered"`
+}
+
+// answered flushes a client answer and counts it (now: decided by the
+// handler itself).
+func (s *Server) answered(w http.ResponseWriter, now bool) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	s.node.answer(now)
+}
+
+// handledOnce returns a function that counts the request as handled, once.
+func (s *Server) handledOnce() func() {
+	var once sync.Once
+	return func() { once.Do(s.node.requestHandled) }
+}
+
 func (s *Server) handlePut(w http.ResponseWriter, r *http.Request) {
+	// Deferred first, run last: an answer given at once is counted before
+	// the request is.
+	handled := s.handledOnce()
+	defer handled()
 	key := r.PathValue("key")
 	if key == "" {
 		writeError(w, http.StatusBadRequest, errors.New("PUT /kv/<key>: empty key"))
+		s.answered(w, true)
 		return
 	}
 	value, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxValueBytes))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("PUT /kv/%s: %v", key, err))
+		s.answered(w, true)
 		return
 	}
 	p := s.node.put(key, string(value))
 	if p == nil {
 		writeError(w, http.StatusServiceUnavailable, errStopped)
+		s.answered(w, true)
 		return
 	}
+	handled()
 	select {
 	case <-p.done:
 		writeJSON(w, http.StatusOK, okResponse{true})
+		s.answered(w, false)
 	case <-r.Context().Done():
 		s.node.forgetProposal(p)
+		select {
+		case <-p.done: // decided meanwhile: the count must balance
+			s.node.answer(false)
+		default:
+		}
 	case <-s.closed:
 		writeError(w, http.StatusServiceUnavailable, errStopped)
 	}
@@ -421,30 +478,40 @@ type GetResponse struct {
 }
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	handled := s.handledOnce()
+	defer handled()
 	key := r.PathValue("key")
 	if key == "" {
 		writeError(w, http.StatusBadRequest, errors.New("GET /kv/<key>: empty key"))
+		s.answered(w, true)
 		return
 	}
 	if s.cfg.Inject == InjectStaleRead {
 		res, ok := s.node.localGet(key)
 		if !ok {
 			writeError(w, http.StatusServiceUnavailable, errStopped)
-			return
+		} else {
+			writeJSON(w, http.StatusOK, GetResponse{res.value, res.found})
 		}
-		writeJSON(w, http.StatusOK, GetResponse{res.value, res.found})
+		s.answered(w, true)
 		return
 	}
 	rd := s.node.readIndex(key)
 	if rd == nil {
 		writeError(w, http.StatusServiceUnavailable, errStopped)
+		s.answered(w, true)
 		return
 	}
+	handled()
 	select {
 	case res := <-rd.done:
 		writeJSON(w, http.StatusOK, GetResponse{res.value, res.found})
+		s.answered(w, false)
 	case <-r.Context().Done():
 		s.node.forgetRead(rd)
+		if len(rd.done) > 0 { // decided meanwhile: the count must balance
+			s.node.answer(false)
+		}
 	case <-s.closed:
 		writeError(w, http.StatusServiceUnavailable, errStopped)
 	}

@@ -60,13 +60,15 @@ func (e *execution) newOp(r *replica, v int) *op {
 func (e *execution) now() int64 { return time.Since(e.t0).Nanoseconds() }
 
 // issue sends o to r's client endpoint in the background. The channel
-// returned is closed when the request has been written (or failed).
-func (e *execution) issue(r *replica, o *op) <-chan struct{} {
-	written := make(chan struct{})
+// returned receives true when the request has been written, false when
+// it failed before that.
+func (e *execution) issue(r *replica, o *op) <-chan bool {
+	written := make(chan bool, 1)
 	var once sync.Once
-	signal := func() { once.Do(func() { close(written) }) }
+	send := func(ok bool) { once.Do(func() { written <- ok }) }
+	signal := func() { send(false) }
 	ctx, cancel := context.WithTimeout(e.opsCtx, e.cl.reqTimeout)
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { signal() }})
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(w httptrace.WroteRequestInfo) { send(w.Err == nil) }})
 	url := strings.TrimSuffix(r.client, "/") + "/kv/" + o.Key
 	method, body := http.MethodGet, io.Reader(nil)
 	if o.Put {
@@ -81,6 +83,7 @@ func (e *execution) issue(r *replica, o *op) <-chan struct{} {
 	}
 	e.mu.Lock()
 	o.Call = e.now()
+	boot := r.boot
 	e.mu.Unlock()
 	e.opsWG.Add(1)
 	go func() {
@@ -98,6 +101,11 @@ func (e *execution) issue(r *replica, o *op) <-chan struct{} {
 		}
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		if r.boot == boot {
+			r.answers++
+		}
+		close(e.answered)
+		e.answered = make(chan struct{})
 		o.Return = e.now()
 		o.RetStep = e.step
 		o.done, o.status = true, resp.StatusCode

@@ -45,8 +45,8 @@
 // with "ready": true. false: when its client endpoint accepts connections;
 // such a system cannot be intercepted, so its spec offers only crash,
 // restart and request. ready.timeout bounds the wait at start and restart.
-// quiet: a step ends when nothing (message, event, registration) arrived
-// for this long. call_timeout bounds each POST to a replica. request: the
+// quiet: with replicas that do not serve POST /idle (see below), a step
+// ends when nothing (message, event, registration) arrived for this long. call_timeout bounds each POST to a replica. request: the
 // client requests of request steps; without it the spec has no request
 // action. request.timeout bounds each client request; request.drain
 // (default: quiet) is how long the end of an execution waits for
@@ -63,17 +63,23 @@
 // process group (Setpgid) with MODELFUZZ_URL and MODELFUZZ_ID in its
 // environment; the execution waits until all are ready and quiet. If a
 // replica exits while starting (a port taken meanwhile), the start is
-// retried with new ports, up to 3 times. Then the steps run:
+// retried with new ports, up to 3 times. Then the steps run, each ended by
+// the replica's acknowledgement that it is idle: POST <addr>/idle
+// {"requests": k}, answered once the replica has taken in the k client
+// requests written to it since it started and handed over everything
+// they and the step caused. Time decides nothing (a replica answering 404
+// is waited for until quiet instead, and then a slow machine can move a
+// request's events into a later step):
 //
 //   - deliver(n): up to n messages are taken from the replica's inbox
 //     (FIFO by arrival) and POSTed, one at a time, to <addr>/message, each
-//     answered synchronously; then the step waits until quiet.
+//     answered synchronously; then the step waits until r is idle.
 //   - crash: SIGKILL to the replica's process group; its inbox is dropped
 //     and it is crashed: messages to it are answered 400 and dropped with a
 //     "drop" event.
 //   - restart: the same command on the same data directory and ports; the
-//     step waits until the replica is ready, then quiet.
-//   - timeout: POST <addr>/timeout, then quiet.
+//     step waits until the replica is ready, then idle.
+//   - timeout: POST <addr>/timeout, then idle.
 //   - request(v): a client operation on key "k" + (v/2 mod keys): a put
 //     of "v" (PUT <client>/kv/<key>, body v) when v is even, else a get
 //     (GET <client>/kv/<key>; the answer is {"value": ..., "found": ...}
@@ -81,7 +87,7 @@
 //     2, 3, ... so every put is followed by a get of its key. The request
 //     is sent in the background (it is answered only when the cluster,
 //     driven by later steps, commits it); the step waits until it is
-//     written, then quiet.
+//     written, then until the replica is idle.
 //
 // A step at a crashed replica (deliver, crash, timeout, request) or a
 // restart of a live one is skipped with an EvSkip event. At the end, the
@@ -97,10 +103,9 @@
 // step (until it is quiet) belong to it. With the synchronous delivery
 // contract only one replica is active at a time, so a well-behaved
 // replica gives the same trace every time: what a delivery or a timeout
-// causes arrives before its call is answered. What a client request or a
-// restart causes arrives on the replica's own schedule and is placed by
-// the quiet period: on a loaded machine a longer quiet keeps traces
-// identical (ReplayRate measures it). What arrives while the cluster
+// causes arrives before its call is answered, and what a client request or
+// a restart causes before the replica answers POST /idle (ReplayRate
+// measures it). What arrives while the cluster
 // starts is recorded in step 0, ordered by replica (they start
 // concurrently), with the messages numbered in that order; a "restart"
 // event then is left out (a first start is not a restart).

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
@@ -39,7 +40,8 @@ type System struct {
 
 	execMu sync.Mutex // held by Execute and Close
 	closed bool
-	seq    int // executions run
+	seq    int         // executions run
+	noIdle atomic.Bool // the replicas answered POST /idle with 404
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc // of the running execution
@@ -164,6 +166,7 @@ type execution struct {
 	t0   time.Time
 
 	ops       []*op
+	answered  chan struct{} // closed (and replaced) when a client answer is read
 	opsWG     sync.WaitGroup
 	opsCtx    context.Context
 	opsCancel context.CancelFunc
@@ -199,6 +202,9 @@ type replica struct {
 	ready    chan struct{}   // closed when the current incarnation is ready
 	isReady  bool
 	inbox    []envelope
+	requests int // client requests written to the current incarnation
+	boot     int // incarnations started
+	answers  int // client answers read from the current incarnation
 }
 
 // envelope is a message in an inbox: the body to deliver as it was
@@ -230,6 +236,7 @@ func (s *System) newExecution(ctx context.Context) (*execution, error) {
 	e.http = &http.Client{Transport: &http.Transport{}}
 	e.reqHTTP = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	e.opsCtx, e.opsCancel = context.WithCancel(ctx)
+	e.answered = make(chan struct{})
 	for i := 0; i < n; i++ {
 		v := procVars{index: i, port: ports[2*i], clientPort: ports[2*i+1], cluster: strings.Join(cluster, ","), processes: n}
 		rel := strings.NewReplacer("{id}", strconv.Itoa(i+1), "{index}", strconv.Itoa(i)).Replace(s.cl.DataDir)
@@ -295,7 +302,9 @@ func (e *execution) startAll() error {
 				formatOutputs([]Output{r.output()}))
 		}
 	}
-	e.waitQuiet(time.Now())
+	for _, r := range e.reps {
+		e.settle(r)
+	}
 	e.mu.Lock()
 	e.normalizeStart()
 	e.startup = false
@@ -317,7 +326,8 @@ func (e *execution) startReplica(r *replica) error {
 	wd := cl.resolvePath(cl.expand(cl.Workdir, r.vars))
 	ready := make(chan struct{})
 	e.mu.Lock()
-	r.addr, r.isReady, r.ready, r.starting = "", false, ready, true
+	r.addr, r.isReady, r.ready, r.starting, r.requests, r.answers = "", false, ready, true, 0, 0
+	r.boot++
 	e.mu.Unlock()
 	p, err := startProc(e.s.fac.reg, argv, environ(extra, e.url, r.index+1), wd, r.out)
 	e.mu.Lock()
@@ -499,11 +509,11 @@ func (e *execution) deliver(r *replica, n int) {
 		e.record(schedule.EvRecv, r.index, m.from, m.id, m.typ, m.args)
 		addr := r.addr
 		e.mu.Unlock()
-		e.call(r, addr, "/message", m.body)
-		delivered = true
+		status, _ := e.call(r, addr, "/message", m.body)
+		delivered = status != 0 // else a failure was recorded, or the replica is gone
 	}
 	if delivered {
-		e.waitQuiet(time.Now())
+		e.settle(r)
 	}
 }
 
@@ -550,7 +560,7 @@ func (e *execution) restart(r *replica) {
 	default: // exited (a failure already) or interrupted
 		return
 	}
-	e.waitQuiet(time.Now())
+	e.settle(r)
 }
 
 func (e *execution) timeout(r *replica) {
@@ -563,8 +573,9 @@ func (e *execution) timeout(r *replica) {
 	e.own(schedule.EvTimeout, r.index, nil)
 	addr := r.addr
 	e.mu.Unlock()
-	e.call(r, addr, "/timeout", []byte("{}"))
-	e.waitQuiet(time.Now())
+	if status, _ := e.call(r, addr, "/timeout", []byte("{}")); status != 0 {
+		e.settle(r)
+	}
 }
 
 func (e *execution) request(r *replica, v int) {
@@ -584,12 +595,19 @@ func (e *execution) request(r *replica, v int) {
 	written := e.issue(r, o)
 	timer := time.NewTimer(e.cl.callTimeout)
 	select {
-	case <-written:
+	case ok := <-written:
+		if ok {
+			e.mu.Lock()
+			if r.proc != nil {
+				r.requests++
+			}
+			e.mu.Unlock()
+		}
 	case <-timer.C:
 	case <-e.ctx.Done():
 	}
 	timer.Stop()
-	e.waitQuiet(time.Now())
+	e.settle(r)
 }
 
 // kindRead is the kind of the event of a request step that reads (a get):
@@ -605,9 +623,9 @@ func (e *execution) own(kind string, node int, args []schedule.Arg) {
 
 // call posts body to a replica's endpoint and waits for its answer: the
 // replica answers when it has handed over everything the call caused.
-func (e *execution) call(r *replica, addr, path string, body []byte) {
+func (e *execution) call(r *replica, addr, path string, body []byte) (status int, answer []byte) {
 	if addr == "" {
-		return
+		return 0, nil
 	}
 	url := addr
 	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
@@ -618,7 +636,7 @@ func (e *execution) call(r *replica, addr, path string, body []byte) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+path, bytes.NewReader(body))
 	if err != nil {
 		e.s.log.Warn("bad replica address", "replica", r.index+1, "addr", addr, "error", err)
-		return
+		return 0, nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := e.http.Do(req)
@@ -646,12 +664,73 @@ func (e *execution) call(r *replica, addr, path string, body []byte) {
 		default:
 			e.s.log.Warn("replica call failed", "replica", r.index+1, "path", path, "error", err)
 		}
-		return
+		return 0, nil
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	_ = resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
+	if resp.StatusCode/100 != 2 && !(path == "/idle" && resp.StatusCode == http.StatusNotFound) {
 		e.s.log.Warn("replica refused a call", "replica", r.index+1, "path", path, "status", resp.StatusCode, "answer", string(msg))
+	}
+	return resp.StatusCode, msg
+}
+
+// settle ends a step at r: it asks r (POST <addr>/idle) to answer once it
+// has taken in every client request written to it and handed over
+// everything they and the step caused, and then waits for the client
+// answers r says it gave, so that what happens next (and the step an
+// answer is recorded in) is decided by the schedule, not by how long the
+// step waited. A replica without the endpoint (404), or that does not
+// register, is waited for until nothing arrived for the quiet period.
+func (e *execution) settle(r *replica) {
+	e.mu.Lock()
+	addr, n := r.addr, r.requests
+	e.mu.Unlock()
+	// addr is empty for replicas that do not register: they cannot be
+	// asked.
+	if addr != "" && !e.s.noIdle.Load() {
+		status, answer := e.call(r, addr, "/idle", fmt.Appendf(nil, `{"requests":%d}`, n))
+		switch status {
+		case http.StatusOK:
+			var a struct {
+				Answered *int `json:"answered"`
+			}
+			if json.Unmarshal(answer, &a) != nil || a.Answered == nil {
+				e.fail("protocol", "protocol: idle", fmt.Sprintf("n%d answered POST /idle with %q, not {\"answered\": N}", r.index+1, answer))
+				return
+			}
+			e.awaitAnswers(r, *a.Answered)
+			return
+		case http.StatusNotFound:
+			e.s.noIdle.Store(true)
+			e.s.log.Info("the replicas do not acknowledge idleness (POST /idle); steps end after a quiet period", "quiet", e.cl.quiet)
+		default:
+			return // a failure (unresponsive, exited) was recorded
+		}
+	}
+	e.waitQuiet(time.Now())
+}
+
+// awaitAnswers waits until the client answers of r's current incarnation
+// read number n (at most call_timeout: an answer lost on the way is
+// logged).
+func (e *execution) awaitAnswers(r *replica, n int) {
+	timer := time.NewTimer(e.cl.callTimeout)
+	defer timer.Stop()
+	for {
+		e.mu.Lock()
+		got, more := r.answers, e.answered
+		e.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-more:
+		case <-timer.C:
+			e.s.log.Warn("client answers missing", "replica", r.index+1, "answered", n, "read", got)
+			return
+		case <-e.ctx.Done():
+			return
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -76,12 +77,45 @@ func TestTraceShape(t *testing.T) {
 	require.Contains(t, s.Output()[2].Stdout, "--- modelfuzz: restart ---\nready\n")
 }
 
+// TestReplayRate replays under CPU load (two busy processes besides the
+// test's): steps end on the replicas' acknowledgements, not on time.
 func TestReplayRate(t *testing.T) {
+	burnCPU(t, 2)
 	fac, _ := newFake(t, fakeCluster(3, nil), nil)
 	r, err := ReplayRate(fac, shapeInput, 10)
 	require.NoError(t, err)
 	require.Equal(t, 10, r.Runs)
 	require.Equal(t, 10, r.Identical, "first difference in run %d:\n%s\nvs\n%s", r.FirstDiff, r.First, r.Diff)
+}
+
+// burnCPU starts n processes that spin until the test ends.
+func burnCPU(t *testing.T, n int) {
+	for range n {
+		c := exec.Command("sh", "-c", "while :; do :; done")
+		require.NoError(t, c.Start())
+		t.Cleanup(func() {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		})
+	}
+}
+
+// TestSlowReplicaKeepsTheTrace: a replica that takes far longer than the
+// quiet period to take in a client request gives the same trace, since the
+// step ends when the replica says it is idle; a replica without POST /idle
+// is still driven, step by step after quiet periods.
+func TestSlowReplicaKeepsTheTrace(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", "shape.trace.json"))
+	require.NoError(t, err)
+	_, s := newFake(t, fakeCluster(3, nil, "-slow-request", "150ms"), nil)
+	_, tr := execute(t, s, shapeInput)
+	require.Equal(t, string(want), string(tr))
+
+	var log testutil.SyncBuffer
+	_, s = newFake(t, fakeCluster(3, nil, "-idle=false"), &log)
+	_, tr = execute(t, s, shapeInput)
+	require.Equal(t, string(want), string(tr))
+	require.Contains(t, log.String(), "do not acknowledge idleness")
 }
 
 func TestCrashKillsTheGroupAndRestartRegisters(t *testing.T) {
@@ -180,14 +214,16 @@ func TestExitIsAFailure(t *testing.T) {
 }
 
 func TestInterrupt(t *testing.T) {
-	_, s := newFake(t, fakeCluster(3, func(c map[string]any) { c["quiet"] = "1500ms" }), nil)
+	// The timeout's answer takes 3 s: the interrupt comes while the cluster
+	// starts or during the first step.
+	_, s := newFake(t, fakeCluster(3, nil, "-hang", "3s"), nil)
 	done := make(chan *schedule.Execution)
 	go func() {
 		ex, err := s.Execute(input(to(0), d(1, 1), d(2, 1)))
 		require.NoError(t, err)
 		done <- ex
 	}()
-	time.Sleep(300 * time.Millisecond) // in the start's quiet wait or the first step's
+	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
 	s.Interrupt()
 	select {

@@ -13,6 +13,9 @@
 //     file shared by all replicas, -store); with -stale a
 //     get returns the value before the key's last put. A put reports a
 //     "request" event (value), as raftkv does.
+//   - POST /idle {"requests": k}: answered once k client requests have been
+//     handled (and answered) since the start, with {"answered": n}
+//     (-idle=false: 404, as a replica without the endpoint).
 //
 // Everything it posts is posted before it answers the fuzzer's call.
 package main
@@ -49,6 +52,8 @@ var (
 	exitAfter  = flag.Int("panic-after", 0, "panic when receiving this many messages (0: never)")
 	storeFile  = flag.String("store", "", "the key-value store, a file shared by the replicas")
 	hang       = flag.Duration("hang", 0, "on timeout, wait this long before answering")
+	idle       = flag.Bool("idle", true, "serve POST /idle")
+	slowReq    = flag.Duration("slow-request", 0, "wait this long before handling a client request")
 )
 
 // store is the replicas' shared key-value state: one file, locked with
@@ -93,6 +98,8 @@ var (
 	st       state
 	received int
 	seq      int
+	handled  int // client requests handled
+	handledC = sync.NewCond(&mu)
 	fuzzer   = os.Getenv("MODELFUZZ_URL")
 	hc       = &http.Client{}
 )
@@ -171,13 +178,33 @@ func main() {
 		ok(w)
 	})
 	mux.HandleFunc("POST /directive", func(w http.ResponseWriter, r *http.Request) { ok(w) })
+	if *idle {
+		mux.HandleFunc("POST /idle", func(w http.ResponseWriter, r *http.Request) {
+			var q struct {
+				Requests int `json:"requests"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&q); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for handled < q.Requests {
+				handledC.Wait()
+			}
+			// Every request handled is answered.
+			fmt.Fprintf(w, `{"ok":true,"answered":%d}`, handled)
+		})
+	}
 	go func() { log.Fatal(http.Serve(apiLn, mux)) }()
 
 	cmux := http.NewServeMux()
 	cmux.HandleFunc("PUT /kv/{key}", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		time.Sleep(*slowReq)
 		mu.Lock()
 		defer mu.Unlock()
+		defer countRequest(w)
 		k := r.PathValue("key")
 		var value any = string(b)
 		if n, err := strconv.Atoi(string(b)); err == nil {
@@ -191,8 +218,10 @@ func main() {
 		ok(w)
 	})
 	cmux.HandleFunc("GET /kv/{key}", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(*slowReq)
 		mu.Lock()
 		defer mu.Unlock()
+		defer countRequest(w)
 		k := r.PathValue("key")
 		var v string
 		var found bool
@@ -223,6 +252,14 @@ func main() {
 	post("/replica", map[string]any{"id": me(), "addr": apiLn.Addr().String(), "ready": true, "info": info})
 	fmt.Println("ready")
 	select {}
+}
+
+// countRequest sends a client request's answer and counts the request as
+// handled and answered (mu held).
+func countRequest(w http.ResponseWriter) {
+	w.(http.Flusher).Flush()
+	handled++
+	handledC.Broadcast()
 }
 
 func me() string { return strconv.Itoa(*id) }
