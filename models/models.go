@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,6 +43,11 @@ type Spec struct {
 	// model; NoView leaves the cfg's VIEW out.
 	View   string
 	NoView bool
+	// Extend, when set, is the path of a module that EXTENDS the model and
+	// defines more of it (waypoints): it becomes the root module, with the
+	// model's cfg. It may declare no variable of its own, so that its
+	// states are the model's.
+	Extend string
 }
 
 // Load parses and compiles a model. A name that is not an existing file
@@ -113,6 +119,21 @@ func parse(s Spec) (*syntax.Loader, *syntax.Module, *cfg.Config, error) {
 	}
 	if err := setConsts(conf, s.Consts); err != nil {
 		return nil, nil, nil, &eval.ConfigError{Err: err}
+	}
+	if s.Extend != "" {
+		ext, err := ld.LoadFile(s.Extend)
+		if err != nil {
+			return nil, nil, nil, &eval.LoadError{Err: err}
+		}
+		if !slices.Contains(ext.Extends, mod.Name) {
+			return nil, nil, nil, fmt.Errorf("%s: module %s does not extend the model %s (write EXTENDS %s)", s.Extend, ext.Name, mod.Name, mod.Name)
+		}
+		for _, u := range ext.Units {
+			if v, ok := u.(*syntax.VariableDecl); ok {
+				return nil, nil, nil, fmt.Errorf("%s:%d:%d: module %s declares a variable; it may only define operators over the model's", s.Extend, v.Pos.Line, v.Pos.Col, ext.Name)
+			}
+		}
+		mod = ext
 	}
 	switch {
 	case s.NoView:

@@ -388,3 +388,56 @@ func (s *Simulator) StateString(st map[string]json.RawMessage) string {
 	}
 	return out
 }
+
+// ViewState is the value of the model's VIEW in one state a simulation
+// reached.
+type ViewState struct {
+	Index int         // actions applied when it was reached (0: the initial state)
+	View  value.Value // the VIEW's value in it
+}
+
+// Views runs req as Simulate does and returns the VIEW's value in every
+// state reached (consecutive equal values included), for callers that read
+// the view rather than fingerprint it: waypoints, whose VIEW is a tuple of
+// predicates. The divergence is the first, as in Simulate.
+func (s *Simulator) Views(req *Request) ([]ViewState, *Divergence, error) {
+	ev := s.evaluator()
+	defer s.pool.Put(ev)
+	cur, err := s.selectInit(req.Init)
+	if err != nil {
+		return nil, &Divergence{Index: -1, Action: "Init", Reason: err.Error()}, nil
+	}
+	var out []ViewState
+	var div *Divergence
+	visit := func(st []value.Value, index int) error {
+		v, err := ev.ViewOf(st)
+		if err != nil {
+			return fmt.Errorf("evaluating VIEW: %w", err)
+		}
+		out = append(out, ViewState{Index: index, View: v})
+		return nil
+	}
+	if err := visit(cur, 0); err != nil {
+		return nil, nil, err
+	}
+	for i, a := range req.Actions {
+		next, _, _, reason, err := s.step(ev, cur, &a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
+		}
+		if reason != "" {
+			if div == nil {
+				div = &Divergence{Index: i, Action: a.Name, Reason: reason}
+			}
+			if !req.Resync {
+				break
+			}
+			continue
+		}
+		cur = next
+		if err := visit(cur, i+1); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, div, nil
+}
