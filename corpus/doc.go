@@ -11,6 +11,7 @@
 //	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
 //	b/<n: 4 bytes BE>       JSON fuzzer.BugRecord (ID "B<n>"), with its minimized input
 //	s/<seq: 8 bytes BE>     JSON fuzzer.StatsRecord, a snapshot every --stats-every
+//	q/<table>/<state: 8 bytes BE>   a learning strategy's entry (fuzzer.Learned: a Q-table row, encoded by the strategy)
 //
 // The directory also holds MODELFUZZ (a marker naming the format, so that
 // --fresh never deletes a directory that is not a corpus) and modelfuzz.lock

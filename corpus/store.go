@@ -34,6 +34,7 @@ var (
 	prefBug     = []byte("b/")
 	prefPending = []byte("p/")
 	prefStats   = []byte("s/")
+	prefLearned = []byte("q/")
 )
 
 // Options for Open.
@@ -384,6 +385,13 @@ func (s *Store) Commit(b *fuzzer.Batch) error {
 		}
 		kvs = append(kvs, kv{k: k, v: v})
 	}
+	for _, l := range b.Learned {
+		if l.Table == "" || strings.Contains(l.Table, "/") {
+			return fmt.Errorf("learned table %q: want a name without '/'", l.Table)
+		}
+		k := append(append(append([]byte{}, prefLearned...), l.Table...), '/')
+		kvs = append(kvs, kv{k: binary.BigEndian.AppendUint64(k, l.State), v: l.Value})
+	}
 	if b.Counters != nil {
 		v, err := json.Marshal(b.Counters)
 		if err != nil {
@@ -487,6 +495,17 @@ func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
 				lastMeasure = string(m)
 			}
 			snap.Coverage[lastMeasure] = append(snap.Coverage[lastMeasure], binary.BigEndian.Uint64(k[len(k)-8:]))
+		}
+		for it.Seek(prefLearned); it.ValidForPrefix(prefLearned); it.Next() {
+			k := it.Item().Key()[len(prefLearned):]
+			if len(k) < 10 || k[len(k)-9] != '/' {
+				return fmt.Errorf("bad learned key %q", it.Item().Key())
+			}
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			snap.Learned = append(snap.Learned, fuzzer.Learned{Table: string(k[:len(k)-9]), State: binary.BigEndian.Uint64(k[len(k)-8:]), Value: v})
 		}
 		for it.Seek(prefBug); it.ValidForPrefix(prefBug); it.Next() {
 			rec := &fuzzer.BugRecord{}

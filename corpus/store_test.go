@@ -307,3 +307,27 @@ func TestEmptyLogFilesLeftByAKillAreIgnored(t *testing.T) {
 		})
 	}
 }
+
+// What a learning strategy stores comes back on reopening, a later entry
+// of the same table and state replacing the earlier one.
+func TestLearnedRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	require.NoError(t, err)
+	require.NoError(t, s.Commit(&fuzzer.Batch{Learned: []fuzzer.Learned{
+		{Table: "bonusmaxrl", State: 7, Value: []byte("a")},
+		{Table: "waypointrl.2", State: 1 << 63, Value: []byte("b")},
+	}}))
+	require.NoError(t, s.Commit(&fuzzer.Batch{Learned: []fuzzer.Learned{{Table: "bonusmaxrl", State: 7, Value: []byte("c")}}}))
+	require.ErrorContains(t, s.Commit(&fuzzer.Batch{Learned: []fuzzer.Learned{{Table: "a/b", State: 1}}}), `learned table "a/b"`)
+	require.NoError(t, s.Close())
+	s, err = Open(dir, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	snap, err := s.Load(0)
+	require.NoError(t, err)
+	require.Equal(t, []fuzzer.Learned{
+		{Table: "bonusmaxrl", State: 7, Value: []byte("c")},
+		{Table: "waypointrl.2", State: 1 << 63, Value: []byte("b")},
+	}, snap.Learned)
+}

@@ -23,6 +23,7 @@ type campaignSetup struct {
 	energy         string
 	queueMax       int
 	progress       func(fuzzer.Stats)
+	learner        fuzzer.Learner
 }
 
 func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *corpus.Store) {
@@ -42,6 +43,7 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 		opt.Guide = guidance.TraceMeasure{}
 	}
 	opt.Progress = c.progress
+	opt.Learner = c.learner
 	f, err := fuzzer.New(opt, fac, gen, st)
 	require.NoError(t, err)
 	return f, st

@@ -78,8 +78,11 @@ type Limits struct {
 type Options struct {
 	Params
 	Limits
-	Strategy string    // name reported in summaries
-	Guide    Measure   // the measure whose new items make an input interesting; nil: never (random)
+	Strategy string  // name reported in summaries
+	Guide    Measure // the measure whose new items make an input interesting; nil: never (random)
+	// Learner, when set, is the strategy's learning: committed with every
+	// batch, restored when the campaign continues.
+	Learner  Learner
 	Measures []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*StatsRecord)
@@ -237,6 +240,11 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 		f.bugs[b.Signature] = b
 		f.bugList = append(f.bugList, b)
 	}
+	if opt.Learner != nil && len(snap.Learned) > 0 {
+		if err := opt.Learner.Restore(snap.Learned); err != nil {
+			return nil, fmt.Errorf("restoring what the strategy learned: %v", err)
+		}
+	}
 	// Imported inputs not run yet go first; then a mutant of every kept input,
 	// so a continued campaign picks up where its corpus is, not from scratch.
 	r := f.rng(-1)
@@ -355,6 +363,9 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 				stop = true
 				break
 			}
+		}
+		if f.opt.Learner != nil {
+			acc.Learned = f.opt.Learner.Learned()
 		}
 		if err := f.commit(acc); err != nil {
 			runErr = err

@@ -172,6 +172,28 @@ type Batch struct {
 	Coverage []CoverageItems
 	Bugs     []*BugRecord // new or updated (hits, last iteration)
 	Stats    *StatsRecord
+	Learned  []Learned // what a learning strategy changed since the last batch
+}
+
+// Learned is one entry of what a learning strategy knows (a row of its
+// Q-table): bytes the strategy encodes, by table and state. An entry
+// replaces the stored entry of the same table and state.
+type Learned struct {
+	Table string // names no '/'
+	State uint64
+	Value []byte
+}
+
+// Learner is a strategy that learns across executions (the RL strategies):
+// what it learned is committed with every batch, and given back when the
+// campaign continues, so that a resumed campaign goes on from its Q-values
+// rather than from scratch.
+type Learner interface {
+	// Learned returns the entries changed since the last call.
+	Learned() []Learned
+	// Restore loads the entries a stored campaign holds, before its first
+	// execution.
+	Restore([]Learned) error
 }
 
 // Snapshot is the state a campaign continues from.
@@ -180,4 +202,5 @@ type Snapshot struct {
 	Inputs   []*InputRecord      // by id: pending imports and the most recent kept inputs
 	Coverage map[string][]uint64 // measure -> items
 	Bugs     []*BugRecord
+	Learned  []Learned // a learning strategy's entries (Learner)
 }
