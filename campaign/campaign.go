@@ -40,6 +40,7 @@ type Campaign struct {
 	Continued bool
 
 	fz      *fuzzer.Fuzzer
+	online  *guidance.Online // the online strategy, if it is one
 	mapper  schedule.Mapper
 	logger  hclog.Logger
 	closers []func() error // run in reverse order by Close
@@ -104,6 +105,12 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	} else if s.Strategy == "line" {
 		return fmt.Errorf("--strategy line: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", ad.Name)
 	}
+	if lines != nil && guidance.IsOnline(s.Strategy) {
+		// The line counters wrap Execute only; an online strategy steps
+		// the system itself.
+		c.logger.Info("the online strategies do not measure lines_covered", "strategy", s.Strategy)
+		lines = nil
+	}
 	spec := c.System.Spec()
 	if s.Steps == 0 {
 		s.Steps = ad.Steps
@@ -121,6 +128,9 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	}
 	if s.Actions == "" {
 		s.Actions = c.defaultActions(spec)
+	}
+	if err := s.OnlineParams.Defaults(s.Strategy, spec); err != nil {
+		return err
 	}
 	if s.CorpusDir == "" {
 		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
@@ -183,6 +193,13 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	var fac schedule.Factory = c.System
 	if lines != nil {
 		fac = lines
+	}
+	if guidance.IsOnline(s.Strategy) {
+		h := schedule.Harness{Shape: s.Shape}
+		if c.online, err = guidance.NewOnline(s.Strategy, s.OnlineParams, h, fac, s.Seed); err != nil {
+			return err
+		}
+		opt.Online = c.online
 	}
 	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
 	if err != nil {
@@ -371,6 +388,15 @@ func (c *Campaign) Run(ctx context.Context) (*fuzzer.Summary, error) {
 		sum.StoppedEarly = "by the error below"
 	}
 	return sum, err
+}
+
+// OnlineReport lists the quantities an online strategy's guarantee is
+// stated in (nil for the other strategies).
+func (c *Campaign) OnlineReport() []guidance.Quantity {
+	if c.online == nil {
+		return nil
+	}
+	return c.online.Report()
 }
 
 // Unmapped counts, by type, the events the model's mapper does not turn

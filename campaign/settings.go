@@ -29,6 +29,7 @@ type Settings struct {
 	Strategy      string          `json:"strategy" flag:"strategy"`
 	fuzzer.Params
 	schedule.Shape
+	guidance.OnlineParams
 	Model       string   `json:"model,omitempty" flag:"model"`               // the model guiding or measuring the campaign
 	ModelConfig string   `json:"model_config,omitempty" flag:"model-config"` // its cfg when not the default
 	ModelConsts []string `json:"model_consts,omitempty"`                     // its constants set from the system

@@ -2,6 +2,7 @@ package fuzzer
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime/metrics"
 	"strconv"
@@ -55,6 +56,7 @@ func newExecutor(fac schedule.Factory, timeout time.Duration) *executor {
 }
 
 type execResult struct {
+	in  *schedule.Input
 	ex  *schedule.Execution
 	err error
 }
@@ -62,29 +64,43 @@ type execResult struct {
 // run executes in. The Execution may share the system's buffers (valid
 // until the next run).
 func (e *executor) run(in *schedule.Input) (*schedule.Execution, error) {
+	_, ex, err := e.runWith(in, nil, nil)
+	return ex, err
+}
+
+// runWith executes in or, with online set, the input online builds with
+// the random choices of r, and returns the input that ran. An online
+// execution abandoned in a hang returns what is known of its input: none.
+func (e *executor) runWith(in *schedule.Input, online Online, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
 	if e.sys == nil {
 		sys, err := e.fac.New()
 		if err != nil {
-			return nil, err
+			return in, nil, err
 		}
 		e.sys = sys
 	}
 	e.setRunning(e.sys)
 	defer e.setRunning(nil)
+	sys := e.sys
+	exec := func() execResult {
+		if online != nil {
+			in, ex, err := online.Run(sys, r)
+			return execResult{in, ex, err}
+		}
+		ex, err := sys.Execute(in)
+		return execResult{in, ex, err}
+	}
 	if e.timeout <= 0 {
-		return e.sys.Execute(in)
+		res := exec()
+		return res.in, res.ex, res.err
 	}
 	done := make(chan execResult, 1)
-	sys := e.sys
-	go func() {
-		ex, err := sys.Execute(in)
-		done <- execResult{ex, err}
-	}()
+	go func() { done <- exec() }()
 	timer := time.NewTimer(e.timeout)
 	defer timer.Stop()
 	select {
-	case r := <-done:
-		return r.ex, r.err
+	case res := <-done:
+		return res.in, res.ex, res.err
 	case <-timer.C:
 	}
 	// Hung: interrupt it if it can be, else (or if it does not return)
@@ -92,19 +108,22 @@ func (e *executor) run(in *schedule.Input) (*schedule.Execution, error) {
 	if is, ok := sys.(schedule.Interruptible); ok {
 		is.Interrupt()
 		select {
-		case r := <-done:
-			if r.err != nil {
-				return nil, r.err
+		case res := <-done:
+			if res.err != nil {
+				return res.in, nil, res.err
 			}
-			ex := &schedule.Execution{Trace: r.ex.Trace, Skipped: r.ex.Skipped, Units: r.ex.Units}
-			ex.Failures = append(ex.Failures, hangFailure(in, ex.Trace, e.timeout))
-			return ex, nil
+			ex := &schedule.Execution{Trace: res.ex.Trace, Skipped: res.ex.Skipped, Units: res.ex.Units}
+			ex.Failures = append(ex.Failures, hangFailure(res.in, ex.Trace, e.timeout))
+			return res.in, ex, nil
 		case <-time.After(interruptGrace):
 		}
 	}
 	e.abandoned++
 	e.sys = nil
-	return &schedule.Execution{Failures: []schedule.Failure{hangFailure(in, nil, e.timeout)}}, nil
+	if in == nil {
+		in = &schedule.Input{}
+	}
+	return in, &schedule.Execution{Failures: []schedule.Failure{hangFailure(in, nil, e.timeout)}}, nil
 }
 
 // hangFailure describes an execution stopped by the timeout. The step it

@@ -20,6 +20,14 @@ type Generator interface {
 	Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input
 }
 
+// Online is an online strategy: it builds each input while the system
+// executes it, from the events the system has enabled at each point, and
+// returns the input it built (an ordinary input: executing it replays the
+// same execution) with its execution.
+type Online interface {
+	Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)
+}
+
 // Regenerator is a Generator that can also keep a prefix of an input and
 // draw the rest at random (the rare schedule's tail mutants).
 type Regenerator interface {
@@ -82,7 +90,10 @@ type Options struct {
 	Guide    Measure // the measure whose new items make an input interesting; nil: never (random)
 	// Learner, when set, is the strategy's learning: committed with every
 	// batch, restored when the campaign continues.
-	Learner  Learner
+	Learner Learner
+	// Online, when set, builds every input online instead of taking it from
+	// the queue (no input is mutated: the strategy is its own guide).
+	Online   Online
 	Measures []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*StatsRecord)
@@ -149,6 +160,7 @@ type queued struct {
 	parent uint64          // id of the parent in the corpus
 	rec    *InputRecord    // an imported input not run yet
 	tail   bool            // the mutant regenerates a tail (Regenerator) instead
+	online bool            // Options.Online builds the input, with the random choices of seed
 }
 
 // Fuzzer runs one campaign.
@@ -574,6 +586,10 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 	for k := 0; k < n; k++ {
 		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
+		if f.opt.Online != nil {
+			jobs[k] = &job{iter: iter, r: r, q: queued{online: true, seed: r.Uint64()}}
+			continue
+		}
 		jobs[k] = &job{iter: iter, r: r, q: f.next(iter, r)}
 	}
 	keep := f.opt.Pipeline > 1 || len(f.execs) > 1 // the trace outlives the system's next execution
@@ -654,7 +670,11 @@ func (f *Fuzzer) measure(jobs []*job) {
 
 // execute runs one job on e.
 func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
-	j.ex, j.execErr = e.run(j.q.in)
+	if j.q.online {
+		j.q.in, j.ex, j.execErr = e.runWith(nil, f.opt.Online, rand.New(rand.NewPCG(j.q.seed, uint64(j.iter))))
+	} else {
+		j.ex, j.execErr = e.run(j.q.in)
+	}
 	if j.execErr != nil {
 		return
 	}

@@ -18,9 +18,15 @@ var Strategies = []Strategy{
 	{"line", "new source lines of the system under test (Go coverage counters; needs make cover)"},
 	{"trace", "new classes of the happens-before partial order (Mazurkiewicz traces)"},
 	{"random", "no guidance: every input is random or a mutant of a random input"},
+	{"pct", "online: PCT, random priorities on processes, d-1 priority change points among the n events (--depth)"},
+	{"pctcp", "online: PCTCP, PCT with priorities on chains of causally related events"},
+	{"pos", "online: POS, random priorities on events, redrawn for the events dependent on the one that ran"},
+	{"dpos", "online: d-POS, POS with d-1 priority change points among the racy events only"},
+	{"tapct", "online: taPCT, PCTCP with its d-1 change points among the racy events only"},
+	{"rounds", "online: lossy-synchronous rounds, at most --isolations isolated processes, the network healed every --period rounds"},
 }
 
-// StrategyNames lists the strategies' names: "model, line, trace, random".
+// StrategyNames lists the strategies' names: "model, line, trace, random, pct, ...".
 func StrategyNames() string {
 	names := make([]string, len(Strategies))
 	for i, s := range Strategies {

@@ -87,6 +87,8 @@ type System struct {
 	cut       schedule.ProcSet // the side of the partition, 0 for none
 	nextMsg   int
 	step      int
+	steps     int  // steps run by Step
+	ended     bool // a panic ended the execution
 	trace     schedule.Trace
 	args      []schedule.Arg
 	buf       []byte
@@ -111,32 +113,82 @@ type System struct {
 // Spec implements schedule.System.
 func (s *System) Spec() *schedule.SystemSpec { return s.spec }
 
-// Execute implements schedule.System.
+// Execute implements schedule.System: Begin, Step for every step, End.
 func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
-	ex := &schedule.Execution{}
-	s.ex = ex
-	s.step = 0
-	defer s.stopNodes()
-	if f := schedule.Guard(&s.step, func() {
-		s.reset()
-		for i, st := range in.Steps {
-			s.step = i
-			s.run(st)
+	s.Begin()
+	for _, st := range in.Steps {
+		if !s.Step(st) {
+			break
 		}
-	}); f != nil {
-		ex.Failures = append(ex.Failures, *f)
-	} else {
-		s.checkHistory(len(in.Steps))
+	}
+	return s.End(), nil
+}
+
+// Begin implements schedule.Stepper.
+func (s *System) Begin() {
+	s.ex = &schedule.Execution{}
+	s.step, s.steps, s.ended = 0, 0, false
+	s.guard(s.reset)
+}
+
+// guard runs f; a panic ends the execution with a failure.
+func (s *System) guard(f func()) {
+	if fl := schedule.Guard(&s.step, f); fl != nil {
+		s.ex.Failures = append(s.ex.Failures, *fl)
+		s.ended = true
+	}
+}
+
+// Step implements schedule.Stepper.
+func (s *System) Step(st schedule.Step) bool {
+	if s.ended {
+		return false
+	}
+	s.step = s.steps
+	s.steps++
+	s.guard(func() { s.run(st) })
+	return !s.ended
+}
+
+// Trace implements schedule.Stepper.
+func (s *System) Trace() schedule.Trace { return s.trace }
+
+// End implements schedule.Stepper.
+func (s *System) End() *schedule.Execution {
+	defer s.stopNodes()
+	ex := s.ex
+	if !s.ended {
+		s.checkHistory(s.steps)
 	}
 	ex.Trace = s.trace
 	if s.tlaTrace != nil {
 		ex.Spec = s.tlaTrace.take()
 	}
 	s.ex = nil
-	return ex, nil
+	return ex
+}
+
+// Pending implements schedule.Stepper: every deliverable message of every
+// live node, in inbox order, each delivered by a deliver-one step.
+func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
+	for p, n := range s.nodes {
+		if n.rn == nil {
+			continue
+		}
+		k := 0
+		for _, e := range n.inbox {
+			if s.held(e.from, p) {
+				continue
+			}
+			k++
+			dst = append(dst, schedule.Enabled{ID: e.id, Kind: schedule.KindRecv, Process: p, From: e.from,
+				Type: msgTypeName(e.m.GetType()), K: k, Step: schedule.Step{Process: p, Action: schedule.DeliverOne, K: k}})
+		}
+	}
+	return dst
 }
 
 func (s *System) reset() {

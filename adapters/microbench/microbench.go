@@ -161,6 +161,9 @@ type System struct {
 	lastFlush  []bool    // per worker: the last message processed was a flush
 	nextMsg    int
 	step       int
+	steps      int                 // steps run by Step
+	ended      bool                // a panic ended the execution
+	ex         *schedule.Execution // the execution under way (Begin to End)
 	trace      schedule.Trace
 	args       []schedule.Arg // backing store of the events' args, reused
 }
@@ -194,26 +197,72 @@ func (s *System) reset() {
 	s.args = s.args[:0]
 }
 
-// Execute implements schedule.System.
+// Execute implements schedule.System: Begin, Step for every step, End.
 func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
+	s.Begin()
+	for _, st := range in.Steps {
+		if !s.Step(st) {
+			break
+		}
+	}
+	return s.End(), nil
+}
+
+// Begin implements schedule.Stepper.
+func (s *System) Begin() {
 	s.reset()
 	s.interrupted.Store(false)
-	ex := &schedule.Execution{}
-	// A panic ends the execution: the crashed process takes the whole
-	// in-process system with it.
-	if f := schedule.Guard(&s.step, func() {
-		for i, st := range in.Steps {
-			s.step = i
-			s.run(st, ex)
-		}
-	}); f != nil && !s.interrupted.Load() {
-		ex.Failures = append(ex.Failures, *f)
+	s.ex = &schedule.Execution{}
+	s.steps, s.ended = 0, false
+}
+
+// Step implements schedule.Stepper. A panic ends the execution: the
+// crashed process takes the whole in-process system with it.
+func (s *System) Step(st schedule.Step) bool {
+	if s.ended {
+		return false
 	}
+	s.step = s.steps
+	s.steps++
+	if f := schedule.Guard(&s.step, func() { s.run(st, s.ex) }); f != nil {
+		s.ended = true
+		if !s.interrupted.Load() { // interrupted: the executor reports the hang
+			s.ex.Failures = append(s.ex.Failures, *f)
+		}
+	}
+	return !s.ended
+}
+
+// Trace implements schedule.Stepper.
+func (s *System) Trace() schedule.Trace { return s.trace }
+
+// End implements schedule.Stepper.
+func (s *System) End() *schedule.Execution {
+	ex := s.ex
 	ex.Trace = s.trace
-	return ex, nil
+	s.ex = nil
+	return ex
+}
+
+// Pending implements schedule.Stepper: the first message of every started
+// process's inbox (inboxes are FIFO), and the start of every process not
+// started yet.
+func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
+	for p := range s.inbox {
+		st := schedule.Step{Process: p, Action: schedule.Deliver, Messages: 1}
+		if !s.started[p] {
+			dst = append(dst, schedule.Enabled{ID: -(1 << 20) - p, Kind: schedule.KindStart, Process: p, From: -1, Type: "start", Step: st})
+			continue
+		}
+		if len(s.inbox[p]) > 0 {
+			m := &s.inbox[p][0]
+			dst = append(dst, schedule.Enabled{ID: m.id, Kind: schedule.KindRecv, Process: p, From: m.from, Type: m.typ, K: 1, Step: st})
+		}
+	}
+	return dst
 }
 
 func (s *System) run(st schedule.Step, ex *schedule.Execution) {

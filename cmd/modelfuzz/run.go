@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -76,7 +77,14 @@ ones. The model engine runs as a supervised subprocess (--tlc subprocess,
 the default), in this process (--tlc inproc), or is an already running
 sidecar (--tlc-url, token in $MODELFUZZ_TLC_TOKEN).
 
-Strategies: model, line (a coverage build: make cover), trace, random. In a
+Strategies: model, line (a coverage build: make cover), trace, random. The
+online strategies pct, pctcp, pos, dpos, tapct and rounds build each input
+while it runs, from the events the system has enabled at every step (the
+messages waiting, the timers, requests and crashes the harness may inject);
+what they pick is recorded as an ordinary input, which replays and minimizes
+like any other. They keep no corpus: each execution is a fresh sample, and
+the summary lists the quantities their guarantees are stated in (events,
+racy events, chains, rounds). In a
 coverage build every strategy also reports lines_covered: the source lines of
 the system under test (the go.etcd.io/raft/v3 packages) its executions
 covered.`,
@@ -90,7 +98,13 @@ covered.`,
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	s := &f.Settings
 	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model (default with --model), trace (default otherwise), random")
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model (default with --model), trace (default otherwise), random; or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
+	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
+	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
+	fs.IntVar(&s.RaceRuns, "race-runs", 0, "pct, pctcp, dpos, tapct: random walks of the preliminary analysis that estimates n, n^ and the racy events (default 20)")
+	fs.IntVar(&s.Period, "period", 0, "rounds: k, isolated processes rejoin every k rounds (default 4)")
+	fs.IntVar(&s.Isolations, "isolations", 0, "rounds: d, the most isolated processes over an execution (default 2 on a system that can drop messages; -1: none)")
+	fs.IntVar(&s.Rounds, "rounds", 0, "rounds: r, the rounds the isolations are spread over (default 16)")
 	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (raft.tla, microbench.tla), a .tla file, or etcdraft.tla: etcd raft's own spec, each execution's library trace validated against Traceetcdraft.tla from the module cache (a build with -tags with_tla)")
 	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
@@ -174,7 +188,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	sum, runErr := c.Run(ctx)
 	prog.done()
 	if sum != nil {
-		printSummary(cmd.OutOrStdout(), sum, f.CorpusDir, f.jsonOut, c.Unmapped())
+		printSummary(cmd.OutOrStdout(), sum, f.CorpusDir, f.jsonOut, c.Unmapped(), c.OnlineReport())
 		runErr = errors.Join(runErr, unc.write(sum))
 	}
 	return runErr
@@ -328,27 +342,29 @@ type jsonBug struct {
 
 // printSummary prints a campaign's summary; unmapped counts, by type, the
 // events the model mapper does not turn into model actions (nil: none).
-func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmapped map[string]int) {
+// online are an online strategy's quantities (nil: none).
+func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmapped map[string]int, online []guidance.Quantity) {
 	if asJSON {
 		out := struct {
-			Iterations   int64          `json:"iterations"`
-			DurationS    float64        `json:"duration_s"`
-			ExecsPerSec  float64        `json:"execs_per_sec"`
-			Strategy     string         `json:"strategy"`
-			UniqueTraces int            `json:"unique_traces"`
-			ModelStates  *int           `json:"model_states,omitempty"`
-			LinesCovered *int           `json:"lines_covered,omitempty"`
-			Divergences  *int64         `json:"divergences,omitempty"`
-			Unmapped     map[string]int `json:"unmapped_events,omitempty"`
-			CorpusSize   int            `json:"corpus_size"`
-			Bugs         []jsonBug      `json:"bugs"`
-			Interrupted  bool           `json:"interrupted"`
-			Corpus       string         `json:"corpus,omitempty"`
-			CorpusLost   bool           `json:"corpus_lost,omitempty"`
-			Unstored     int64          `json:"unstored,omitempty"`
-			Dropped      int64          `json:"dropped,omitempty"`
-			Coverage     map[string]int `json:"coverage"`
-		}{Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
+			Iterations   int64               `json:"iterations"`
+			DurationS    float64             `json:"duration_s"`
+			ExecsPerSec  float64             `json:"execs_per_sec"`
+			Strategy     string              `json:"strategy"`
+			UniqueTraces int                 `json:"unique_traces"`
+			ModelStates  *int                `json:"model_states,omitempty"`
+			LinesCovered *int                `json:"lines_covered,omitempty"`
+			Divergences  *int64              `json:"divergences,omitempty"`
+			Unmapped     map[string]int      `json:"unmapped_events,omitempty"`
+			CorpusSize   int                 `json:"corpus_size"`
+			Bugs         []jsonBug           `json:"bugs"`
+			Interrupted  bool                `json:"interrupted"`
+			Corpus       string              `json:"corpus,omitempty"`
+			CorpusLost   bool                `json:"corpus_lost,omitempty"`
+			Unstored     int64               `json:"unstored,omitempty"`
+			Dropped      int64               `json:"dropped,omitempty"`
+			Coverage     map[string]int      `json:"coverage"`
+			Online       []guidance.Quantity `json:"online,omitempty"`
+		}{Online: online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped,
 			CorpusLost: s.StoreLost, Unstored: s.Unstored}
@@ -380,6 +396,13 @@ func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmap
 	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
 		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
 	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
+	if len(online) > 0 {
+		var parts []string
+		for _, q := range online {
+			parts = append(parts, fmt.Sprintf("%s %s", q.Name, strconv.FormatFloat(q.Value, 'g', 4, 64)))
+		}
+		fmt.Fprintf(w, "online strategy %s: %s\n", s.Strategy, strings.Join(parts, ", "))
+	}
 	if s.Dropped > 0 {
 		fmt.Fprintf(w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
 	}

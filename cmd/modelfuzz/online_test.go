@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// An online strategy finds the micro-benchmark's bug, reports the
+// quantities of its guarantee, and its reproducer replays byte for byte
+// and is minimized like any other.
+func TestOnlineStrategyFindsReplaysAndMinimizes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	mb := []string{"--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5"}
+	res := modelfuzz(t, append([]string{"run", "--strategy", "tapct", "--depth", "2", "--iterations", "400", "--stop-on-bug",
+		"--seed", "1", "--json", "--corpus", dir}, mb...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastJSON(t, res.stdout)
+	require.Equal(t, "tapct", r.Strategy)
+	require.Len(t, r.Bugs, 1)
+	require.Contains(t, r.Bugs[0].Signature, "flush processed right before the last execute")
+	var online struct {
+		Online []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"online"`
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &online))
+	names := map[string]float64{}
+	for _, q := range online.Online {
+		names[q.Name] = q.Value
+	}
+	for _, want := range []string{"chains max", "labelled events max", "analysis n^ (racy events)", "bound 1/(C·N^(d-1))"} {
+		require.Contains(t, names, want)
+	}
+	require.Equal(t, 2.0, names["depth d"])
+
+	a := modelfuzz(t, "replay", "--corpus", dir, "--json", "--original", r.Bugs[0].ID)
+	b := modelfuzz(t, "replay", "--corpus", dir, "--json", "--original", r.Bugs[0].ID)
+	require.Equal(t, 0, a.code, a.stderr)
+	require.Equal(t, a.stdout, b.stdout)
+	m := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
+	require.Contains(t, m.stdout, "FAILURE at step")
+	exp := filepath.Join(t.TempDir(), "exp")
+	require.Equal(t, 0, modelfuzz(t, "corpus", "export", "--corpus", dir, "--out", exp).code)
+	meta, err := os.ReadFile(filepath.Join(exp, "bugs", r.Bugs[0].ID+".meta.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(meta), `"MinimizedSteps"`)
+
+	// Continuing needs the same parameters; the other strategies take none.
+	res = modelfuzz(t, append([]string{"run", "--strategy", "tapct", "--depth", "3", "--iterations", "500", "--corpus", dir}, mb...)...)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "--depth 2 (not 3)")
+	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "trace", "--depth", "2", "--corpus", filepath.Join(t.TempDir(), "d")}, mb...)...),
+		"--depth, --timeouts, --race-runs, --period, --isolations and --rounds are for the online strategies")
+	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "rounds", "--isolations", "2", "--corpus", filepath.Join(t.TempDir(), "e")}, mb...)...),
+		"system microbench cannot drop messages")
+}

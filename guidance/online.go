@@ -1,0 +1,304 @@
+package guidance
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// The online strategies of the randomized-testing papers in the seeds:
+// PCT and its message-passing variant PCTCP, POS, d-POS and taPCT (Ozkan,
+// Majumdar, Oraee, "Trace Aware Random Testing for Distributed Systems",
+// OOPSLA 2019), and lossy-synchronous rounds (Dragoi et al., "Testing
+// consensus implementations using communication closure", OOPSLA 2020).
+// Each is a schedule.Chooser: it builds an execution online from the
+// events the system has enabled (schedule.OnlineRun) and keeps nothing
+// between executions but what the preliminary race analysis learned.
+
+// OnlineParams are the online strategies' parameters (stored with a
+// campaign; the flag tags name their command-line flags). Zero means the
+// strategy's default (Defaults); the other strategies have them all zero.
+type OnlineParams struct {
+	Depth      int `json:"depth,omitempty" flag:"depth"`           // d: the bug depth the PCT family samples for
+	Timeouts   int `json:"timeouts,omitempty" flag:"timeouts"`     // election timeouts the harness may inject in one execution
+	RaceRuns   int `json:"race_runs,omitempty" flag:"race-runs"`   // random-walk executions of the preliminary analysis (n, n̂, racy events)
+	Period     int `json:"period,omitempty" flag:"period"`         // rounds: k, isolated processes rejoin every k rounds
+	Isolations int `json:"isolations,omitempty" flag:"isolations"` // rounds: d, isolations over the execution (-1: none, stored as such)
+	Rounds     int `json:"rounds,omitempty" flag:"rounds"`         // rounds: r, the rounds isolations are spread over
+}
+
+// OnlineStrategies are the strategies that build executions online.
+var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds"}
+
+// IsOnline reports whether strategy builds its executions online.
+func IsOnline(strategy string) bool {
+	for _, s := range OnlineStrategies {
+		if s == strategy {
+			return true
+		}
+	}
+	return false
+}
+
+// Defaults fills the parameters left zero with the strategy's defaults;
+// isolations default to 2 on a system that can drop messages, else to
+// none (-1). It returns an error naming a parameter that does not fit.
+func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) error {
+	if !IsOnline(strategy) {
+		if *p != (OnlineParams{}) {
+			return fmt.Errorf("--depth, --timeouts, --race-runs, --period, --isolations and --rounds are for the online strategies (%s), not %s", strings.Join(OnlineStrategies, ", "), strategy)
+		}
+		return nil
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&p.Depth, 3)
+	def(&p.Timeouts, 6)
+	def(&p.RaceRuns, 20)
+	def(&p.Period, 4)
+	def(&p.Rounds, 16)
+	if p.Isolations == 0 {
+		p.Isolations = -1
+		if strategy == "rounds" && spec.Supports(schedule.Drop) {
+			p.Isolations = 2
+		}
+	}
+	switch {
+	case p.Depth < 1:
+		return fmt.Errorf("--depth must be at least 1, got %d", p.Depth)
+	case p.Timeouts < 0:
+		return fmt.Errorf("--timeouts must not be negative, got %d", p.Timeouts)
+	case p.RaceRuns < 1:
+		return fmt.Errorf("--race-runs must be at least 1, got %d", p.RaceRuns)
+	case p.Period < 1 || p.Rounds < 1:
+		return fmt.Errorf("--period and --rounds must be at least 1, got %d and %d", p.Period, p.Rounds)
+	case p.Isolations < -1:
+		return fmt.Errorf("--isolations must not be negative, got %d", p.Isolations)
+	case strategy == "rounds" && p.Isolations > 0 && !spec.Supports(schedule.Drop):
+		return fmt.Errorf("--isolations %d: system %s cannot drop messages, so rounds cannot isolate a process (use --isolations -1)", p.Isolations, spec.Name)
+	}
+	return nil
+}
+
+// Online is an online strategy ready to run: its chooser's parameters and
+// what the preliminary analysis found. It is safe for concurrent use (each
+// run makes its own chooser) and keeps the quantities of every execution.
+type Online struct {
+	Strategy string
+	Params   OnlineParams
+	Harness  schedule.Harness
+	Race     *RaceInfo // nil for pos and rounds
+
+	procs int
+
+	mu    sync.Mutex
+	runs  int
+	sum   map[string]int
+	maxes map[string]int
+}
+
+// NewOnline prepares strategy on the system fac makes: for the PCT family
+// it runs the preliminary race analysis (RaceRuns random walks, seeded by
+// seed) that estimates n, n̂ and the racy events.
+func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule.Factory, seed uint64) (*Online, error) {
+	o := &Online{Strategy: strategy, Params: p, Harness: h, sum: map[string]int{}, maxes: map[string]int{}, procs: fac.Spec().Processes}
+	if p.Timeouts >= 0 {
+		o.Harness.Timeouts = p.Timeouts
+	}
+	sys, err := fac.New()
+	if err != nil {
+		return nil, err
+	}
+	st, ok := sys.(schedule.Stepper)
+	if !ok {
+		return nil, fmt.Errorf("--strategy %s: system %s cannot be scheduled online (it has no Stepper interface; etcdraft and microbench have)", strategy, fac.Spec().Name)
+	}
+	switch strategy {
+	case "pct", "pctcp", "dpos", "tapct":
+		o.Race = AnalyzeRaces(st, o.Harness, p.RaceRuns, seed)
+	case "rounds":
+		o.Harness.CrashQuota = 0 // isolation is how rounds lose messages
+	case "pos":
+	default:
+		return nil, fmt.Errorf("unknown online strategy %q", strategy)
+	}
+	return o, nil
+}
+
+// Chooser returns a chooser for one execution.
+func (o *Online) Chooser() schedule.Chooser {
+	d := o.Params.Depth
+	switch o.Strategy {
+	case "pct":
+		return newPCT(d, o.Race.Events, nil, chainsByProcess)
+	case "pctcp":
+		return newPCT(d, o.Race.Events, nil, chainsByCause)
+	case "tapct":
+		return newPCT(d, o.Race.Racy, o.Race.Set, chainsByCause)
+	case "dpos":
+		return newPCT(d, o.Race.Racy, o.Race.Set, chainsPerEvent)
+	case "pos":
+		return &pos{}
+	case "rounds":
+		return newRounds(o.Params, o.procs)
+	}
+	panic("guidance: unknown online strategy " + o.Strategy)
+}
+
+// Run builds and executes one input online; it implements fuzzer.Online.
+func (o *Online) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	st, ok := sys.(schedule.Stepper)
+	if !ok {
+		return nil, nil, fmt.Errorf("system %s cannot be scheduled online", sys.Spec().Name)
+	}
+	in, ex, q := schedule.OnlineRun(st, o.Chooser(), o.Harness, r)
+	o.mu.Lock()
+	o.runs++
+	for k, v := range q {
+		o.sum[k] += v
+		o.maxes[k] = max(o.maxes[k], v)
+	}
+	o.mu.Unlock()
+	return in, ex, nil
+}
+
+// Quantity is one figure an online strategy reports.
+type Quantity struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// Report lists the quantities the strategy's guarantee is stated in:
+// per execution, the mean and the largest of events, racy events, chains,
+// concurrently enabled events, rounds and isolations, with the preliminary
+// analysis's bounds and the probability bound they give.
+func (o *Online) Report() []Quantity {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []Quantity
+	add := func(name string, v float64) { out = append(out, Quantity{name, v}) }
+	add("executions", float64(o.runs))
+	for _, k := range schedule.SortedKeys(o.maxes) {
+		if o.runs > 0 {
+			add(k+" mean", math.Round(float64(o.sum[k])/float64(o.runs)*100)/100)
+		}
+		add(k+" max", float64(o.maxes[k]))
+	}
+	d := float64(o.Params.Depth)
+	if o.Race != nil {
+		add("analysis n (events)", float64(o.Race.Events))
+		add("analysis n^ (racy events)", float64(o.Race.Racy))
+		add("analysis racy signatures", float64(len(o.Race.Set)))
+		add("depth d", d)
+	}
+	// The guarantee: the probability of sampling a given depth-d schedule
+	// is at least 1/(C · N^(d-1)), C the chains (PCT, taPCT) or the most
+	// concurrently enabled events (d-POS), N the events (PCT) or the racy
+	// events (taPCT, d-POS); with the largest C seen.
+	var c, n float64
+	switch o.Strategy {
+	case "pct", "pctcp":
+		c, n = float64(o.maxes["chains"]), float64(o.Race.Events)
+	case "tapct":
+		c, n = float64(o.maxes["chains"]), float64(o.Race.Racy)
+	case "dpos":
+		c, n = float64(o.maxes["max concurrent"]), float64(o.Race.Racy)
+	case "rounds":
+		if iso := float64(o.Params.Isolations); iso > 0 {
+			// Algorithm 1 samples each k-periodic uniform execution with at
+			// most d isolations in r rounds of N processes with probability
+			// at least 1/(N r)^d.
+			add("bound 1/(N·r)^d", 1/math.Pow(float64(o.procs*o.Params.Rounds), iso))
+		}
+	}
+	if c > 0 {
+		add("bound 1/(C·N^(d-1))", 1/(c*math.Pow(max(n, 1), d-1)))
+	}
+	return out
+}
+
+// RaceInfo is what the preliminary analysis found: the most events and
+// racy events one execution created, and the signatures of the events
+// found racy (co-enabled with a dependent event: one at the same process,
+// or one that sent to a process it sent to too, which orders a FIFO inbox).
+type RaceInfo struct {
+	Events int
+	Racy   int
+	Set    map[string]bool
+}
+
+// AnalyzeRaces runs runs random walks on sys and collects the racy events
+// (the taPCT paper's preliminary dynamic analysis, section 4.1.2).
+func AnalyzeRaces(sys schedule.Stepper, h schedule.Harness, runs int, seed uint64) *RaceInfo {
+	ri := &RaceInfo{Set: map[string]bool{}}
+	var all []*walk
+	for k := 0; k < runs; k++ {
+		w := &walk{sig: map[int]string{}, sends: map[int]uint32{}}
+		r := rand.New(rand.NewPCG(seed, uint64(k)^0x72616365))
+		schedule.OnlineRun(sys, w, h, r)
+		all = append(all, w)
+		ri.Events = max(ri.Events, len(w.sig))
+	}
+	for _, w := range all {
+		for _, snap := range w.snaps {
+			for i, a := range snap {
+				for _, b := range snap[i+1:] {
+					if a.proc == b.proc || w.sends[a.id]&w.sends[b.id] != 0 {
+						ri.Set[w.sig[a.id]] = true
+						ri.Set[w.sig[b.id]] = true
+					}
+				}
+			}
+		}
+	}
+	for _, w := range all {
+		n := 0
+		for _, s := range w.sig {
+			if ri.Set[s] {
+				n++
+			}
+		}
+		ri.Racy = max(ri.Racy, n)
+	}
+	return ri
+}
+
+// walk is the random walk of the analysis: it picks uniformly and records
+// which events were enabled together and where each executed one sent.
+type walk struct {
+	sig   map[int]string // every event created, by id
+	snaps [][]walkEv
+	sends map[int]uint32 // executed event -> the processes it sent to
+	r     *rand.Rand
+}
+
+type walkEv struct{ id, proc int }
+
+func (w *walk) Start(r *rand.Rand) { w.r = r }
+
+func (w *walk) Choose(evs []schedule.Enabled) (int, bool) {
+	snap := make([]walkEv, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		if _, ok := w.sig[e.ID]; !ok {
+			w.sig[e.ID] = e.Signature()
+			if e.Cause != 0 {
+				w.sends[e.Cause] |= 1 << e.Process
+			}
+		}
+		snap[i] = walkEv{e.ID, e.Process}
+	}
+	w.snaps = append(w.snaps, snap)
+	return w.r.IntN(len(evs)), false
+}
+
+func (w *walk) Executed(schedule.Enabled) {}
+
+func (w *walk) Finish() map[string]int { return nil }

@@ -1,0 +1,260 @@
+package schedule
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+)
+
+// Online scheduling: instead of running a stored input, a strategy looks at
+// the events the system has enabled at each point (the messages waiting in
+// the inboxes, the timers that may fire, the client requests and crashes the
+// harness may still inject) and picks the next one. Every pick is an
+// ordinary step, and the steps taken are recorded as an Input: executing
+// that input replays the online execution byte for byte, so the corpus,
+// replay, minimization and bug reports need nothing else.
+
+// Stepper is a System that can also be driven one step at a time. Execute
+// must be Begin, Step for every step, End: one code path, so that an input
+// recorded online replays the same execution.
+type Stepper interface {
+	System
+	// Begin starts a new execution from the system's initial state.
+	Begin()
+	// Step runs st as the next step of the execution, as Execute runs it.
+	// It reports false when the execution has ended (a panic stopped the
+	// system); later steps are not run.
+	Step(st Step) bool
+	// Pending appends to dst the events the system has enabled now, each
+	// with the step that runs it: the messages deliverable to live
+	// processes, and a system's own start events. Timers, requests and
+	// crashes are the harness's (OnlineRun adds them).
+	Pending(dst []Enabled) []Enabled
+	// Trace is the execution's events so far (valid until the next call).
+	Trace() Trace
+	// End finishes the execution and returns it, as Execute does.
+	End() *Execution
+}
+
+// The kinds of enabled events.
+const (
+	KindRecv    = "recv"    // a message is received
+	KindStart   = "start"   // a process starts (the micro-benchmark's first step of a worker)
+	KindTimeout = "timeout" // the process's election timer fires
+	KindRequest = "request" // a client request arrives
+	KindCrash   = "crash"   // the process crashes (within the crash quota)
+	KindRestart = "restart" // a crashed process restarts
+)
+
+// Enabled is one event a strategy may schedule next.
+type Enabled struct {
+	// ID identifies the event within the execution for as long as it stays
+	// enabled: a message's id (positive), or a number the driver gives the
+	// harness's events (negative).
+	ID      int
+	Kind    string
+	Process int    // where it happens: the receiver of a message
+	From    int    // recv: the sender (-1: a client); otherwise -1
+	Type    string // recv: the message type; otherwise the kind
+	K       int    // recv: the message's position among the receiver's pending ones (1-based)
+	Step    Step   // the step that runs it
+	// Cause is the ID of the event whose execution created this one (a
+	// message is caused by the event during which its sender sent it at
+	// the sender); 0 when none (the harness's events, a timer's message).
+	Cause int
+}
+
+// Signature identifies an event across executions by what it is rather
+// than when it happens: kind, process, sender and type (the taPCT paper
+// identifies events by sender, receiver and message content).
+func (e *Enabled) Signature() string {
+	return e.Kind + "/" + strconv.Itoa(e.Process) + "/" + strconv.Itoa(e.From) + "/" + e.Type
+}
+
+// Chooser is an online strategy: it sees the enabled events at each point
+// and picks the next. One Chooser serves one execution at a time.
+type Chooser interface {
+	// Start begins an execution with the random choices of r.
+	Start(r *rand.Rand)
+	// Choose picks the next event: an index into evs (never empty), and
+	// whether the message is dropped instead of received (only for recv
+	// events, on a system that supports drop).
+	Choose(evs []Enabled) (i int, drop bool)
+	// Executed tells the strategy the event ran (or its message was
+	// dropped). The events it created appear in later calls' evs, with
+	// Cause set to its ID.
+	Executed(e Enabled)
+	// Finish ends the execution; the strategy returns its quantities
+	// (events, racy events, chains...) for OnlineStats.
+	Finish() map[string]int
+}
+
+// Harness bounds what the driver injects besides the messages: client
+// requests (exactly Shape.Requests are offered, one at a time), crashes
+// (Shape.CrashQuota), election timeouts (Timeouts, on systems with a
+// timer), and the execution's length (Shape.Steps).
+type Harness struct {
+	Shape
+	Timeouts int
+}
+
+// OnlineRun builds one input online: from the system's initial state, it
+// offers chooser the enabled events, runs the step of the one it picks,
+// and records it, until Steps steps ran, nothing is enabled or the system
+// failed. It returns the recorded input, its execution (as Execute would
+// return for that input) and the chooser's quantities.
+func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execution, map[string]int) {
+	d := newDriver(sys, h, r)
+	ch.Start(r)
+	sys.Begin()
+	in := &Input{}
+	var evs []Enabled
+	for len(in.Steps) < h.Steps {
+		evs = d.enabled(evs[:0])
+		if len(evs) == 0 {
+			break
+		}
+		i, drop := ch.Choose(evs)
+		e := evs[i]
+		st := e.Step
+		if drop {
+			if e.Kind != KindRecv || !sys.Spec().Supports(Drop) {
+				drop = false
+			} else {
+				st = Step{Process: e.Process, Action: Drop, K: e.K}
+			}
+		}
+		in.Steps = append(in.Steps, st)
+		before := len(sys.Trace())
+		ok := sys.Step(st)
+		d.took(e, drop)
+		if !ok {
+			break
+		}
+		d.created(e, drop, sys.Trace()[before:])
+		ch.Executed(e)
+	}
+	return in, sys.End(), ch.Finish()
+}
+
+// driver keeps the harness's side of an online execution: its events, the
+// quotas left, the causes of messages.
+type driver struct {
+	sys       Stepper
+	spec      *SystemSpec
+	h         Harness
+	r         *rand.Rand
+	requests  int    // offered so far
+	reqAt     int    // the target of the request on offer
+	crashes   int    // taken
+	timeouts  int    // taken
+	crashed   []bool // by the driver
+	nextID    int    // the next harness event's id (negative, decreasing)
+	timerID   []int  // the id of each process's timeout on offer (0: none yet)
+	crashID   []int
+	reqID     int
+	cause     map[int]int // message id -> cause
+	restartID []int
+}
+
+func newDriver(sys Stepper, h Harness, r *rand.Rand) *driver {
+	spec := sys.Spec()
+	n := spec.Processes
+	return &driver{sys: sys, spec: spec, h: h, r: r, crashed: make([]bool, n), nextID: -1,
+		timerID: make([]int, n), crashID: make([]int, n), restartID: make([]int, n), reqAt: -1, cause: map[int]int{}}
+}
+
+func (d *driver) id(slot *int) int {
+	if *slot == 0 {
+		*slot = d.nextID
+		d.nextID--
+	}
+	return *slot
+}
+
+// enabled lists the system's pending events, then the harness's.
+func (d *driver) enabled(dst []Enabled) []Enabled {
+	dst = d.sys.Pending(dst)
+	for i := range dst {
+		dst[i].Cause = d.cause[dst[i].ID]
+	}
+	if d.requests < d.h.Requests && d.spec.Supports(Request) {
+		if d.reqAt < 0 {
+			targets := d.spec.RequestTargets
+			if len(targets) == 0 {
+				d.reqAt = d.r.IntN(d.spec.Processes)
+			} else {
+				d.reqAt = targets[d.r.IntN(len(targets))]
+			}
+		}
+		if !d.crashed[d.reqAt] {
+			dst = append(dst, Enabled{ID: d.id(&d.reqID), Kind: KindRequest, Process: d.reqAt, From: -1, Type: KindRequest,
+				Step: Step{Process: d.reqAt, Action: Request, Value: d.requests + 1}})
+		}
+	}
+	for p := 0; p < d.spec.Processes; p++ {
+		if d.crashed[p] {
+			if d.spec.Supports(Restart) {
+				dst = append(dst, Enabled{ID: d.id(&d.restartID[p]), Kind: KindRestart, Process: p, From: -1, Type: KindRestart,
+					Step: Step{Process: p, Action: Restart}})
+			}
+			continue
+		}
+		if d.timeouts < d.h.Timeouts && d.spec.Supports(Timeout) {
+			dst = append(dst, Enabled{ID: d.id(&d.timerID[p]), Kind: KindTimeout, Process: p, From: -1, Type: KindTimeout,
+				Step: Step{Process: p, Action: Timeout}})
+		}
+		if d.crashes < d.h.CrashQuota && d.spec.Supports(Crash) {
+			dst = append(dst, Enabled{ID: d.id(&d.crashID[p]), Kind: KindCrash, Process: p, From: -1, Type: KindCrash,
+				Step: Step{Process: p, Action: Crash}})
+		}
+	}
+	return dst
+}
+
+// took records that e ran: the harness's event on offer is used up, and
+// the next one of its kind gets a new id.
+func (d *driver) took(e Enabled, drop bool) {
+	switch e.Kind {
+	case KindRequest:
+		d.requests++
+		d.reqAt, d.reqID = -1, 0
+	case KindTimeout:
+		d.timeouts++
+		d.timerID[e.Process] = 0
+	case KindCrash:
+		d.crashes++
+		d.crashed[e.Process] = true
+		d.crashID[e.Process] = 0
+		d.timerID[e.Process] = 0
+	case KindRestart:
+		d.crashed[e.Process] = false
+		d.restartID[e.Process] = 0
+	}
+}
+
+// created records the causes of the messages the step that ran e sent:
+// those sent at e's process are caused by e, the others (a leader's
+// heartbeat at a tick) by nothing. A dropped message causes nothing, and
+// a harness event's successor (the next timeout of a process) is the
+// harness's, not e's.
+func (d *driver) created(e Enabled, drop bool, events Trace) {
+	if drop {
+		return
+	}
+	for _, ev := range events {
+		if ev.Kind == EvSend && ev.Msg != 0 && ev.Node == e.Process {
+			d.cause[ev.Msg] = e.ID
+		}
+	}
+}
+
+// SortedKeys lists a stats map's keys in order (for printing).
+func SortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
