@@ -17,7 +17,7 @@ import (
 // processes draws the round of the phase from which it is isolated, to the
 // end of the phase: every k rounds the network heals. After r rounds no
 // process is isolated any more. At the end of a round the harness may
-// inject one timer or client request (with probability 1/2; its messages
+// inject one timer or client request or read (with probability 1/2; its messages
 // belong to the next round); crashes are
 // not used: isolation is how this strategy loses messages.
 type rounds struct {
@@ -128,7 +128,7 @@ func (c *rounds) Choose(evs []schedule.Enabled) (int, bool) {
 				c.injected = true
 				var ext []int
 				for i := range evs {
-					if k := evs[i].Kind; k == schedule.KindTimeout || k == schedule.KindRequest {
+					if k := evs[i].Kind; k == schedule.KindTimeout || k == schedule.KindRequest || k == schedule.KindRead {
 						ext = append(ext, i)
 					}
 				}

@@ -9,7 +9,7 @@ import (
 )
 
 func TestLookupStrategy(t *testing.T) {
-	require.Equal(t, "model, line, trace, random", guidance.StrategyNames())
+	require.Equal(t, "model, line, trace, random, pct, pctcp, pos, dpos, tapct, rounds", guidance.StrategyNames())
 	for _, s := range guidance.Strategies {
 		got, err := guidance.LookupStrategy(s.Name)
 		require.NoError(t, err)

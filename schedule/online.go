@@ -42,6 +42,7 @@ const (
 	KindStart   = "start"   // a process starts (the micro-benchmark's first step of a worker)
 	KindTimeout = "timeout" // the process's election timer fires
 	KindRequest = "request" // a client request arrives
+	KindRead    = "read"    // a client read arrives
 	KindCrash   = "crash"   // the process crashes (within the crash quota)
 	KindRestart = "restart" // a crashed process restarts
 )
@@ -90,9 +91,10 @@ type Chooser interface {
 }
 
 // Harness bounds what the driver injects besides the messages: client
-// requests (exactly Shape.Requests are offered, one at a time), crashes
-// (Shape.CrashQuota), election timeouts (Timeouts, on systems with a
-// timer), and the execution's length (Shape.Steps).
+// requests (Shape.Requests are offered, one at a time), as many client
+// reads on systems that serve them, crashes (Shape.CrashQuota), election
+// timeouts (Timeouts, on systems with a timer), and the execution's length
+// (Shape.Steps). Only actions of Shape.Actions are injected, when it is set.
 type Harness struct {
 	Shape
 	Timeouts int
@@ -144,13 +146,17 @@ type driver struct {
 	spec      *SystemSpec
 	h         Harness
 	r         *rand.Rand
-	requests  int    // offered so far
-	reqAt     int    // the target of the request on offer
-	crashes   int    // taken
-	timeouts  int    // taken
-	crashed   []bool // by the driver
-	nextID    int    // the next harness event's id (negative, decreasing)
-	timerID   []int  // the id of each process's timeout on offer (0: none yet)
+	requests  int // taken so far
+	reqAt     int // the target of the request on offer (-1: not drawn yet)
+	reads     int // taken so far
+	readAt    int // the target of the read on offer
+	readID    int
+	actions   []Action // the actions the harness may inject (nil: every one)
+	crashes   int      // taken
+	timeouts  int      // taken
+	crashed   []bool   // by the driver
+	nextID    int      // the next harness event's id (negative, decreasing)
+	timerID   []int    // the id of each process's timeout on offer (0: none yet)
 	crashID   []int
 	reqID     int
 	cause     map[int]int // message id -> cause
@@ -160,7 +166,8 @@ type driver struct {
 func newDriver(sys Stepper, h Harness, r *rand.Rand) *driver {
 	spec := sys.Spec()
 	n := spec.Processes
-	return &driver{sys: sys, spec: spec, h: h, r: r, crashed: make([]bool, n), nextID: -1,
+	actions, _ := ParseActions(h.Actions)
+	return &driver{sys: sys, spec: spec, h: h, r: r, crashed: make([]bool, n), nextID: -1, actions: actions, readAt: -1,
 		timerID: make([]int, n), crashID: make([]int, n), restartID: make([]int, n), reqAt: -1, cause: map[int]int{}}
 }
 
@@ -172,39 +179,56 @@ func (d *driver) id(slot *int) int {
 	return *slot
 }
 
+// may reports whether the harness may inject action a.
+func (d *driver) may(a Action) bool {
+	return d.spec.Supports(a) && (d.actions == nil || slices.Contains(d.actions, a))
+}
+
+// target draws the process a client operation goes to.
+func (d *driver) target() int {
+	if t := d.spec.RequestTargets; len(t) > 0 {
+		return t[d.r.IntN(len(t))]
+	}
+	return d.r.IntN(d.spec.Processes)
+}
+
 // enabled lists the system's pending events, then the harness's.
 func (d *driver) enabled(dst []Enabled) []Enabled {
 	dst = d.sys.Pending(dst)
 	for i := range dst {
 		dst[i].Cause = d.cause[dst[i].ID]
 	}
-	if d.requests < d.h.Requests && d.spec.Supports(Request) {
+	if d.requests < d.h.Requests && d.may(Request) {
 		if d.reqAt < 0 {
-			targets := d.spec.RequestTargets
-			if len(targets) == 0 {
-				d.reqAt = d.r.IntN(d.spec.Processes)
-			} else {
-				d.reqAt = targets[d.r.IntN(len(targets))]
-			}
+			d.reqAt = d.target()
 		}
 		if !d.crashed[d.reqAt] {
 			dst = append(dst, Enabled{ID: d.id(&d.reqID), Kind: KindRequest, Process: d.reqAt, From: -1, Type: KindRequest,
 				Step: Step{Process: d.reqAt, Action: Request, Value: d.requests + 1}})
 		}
 	}
+	if d.reads < d.h.Requests && d.may(Read) {
+		if d.readAt < 0 {
+			d.readAt = d.target()
+		}
+		if !d.crashed[d.readAt] {
+			dst = append(dst, Enabled{ID: d.id(&d.readID), Kind: KindRead, Process: d.readAt, From: -1, Type: KindRead,
+				Step: Step{Process: d.readAt, Action: Read}})
+		}
+	}
 	for p := 0; p < d.spec.Processes; p++ {
 		if d.crashed[p] {
-			if d.spec.Supports(Restart) {
+			if d.may(Restart) {
 				dst = append(dst, Enabled{ID: d.id(&d.restartID[p]), Kind: KindRestart, Process: p, From: -1, Type: KindRestart,
 					Step: Step{Process: p, Action: Restart}})
 			}
 			continue
 		}
-		if d.timeouts < d.h.Timeouts && d.spec.Supports(Timeout) {
+		if d.timeouts < d.h.Timeouts && d.may(Timeout) {
 			dst = append(dst, Enabled{ID: d.id(&d.timerID[p]), Kind: KindTimeout, Process: p, From: -1, Type: KindTimeout,
 				Step: Step{Process: p, Action: Timeout}})
 		}
-		if d.crashes < d.h.CrashQuota && d.spec.Supports(Crash) {
+		if d.crashes < d.h.CrashQuota && d.may(Crash) {
 			dst = append(dst, Enabled{ID: d.id(&d.crashID[p]), Kind: KindCrash, Process: p, From: -1, Type: KindCrash,
 				Step: Step{Process: p, Action: Crash}})
 		}
@@ -219,6 +243,9 @@ func (d *driver) took(e Enabled, drop bool) {
 	case KindRequest:
 		d.requests++
 		d.reqAt, d.reqID = -1, 0
+	case KindRead:
+		d.reads++
+		d.readAt, d.readID = -1, 0
 	case KindTimeout:
 		d.timeouts++
 		d.timerID[e.Process] = 0

@@ -6,10 +6,12 @@
 #   defaults: 10 runs, 30000 iterations, /tmp/exp-microbench, n = 10 20 30 40
 # Each n writes a compare report (OUT/tasks-N/report.html, first-bug.png);
 # the table at the end summarizes them. ENERGY=fixed|rare sets the
-# campaigns' --energy (default: run's, rare).
+# campaigns' --energy (default: run's, rare). STRATEGIES sets the compared
+# strategies (default model,trace,random; e.g. model,random,trace,pctcp,tapct,pos,rounds).
 set -euo pipefail
 energy=()
 [ -z "${ENERGY:-}" ] || energy=(--energy "$ENERGY")
+strategies=${STRATEGIES:-model,trace,random}
 runs=${1:-10}
 budget=${2:-30000}
 out=${3:-/tmp/exp-microbench}
@@ -21,14 +23,15 @@ go build -o "$bin" ./cmd/modelfuzz
 mkdir -p "$out"
 for n in "${tasks[@]}"; do
 	"$bin" compare --adapter microbench --workers 6 --tasks "$n" --inject flush-before-last \
-		--model microbench.tla --strategies model,trace,random --runs "$runs" --iterations "$budget" \
+		--model microbench.tla --strategies "$strategies" --runs "$runs" --iterations "$budget" \
 		--stop-on-bug --parallel 2 "${energy[@]}" --out "$out/tasks-$n" 2>/dev/null >"$out/tasks-$n.txt"
 done
-python3 - "$out" "$budget" "${tasks[@]}" <<'PY'
+python3 - "$out" "$budget" "$strategies" "${tasks[@]}" <<'PY'
 import json, statistics, sys
-out, budget, tasks = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out, budget, names, tasks = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4:]
+others = [s for s in names if s != "model"]
 print(f"first-bug iterations, median over runs (found/runs), budget {budget}; A12 of model vs other (lower = model sooner)")
-print(f"{'n':>3} {'model':>16} {'trace':>16} {'random':>16}   A12 model-trace  A12 model-random")
+print(f"{'n':>3} " + " ".join(f"{s:>16}" for s in names) + "   " + "  ".join(f"A12 model-{s}" for s in others))
 for n in tasks:
     c = json.load(open(f"{out}/tasks-{n}/results.json"))
     cells = {}
@@ -39,5 +42,5 @@ for n in tasks:
         cells[s["name"]] = (f">{budget}" if med > budget else f"{med:.0f}") + f" ({found}/{len(its)})"
     a12 = {t["b"]: t["a12"] for t in c["tests"] if t["measure"] == "first bug"}
     fmt = lambda k: f"{a12[k]:.2f}" if k in a12 else "-"
-    print(f"{n:>3} {cells.get('model',''):>16} {cells.get('trace',''):>16} {cells.get('random',''):>16}   {fmt('trace'):>15}  {fmt('random'):>16}")
+    print(f"{n:>3} " + " ".join(f"{cells.get(s, ''):>16}" for s in names) + "   " + "  ".join(f"{fmt(s):>{len('A12 model-' + s)}}" for s in others))
 PY

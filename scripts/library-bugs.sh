@@ -15,7 +15,10 @@
 #               the spare out (raft.tla does not model reconfiguration);
 #               spec runs --model etcdraft.tla (model guidance by etcd
 #               raft's own spec, each execution's library trace validated
-#               against it; docs/etcdraft.md for the settings it leaves out).
+#               against it; docs/etcdraft.md for the settings it leaves out);
+#               the online strategies pct, pctcp, pos, dpos, tapct and rounds
+#               run --adapter etcdraft with their defaults (ONLINE_FLAGS adds
+#               flags to them, e.g. "--depth 2").
 #   JOBS        campaigns run at once (default 1).
 #   PARALLEL    each campaign's --parallel (default 1; the library sleeps
 #               1 ms per traced receive under spec, which more overlap).
@@ -54,6 +57,7 @@ parallel=${PARALLEL:-1}
 oracles=${ORACLES:-0}
 energy=${ENERGY:-}
 early=20
+online_flags=${ONLINE_FLAGS:-}
 
 bugs=("$@")
 if [[ ${#bugs[@]} -eq 0 ]]; then
@@ -63,7 +67,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -106,6 +110,7 @@ run() {
     model) args=(--model raft.tla --tlc inproc --strategy model) ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;
     line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
+    pct|pctcp|pos|dpos|tapct|rounds) read -r -a args <<<"--adapter etcdraft --strategy $s ${online_flags}" ;;
     *) args=(--adapter etcdraft --strategy "$s") ;;
   esac
   flags=$(sed -n 's/^# run flags: //p' "bugs/etcdraft/$b.patch" | head -1)
@@ -138,7 +143,7 @@ run() {
   echo "$summary" > "$out/$b.$s.$seed.json"
 }
 export -f run
-export tmp out budget parallel oracles energy
+export tmp out budget parallel oracles energy online_flags
 
 for b in "${bugs[@]}"; do
   echo "building $b" >&2
