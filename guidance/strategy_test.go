@@ -17,5 +17,5 @@ func TestLookupStrategy(t *testing.T) {
 		require.NotEmpty(t, s.About)
 	}
 	_, err := guidance.LookupStrategy("bogus")
-	require.EqualError(t, err, `unknown strategy "bogus" (known: model, line, trace, random)`)
+	require.EqualError(t, err, `unknown strategy "bogus" (known: model, line, trace, random, pct, pctcp, pos, dpos, tapct, rounds)`)
 }
