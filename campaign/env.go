@@ -37,12 +37,24 @@ type Env struct {
 	specM *guidance.SpecMeasure
 }
 
-// OpenEnv opens the campaign stored in dir.
+// OpenEnv opens the campaign stored in dir, for a command that may write
+// to it (minimize).
 func OpenEnv(dir string, logger hclog.Logger) (*Env, error) {
+	return openEnv(dir, logger, false)
+}
+
+// OpenEnvReadOnly opens the campaign stored in dir for a command that only
+// reads: a campaign running on it, or a read-only directory, does not stop
+// it (it reads a snapshot, corpus.Options.ReadOnly).
+func OpenEnvReadOnly(dir string, logger hclog.Logger) (*Env, error) {
+	return openEnv(dir, logger, true)
+}
+
+func openEnv(dir string, logger hclog.Logger, readOnly bool) (*Env, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("--corpus DIR is required")
 	}
-	store, err := corpus.Open(dir, corpus.Options{MustExist: true})
+	store, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +388,7 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 		}
 		return &Target{Input: in, What: arg, Spec: s.Spec(), Checker: fuzzer.NewChecker(s, nil, timeout), close: s.Close}, nil
 	}
-	env, err := OpenEnv(dir, nil)
+	env, err := OpenEnvReadOnly(dir, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,11 @@ type Options struct {
 	MustExist bool
 	// MinFree overrides the free space writes need (0: MinFree).
 	MinFree uint64
+	// ReadOnly is for commands that only read (with MustExist): a corpus
+	// locked by a running campaign, or in a directory nobody may write,
+	// is read from a snapshot, a copy of its database taken now
+	// (snapshot.go); writes to such a store are refused.
+	ReadOnly bool
 }
 
 // Store is an open corpus directory.
@@ -54,6 +59,10 @@ type Store struct {
 	lock    *os.File
 	minFree uint64
 	w       watch
+	// snapshot is the temporary directory of a read-only snapshot (see
+	// Options.ReadOnly), removed by Close; readOnly says why writes are
+	// refused.
+	snapshot, readOnly string
 }
 
 // MinFree is the free space a corpus needs on its file system to accept
@@ -96,11 +105,22 @@ func Open(dir string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
+	readOnly := opt.ReadOnly && opt.MustExist && exists
+	if readOnly && writeProtected(dir) {
+		return openSnapshot(dir, "its directory is read-only")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
 	lock, err := acquireLock(dir)
 	if err != nil {
+		var le *lockedError
+		switch {
+		case readOnly && errors.As(err, &le):
+			return openSnapshot(dir, "a running campaign (pid "+le.pid+") holds it")
+		case readOnly && (errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS)):
+			return openSnapshot(dir, "its directory is read-only")
+		}
 		return nil, err
 	}
 	if opt.Fresh && exists {
@@ -118,11 +138,39 @@ func Open(dir string, opt Options) (*Store, error) {
 			return nil, fe
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
+	if b, err := os.ReadFile(filepath.Join(dir, markerFile)); err != nil || string(b) != marker {
+		if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
+			releaseLock(lock)
+			return nil, fmt.Errorf("corpus %s: %v", dir, err)
+		}
+	}
+	bo := dbOptions(filepath.Join(dir, "db"), s)
+	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{}) // the logger may report during the open
+	if err := removeEmptyLogs(bo.Dir); err != nil {
 		releaseLock(lock)
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
-	bo := badger.DefaultOptions(filepath.Join(dir, "db")).
+	if err := checkTables(dir, bo.Dir, false); err != nil {
+		releaseLock(lock)
+		return nil, err
+	}
+	db, err := openBadger(bo)
+	if err != nil {
+		releaseLock(lock)
+		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, oneLine(err), dir)
+	}
+	s.db = db
+	if err := s.startWatch(); err != nil {
+		db.Close()
+		releaseLock(lock)
+		return nil, err
+	}
+	return s, nil
+}
+
+// dbOptions are the database's options; s receives its log.
+func dbOptions(path string, s *Store) badger.Options {
+	return badger.DefaultOptions(path).
 		WithLogger(dbLogger{s}).
 		WithSyncWrites(false).
 		// Memory: a memtable's arena and the builder that flushes it are
@@ -143,23 +191,6 @@ func Open(dir string, opt Options) (*Store, error) {
 		WithMetricsEnabled(false).
 		WithDetectConflicts(false).
 		WithCompactL0OnClose(false)
-	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{}) // the logger may report during the open
-	if err := removeEmptyLogs(bo.Dir); err != nil {
-		releaseLock(lock)
-		return nil, fmt.Errorf("corpus %s: %v", dir, err)
-	}
-	db, err := openBadger(bo)
-	if err != nil {
-		releaseLock(lock)
-		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s", dir, oneLine(err))
-	}
-	s.db = db
-	if err := s.startWatch(); err != nil {
-		db.Close()
-		releaseLock(lock)
-		return nil, err
-	}
-	return s, nil
 }
 
 // removeEmptyLogs deletes the empty memtable and value log files of a
@@ -193,11 +224,26 @@ func removeEmptyLogs(db string) error {
 }
 
 // openBadger opens badger, turning a panic inside it (which some corrupted
-// files provoke) into an error.
+// files provoke) into an error. A failed open leaves nothing behind: the
+// files it created (its LOCK, a new memtable's 16 MiB log) are removed.
 func openBadger(bo badger.Options) (db *badger.DB, err error) {
+	before := map[string]bool{}
+	if entries, rerr := os.ReadDir(bo.Dir); rerr == nil {
+		for _, e := range entries {
+			before[e.Name()] = true
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			db, err = nil, fmt.Errorf("%v", r)
+		}
+		if err != nil {
+			entries, _ := os.ReadDir(bo.Dir)
+			for _, e := range entries {
+				if !before[e.Name()] && !e.IsDir() {
+					os.Remove(filepath.Join(bo.Dir, e.Name()))
+				}
+			}
 		}
 	}()
 	return badger.Open(bo)
@@ -246,12 +292,19 @@ func acquireLock(dir string) (*os.File, error) {
 		if pid == "" {
 			pid = "unknown"
 		}
-		return nil, fmt.Errorf("corpus %s: locked by another modelfuzz process (pid %s)", dir, pid)
+		return nil, &lockedError{dir: dir, pid: pid}
 	}
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
+}
+
+// lockedError is the refusal of a corpus another process holds.
+type lockedError struct{ dir, pid string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("corpus %s: locked by another modelfuzz process (pid %s)", e.dir, e.pid)
 }
 
 func releaseLock(f *os.File) {
@@ -307,6 +360,9 @@ func (s *Store) SetCampaign(v any) error {
 }
 
 func (s *Store) update(fn func(txn *badger.Txn) error) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	if err := s.Err(); err != nil {
 		return err
 	}
@@ -348,6 +404,9 @@ func covKey(measure string, item uint64) []byte {
 // waits for the database (for a flush that cannot happen) returns the
 // fault as soon as it is found.
 func (s *Store) Commit(b *fuzzer.Batch) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	if err := s.Err(); err != nil {
 		return err
 	}

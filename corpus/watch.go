@@ -324,6 +324,10 @@ func (dbLogger) Debugf(string, ...any)   {}
 // leaves it, and is read back at the next Open if the directory is still
 // there.
 func (s *Store) Close() error {
+	if s.snapshot != "" {
+		s.w.closeOnce.Do(func() { s.w.closeErr = s.closeSnapshot() })
+		return s.w.closeErr
+	}
 	s.w.closeOnce.Do(func() { s.w.closeErr = s.close() })
 	return s.w.closeErr
 }

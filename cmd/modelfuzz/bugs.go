@@ -48,11 +48,12 @@ campaign has a model, the model states it visits.`,
 		Short: "Replay a bug's reproducer: its timeline and the model states it visits",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			env, err := campaign.OpenEnv(dir, nil)
+			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
 				return err
 			}
 			defer env.Close()
+			noteSnapshot(cmd.ErrOrStderr(), env.Store)
 			b, err := env.Store.Bug(args[0])
 			if err != nil {
 				return err
@@ -68,11 +69,12 @@ campaign has a model, the model states it visits.`,
 
 // listBugs prints the distinct bugs of the campaign in dir, one row each.
 func listBugs(w io.Writer, dir string, jsonOut bool) error {
-	env, err := campaign.OpenEnv(dir, nil)
+	env, err := campaign.OpenEnvReadOnly(dir, nil)
 	if err != nil {
 		return err
 	}
 	defer env.Close()
+	noteSnapshot(os.Stderr, env.Store)
 	bugs, err := env.Store.Bugs()
 	if err != nil {
 		return err

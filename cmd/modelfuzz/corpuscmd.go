@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,11 +30,12 @@ func newCorpusCmd() *cobra.Command {
 		if dir == "" {
 			return fmt.Errorf("--corpus DIR is required")
 		}
-		st, err := corpus.Open(dir, corpus.Options{MustExist: true})
+		st, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: true})
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		noteSnapshot(os.Stderr, st)
 		return fn(st)
 	}
 	list := &cobra.Command{
@@ -60,7 +62,8 @@ func newCorpusCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(list, show, newCorpusExportCmd(&dir, withStore), newCorpusImportCmd(&dir), newCorpusStatsCmd(withStore))
+	cmd.AddCommand(list, show, newCorpusExportCmd(&dir, withStore), newCorpusImportCmd(&dir), newCorpusStatsCmd(withStore),
+		newCorpusRepairCmd(&dir))
 	return cmd
 }
 
@@ -225,4 +228,103 @@ func campaignActions(camp *campaign.Settings) string {
 		return camp.Actions
 	}
 	return "deliver,crash,restart,timeout,request"
+}
+
+func newCorpusRepairCmd(dir *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "repair DIR",
+		Short: "Rebuild a damaged corpus from what can still be read, and say what was lost",
+		Long: `Rebuild the database of a corpus that cannot be opened (a table file cut
+short or overwritten, for example after a disk fault): every table file that
+can be read with its checksums intact, and the commits not yet in a table
+(the memtable logs), go into a new database; the old one is kept next to it
+as db.damaged. It prints what was read, what was lost (inputs and bugs by
+id), and raises the campaign's counters to what the surviving records
+need, so that "modelfuzz run" on the same corpus continues the campaign.
+A corpus that opens as it is is left alone. The corpus may also be given
+with --corpus.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d := *dir
+			if len(args) == 1 {
+				if d != "" && d != args[0] {
+					return fmt.Errorf("two corpora given: %s and --corpus %s", args[0], d)
+				}
+				d = args[0]
+			}
+			if d == "" {
+				return fmt.Errorf("which corpus? modelfuzz corpus repair DIR")
+			}
+			rep, err := corpus.Repair(d)
+			if err != nil {
+				return err
+			}
+			printRepair(cmd.OutOrStdout(), rep)
+			return nil
+		},
+	}
+}
+
+// noteSnapshot says on stderr that what a command shows is a snapshot.
+func noteSnapshot(w io.Writer, st *corpus.Store) {
+	if why := st.ReadOnly(); why != "" {
+		fmt.Fprintf(w, "corpus %s: %s; reading a snapshot of it taken now\n", st.Dir(), why)
+	}
+}
+
+// printRepair prints what corpus repair did and lost.
+func printRepair(w io.Writer, r *corpus.RepairReport) {
+	if r.Nothing {
+		fmt.Fprintf(w, "corpus %s: the database opens and every table reads with its checksums intact: nothing to repair\n", r.Dir)
+		return
+	}
+	fmt.Fprintf(w, "corpus %s: repaired from %d readable table file(s) and %d entries of the memtable logs\n", r.Dir, r.Tables, r.Logged)
+	for _, d := range r.Damaged {
+		fmt.Fprintf(w, "  unreadable, its entries lost: %s\n", d)
+	}
+	if r.LogNote != "" {
+		fmt.Fprintf(w, "  the memtable logs could not be read back, the commits not yet in a table are lost: %s\n", r.LogNote)
+	}
+	if r.Lost > 0 {
+		fmt.Fprintf(w, "  %d entries whose value was in the value log are lost\n", r.Lost)
+	}
+	fmt.Fprintf(w, "kept: %d input(s), %d bug(s), %d coverage item(s), %d stats snapshot(s)\n", r.Inputs, r.Bugs, r.Coverage, r.Stats)
+	lost := false
+	if len(r.MissingInputs) > 0 {
+		lost = true
+		fmt.Fprintf(w, "lost: %d input(s): %s\n", len(r.MissingInputs), idRanges(r.MissingInputs))
+	}
+	if len(r.MissingBugs) > 0 {
+		lost = true
+		fmt.Fprintf(w, "lost: %d bug(s): %s\n", len(r.MissingBugs), strings.Join(r.MissingBugs, ", "))
+	}
+	if !r.Campaign {
+		lost = true
+		fmt.Fprintln(w, "lost: the campaign's settings; the next run stores those of its command line")
+	}
+	if !lost {
+		fmt.Fprintln(w, "lost: no input, bug or setting (coverage items and stats snapshots in the lost tables are not counted)")
+	}
+	if r.CountersRebuilt {
+		fmt.Fprintln(w, "counters: raised to what the surviving records need")
+	}
+	fmt.Fprintf(w, "the old database is in %s (delete it when done); \"modelfuzz run --corpus %s\" continues the campaign\n", r.Kept, r.Dir)
+}
+
+// idRanges writes ids (sorted) as ranges: 3, 7-12, 20.
+func idRanges(ids []uint64) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.FormatUint(ids[i], 10))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }

@@ -31,11 +31,12 @@ campaign has a model, the model states it visits.`,
 			if out == "" {
 				return fmt.Errorf("--out FILE.html is required")
 			}
-			env, err := campaign.OpenEnv(dir, nil)
+			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
 				return err
 			}
 			defer env.Close()
+			noteSnapshot(cmd.ErrOrStderr(), env.Store)
 			cp, err := env.Report(timeout)
 			if err != nil {
 				return err

@@ -1,0 +1,167 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Read-only access. Badger cannot open a database another process has
+// open, nor one in a directory it cannot write (it takes a lock file and
+// replays its logs), so the read-only commands read a snapshot: a copy of
+// the database files taken now, opened in a temporary directory and
+// removed at Close. The files of a running campaign's database change
+// while they are copied, so the copy starts with the MANIFEST (the list of
+// tables) and is taken again when a table it lists is deleted meanwhile
+// (a compaction) or a memtable log is (a flush, whose table the copied
+// MANIFEST does not list); the memtable logs are read back up to their
+// last complete transaction, as after a crash. A snapshot is a consistent
+// state of the corpus as of some commit during the copy.
+
+// snapshotAttempts bounds the copies tried while the database changes.
+const snapshotAttempts = 10
+
+// writeProtected reports whether nobody may write the corpus's directory or
+// its database directory (chmod a-w); root could, but the owner said not
+// to.
+func writeProtected(dir string) bool {
+	for _, d := range []string{dir, filepath.Join(dir, "db")} {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o222 == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// openSnapshot opens a read-only snapshot of the corpus in dir.
+func openSnapshot(dir, why string) (*Store, error) {
+	src := filepath.Join(dir, "db")
+	for attempt := 1; ; attempt++ {
+		tmp, err := os.MkdirTemp("", "modelfuzz-snapshot-")
+		if err != nil {
+			return nil, fmt.Errorf("corpus %s: %s, and a snapshot cannot be taken: %v", dir, why, err)
+		}
+		s, retry, err := trySnapshot(dir, src, tmp, why)
+		if err == nil {
+			return s, nil
+		}
+		os.RemoveAll(tmp)
+		if !retry || attempt == snapshotAttempts {
+			return nil, err
+		}
+	}
+}
+
+// trySnapshot copies the database into tmp and opens the copy; retry says
+// that the database changed during the copy.
+func trySnapshot(dir, src, tmp, why string) (s *Store, retry bool, err error) {
+	dst := filepath.Join(tmp, "db")
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+	}
+	mems, err := memLogs(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("corpus %s: %v", dir, err)
+	}
+	if err := copyFile(filepath.Join(src, "MANIFEST"), filepath.Join(dst, "MANIFEST")); err != nil {
+		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("corpus %s: %v", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == "MANIFEST" || name == "LOCK" || strings.HasSuffix(name, ".tmp") {
+			continue
+		}
+		if err := copyFile(filepath.Join(src, name), filepath.Join(dst, name)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, true, fmt.Errorf("corpus %s: the database changed during each of %d snapshots", dir, snapshotAttempts)
+			}
+			return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+		}
+	}
+	after, err := memLogs(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("corpus %s: %v", dir, err)
+	}
+	for name := range mems {
+		if !after[name] {
+			return nil, true, fmt.Errorf("corpus %s: the database changed during each of %d snapshots", dir, snapshotAttempts)
+		}
+	}
+	s = &Store{dir: dir, snapshot: tmp, readOnly: why}
+	bo := dbOptions(dst, s)
+	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{})
+	if err := removeEmptyLogs(dst); err != nil {
+		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+	}
+	if err := checkTables(dir, dst, false); err != nil {
+		return nil, false, err
+	}
+	db, err := openBadger(bo)
+	if err != nil {
+		return nil, true, fmt.Errorf("corpus %s: cannot open a snapshot of the database (corrupted?): %s", dir, oneLine(err))
+	}
+	s.db = db
+	return s, false, nil
+}
+
+// memLogs lists the memtable logs of a database directory.
+func memLogs(db string) (map[string]bool, error) {
+	entries, err := os.ReadDir(db)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".mem") {
+			out[e.Name()] = true
+		}
+	}
+	return out, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// closeSnapshot closes a snapshot's database and removes its copy.
+func (s *Store) closeSnapshot() error {
+	err := s.db.Close()
+	if rerr := os.RemoveAll(s.snapshot); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("corpus %s: closing its snapshot: %v", s.dir, err)
+	}
+	return nil
+}
+
+// writable refuses writes to a read-only snapshot.
+func (s *Store) writable() error {
+	if s.readOnly != "" {
+		return fmt.Errorf("corpus %s: opened read-only (%s); this command cannot write to it", s.dir, s.readOnly)
+	}
+	return nil
+}
+
+// ReadOnly says why the store is a read-only snapshot ("" when it is not).
+func (s *Store) ReadOnly() string { return s.readOnly }
