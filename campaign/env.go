@@ -98,13 +98,19 @@ func StoredSettings(store *corpus.Store) (*Settings, error) {
 
 // Close stops the system and closes the corpus.
 func (e *Env) Close() {
+	e.closeSystem()
+	e.Store.Close()
+}
+
+// closeSystem stops the system and the model, not the corpus (which a Live
+// view shares with its running campaign).
+func (e *Env) closeSystem() {
 	if e.System != nil {
 		e.System.Close()
 	}
 	if e.specM != nil {
 		e.specM.Close()
 	}
-	e.Store.Close()
 }
 
 // loadModel loads the campaign's model in process (a no-op without one).

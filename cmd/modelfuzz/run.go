@@ -37,6 +37,7 @@ type runFlags struct {
 	cpuProfile  string
 	memoryLimit int64
 	uncovered   string // uncovered.go
+	httpAddr    string // live.go
 }
 
 func newRunCmd() *cobra.Command {
@@ -127,6 +128,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&s.FreshShare, "fresh-share", 0.1, "with --energy rare: the share of iterations that run new random inputs")
 	fs.IntVar(&s.QueueMax, "queue-max", 20000, "most inputs waiting in the queue (--energy fixed: further mutants are dropped) or kept in the pool of inputs to mutate (--energy rare: a new one replaces a common one); drops are counted in the progress line and the summary")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
+	fs.StringVar(&f.httpAddr, "http", "", "serve a live status page of the campaign at this address (127.0.0.1:PORT; port 0 picks one): rates, coverage over time, the queue, the bugs with their reproducers and timelines")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fs.StringVar(&s.MemProfile, "memprofile", "", "write a Go heap profile to this file at the largest heap a stats snapshot saw, and when the campaign ends")
@@ -167,8 +169,21 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 		return err
 	}
 	defer unc.abandon()
+	ln, err := listenLive(f.httpAddr)
+	if err != nil {
+		return err
+	}
+	if ln != nil {
+		defer ln.Close()
+	}
 	prog := newProgress(os.Stderr, logger)
-	hooks := campaign.Hooks{Logger: logger, Progress: prog.update, Logf: func(format string, args ...any) {
+	var live *campaign.Live // set before the campaign runs
+	hooks := campaign.Hooks{Logger: logger, Progress: func(s fuzzer.Stats) {
+		prog.update(s)
+		if live != nil {
+			live.Progress(s)
+		}
+	}, Logf: func(format string, args ...any) {
 		prog.clearLine()
 		logger.Info(fmt.Sprintf(format, args...))
 	}}
@@ -180,6 +195,15 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	// fails the command. After a fault of the corpus, the fault is the
 	// line shown.
 	defer func() { retErr = errors.Join(retErr, c.Close()) }()
+	if ln != nil {
+		if live, err = campaign.NewLive(c, logger); err != nil {
+			return err
+		}
+		stopLive := serveLive(ln, live, logger)
+		defer stopLive()
+		prog.clearLine()
+		fmt.Fprintf(os.Stderr, "live view: http://%s/\n", ln.Addr())
+	}
 	if err := unc.check(c.System.Adapter); err != nil {
 		return err
 	}

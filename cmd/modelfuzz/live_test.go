@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
+)
+
+// run --http: while the campaign runs, its status page shows the rates,
+// the coverage plots and the bug it found, the bug's page its timeline,
+// and the read-only commands work on its corpus; headless Chromium renders
+// the page with every figure (a screenshot, kept where
+// MODELFUZZ_LIVE_SCREENSHOT says). Without Chromium the browser part is
+// skipped with a message (CI installs it, .ci/run).
+func TestLiveView(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	cmd := exec.Command(binary, "run", "--http", "127.0.0.1:0", "--corpus", dir, "--adapter", "microbench",
+		"--model", "microbench.tla", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--iterations", "1000000000", "--stats-every", "1s")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = io.Discard
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	var log testutil.SyncBuffer
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			log.Write([]byte(line + "\n"))
+			if u, ok := strings.CutPrefix(line, "live view: "); ok {
+				urls <- u
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	var url string
+	select {
+	case url = <-urls:
+	case err := <-exited:
+		t.Fatalf("run exited before serving: %v\n%s", err, log.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no live view line:\n%s", log.String())
+	}
+	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get(url + strings.TrimPrefix(path, "/"))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(b)
+	}
+	var page string
+	require.Eventually(t, func() bool {
+		code, body := get("/")
+		page = body
+		return code == http.StatusOK && strings.Contains(body, `href="/bug/B1"`) && strings.Count(body, "<img ") == 2
+	}, 3*time.Minute, 200*time.Millisecond, "the page never showed the bug and two plots:\n%s", log.String())
+	for _, want := range []string{"<h2>Rates</h2>", "executions per second", " this session, ", "coverage over time",
+		`alt="model coverage over time"`, "<h2>Queue</h2>", "inputs waiting to run", `<meta http-equiv="refresh" content="5">`,
+		"panic: worker-N: flush processed right before the last execute"} {
+		require.Contains(t, page, want)
+	}
+	code, bug := get("/bug/B1")
+	require.Equal(t, http.StatusOK, code, bug)
+	require.Contains(t, bug, "Timeline of the reproducer")
+	require.Contains(t, bug, "the replay shows B1 again (same signature)")
+	require.Contains(t, bug, "modelfuzz replay --corpus "+dir+" B1")
+	code, _ = get("/bug/B9")
+	require.Equal(t, http.StatusNotFound, code)
+
+	// The read-only commands, on the corpus the campaign holds.
+	res := modelfuzz(t, "bugs", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "B1  panic")
+	require.Contains(t, res.stderr, "a running campaign (pid ")
+	res = modelfuzz(t, "corpus", "list", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "bugs (1):")
+
+	if bin := chromium(t); bin != "" {
+		shot := filepath.Join(t.TempDir(), "live.png")
+		runHeadless(t, bin, "--window-size=1100,1900", "--screenshot="+shot, url)
+		f, err := os.Open(shot)
+		require.NoError(t, err)
+		img, err := png.Decode(f)
+		f.Close()
+		require.NoError(t, err)
+		require.Greater(t, distinctColors(img), 100, "the screenshot shows the plots, not a blank page")
+		if keep := os.Getenv("MODELFUZZ_LIVE_SCREENSHOT"); keep != "" {
+			b, _ := os.ReadFile(shot)
+			require.NoError(t, os.WriteFile(keep, b, 0o644))
+		}
+		// Every figure decodes under the page's own policy: a copy of the
+		// page that allows one inline script counts the images shown.
+		_, page = get("/")
+		policy := "default-src &#39;none&#39;;"
+		require.Contains(t, page, policy)
+		checked := strings.Replace(page, policy, policy+" script-src &#39;unsafe-inline&#39;;", 1)
+		checked = strings.Replace(checked, `<meta http-equiv="refresh" content="5">`, "", 1)
+		checked = strings.Replace(checked, "</body>", `<script>
+window.addEventListener("load", function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  var d = document.createElement("div"); d.id = "render-check"; d.textContent = ok + "/" + imgs.length;
+  document.body.appendChild(d);
+});
+</script></body>`, 1)
+		file := filepath.Join(t.TempDir(), "live.html")
+		require.NoError(t, os.WriteFile(file, []byte(checked), 0o644))
+		dom := runHeadless(t, bin, "--virtual-time-budget=5000", "--dump-dom", "file://"+file)
+		require.Regexp(t, regexp.MustCompile(`<div id="render-check">2/2</div>`), string(dom))
+	}
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case err := <-exited:
+		stopped = true
+		require.NoError(t, err, log.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("run did not stop after SIGINT:\n%s", log.String())
+	}
+}
+
+// chromium finds headless Chromium, or skips the browser checks ("" ).
+func chromium(t *testing.T) string {
+	for _, p := range []string{"chromium", "/usr/bin/chromium", "chromium-browser"} {
+		if bin, err := exec.LookPath(p); err == nil {
+			return bin
+		}
+	}
+	t.Log("chromium not found: the browser checks of the live view are skipped (Debian: apt-get install -y chromium; CI installs it)")
+	return ""
+}
+
+func runHeadless(t *testing.T, bin string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := []string{"--headless=new", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage",
+		"--no-first-run", "--hide-scrollbars", "--user-data-dir=" + t.TempDir()}
+	c := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	require.NoError(t, c.Run(), "chromium %s\n%s", strings.Join(args, " "), errb.String())
+	return out.Bytes()
+}
+
+func distinctColors(img image.Image) int {
+	seen := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			seen[[4]uint32{r >> 8, g >> 8, bl >> 8, a >> 8}] = true
+		}
+	}
+	return len(seen)
+}
