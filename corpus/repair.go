@@ -83,7 +83,7 @@ func Repair(dir string) (*RepairReport, error) {
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
 	if checkTables(dir, db, true) == nil {
-		if bdb, err := openBadger(dbOptions(db, &Store{dir: dir})); err == nil {
+		if bdb, err := openBadger(dbOptions(db, scratchStore(dir))); err == nil {
 			bdb.Close()
 			rep.Nothing = true
 			return rep, nil
@@ -99,7 +99,7 @@ func Repair(dir string) (*RepairReport, error) {
 			latest[string(key)] = e
 		}
 	}
-	names, err := tableFiles(db)
+	names, err := liveTables(db)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
@@ -120,7 +120,7 @@ func Repair(dir string) (*RepairReport, error) {
 	if err := os.RemoveAll(fresh); err != nil {
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
-	ndb, err := openBadger(dbOptions(fresh, &Store{dir: dir}))
+	ndb, err := openBadger(dbOptions(fresh, scratchStore(dir)))
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: cannot create the repaired database: %s", dir, oneLine(err))
 	}
@@ -211,7 +211,7 @@ func readLogs(dir, db string, keep func([]byte, entry)) (n int, note string) {
 			return 0, err.Error()
 		}
 	}
-	ldb, err := openBadger(dbOptions(tmp, &Store{dir: dir}))
+	ldb, err := openBadger(dbOptions(tmp, scratchStore(dir)))
 	if err != nil {
 		return 0, oneLine(err)
 	}
@@ -322,4 +322,11 @@ func (rep *RepairReport) check(dir string) error {
 		}
 	}
 	return nil
+}
+
+// scratchStore receives the log of a database Repair opens on the side.
+func scratchStore(dir string) *Store {
+	s := &Store{dir: dir}
+	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{})
+	return s
 }

@@ -213,3 +213,18 @@ func TestReadOnlySnapshot(t *testing.T) {
 	require.NoError(t, r.Close())
 	require.Equal(t, before, files(t, ro), "a read-only corpus is not written")
 }
+
+// A table file the MANIFEST does not list (a crash while one was written)
+// is none of the database's: the corpus opens, and badger removes it.
+func TestUnlistedTableIsNotDamage(t *testing.T) {
+	dir := t.TempDir()
+	session(t, dir, 1, 3, "B1")
+	junk := filepath.Join(dir, "db", "000099.sst")
+	require.NoError(t, os.WriteFile(junk, []byte("half a table"), 0o644))
+	s, err := Open(dir, Options{MustExist: true})
+	require.NoError(t, err)
+	_, err = s.Input(3)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.NoFileExists(t, junk)
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/ristretto/v2/z"
@@ -49,11 +50,51 @@ func tableFiles(db string) ([]string, error) {
 	return out, nil
 }
 
+// liveTables lists the table files of a database directory that its
+// MANIFEST lists, in name order. A table file it does not list (one a
+// crash left half written) is none of the database's: badger deletes it
+// at open. Without a readable MANIFEST, every table file is listed.
+func liveTables(db string) ([]string, error) {
+	names, err := tableFiles(db)
+	if err != nil || len(names) == 0 {
+		return names, err
+	}
+	f, err := os.Open(filepath.Join(db, "MANIFEST"))
+	if err != nil {
+		return names, nil
+	}
+	defer f.Close()
+	bo := dbOptions(db, nil)
+	mf, _, err := replayManifest(f, bo)
+	if err != nil {
+		return names, nil
+	}
+	var live []string
+	for _, name := range names {
+		if id, ok := table.ParseFileID(name); ok {
+			if _, listed := mf.Tables[id]; listed {
+				live = append(live, name)
+			}
+		}
+	}
+	return live, nil
+}
+
+// replayManifest reads a MANIFEST; a panic on a corrupted one is an error.
+func replayManifest(f *os.File, bo badger.Options) (mf badger.Manifest, n int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return badger.ReplayManifestFile(f, bo.ExternalMagicVersion, bo)
+}
+
 // checkTables opens every table of the database in db (of the corpus in
 // dir) and returns the first that cannot be opened as a DamagedError.
 // verify also checks every block's checksum (reads the whole table).
 func checkTables(dir, db string, verify bool) error {
-	names, err := tableFiles(db)
+	names, err := liveTables(db)
 	if err != nil {
 		return fmt.Errorf("corpus %s: %v", dir, err)
 	}
