@@ -6,14 +6,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Read-only access. Badger cannot open a database another process has
 // open, nor one in a directory it cannot write (it takes a lock file and
-// replays its logs), so the read-only commands read a snapshot: a copy of
-// the database files taken now, opened in a temporary directory and
-// removed at Close. The files of a running campaign's database change
+// replays its logs), and a read-only command that took the corpus's lock
+// would keep a campaign from starting meanwhile; so the read-only commands
+// read a snapshot: a copy of the database files taken now, opened in a
+// temporary directory and removed at Close. The files of a running campaign's database change
 // while they are copied, so the copy starts with the MANIFEST (the list of
 // tables) and is taken again when a table it lists is deleted meanwhile
 // (a compaction) or a memtable log is (a flush, whose table the copied
@@ -24,16 +27,30 @@ import (
 // snapshotAttempts bounds the copies tried while the database changes.
 const snapshotAttempts = 10
 
-// writeProtected reports whether nobody may write the corpus's directory or
-// its database directory (chmod a-w); root could, but the owner said not
-// to.
-func writeProtected(dir string) bool {
+// snapshotReason says why a read-only command's view is a snapshot, when
+// the user should know: a campaign holds the corpus (its lock file names a
+// live process; the lock itself is not tried, which would keep that
+// campaign from starting), or nobody may write its directory.
+func snapshotReason(dir string) string {
 	for _, d := range []string{dir, filepath.Join(dir, "db")} {
 		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o222 == 0 {
-			return true
+			return "its directory is read-only"
 		}
 	}
-	return false
+	b, err := os.ReadFile(filepath.Join(dir, lockFile))
+	if err != nil {
+		return ""
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	switch {
+	case err != nil || pid <= 0:
+		return ""
+	case pid == os.Getpid():
+		return fmt.Sprintf("this process (pid %d) holds it", pid)
+	case syscall.Kill(pid, 0) == nil || errors.Is(syscall.Kill(pid, 0), syscall.EPERM):
+		return fmt.Sprintf("a running campaign (pid %d) holds it", pid)
+	}
+	return ""
 }
 
 // openSnapshot opens a read-only snapshot of the corpus in dir.
@@ -62,12 +79,19 @@ func trySnapshot(dir, src, tmp, why string) (s *Store, retry bool, err error) {
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
 	}
+	if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) {
+		return openCopy(dir, tmp, why, nil) // no database yet: an empty one
+	}
 	mems, err := memLogs(src)
 	if err != nil {
 		return nil, false, fmt.Errorf("corpus %s: %v", dir, err)
 	}
+	manifest, err := os.Stat(filepath.Join(src, "MANIFEST"))
+	if err != nil {
+		return nil, false, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %v", dir, err)
+	}
 	if err := copyFile(filepath.Join(src, "MANIFEST"), filepath.Join(dst, "MANIFEST")); err != nil {
-		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+		return nil, errors.Is(err, os.ErrNotExist), fmt.Errorf("corpus %s: snapshot: %v", dir, err)
 	}
 	entries, err := os.ReadDir(src)
 	if err != nil {
@@ -94,6 +118,13 @@ func trySnapshot(dir, src, tmp, why string) (s *Store, retry bool, err error) {
 			return nil, true, fmt.Errorf("corpus %s: the database changed during each of %d snapshots", dir, snapshotAttempts)
 		}
 	}
+	return openCopy(dir, tmp, why, manifest)
+}
+
+// openCopy opens the copy in tmp/db of the database of the corpus in dir;
+// manifest is the source's MANIFEST as it was copied (nil: none).
+func openCopy(dir, tmp, why string, manifest os.FileInfo) (s *Store, retry bool, err error) {
+	src, dst := filepath.Join(dir, "db"), filepath.Join(tmp, "db")
 	s = &Store{dir: dir, snapshot: tmp, readOnly: why}
 	bo := dbOptions(dst, s)
 	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{})
@@ -105,7 +136,14 @@ func trySnapshot(dir, src, tmp, why string) (s *Store, retry bool, err error) {
 	}
 	db, err := openBadger(bo)
 	if err != nil {
-		return nil, true, fmt.Errorf("corpus %s: cannot open a snapshot of the database (corrupted?): %s", dir, oneLine(err))
+		// Taken again only if the MANIFEST changed meanwhile (a copy
+		// caught in the middle of its rewrite); else the corpus is damaged.
+		changed := false
+		if manifest != nil {
+			now, serr := os.Stat(filepath.Join(src, "MANIFEST"))
+			changed = serr != nil || now.Size() != manifest.Size() || !now.ModTime().Equal(manifest.ModTime())
+		}
+		return nil, changed, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, oneLine(err), dir)
 	}
 	s.db = db
 	return s, false, nil
@@ -157,11 +195,13 @@ func (s *Store) closeSnapshot() error {
 
 // writable refuses writes to a read-only snapshot.
 func (s *Store) writable() error {
-	if s.readOnly != "" {
-		return fmt.Errorf("corpus %s: opened read-only (%s); this command cannot write to it", s.dir, s.readOnly)
+	if s.snapshot != "" {
+		return fmt.Errorf("corpus %s: opened read-only (a snapshot); this command cannot write to it", s.dir)
 	}
 	return nil
 }
 
-// ReadOnly says why the store is a read-only snapshot ("" when it is not).
+// ReadOnly says what a user of a read-only snapshot should know about it:
+// that a running campaign holds the corpus, or that its directory is
+// read-only ("" : nothing, or not a snapshot).
 func (s *Store) ReadOnly() string { return s.readOnly }

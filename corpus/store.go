@@ -45,10 +45,11 @@ type Options struct {
 	MustExist bool
 	// MinFree overrides the free space writes need (0: MinFree).
 	MinFree uint64
-	// ReadOnly is for commands that only read (with MustExist): a corpus
-	// locked by a running campaign, or in a directory nobody may write,
-	// is read from a snapshot, a copy of its database taken now
-	// (snapshot.go); writes to such a store are refused.
+	// ReadOnly is for commands that only read (with MustExist): the
+	// corpus is read from a snapshot, a copy of its database taken now
+	// (snapshot.go), without its lock, so that it works on a corpus a
+	// running campaign holds or nobody may write, and never keeps a
+	// campaign from starting; writes to such a store are refused.
 	ReadOnly bool
 }
 
@@ -60,8 +61,8 @@ type Store struct {
 	minFree uint64
 	w       watch
 	// snapshot is the temporary directory of a read-only snapshot (see
-	// Options.ReadOnly), removed by Close; readOnly says why writes are
-	// refused.
+	// Options.ReadOnly), removed by Close; readOnly says what the user
+	// should know about it ("" : nothing).
 	snapshot, readOnly string
 }
 
@@ -105,22 +106,14 @@ func Open(dir string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	readOnly := opt.ReadOnly && opt.MustExist && exists
-	if readOnly && writeProtected(dir) {
-		return openSnapshot(dir, "its directory is read-only")
+	if opt.ReadOnly && opt.MustExist && exists {
+		return openSnapshot(dir, snapshotReason(dir))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
 	lock, err := acquireLock(dir)
 	if err != nil {
-		var le *lockedError
-		switch {
-		case readOnly && errors.As(err, &le):
-			return openSnapshot(dir, "a running campaign (pid "+le.pid+") holds it")
-		case readOnly && (errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS)):
-			return openSnapshot(dir, "its directory is read-only")
-		}
 		return nil, err
 	}
 	if opt.Fresh && exists {

@@ -187,7 +187,19 @@ func TestKill9LosesNothingCommitted(t *testing.T) {
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		require.NoError(t, cmd.Start())
-		time.Sleep(time.Duration(500+r.IntN(1000)) * time.Millisecond)
+		// Kill at a random moment after the campaign committed progress
+		// (read from a snapshot while it runs): a fixed delay can end
+		// before a loaded machine's campaign has started.
+		require.Eventually(t, func() bool {
+			st, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: true})
+			if err != nil {
+				return false
+			}
+			defer st.Close()
+			snap, err := st.Load(0)
+			return err == nil && snap.Counters.Iterations > prev.iters
+		}, 2*time.Minute, 50*time.Millisecond, "round %d: no progress: %s", round, &errb)
+		time.Sleep(time.Duration(r.IntN(1000)) * time.Millisecond)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		_ = cmd.Wait()
 		require.NotContains(t, errb.String(), "modelfuzz: ", "the run failed before the kill: %s", errb.String())
