@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -182,4 +183,17 @@ func distinctColors(img image.Image) int {
 		}
 	}
 	return len(seen)
+}
+
+// A bad --http address is refused in one line before anything starts.
+func TestLiveViewBadAddress(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	oneLineError(t, modelfuzz(t, "run", "--http", "nonsense", "--corpus", dir, "--iterations", "1"),
+		"--http nonsense: want HOST:PORT, such as 127.0.0.1:8080")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	oneLineError(t, modelfuzz(t, "run", "--http", ln.Addr().String(), "--corpus", dir, "--iterations", "1"),
+		"--http "+ln.Addr().String()+": ")
+	require.NoDirExists(t, dir, "nothing was created")
 }
