@@ -43,8 +43,12 @@ func TestProcessAdapterOnRaftkv(t *testing.T) {
 	require.Empty(t, lastJSON(t, res.stdout).Bugs)
 	require.Zero(t, raftkvLeft(t, cluster), "no raftkv process left after the campaign")
 
+	// Under load (two busy processes): steps end on the replicas'
+	// acknowledgements, so the traces stay the same.
+	stop := burnCPU(t, 2)
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster, "--inject", "stale-read",
 		"../../adapters/process/testdata/stale-read.input.json", "--repeat", "10")
+	stop()
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "10 times: 10/10 gave the same trace")
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster, "--inject", "stale-read",
@@ -61,4 +65,27 @@ func TestProcessAdapterOnRaftkv(t *testing.T) {
 	require.Contains(t, res.stdout, "tocommit(N) is out of range")
 	require.Zero(t, raftkvLeft(t, cluster), "no raftkv process left after the replays")
 	oneLineError(t, modelfuzz(t, "run", "--adapter", "process", "--iterations", "1", "--corpus", filepath.Join(t.TempDir(), "d")), "needs --cluster FILE")
+}
+
+// burnCPU starts n processes that spin until stop (or the end of the test).
+func burnCPU(t *testing.T, n int) (stop func()) {
+	var cmds []*exec.Cmd
+	for range n {
+		c := exec.Command("sh", "-c", "while :; do :; done")
+		require.NoError(t, c.Start())
+		cmds = append(cmds, c)
+	}
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}
+	t.Cleanup(stop)
+	return stop
 }
