@@ -33,4 +33,15 @@
 // campaign stops within seconds, and every Commit returns it. Close is
 // bounded: a database that cannot flush is left behind with an error (what
 // was committed stays in its write-ahead log, as after a kill -9).
+//
+// Reading without the lock (snapshot.go): Options.ReadOnly opens a copy of
+// the database taken now, in a temporary directory, so that the read-only
+// commands work on a corpus a running campaign holds or nobody may write,
+// and never keep a campaign from starting.
+//
+// Damage (tables.go, repair.go): Open opens every table file the MANIFEST
+// lists before badger does, so that one cut short is a DamagedError naming
+// it, not a panic in one of badger's goroutines; Repair rebuilds the
+// database from the tables that read and the memtable logs, keeps the old
+// one as db.damaged, and reports what was lost.
 package corpus
