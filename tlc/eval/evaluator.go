@@ -138,6 +138,26 @@ func (ev *Evaluator) Invariant(i int, s []value.Value) (bool, error) {
 	return ok, err
 }
 
+// InvariantReads evaluates invariant i in s, without the memo of recent
+// states, and says which variables the evaluation read (bit k: variable k;
+// every bit when the model has more than 64 variables) and whether its
+// result may be reused for another state that agrees on them (false when
+// the evaluation had an effect, such as printing, that TLC would repeat).
+// A simulator keeps results by the values of the variables read, across
+// the many states that share them.
+func (ev *Evaluator) InvariantReads(i int, s []value.Value) (ok bool, reads uint64, reusable bool, err error) {
+	c := ev.c
+	saved, effects := c.readVars, c.effects
+	c.readVars, c.effects = 0, 0
+	ok, err = ev.stateBool(ev.m.Invariants[i].node, s)
+	reads, reusable = c.readVars, c.effects == 0 && err == nil
+	if len(s) > 64 {
+		reads = ^uint64(0)
+	}
+	c.readVars, c.effects = saved|c.readVars, effects+c.effects
+	return ok, reads, reusable, err
+}
+
 // invariantMemo remembers the last few states an invariant held in, by
 // the values of the variables it read.
 type invariantMemo struct {

@@ -23,10 +23,12 @@ type cache struct {
 	cur, old map[uint64]transition
 	infoCur  map[uint64]info
 	infoOld  map[uint64]info
+	// invariants' values by the variables they read (Simulator.invariant)
+	invCur, invOld map[uint64]bool
 }
 
 func newCache(limit int) *cache {
-	return &cache{limit: limit, cur: map[uint64]transition{}, infoCur: map[uint64]info{}}
+	return &cache{limit: limit, cur: map[uint64]transition{}, infoCur: map[uint64]info{}, invCur: map[uint64]bool{}}
 }
 
 func (c *cache) transition(k uint64) (transition, bool) {
@@ -71,6 +73,27 @@ func (c *cache) putInfo(fp uint64, in info) {
 		c.infoOld, c.infoCur = c.infoCur, map[uint64]info{}
 	}
 	c.infoCur[fp] = in
+}
+
+func (c *cache) invariant(k uint64) (ok, found bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok, found = c.invCur[k]; found {
+		return ok, true
+	}
+	if ok, found = c.invOld[k]; found {
+		c.invCur[k] = ok
+	}
+	return ok, found
+}
+
+func (c *cache) putInvariant(k uint64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.invCur) >= c.limit/2 {
+		c.invOld, c.invCur = c.invCur, map[uint64]bool{}
+	}
+	c.invCur[k] = ok
 }
 
 // hasher combines fingerprints into a cache key.

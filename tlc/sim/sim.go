@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -98,6 +99,9 @@ type Simulator struct {
 	pool    sync.Pool // *eval.Evaluator
 	cache   *cache
 	initial [][]value.Value
+	// invReads holds, per invariant, the variables its evaluations have
+	// read (bit k: variable k).
+	invReads []atomic.Uint64
 
 	mu    sync.Mutex
 	stats Stats
@@ -126,6 +130,7 @@ func New(m *eval.Model, cacheSize int) (*Simulator, error) {
 	for _, a := range m.Actions() {
 		s.actions[a.Name] = a
 	}
+	s.invReads = make([]atomic.Uint64, len(m.InvariantNames()))
 	s.pool.New = func() any { return m.NewEvaluator() }
 	ev := s.evaluator()
 	defer s.pool.Put(ev)
@@ -179,7 +184,7 @@ func (s *Simulator) stateInfo(ev *eval.Evaluator, st []value.Value, fp uint64) (
 	}
 	in := info{key: value.Fingerprint(v)}
 	for i, name := range s.m.InvariantNames() {
-		ok, err := ev.Invariant(i, st)
+		ok, err := s.invariant(ev, i, st)
 		if err != nil {
 			return info{}, fmt.Errorf("evaluating invariant %s: %w", name, err)
 		}
@@ -189,6 +194,49 @@ func (s *Simulator) stateInfo(ev *eval.Evaluator, st []value.Value, fp uint64) (
 	}
 	s.cache.putInfo(fp, in)
 	return in, nil
+}
+
+// invariant evaluates invariant i in st, or finds its value in the cache.
+//
+// An invariant is a function of the variables it reads, and most of a new
+// state's variables are those of the state it came from (a vote changes
+// votes, not logs): its value is kept by the fingerprints of the variables
+// its evaluations have read so far (reads[i], which only grows), so that a
+// new state that agrees with a known one on them is not evaluated again.
+// A result is kept under the set of variables it was looked up with plus
+// those its evaluation read, and that set is part of the key: an entry is
+// only found by a state that agrees on every variable the evaluation read.
+func (s *Simulator) invariant(ev *eval.Evaluator, i int, st []value.Value) (bool, error) {
+	if len(st) > 64 {
+		return ev.Invariant(i, st)
+	}
+	known := s.invReads[i].Load()
+	key := invariantKey(i, known, st)
+	if ok, found := s.cache.invariant(key); found {
+		return ok, nil
+	}
+	ok, reads, reusable, err := ev.InvariantReads(i, st)
+	if err != nil || !reusable {
+		return ok, err
+	}
+	if all := known | reads; all != known {
+		s.invReads[i].Or(reads)
+		key = invariantKey(i, all, st)
+	}
+	s.cache.putInvariant(key, ok)
+	return ok, nil
+}
+
+func invariantKey(i int, vars uint64, st []value.Value) uint64 {
+	var h value.Hasher
+	h.AddUint64(uint64(i))
+	h.AddUint64(vars)
+	for k, v := range st {
+		if vars&(1<<uint(k)) != 0 {
+			h.Add(v)
+		}
+	}
+	return h.Sum()
 }
 
 // Simulate runs a request.
