@@ -56,3 +56,23 @@ func TestBatchBadRequests(t *testing.T) {
 		require.Contains(t, string(b[:n]), want, body)
 	}
 }
+
+// In process, a batch runs on several cores and answers, in order, what
+// each request answers alone on a fresh simulator (the caches it shares
+// change nothing).
+func TestInProcBatchAnswersAsSingleRequests(t *testing.T) {
+	var reqs []*sim.Request
+	for n := range 24 {
+		reqs = append(reqs, &sim.Request{Actions: microbenchTrace(10+n*7, 1+n%3), States: boolp(n%2 == 0)})
+	}
+	reqs = append(reqs, &sim.Request{Actions: []sim.Action{act("Start", "p", 1), act("Bogus")}})
+	got, err := InProc{newSim(t, "microbench.tla", microbenchConsts...)}.SimulateBatch(context.Background(), reqs)
+	require.NoError(t, err)
+	require.Len(t, got, len(reqs))
+	for i, r := range reqs {
+		want, err := InProc{newSim(t, "microbench.tla", microbenchConsts...)}.Simulate(context.Background(), r)
+		require.NoError(t, err)
+		require.Equal(t, want, got[i], "request %d", i)
+	}
+	require.Equal(t, "Bogus", got[len(reqs)-1].Divergence.Action)
+}

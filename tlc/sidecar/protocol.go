@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
@@ -54,15 +57,43 @@ func (p InProc) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, er
 	return p.Simulator.Simulate(req)
 }
 
-// SimulateBatch runs the requests one after the other.
+// SimulateBatch runs the requests on every core, as the server does: the
+// simulations of a batch are independent (the simulator is safe for
+// concurrent use, and its caches change how fast it answers, not what),
+// and with --parallel the engine would otherwise be the one thing that
+// runs on one core.
 func (p InProc) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
 	out := make([]*sim.Result, len(reqs))
-	for i, r := range reqs {
-		res, err := p.Simulate(ctx, r)
+	errs := make([]error, len(reqs))
+	workers := min(runtime.GOMAXPROCS(0), len(reqs))
+	if workers <= 1 {
+		for i, r := range reqs {
+			if out[i], errs[i] = p.Simulate(ctx, r); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return out, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(reqs) {
+					return
+				}
+				out[i], errs[i] = p.Simulate(ctx, reqs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = res
 	}
 	return out, nil
 }

@@ -11,7 +11,9 @@ import (
 
 type transition struct {
 	next []value.Value // nil: not enabled
-	n    int
+	n    int           // successors the action has (the first is next)
+	fp   uint64        // next's fingerprint
+	info info          // what is known of next
 }
 
 // cache memoizes transitions (state, action, parameters) -> successor and

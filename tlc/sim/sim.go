@@ -251,12 +251,7 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		return res, nil
 	}
 	var hits int64
-	visit := func(st []value.Value, index int) error {
-		fp := value.FingerprintState(st)
-		in, err := s.stateInfo(ev, st, fp)
-		if err != nil {
-			return err
-		}
+	visit := func(st []value.Value, in info, index int) error {
 		if res.Divergence == nil {
 			// Past a divergence (Resync) the states are the model's own,
 			// not the execution's: what they violate is not the
@@ -269,7 +264,7 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 			return nil // consecutive states with the same view are one abstract state
 		}
 		res.Keys = append(res.Keys, in.key)
-		out := State{Key: fmt.Sprintf("%016x", in.key), Index: index}
+		out := State{Key: hexKey(in.key), Index: index}
 		if withStates {
 			if out.State, err = s.stateJSON(st); err != nil {
 				return err
@@ -278,11 +273,16 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		res.States = append(res.States, out)
 		return nil
 	}
-	if err := visit(cur, 0); err != nil {
+	fp := value.FingerprintState(cur)
+	in, err := s.stateInfo(ev, cur, fp)
+	if err != nil {
+		return nil, err
+	}
+	if err := visit(cur, in, 0); err != nil {
 		return nil, err
 	}
 	for i, a := range req.Actions {
-		next, n, hit, reason, err := s.step(ev, cur, &a)
+		t, hit, reason, err := s.step(ev, cur, fp, &a)
 		if err != nil {
 			return nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
 		}
@@ -299,11 +299,11 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 			res.Skipped++
 			continue
 		}
-		if n > 1 {
-			res.Choices = append(res.Choices, Choice{Index: i, Successors: n})
+		if t.n > 1 {
+			res.Choices = append(res.Choices, Choice{Index: i, Successors: t.n})
 		}
-		cur = next
-		if err := visit(cur, i+1); err != nil {
+		cur, fp = t.next, t.fp
+		if err := visit(cur, t.info, i+1); err != nil {
 			return nil, err
 		}
 	}
@@ -351,26 +351,40 @@ func (s *Simulator) selectInit(want map[string]any) ([]value.Value, error) {
 	return nil, fmt.Errorf("no initial state has the values given in init")
 }
 
-// step applies one action. reason is non-empty for a divergence.
-func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, a *Action) (next []value.Value, n int, hit bool, reason string, err error) {
+// hexKey is a key as the answer writes it, 16 hex digits.
+func hexKey(k uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[k&15]
+		k >>= 4
+	}
+	return string(b[:])
+}
+
+// step applies one action to cur (whose fingerprint is fp). reason is
+// non-empty for a divergence; otherwise the transition holds the
+// successor with its fingerprint and what is known of it, which a cached
+// transition keeps, so that a replayed prefix costs a lookup per action.
+func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Action) (t transition, hit bool, reason string, err error) {
 	ai, ok := s.actions[a.Name]
 	if !ok {
 		if ai, ok = s.m.Action(a.Name); !ok {
-			return nil, 0, false, "the model has no action " + strconv.Quote(a.Name), nil
+			return t, false, "the model has no action " + strconv.Quote(a.Name), nil
 		}
 	}
 	args := make([]value.Value, len(ai.Params))
 	var h hasher
-	h.add(value.FingerprintState(cur))
+	h.add(fp)
 	h.addString(a.Name)
 	for i, p := range ai.Params {
 		x, ok := a.Params[p]
 		if !ok {
-			return nil, 0, false, "missing parameter " + p, nil
+			return t, false, "missing parameter " + p, nil
 		}
 		v, err := value.FromJSONValue(x, s.mvs)
 		if err != nil {
-			return nil, 0, false, fmt.Sprintf("parameter %s: %v", p, err), nil
+			return t, false, fmt.Sprintf("parameter %s: %v", p, err), nil
 		}
 		args[i] = v
 		h.add(value.Fingerprint(v))
@@ -383,14 +397,14 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, a *Action) (next
 			}
 		}
 		sort.Strings(extra)
-		return nil, 0, false, fmt.Sprintf("unknown parameter(s) %v (the action takes %v)", extra, ai.Params), nil
+		return t, false, fmt.Sprintf("unknown parameter(s) %v (the action takes %v)", extra, ai.Params), nil
 	}
 	key := h.sum()
 	if t, ok := s.cache.transition(key); ok {
 		if t.next == nil {
-			return nil, 0, true, "not enabled", nil
+			return t, true, "not enabled", nil
 		}
-		return t.next, t.n, true, "", nil
+		return t, true, "", nil
 	}
 	var first []value.Value
 	count := 0
@@ -402,13 +416,20 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, a *Action) (next
 		return nil
 	})
 	if err != nil {
-		return nil, 0, false, "evaluation error: " + err.Error(), nil
+		return t, false, "evaluation error: " + err.Error(), nil
 	}
-	s.cache.putTransition(key, transition{next: first, n: count})
+	t = transition{next: first, n: count}
+	if first != nil {
+		t.fp = value.FingerprintState(first)
+		if t.info, err = s.stateInfo(ev, first, t.fp); err != nil {
+			return t, false, "", err
+		}
+	}
+	s.cache.putTransition(key, t)
 	if first == nil {
-		return nil, 0, false, "not enabled", nil
+		return t, false, "not enabled", nil
 	}
-	return first, count, false, "", nil
+	return t, false, "", nil
 }
 
 func (s *Simulator) stateJSON(st []value.Value) (map[string]json.RawMessage, error) {
