@@ -10,10 +10,11 @@ import (
 )
 
 type transition struct {
-	next []value.Value // nil: not enabled
-	n    int           // successors the action has (the first is next)
-	fp   uint64        // next's fingerprint
-	info info          // what is known of next
+	next  []value.Value // nil: not enabled
+	n     int           // successors the action has (the first is next)
+	fp    uint64        // next's fingerprint
+	info  info          // what is known of next, when known
+	known bool
 }
 
 // cache memoizes transitions (state, action, parameters) -> successor and

@@ -282,7 +282,7 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		return nil, err
 	}
 	for i, a := range req.Actions {
-		t, hit, reason, err := s.step(ev, cur, fp, &a)
+		t, hit, reason, err := s.step(ev, cur, fp, &a, true)
 		if err != nil {
 			return nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
 		}
@@ -364,9 +364,10 @@ func hexKey(k uint64) string {
 
 // step applies one action to cur (whose fingerprint is fp). reason is
 // non-empty for a divergence; otherwise the transition holds the
-// successor with its fingerprint and what is known of it, which a cached
-// transition keeps, so that a replayed prefix costs a lookup per action.
-func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Action) (t transition, hit bool, reason string, err error) {
+// successor with its fingerprint and, when facts is set, what is known of
+// it (its key and violated invariants), which a cached transition keeps,
+// so that a replayed prefix costs a lookup per action.
+func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Action, facts bool) (t transition, hit bool, reason string, err error) {
 	ai, ok := s.actions[a.Name]
 	if !ok {
 		if ai, ok = s.m.Action(a.Name); !ok {
@@ -404,6 +405,13 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 		if t.next == nil {
 			return t, true, "not enabled", nil
 		}
+		if facts && !t.known {
+			if t.info, err = s.stateInfo(ev, t.next, t.fp); err != nil {
+				return t, true, "", err
+			}
+			t.known = true
+			s.cache.putTransition(key, t)
+		}
 		return t, true, "", nil
 	}
 	var first []value.Value
@@ -421,8 +429,11 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 	t = transition{next: first, n: count}
 	if first != nil {
 		t.fp = value.FingerprintState(first)
-		if t.info, err = s.stateInfo(ev, first, t.fp); err != nil {
-			return t, false, "", err
+		if facts {
+			if t.info, err = s.stateInfo(ev, first, t.fp); err != nil {
+				return t, false, "", err
+			}
+			t.known = true
 		}
 	}
 	s.cache.putTransition(key, t)
@@ -490,10 +501,11 @@ func (s *Simulator) Views(req *Request) ([]ViewState, *Divergence, error) {
 		return nil, nil, err
 	}
 	for i, a := range req.Actions {
-		next, _, _, reason, err := s.step(ev, cur, &a)
+		t, _, reason, err := s.step(ev, cur, value.FingerprintState(cur), &a, false)
 		if err != nil {
 			return nil, nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
 		}
+		next := t.next
 		if reason != "" {
 			if div == nil {
 				div = &Divergence{Index: i, Action: a.Name, Reason: reason}
