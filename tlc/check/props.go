@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -202,12 +203,41 @@ func (ps *Properties) Observer() Observer {
 	if ps.Liveness() {
 		ps.graph = newGraph(ps)
 	}
-	return &propObserver{ps: ps}
+	o := &propObserver{ps: ps, raw: !ps.m.HasView() && ps.m.Symmetry == nil}
+	if len(ps.actions) > 0 {
+		o.passed = make([]atomic.Uint64, passedSlots)
+	}
+	return o
 }
 
 type propObserver struct {
 	ps *Properties
 	mu sync.Mutex
+	// passed remembers steps whose action properties held, so that a step
+	// generated again (by another witness of the same action, or by
+	// another action) is not checked again: a direct-mapped table of
+	// stepKey, lossy (a step that was overwritten is checked again). A
+	// state is expanded once, on one level, so TLCGet("level") is the
+	// same for every repetition of a step.
+	passed []atomic.Uint64
+	raw    bool // the search's fingerprints are of the whole state
+}
+
+// passedSlots is the size of propObserver.passed: the repetitions of a
+// step come from one expansion of its first state, close together.
+const passedSlots = 1 << 16
+
+// stepKey identifies the step from the state fingerprinted sfp (by the
+// search, which expands it once) to t.
+func (o *propObserver) stepKey(sfp, tfp uint64, t []value.Value) uint64 {
+	if !o.raw || tfp == 0 {
+		tfp = value.FingerprintState(t)
+	}
+	k := sfp*0x9e3779b97f4a7c15 ^ tfp
+	if k == 0 {
+		k = 1
+	}
+	return k
 }
 
 func (o *propObserver) State(ev *eval.Evaluator, fp uint64, s []value.Value, initial bool) error {
@@ -242,13 +272,20 @@ func (o *propObserver) State(ev *eval.Evaluator, fp uint64, s []value.Value, ini
 
 func (o *propObserver) Step(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp uint64, t []value.Value, inModel bool) error {
 	ps := o.ps
-	for _, a := range ps.actions {
-		ok, err := ev.Holds(a.p, s, t)
-		if err != nil {
-			return fmt.Errorf("evaluating action property %s: %w", a.name, err)
-		}
-		if !ok {
-			return &PropertyViolation{Property: a.name, Message: fmt.Sprintf("Action property %s is violated.", a.name)}
+	if len(ps.actions) > 0 {
+		k := o.stepKey(sfp, tfp, t)
+		slot := &o.passed[k%passedSlots]
+		if slot.Load() != k {
+			for _, a := range ps.actions {
+				ok, err := ev.Holds(a.p, s, t)
+				if err != nil {
+					return fmt.Errorf("evaluating action property %s: %w", a.name, err)
+				}
+				if !ok {
+					return &PropertyViolation{Property: a.name, Message: fmt.Sprintf("Action property %s is violated.", a.name)}
+				}
+			}
+			slot.Store(k)
 		}
 	}
 	if ps.graph != nil && inModel {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
@@ -887,24 +888,37 @@ type recordNode struct {
 	names []string
 	vals  []node
 	set   bool // [a : S, b : T]
+	// shape is the record's shape, made once (a record literal's field
+	// names are fixed); nil until the first evaluation.
+	shape atomic.Pointer[value.RecordShape]
 }
 
 func (n *recordNode) eval(c *ctx, env *Env) (value.Value, error) {
-	vs := make([]value.Value, len(n.vals))
-	for i, e := range n.vals {
+	var vbuf [4]value.Value
+	vs := vbuf[:0]
+	if len(n.vals) > len(vbuf) || n.set {
+		vs = make([]value.Value, 0, len(n.vals))
+	}
+	for _, e := range n.vals {
 		v, err := e.eval(c, env)
 		if err != nil {
 			return nil, err
 		}
-		vs[i] = v
+		vs = append(vs, v)
 	}
-	var v value.Value
-	var err error
 	if n.set {
-		v, err = value.SetOfRecords(n.names, vs)
-	} else {
-		v, err = value.Record(n.names, vs)
+		v, err := value.SetOfRecords(n.names, vs)
+		return v, located(n.pos, err)
 	}
+	shape := n.shape.Load()
+	if shape == nil {
+		var err error
+		if shape, err = value.NewRecordShape(n.names...); err != nil {
+			return nil, located(n.pos, err)
+		}
+		n.shape.Store(shape)
+	}
+	v, err := shape.Make(vs)
 	return v, located(n.pos, err)
 }
 
