@@ -92,8 +92,13 @@ func newGraph(ps *Properties) *graph {
 	return g
 }
 
-func evalBits(ev *eval.Evaluator, preds []*eval.Pred, s, t []value.Value, out []uint64) error {
+// evalBits sets in out the bits of preds that hold in state s or on step
+// s -> t; same says that t is s (no <<A>>_v holds on it).
+func evalBits(ev *eval.Evaluator, preds []*eval.Pred, s, t []value.Value, same bool, out []uint64) error {
 	for i, p := range preds {
+		if same && p.Angle {
+			continue
+		}
 		ok, err := ev.Holds(p, s, t)
 		if err != nil {
 			return fmt.Errorf("evaluating %s: %w", p.Text, err)
@@ -107,11 +112,11 @@ func evalBits(ev *eval.Evaluator, preds []*eval.Pred, s, t []value.Value, out []
 
 func (g *graph) addState(ev *eval.Evaluator, fp uint64, s []value.Value, initial bool) error {
 	nb := make([]uint64, g.sw)
-	if err := evalBits(ev, g.statePreds, s, nil, nb); err != nil {
+	if err := evalBits(ev, g.statePreds, s, nil, false, nb); err != nil {
 		return err
 	}
 	sb := make([]uint64, g.ew)
-	if err := evalBits(ev, g.stepPreds, s, s, sb); err != nil {
+	if err := evalBits(ev, g.stepPreds, s, s, true, sb); err != nil {
 		return err
 	}
 	g.mu.Lock()
@@ -134,7 +139,7 @@ func (g *graph) addStep(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp uin
 	var b []uint64
 	if g.ew > 0 {
 		b = make([]uint64, g.ew)
-		if err := evalBits(ev, g.stepPreds, s, t, b); err != nil {
+		if err := evalBits(ev, g.stepPreds, s, t, sameState(s, t), b); err != nil {
 			return err
 		}
 	}
@@ -231,4 +236,14 @@ func (g *graph) condAt(n, e int32, c cond) bool {
 		return g.edgeBit(e, c.p) != c.neg
 	}
 	return g.nodeBit(n, c.p) != c.neg
+}
+
+// sameState reports whether s and t give every variable the same value.
+func sameState(s, t []value.Value) bool {
+	for i := range s {
+		if eq, err := value.Equal(s[i], t[i]); err != nil || !eq {
+			return false
+		}
+	}
+	return true
 }

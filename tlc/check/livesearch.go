@@ -559,7 +559,7 @@ func (ps *Properties) states(l *lasso) ([]State, error) {
 			}
 			if g.ew > 0 {
 				b := make([]uint64, g.ew)
-				if err := evalBits(ev, g.stepPreds, cur, t, b); err != nil {
+				if err := evalBits(ev, g.stepPreds, cur, t, false, b); err != nil {
 					return err
 				}
 				for k := range b {
@@ -656,10 +656,10 @@ func (g *graph) lassoGraph(ev *eval.Evaluator, tr []State, loop int) (*graph, er
 			to = i + 1
 		}
 		gl.to[i] = int32(to)
-		if err := evalBits(ev, g.statePreds, st.Values, nil, gl.nbits[i*g.sw:(i+1)*g.sw]); err != nil {
+		if err := evalBits(ev, g.statePreds, st.Values, nil, false, gl.nbits[i*g.sw:(i+1)*g.sw]); err != nil {
 			return nil, err
 		}
-		if err := evalBits(ev, g.stepPreds, st.Values, tr[to].Values, gl.ebits[i*g.ew:(i+1)*g.ew]); err != nil {
+		if err := evalBits(ev, g.stepPreds, st.Values, tr[to].Values, false, gl.ebits[i*g.ew:(i+1)*g.ew]); err != nil {
 			return nil, err
 		}
 	}

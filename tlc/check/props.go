@@ -204,8 +204,8 @@ func (ps *Properties) Observer() Observer {
 		ps.graph = newGraph(ps)
 	}
 	o := &propObserver{ps: ps, raw: !ps.m.HasView() && ps.m.Symmetry == nil}
-	if len(ps.actions) > 0 {
-		o.passed = make([]atomic.Uint64, passedSlots)
+	if len(ps.actions) > 0 || ps.graph != nil {
+		o.done = make([]atomic.Uint64, doneSlots)
 	}
 	return o
 }
@@ -213,27 +213,35 @@ func (ps *Properties) Observer() Observer {
 type propObserver struct {
 	ps *Properties
 	mu sync.Mutex
-	// passed remembers steps whose action properties held, so that a step
-	// generated again (by another witness of the same action, or by
-	// another action) is not checked again: a direct-mapped table of
-	// stepKey, lossy (a step that was overwritten is checked again). A
-	// state is expanded once, on one level, so TLCGet("level") is the
-	// same for every repetition of a step.
-	passed []atomic.Uint64
-	raw    bool // the search's fingerprints are of the whole state
+	// done remembers the steps already handled (their action properties
+	// held and their edge is in the state graph), so that a step generated
+	// again (by another witness of the same action, or by another action:
+	// MCCRDT generates 54 steps per distinct state) is not evaluated or
+	// recorded again. It is a direct-mapped table of stepKey, lossy: a
+	// step that was overwritten is handled again, which checks the same
+	// properties and adds an edge the graph already has. A state is
+	// expanded once, on one level, so TLCGet("level") is the same for every
+	// repetition of a step.
+	done []atomic.Uint64
+	raw  bool // the search's fingerprints are of the whole state
 }
 
-// passedSlots is the size of propObserver.passed: the repetitions of a
-// step come from one expansion of its first state, close together.
-const passedSlots = 1 << 16
+// doneSlots is the size of propObserver.done: the repetitions of a step
+// come from one expansion of its first state, close together.
+const doneSlots = 1 << 16
 
 // stepKey identifies the step from the state fingerprinted sfp (by the
-// search, which expands it once) to t.
-func (o *propObserver) stepKey(sfp, tfp uint64, t []value.Value) uint64 {
+// search, which expands it once) to t. Under VIEW or SYMMETRY the search's
+// fingerprint of t stands for other states too, on which the properties
+// may differ: t's own values are hashed then.
+func (o *propObserver) stepKey(sfp, tfp uint64, t []value.Value, inModel bool) uint64 {
 	if !o.raw || tfp == 0 {
 		tfp = value.FingerprintState(t)
 	}
 	k := sfp*0x9e3779b97f4a7c15 ^ tfp
+	if !inModel {
+		k = ^k
+	}
 	if k == 0 {
 		k = 1
 	}
@@ -272,25 +280,30 @@ func (o *propObserver) State(ev *eval.Evaluator, fp uint64, s []value.Value, ini
 
 func (o *propObserver) Step(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp uint64, t []value.Value, inModel bool) error {
 	ps := o.ps
-	if len(ps.actions) > 0 {
-		k := o.stepKey(sfp, tfp, t)
-		slot := &o.passed[k%passedSlots]
-		if slot.Load() != k {
-			for _, a := range ps.actions {
-				ok, err := ev.Holds(a.p, s, t)
-				if err != nil {
-					return fmt.Errorf("evaluating action property %s: %w", a.name, err)
-				}
-				if !ok {
-					return &PropertyViolation{Property: a.name, Message: fmt.Sprintf("Action property %s is violated.", a.name)}
-				}
-			}
-			slot.Store(k)
+	record := ps.graph != nil && inModel
+	if len(ps.actions) == 0 && !record {
+		return nil
+	}
+	k := o.stepKey(sfp, tfp, t, inModel)
+	slot := &o.done[k%doneSlots]
+	if slot.Load() == k {
+		return nil
+	}
+	for _, a := range ps.actions {
+		ok, err := ev.Holds(a.p, s, t)
+		if err != nil {
+			return fmt.Errorf("evaluating action property %s: %w", a.name, err)
+		}
+		if !ok {
+			return &PropertyViolation{Property: a.name, Message: fmt.Sprintf("Action property %s is violated.", a.name)}
 		}
 	}
-	if ps.graph != nil && inModel {
-		return ps.graph.addStep(ev, sfp, s, tfp, t)
+	if record {
+		if err := ps.graph.addStep(ev, sfp, s, tfp, t); err != nil {
+			return err
+		}
 	}
+	slot.Store(k)
 	return nil
 }
 

@@ -103,3 +103,72 @@ type opArg struct {
 func (o opArg) Arity() int { return o.cl.arity }
 
 func (o opArg) Call(args []value.Value) (value.Value, error) { return o.cl.call(o.c, args) }
+
+// Frames with room for their values, so that a frame is one allocation:
+// operator calls and quantifiers make one per evaluation.
+type (
+	frame1 struct {
+		e Env
+		b [1]value.Value
+	}
+	frame2 struct {
+		e Env
+		b [2]value.Value
+	}
+	frame4 struct {
+		e Env
+		b [4]value.Value
+	}
+	letFrame1 struct {
+		e Env
+		s [1]letSlot
+	}
+	letFrame2 struct {
+		e Env
+		s [2]letSlot
+	}
+)
+
+// newFrame returns a frame of n empty value slots under parent.
+func newFrame(n int, parent *Env) *Env {
+	var e *Env
+	switch {
+	case n == 0:
+		e = &Env{}
+	case n == 1:
+		f := &frame1{}
+		f.e.vals = f.b[:]
+		e = &f.e
+	case n == 2:
+		f := &frame2{}
+		f.e.vals = f.b[:]
+		e = &f.e
+	case n <= 4:
+		f := &frame4{}
+		f.e.vals = f.b[:n]
+		e = &f.e
+	default:
+		e = &Env{vals: make([]value.Value, n)}
+	}
+	e.parent, e.inst = parent, parent.instFrame()
+	return e
+}
+
+// newLetFrame returns the frame of a LET with n definitions under parent.
+func newLetFrame(n int, parent *Env) *Env {
+	var e *Env
+	switch n {
+	case 1:
+		f := &letFrame1{}
+		f.e.lets = f.s[:]
+		e = &f.e
+	case 2:
+		f := &letFrame2{}
+		f.e.lets = f.s[:]
+		e = &f.e
+	default:
+		e = &Env{lets: make([]letSlot, n)}
+	}
+	e.parent, e.inst = parent, parent.instFrame()
+	return e
+}

@@ -217,11 +217,10 @@ func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
 // so Step(v) == v' > v called as Step(x) compares x' with x, and
 // Lose(q) == q' = Tail(q) assigns q'.
 func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
-	fr := &Env{}
+	fr := newFrame(len(args), nil)
 	if len(args) == 0 {
 		return fr, nil
 	}
-	fr.vals = make([]value.Value, len(args))
 	for i, a := range args {
 		if cn, ok := a.(*closureNode); ok {
 			if fr.ops == nil {
@@ -507,7 +506,7 @@ type letDef struct {
 }
 
 func (n *letNode) frame(env *Env) *Env {
-	return &Env{lets: make([]letSlot, len(n.defs)), parent: env, inst: env.instFrame()}
+	return newLetFrame(len(n.defs), env)
 }
 
 func (n *letNode) eval(c *ctx, env *Env) (value.Value, error) {
@@ -1113,7 +1112,7 @@ func (b *binder) each(c *ctx, env *Env, fn func(f *Env) (bool, error)) error {
 // eachAt is each, also passing the position of each slot's value in its
 // set (the slots of a tuple share one position).
 func (b *binder) eachAt(c *ctx, env *Env, fn func(f *Env, at []int) (bool, error)) error {
-	f := &Env{vals: make([]value.Value, b.width), parent: env, inst: env.instFrame()}
+	f := newFrame(b.width, env)
 	// One position per name, or per tuple of names.
 	type position struct {
 		dom   []value.Value
@@ -1354,7 +1353,7 @@ func (n *funcLitNode) eval(c *ctx, env *Env) (value.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := &Env{vals: make([]value.Value, 1), parent: env, inst: env.instFrame()}
+		f := newFrame(1, env)
 		v, err := value.FuncOver(s, func(x value.Value) (value.Value, error) {
 			f.vals[0] = x
 			return n.body.eval(c, f)
@@ -1394,7 +1393,7 @@ func (n *funcLitNode) applyTo(c *ctx, env *Env, a value.Value, pos syntax.Pos, n
 // bindArg checks that a is in the function literal's domain and returns
 // the frame its body sees for argument a.
 func (n *funcLitNode) bindArg(c *ctx, env *Env, a value.Value, pos syntax.Pos, name string) (*Env, error) {
-	f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
+	f := newFrame(n.b.width, env)
 	var parts []value.Value
 	if n.b.width == 1 {
 		parts = []value.Value{a}
@@ -1543,7 +1542,7 @@ func (n *setFilterNode) unbuilt(c *ctx, env *Env, base value.Value) value.Value 
 	return &value.FilterSet{Base: base, Text: n.text, Pred: func(x value.Value) (bool, error) {
 		sub := m.newCtx()
 		sub.cur, sub.next, sub.level, sub.primed, sub.initMode = cur, next, level, primed, initMode
-		f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
+		f := newFrame(n.b.width, env)
 		if !n.b.bindOne(f, x) {
 			return false, nil
 		}
@@ -1563,7 +1562,7 @@ func (n *setFilterNode) member(c *ctx, env *Env, x value.Value) (bool, error) {
 	if err != nil || !in {
 		return false, located(n.pos, err)
 	}
-	f := &Env{vals: make([]value.Value, n.b.width), parent: env, inst: env.instFrame()}
+	f := newFrame(n.b.width, env)
 	if !n.b.bindOne(f, x) {
 		return false, nil
 	}

@@ -104,8 +104,11 @@ type Pred struct {
 	// Action is true for an action-level predicate (it reads primed
 	// variables): it is evaluated on a step, else on a state.
 	Action bool
-	Text   string
-	Pos    syntax.Pos
+	// Angle is true for <<A>>_v: it is false on a step that changes no
+	// variable.
+	Angle bool
+	Text  string
+	Pos   syntax.Pos
 }
 
 // Holds evaluates p in state s (a state predicate) or on the step s -> t
@@ -265,7 +268,7 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 		}
 		t := node(op)
 		t.Pred, t.Step = en.Pred, step.Pred
-		t.Pred.Action, t.Step.Action = false, true
+		t.Pred.Action, t.Step.Action, t.Step.Angle = false, true, true
 		return t, nil
 	case *syntax.Quant:
 		return w.quant(x, sc, lx, env, depth)
