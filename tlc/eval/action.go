@@ -90,6 +90,9 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		if n.x == nil && !c.initMode {
 			return c.enumUnchanged(n.vars, 0, k)
 		}
+		if n.x != nil && c.lenient {
+			return c.enumUnchangedExpr(n.x, env, k)
+		}
 	case *quantNode:
 		if n.forall {
 			// \A x \in S : A is the conjunction of A over S.
@@ -349,6 +352,64 @@ func chain(items []func(k func() error) error, k func() error) error {
 		return k()
 	}
 	return items[0](func() error { return chain(items[1:], k) })
+}
+
+// enumUnchangedExpr enumerates UNCHANGED x under lenient (see
+// enabledNode.lenient), x made of variables and instance variables that
+// stand for expressions, as TLC's enabledUnchanged: a tuple is taken
+// element by element and a definition by its body; a variable with no
+// value yet keeps its value; so does an instance variable substituted by
+// an expression: its primed value is its current one for the rest of the
+// action (UNCHANGED vars of a refinement mapping in WF_vars(A) makes vars'
+// = vars, so <<A>>_vars does not hold). Anything else is x' = x.
+func (c *ctx) enumUnchangedExpr(x node, env *Env, k func() error) error {
+	c.touchAll()
+	switch y := x.(type) {
+	case *tupleNode:
+		items := make([]func(k func() error) error, len(y.elems))
+		for i, e := range y.elems {
+			items[i] = func(k func() error) error { return c.enumUnchangedExpr(e, env, k) }
+		}
+		return chain(items, k)
+	case *substNode:
+		return c.keepSubst(y.d, x, env, k)
+	case *callNode:
+		if len(y.args) == 0 && !y.hasInst && y.site == 0 {
+			if y.d.kind == dkOp && y.d.compiled != nil && !y.d.sc.paramInst && !y.d.recursive {
+				return c.enumUnchangedExpr(y.d.compiled, nil, k)
+			}
+			if y.d.kind != dkOp {
+				return c.keepSubst(y.d, x, env, k)
+			}
+		}
+	}
+	if idx, ok := varOf(x, env); ok {
+		return c.enumUnchanged([]int{idx}, 0, k)
+	}
+	return c.enum(&unchangedNode{at: at{x.position()}, x: x}, env, k)
+}
+
+// keepSubst gives the instance variable d (the node x) its current value
+// as its primed value, or tests that the value it was given is that.
+func (c *ctx) keepSubst(d *def, x node, env *Env, k func() error) error {
+	cur, err := x.eval(c, env)
+	if err != nil {
+		return err
+	}
+	if v, bound := c.substPrimed[d]; bound {
+		eq, err := value.Equal(v, cur)
+		if err != nil || !eq {
+			return err
+		}
+		return k()
+	}
+	if c.substPrimed == nil {
+		c.substPrimed = map[*def]value.Value{}
+	}
+	c.substPrimed[d] = cur
+	err = k()
+	delete(c.substPrimed, d)
+	return err
 }
 
 func (c *ctx) enumUnchanged(vars []int, i int, k func() error) error {
