@@ -189,6 +189,93 @@ type twalker struct {
 	// temporalDefs memoizes whether a definition's body is temporal,
 	// actionDefs whether it has primes outside ENABLED.
 	temporalDefs, actionDefs map[*def]bool
+	// lets are the LETs around the formula being walked, outermost first:
+	// a reference to one of their definitions whose body is temporal is
+	// walked into; a leaf is compiled inside them.
+	lets []*syntax.Let
+}
+
+// letDef finds the LET definition name refers to, innermost first.
+func (w *twalker) letDef(name string) *syntax.OpDef {
+	for i := len(w.lets) - 1; i >= 0; i-- {
+		for _, u := range w.lets[i].Defs {
+			if d, ok := u.(*syntax.OpDef); ok && d.Name == name {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// paramLex is the frame of a LET definition's parameters under lx.
+func paramLex(d *syntax.OpDef, lx *lex) *lex {
+	if len(d.Params) == 0 {
+		return lx
+	}
+	inner := &lex{parent: lx}
+	for _, p := range d.Params {
+		inner.names = append(inner.names, p.Name)
+		inner.arities = append(inner.arities, p.Arity)
+	}
+	return inner
+}
+
+// letRef walks a reference to the LET definition d whose body is temporal:
+// its arguments are evaluated here, as constants (as ref does).
+func (w *twalker) letRef(e syntax.Expr, d *syntax.OpDef, args []syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (*Temporal, error) {
+	if len(args) != len(d.Params) {
+		return nil, w.unsupported(e, "operator %s takes %d argument(s), got %d", d.Name, len(d.Params), len(args))
+	}
+	named := func(t *Temporal, err error) (*Temporal, error) {
+		if err == nil && t.Name == "" && len(args) == 0 {
+			t.Name = d.Name
+		}
+		return t, err
+	}
+	if len(args) == 0 {
+		return named(w.walk(d.Body, sc, lx, env, depth+1))
+	}
+	inner := &lex{parent: lx}
+	f := &Env{parent: env, inst: env.instFrame()}
+	for i, a := range args {
+		p := d.Params[i]
+		if p.Arity > 0 {
+			return nil, w.unsupported(a, "an operator argument of a temporal formula is not supported")
+		}
+		n, st, _, err := w.m.compileIn(sc, w.inLets(a, sc, lx), lx)
+		if err != nil {
+			return nil, err
+		}
+		if st {
+			return nil, w.unsupported(a, "the argument %s of temporal formula %s depends on the state", shortText(syntax.ExprString(a)), d.Name)
+		}
+		v, err := n.eval(w.m.newCtx(), env)
+		if err != nil {
+			return nil, err
+		}
+		inner.names = append(inner.names, p.Name)
+		inner.arities = append(inner.arities, 0)
+		f.vals = append(f.vals, v)
+	}
+	return named(w.walk(d.Body, sc, inner, f, depth+1))
+}
+
+// inLets puts e inside the LETs around it (their definitions that are not
+// temporal), so that it compiles with their names.
+func (w *twalker) inLets(e syntax.Expr, sc *scope, lx *lex) syntax.Expr {
+	for i := len(w.lets) - 1; i >= 0; i-- {
+		var defs []syntax.Unit
+		for _, u := range w.lets[i].Defs {
+			if d, ok := u.(*syntax.OpDef); ok && w.temporal(d.Body, sc, paramLex(d, lx), 0) {
+				continue
+			}
+			defs = append(defs, u)
+		}
+		if len(defs) > 0 {
+			e = &syntax.Let{Pos: e.Position(), Defs: defs, Body: e}
+		}
+	}
+	return e
 }
 
 const maxTemporalDepth = 100
@@ -229,6 +316,11 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 		return walkAll(TOr, x.Items)
 	case *syntax.Label:
 		return w.walk(x.Body, sc, lx, env, depth+1)
+	case *syntax.Let:
+		w.lets = append(w.lets, x)
+		t, err := w.walk(x.Body, sc, lx, env, depth+1)
+		w.lets = w.lets[:len(w.lets)-1]
+		return t, err
 	case *syntax.Always:
 		if box, ok := x.X.(*syntax.ActionBox); ok {
 			a, err := w.leaf(box, sc, lx, env)
@@ -292,8 +384,14 @@ func (w *twalker) walk(e syntax.Expr, sc *scope, lx *lex, env *Env, depth int) (
 		notC := &Temporal{Op: TNot, Args: []*Temporal{c}, Text: c.Text, Pos: c.Pos}
 		return node(TOr, node(TAnd, c, a), node(TAnd, notC, b)), nil
 	case *syntax.Ident:
+		if d := w.letDef(x.Name); d != nil {
+			return w.letRef(e, d, nil, sc, lx, env, depth)
+		}
 		return w.ref(e, x.Name, nil, nil, sc, lx, env, depth)
 	case *syntax.OpApp:
+		if d := w.letDef(x.Name); d != nil && len(x.Path) == 0 {
+			return w.letRef(e, d, x.Args, sc, lx, env, depth)
+		}
 		if len(x.Path) == 0 {
 			switch {
 			case (x.Name == `/\` || x.Name == `\/`) && len(x.Args) == 2:
@@ -331,7 +429,7 @@ func shortText(s string) string {
 
 // leaf compiles a formula without temporal operators.
 func (w *twalker) leaf(e syntax.Expr, sc *scope, lx *lex, env *Env) (*Temporal, error) {
-	n, state, _, err := w.m.compileIn(sc, e, lx)
+	n, state, _, err := w.m.compileIn(sc, w.inLets(e, sc, lx), lx)
 	if err != nil {
 		return nil, err
 	}
@@ -474,9 +572,16 @@ func (w *twalker) temporal(e syntax.Expr, sc *scope, lx *lex, depth int) bool {
 	case *syntax.Always, *syntax.Eventually, *syntax.LeadsTo, *syntax.Fairness, *syntax.TemporalQuant:
 		return true
 	case *syntax.Ident:
+		if d := w.letDef(x.Name); d != nil {
+			return w.temporal(d.Body, sc, paramLex(d, lx), depth+1)
+		}
 		return w.defTemporal(e, x.Name, nil, sc, lx, depth)
 	case *syntax.OpApp:
-		if w.defTemporal(e, x.Name, x.Path, sc, lx, depth) {
+		if d := w.letDef(x.Name); d != nil && len(x.Path) == 0 {
+			if w.temporal(d.Body, sc, paramLex(d, lx), depth+1) {
+				return true
+			}
+		} else if w.defTemporal(e, x.Name, x.Path, sc, lx, depth) {
 			return true
 		}
 	case *syntax.Quant:
@@ -532,9 +637,16 @@ func (w *twalker) action(e syntax.Expr, sc *scope, lx *lex, depth int) bool {
 	case *syntax.Enabled:
 		return false
 	case *syntax.Ident:
+		if d := w.letDef(x.Name); d != nil {
+			return w.action(d.Body, sc, paramLex(d, lx), depth+1)
+		}
 		return w.defAction(e, x.Name, nil, sc, lx, depth)
 	case *syntax.OpApp:
-		if w.defAction(e, x.Name, x.Path, sc, lx, depth) {
+		if d := w.letDef(x.Name); d != nil && len(x.Path) == 0 {
+			if w.action(d.Body, sc, paramLex(d, lx), depth+1) {
+				return true
+			}
+		} else if w.defAction(e, x.Name, x.Path, sc, lx, depth) {
 			return true
 		}
 	case *syntax.Quant:
