@@ -172,6 +172,7 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 		}
 	}
 	m.loader = l
+	seeNames(mod) // before the modules it loads, as TLC's parser
 	root, err := l.build(mod, nil, false)
 	if err != nil {
 		return nil, &LoadError{err}

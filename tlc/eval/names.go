@@ -683,3 +683,52 @@ func children(e syntax.Expr) []syntax.Expr {
 	}
 	return out
 }
+
+// seeNames passes the identifiers of mod, in source order, to
+// value.SeeNames: TLC prints a record's fields in the order its lexer
+// first saw them, the root module first. String literals are left out:
+// TLC interns them later, after the identifiers of the standard modules
+// it parses (("k" :> 1) @@ ("j" :> 2) prints as [j |-> 2, k |-> 1]), an
+// order not known here; such fields print by name.
+func seeNames(mod *syntax.Module) {
+	var ns []string
+	syntax.Inspect(mod, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ConstantDecl:
+			for _, d := range x.Decls {
+				ns = append(ns, d.Name)
+			}
+		case *syntax.VariableDecl:
+			ns = append(ns, x.Names...)
+		case *syntax.OpDef:
+			ns = append(ns, x.Name)
+			for _, p := range x.Params {
+				ns = append(ns, p.Name)
+			}
+		case *syntax.Ident:
+			ns = append(ns, x.Name)
+		case *syntax.OpApp:
+			ns = append(ns, x.Name)
+		case *syntax.RecordLit:
+			for _, f := range x.Fields {
+				ns = append(ns, f.Name)
+			}
+		case *syntax.RecordSet:
+			for _, f := range x.Fields {
+				ns = append(ns, f.Name)
+			}
+		case *syntax.Field:
+			ns = append(ns, x.Name)
+		case *syntax.Except:
+			for _, u := range x.Updates {
+				for _, st := range u.Path {
+					if st.Field != "" {
+						ns = append(ns, st.Field)
+					}
+				}
+			}
+		}
+		return true
+	})
+	value.SeeNames(ns)
+}

@@ -244,6 +244,7 @@ func (l *loader) build(mod *syntax.Module, subst map[string]substitution, paramI
 	}
 	l.building[key] = true
 	defer delete(l.building, key)
+	seeNames(mod)
 
 	sc := newScope(mod.Name)
 	sc.module = mod

@@ -15,9 +15,10 @@ import (
 //	[a |-> 1, b |-> 2]
 //	(1 :> "a" @@ 2 :> "b")
 //
-// Sets print in canonical order and records in field-name order (TLC prints
-// both in its own order, which for strings is the order its parser first
-// saw them; see Compare). The empty function prints as <<>> (TLC prints
+// Sets print in canonical order (TLC prints them in its own order, which
+// for strings is the order its parser first saw them; see Compare) and
+// records in the order their field names were first seen, as TLC (see
+// SeeNames). The empty function prints as <<>> (TLC prints
 // "<< >>" for an empty function that was not built as a tuple). Lazy sets
 // print symbolically: Nat, Int, STRING, SUBSET S, [S -> T], [a : S],
 // (S \X T), Seq(S), (S \cup T), (S \cap T), (S \ T).
@@ -169,12 +170,17 @@ func writeFunc(sb *strings.Builder, f *Func) {
 			}
 		}
 		if names {
+			order := printOrder(f.dom)
 			sb.WriteByte('[')
-			for i, k := range f.dom {
-				if i > 0 {
+			for n := range f.dom {
+				i := n
+				if order != nil {
+					i = order[n]
+				}
+				if n > 0 {
 					sb.WriteString(", ")
 				}
-				sb.WriteString(string(k.(Str)))
+				sb.WriteString(string(f.dom[i].(Str)))
 				sb.WriteString(" |-> ")
 				write(sb, f.vals[i])
 			}
