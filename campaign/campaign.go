@@ -40,7 +40,8 @@ type Campaign struct {
 	Continued bool
 
 	fz      *fuzzer.Fuzzer
-	online  *guidance.Online // the online strategy, if it is one
+	online  *guidance.Online   // the online strategy, if it is one
+	learn   *guidance.Learning // the learning strategy, if it is one
 	mapper  schedule.Mapper
 	logger  hclog.Logger
 	closers []func() error // run in reverse order by Close
@@ -163,6 +164,21 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if err := c.checkReferenceViews(); err != nil {
 		return err
 	}
+	var waypoints *guidance.Waypoints
+	if s.Strategy == "waypointrl" && s.Waypoints == "" {
+		return fmt.Errorf("--strategy waypointrl needs --waypoints FILE.tla[:DEF] (a module of TLA+ predicates over the model's variables, e.g. tests/etcdraft/raft_waypoints.tla) and --model")
+	}
+	if s.Waypoints != "" {
+		switch {
+		case !guidance.IsLearning(s.Strategy):
+			return fmt.Errorf("--waypoints is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
+		case c.mapper == nil:
+			return fmt.Errorf("--waypoints needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla)")
+		}
+		if waypoints, err = LoadWaypoints(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Waypoints, c.mapper); err != nil {
+			return err
+		}
+	}
 	// The actions are checked before the corpus is opened (a bad
 	// command line leaves no corpus behind), and again when a continued
 	// campaign brings its own.
@@ -194,7 +210,13 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if lines != nil {
 		fac = lines
 	}
-	if guidance.IsOnline(s.Strategy) {
+	if guidance.IsLearning(s.Strategy) {
+		h := schedule.Harness{Shape: s.Shape, Timeouts: s.OnlineParams.Timeouts}
+		if c.learn, err = guidance.NewLearning(s.Strategy, guidance.LearningParams{}, h, waypoints); err != nil {
+			return err
+		}
+		opt.Online, opt.Learner = c.learn, c.learn
+	} else if guidance.IsOnline(s.Strategy) {
 		h := schedule.Harness{Shape: s.Shape}
 		if c.online, err = guidance.NewOnline(s.Strategy, s.OnlineParams, h, fac, s.Seed); err != nil {
 			return err
@@ -278,6 +300,14 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		}
 		if s.Parallel > 1 {
 			c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+		}
+		opt.Parallel = 1
+	}
+	if guidance.IsLearning(s.Strategy) {
+		// Each episode learns from every episode before it, in order: one
+		// runs at a time, so that the campaign does not depend on timing.
+		if s.Parallel > 1 {
+			c.logger.Info("a learning strategy runs one episode at a time", "strategy", s.Strategy)
 		}
 		opt.Parallel = 1
 	}
@@ -393,6 +423,9 @@ func (c *Campaign) Run(ctx context.Context) (*fuzzer.Summary, error) {
 // OnlineReport lists the quantities an online strategy's guarantee is
 // stated in (nil for the other strategies).
 func (c *Campaign) OnlineReport() []guidance.Quantity {
+	if c.learn != nil {
+		return c.learn.Report()
+	}
 	if c.online == nil {
 		return nil
 	}

@@ -37,7 +37,11 @@ type Settings struct {
 	// abstractions beside the cfg's VIEW (comma-separated), so strategies
 	// can be compared on one abstraction whatever guides them.
 	ReferenceViews string `json:"reference_views,omitempty" flag:"reference-view"`
-	Created        string `json:"created"` // RFC 3339, for people; never compared
+	// Waypoints is a module of TLA+ predicates over the model's variables,
+	// FILE.tla[:DEF]: the sequence waypointrl learns to pass, and that the
+	// other learning strategies are measured on.
+	Waypoints string `json:"waypoints,omitempty" flag:"waypoints"`
+	Created   string `json:"created"` // RFC 3339, for people; never compared
 
 	// The loop's limits of this session: budget, parallelism, timeouts.
 	fuzzer.Limits `json:"-"`

@@ -32,7 +32,7 @@ type OnlineParams struct {
 }
 
 // OnlineStrategies are the strategies that build executions online.
-var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds"}
+var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "negrl", "bonusmaxrl", "waypointrl", "walk"}
 
 // IsOnline reports whether strategy builds its executions online.
 func IsOnline(strategy string) bool {

@@ -24,6 +24,10 @@ var Strategies = []Strategy{
 	{"dpos", "online: d-POS, POS with d-1 priority change points among the racy events only"},
 	{"tapct", "online: taPCT, PCTCP with its d-1 change points among the racy events only"},
 	{"rounds", "online: lossy-synchronous rounds, at most --isolations isolated processes, the network healed every --period rounds"},
+	{"negrl", "online, learning: NegRLVisits, Q-learning with minus the visits of a state as reward"},
+	{"bonusmaxrl", "online, learning: BonusMaxRL, Q-learning towards the least visited states (1/visits, max update)"},
+	{"waypointrl", "online, learning: WaypointRL, BonusMaxRL with a Q-table per waypoint and a reward for passing the next (--waypoints)"},
+	{"walk", "online: uniform random choice among the enabled events (the learning strategies' baseline)"},
 }
 
 // StrategyNames lists the strategies' names: "model, line, trace, random, pct, ...".
