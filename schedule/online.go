@@ -90,6 +90,16 @@ type Chooser interface {
 	Finish() map[string]int
 }
 
+// Director is a Chooser that also runs steps of its own (a filter test's
+// drops, duplicates, crashes, partitions): before each choice, OnlineRun
+// shows it the enabled events and runs the steps it returns, recorded in
+// the input like the others; stop ends the execution (nothing it allows
+// is enabled).
+type Director interface {
+	Chooser
+	Direct(evs []Enabled) (steps []Step, stop bool)
+}
+
 // Harness bounds what the driver injects besides the messages: client
 // requests (Shape.Requests are offered, one at a time), as many client
 // reads on systems that serve them, crashes (Shape.CrashQuota), election
@@ -113,6 +123,18 @@ func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execu
 	var evs []Enabled
 	for len(in.Steps) < h.Steps {
 		evs = d.enabled(evs[:0])
+		if dir, ok := ch.(Director); ok {
+			steps, stop := dir.Direct(evs)
+			if stop {
+				break
+			}
+			if len(steps) > 0 {
+				if !directed(sys, in, steps, h.Steps) {
+					break
+				}
+				continue
+			}
+		}
 		if len(evs) == 0 {
 			break
 		}
@@ -137,6 +159,21 @@ func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execu
 		ch.Executed(e)
 	}
 	return in, sys.End(), ch.Finish()
+}
+
+// directed runs a Director's steps, within the execution's length; it
+// reports false when the system stopped.
+func directed(sys Stepper, in *Input, steps []Step, limit int) bool {
+	for _, st := range steps {
+		if len(in.Steps) >= limit {
+			return true
+		}
+		in.Steps = append(in.Steps, st)
+		if !sys.Step(st) {
+			return false
+		}
+	}
+	return true
 }
 
 // driver keeps the harness's side of an online execution: its events, the

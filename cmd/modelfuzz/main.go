@@ -66,7 +66,7 @@ The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), newTLCCmd(), newModelCmd())
+	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), newTLCCmd(), newModelCmd(), newTestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The repository's filter tests pass on the unmodified library (each
+// asserts its scenario is met and no oracle failed); a test that expects a
+// failure the library does not have fails with exit code 3; a malformed
+// file is one located error.
+func TestFilterTests(t *testing.T) {
+	files, err := filepath.Glob("../../tests/etcdraft/*.filter")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 5)
+	res := modelfuzz(t, append([]string{"test", "--adapter", "etcdraft", "--json"}, files...)...)
+	require.Equal(t, 0, res.code, "%s\n%s", res.stdout, res.stderr)
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.Len(t, lines, len(files))
+	for _, l := range lines {
+		var r struct {
+			Test      string `json:"test"`
+			Satisfied int    `json:"satisfied"`
+			Failures  int    `json:"failures"`
+			Pass      bool   `json:"pass"`
+			Fired     []int  `json:"fired"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &r))
+		require.True(t, r.Pass, l)
+		require.Greater(t, r.Satisfied, 0, l)
+		require.Zero(t, r.Failures, l)
+		require.Greater(t, r.Fired[0], 0, "the first filter acted: %s", l)
+	}
+	// The same seed gives the same results.
+	again := modelfuzz(t, append([]string{"test", "--adapter", "etcdraft", "--json"}, files...)...)
+	require.Equal(t, res.stdout, again.stdout)
+
+	dir := t.TempDir()
+	expectBug := filepath.Join(dir, "bug.filter")
+	require.NoError(t, os.WriteFile(expectBug, []byte("test \"a bug the library does not have\"\non send and type == MsgApp do drop\nexpect failure \"two leaders\"\nexecutions 5\n"), 0o644))
+	res = modelfuzz(t, "test", "--adapter", "etcdraft", expectBug)
+	require.Equal(t, 3, res.code, res.stderr)
+	require.Contains(t, res.stdout, "FAIL a bug the library does not have")
+	require.Contains(t, res.stdout, `none failed with "two leaders" (expect failure)`)
+
+	bad := filepath.Join(dir, "bad.filter")
+	require.NoError(t, os.WriteFile(bad, []byte("test \"bad\"\non recv and type == MsgApp do drop\n"), 0o644))
+	oneLineError(t, modelfuzz(t, "test", "--adapter", "etcdraft", bad),
+		bad+":2:31: drop acts on a message: the condition must require a send event")
+	oneLineError(t, modelfuzz(t, "test", "--adapter", "microbench", filepath.Join("../../tests/etcdraft", "drop-votes.filter")),
+		"drop-votes.filter:7:75: drop: system microbench does not support drop")
+}
