@@ -43,8 +43,11 @@ type Comparison struct {
 	Energy         string
 	FreshShare     float64
 	ReferenceViews string
-	Keep           bool
-	StopOnBug      bool
+	// Waypoints is passed to the learning strategies (run's --waypoints):
+	// waypointrl learns to pass them, the others count the episodes that do.
+	Waypoints string
+	Keep      bool
+	StopOnBug bool
 	// Started, when set, is told how many campaigns will run; Done, when
 	// set, is called as each one ends (err: it failed).
 	Started func(campaigns int, strategies []string)
@@ -95,6 +98,12 @@ func (c *Comparison) validate() error {
 	}
 	if !seen[c.Base] {
 		return fmt.Errorf("--base %s is not one of --strategies %s", c.Base, strings.Join(c.names, ","))
+	}
+	if seen["waypointrl"] && c.Waypoints == "" {
+		return fmt.Errorf("strategy waypointrl needs --waypoints FILE.tla[:DEF] and --model")
+	}
+	if c.Waypoints != "" && c.Model == "" {
+		return fmt.Errorf("--waypoints needs --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
 	}
 	if seen["model"] && c.Model == "" {
 		return fmt.Errorf("strategy model needs --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
@@ -167,6 +176,9 @@ func (c *Comparison) jobs(runsDir string) []compareJob {
 				"--seed-population", strconv.Itoa(SeedPopulation))
 			if c.StopOnBug {
 				args = append(args, "--stop-on-bug")
+			}
+			if c.Waypoints != "" && guidance.IsLearning(s) {
+				args = append(args, "--waypoints", c.Waypoints)
 			}
 			jobs = append(jobs, compareJob{strategy: s, seed: seed, dir: dir, args: args})
 		}
