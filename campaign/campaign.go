@@ -165,6 +165,24 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		return err
 	}
 	var waypoints *guidance.Waypoints
+	var modelStates *guidance.ModelStates
+	switch s.RLState {
+	case "", "system":
+	case "model":
+		if !guidance.IsLearning(s.Strategy) {
+			return fmt.Errorf("--rl-state is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
+		}
+		if c.mapper == nil {
+			return fmt.Errorf("--rl-state model needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla)")
+		}
+		sm, err := loadSimulator(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts})
+		if err != nil {
+			return err
+		}
+		modelStates = &guidance.ModelStates{Mapper: c.mapper, Sim: sm}
+	default:
+		return fmt.Errorf("--rl-state must be system or model, not %q", s.RLState)
+	}
 	if s.Strategy == "waypointrl" && s.Waypoints == "" {
 		return fmt.Errorf("--strategy waypointrl needs --waypoints FILE.tla[:DEF] (a module of TLA+ predicates over the model's variables, e.g. tests/etcdraft/raft_waypoints.tla) and --model")
 	}
@@ -215,6 +233,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		if c.learn, err = guidance.NewLearning(s.Strategy, guidance.LearningParams{}, h, waypoints); err != nil {
 			return err
 		}
+		c.learn.Model = modelStates
 		opt.Online, opt.Learner = c.learn, c.learn
 	} else if guidance.IsOnline(s.Strategy) {
 		h := schedule.Harness{Shape: s.Shape}

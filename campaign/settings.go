@@ -41,7 +41,11 @@ type Settings struct {
 	// FILE.tla[:DEF]: the sequence waypointrl learns to pass, and that the
 	// other learning strategies are measured on.
 	Waypoints string `json:"waypoints,omitempty" flag:"waypoints"`
-	Created   string `json:"created"` // RFC 3339, for people; never compared
+	// RLState is what a learning strategy's states are: "system" (the
+	// system's own, from its trace; "" means it) or "model" (the model's
+	// VIEW of the mapped execution).
+	RLState string `json:"rl_state,omitempty" flag:"rl-state"`
+	Created string `json:"created"` // RFC 3339, for people; never compared
 
 	// The loop's limits of this session: budget, parallelism, timeouts.
 	fuzzer.Limits `json:"-"`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
 // The learning strategies of chapter 4 of the ModelFuzz thesis: Q-learning
@@ -60,6 +61,10 @@ type Learning struct {
 	Params    LearningParams
 	Harness   schedule.Harness
 	Waypoints *Waypoints // waypointrl
+	// Model, when set, abstracts the states by the model's VIEW (the
+	// execution so far mapped and simulated after every step) instead of
+	// the system's own state (SystemState).
+	Model *ModelStates
 
 	mu     sync.Mutex
 	tables map[qkey]*qrow
@@ -121,6 +126,31 @@ func NewLearning(strategy string, p LearningParams, h schedule.Harness, waypoint
 		tables: map[qkey]*qrow{}, dirty: map[qkey]bool{}, seen: map[uint64]bool{}}, nil
 }
 
+// ModelStates abstracts an execution's state by the model's VIEW: the
+// fingerprint of the last abstract state its mapped actions reach.
+type ModelStates struct {
+	Mapper schedule.Mapper
+	Sim    *sim.Simulator
+}
+
+// Key is the abstract state an execution so far has reached.
+func (m *ModelStates) Key(in *schedule.Input, tr schedule.Trace) (uint64, error) {
+	acts, err := m.Mapper.Map(in, &schedule.Execution{Trace: tr})
+	if err != nil {
+		return 0, err
+	}
+	req := SimRequest(acts, false)
+	req.Resync = true
+	res, err := m.Sim.Simulate(req)
+	if err != nil {
+		return 0, err
+	}
+	if len(res.Keys) == 0 {
+		return 0, fmt.Errorf("the model has no initial state")
+	}
+	return res.Keys[len(res.Keys)-1], nil
+}
+
 // step is one transition of an episode.
 type step struct {
 	s, next   uint64
@@ -147,8 +177,8 @@ type episode struct {
 func (e *episode) Start(r *rand.Rand) {
 	e.r = r
 	e.state = NewSystemState(e.sys.Spec().Processes)
-	e.cur = e.state.Key()
 	e.in = &schedule.Input{}
+	e.cur = e.key(nil)
 }
 
 func (e *episode) Choose(evs []schedule.Enabled) (int, bool) {
@@ -191,8 +221,7 @@ func (e *episode) Choose(evs []schedule.Enabled) (int, bool) {
 func (e *episode) Executed(ev schedule.Enabled) {
 	e.in.Steps = append(e.in.Steps, ev.Step)
 	tr := e.sys.Trace()
-	e.state.Observe(tr)
-	next := e.state.Key()
+	next := e.key(tr)
 	pNext := e.p
 	if w := e.l.Waypoints; w != nil && e.l.Strategy == "waypointrl" && e.err == nil && pNext < len(w.Names) {
 		acts, err := w.Mapper.Map(e.in, &schedule.Execution{Trace: tr})
@@ -201,10 +230,25 @@ func (e *episode) Executed(ev schedule.Enabled) {
 			pass, err = w.Along(acts)
 			pNext = max(pNext, pass.Reached)
 		}
-		e.err = err
+		if err != nil {
+			e.err = fmt.Errorf("waypoints: %v", err)
+		}
 	}
 	e.steps = append(e.steps, step{s: e.cur, next: next, a: ev.Signature(), p: e.p, pNext: pNext})
 	e.cur, e.p = next, pNext
+}
+
+// key is the abstract state the execution reached.
+func (e *episode) key(tr schedule.Trace) uint64 {
+	if m := e.l.Model; m != nil {
+		k, err := m.Key(e.in, tr)
+		if err != nil && e.err == nil {
+			e.err = fmt.Errorf("model states: %v", err)
+		}
+		return k
+	}
+	e.state.Observe(tr)
+	return e.state.Key()
 }
 
 func (e *episode) Finish() map[string]int {
@@ -228,7 +272,7 @@ func (l *Learning) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *sch
 	ep := &episode{l: l, sys: st}
 	in, ex, _ := schedule.OnlineRun(st, ep, l.Harness, r)
 	if ep.err != nil {
-		return in, ex, fmt.Errorf("waypoints: %v", ep.err)
+		return in, ex, ep.err
 	}
 	// The other strategies are measured on the waypoints once, at the end
 	// of the episode (waypointrl follows them at every step).
@@ -351,8 +395,12 @@ func (l *Learning) maxQ(k qkey, available []string) float64 {
 func (l *Learning) Report() []Quantity {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	what := "system states"
+	if l.Model != nil {
+		what = "model states (Q-table's)"
+	}
 	out := []Quantity{{"episodes", float64(l.episodes)}, {"steps", float64(l.steps)},
-		{"system states", float64(len(l.seen))}, {"q-table states", float64(len(l.tables))}}
+		{what, float64(len(l.seen))}, {"q-table states", float64(len(l.tables))}}
 	if l.Waypoints != nil {
 		out = append(out, Quantity{"episodes passing all waypoints", float64(l.reached)})
 	}

@@ -54,6 +54,15 @@ func TestLearningCampaignResumesFromItsQValues(t *testing.T) {
 	require.Equal(t, 60.0, second.quantity("episodes"), "the second session ran 60 episodes")
 }
 
+// --rl-state model learns over the model's abstract states: the Q-table's
+// states are the model coverage's (the same VIEW).
+func TestLearningOverModelStates(t *testing.T) {
+	r := learnRun(t, "run", "--adapter", "etcdraft", "--model", "raft.tla", "--tlc", "inproc", "--strategy", "negrl",
+		"--rl-state", "model", "--steps", "15", "--iterations", "40", "--json", "--corpus", filepath.Join(t.TempDir(), "c"))
+	require.Greater(t, r.quantity("model states (Q-table's)"), 10.0)
+	require.Equal(t, float64(r.Coverage["model"]), r.quantity("model states (Q-table's)"))
+}
+
 func TestLearningStrategyErrors(t *testing.T) {
 	e := []string{"--adapter", "etcdraft", "--corpus", filepath.Join(t.TempDir(), "c")}
 	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "waypointrl", "--model", "raft.tla"}, e...)...),
@@ -62,4 +71,8 @@ func TestLearningStrategyErrors(t *testing.T) {
 		"--waypoints is for the learning strategies")
 	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "bonusmaxrl", "--waypoints", "x.tla"}, e...)...),
 		"--waypoints needs a model")
+	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "bonusmaxrl", "--rl-state", "view"}, e...)...),
+		"--rl-state must be system or model")
+	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "walk", "--rl-state", "model"}, e...)...),
+		"--rl-state model needs a model")
 }

@@ -107,6 +107,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.Isolations, "isolations", 0, "rounds: d, the most isolated processes over an execution (default 2 on a system that can drop messages; -1: none)")
 	fs.IntVar(&s.Rounds, "rounds", 0, "rounds: r, the rounds the isolations are spread over (default 16)")
 	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (raft.tla, microbench.tla), a .tla file, or etcdraft.tla: etcd raft's own spec, each execution's library trace validated against Traceetcdraft.tla from the module cache (a build with -tags with_tla)")
+	fs.StringVar(&s.RLState, "rl-state", "", "negrl, bonusmaxrl, waypointrl: the states learned over: system (the system's own, from its trace; the default) or model (the model's VIEW of the execution so far, after every step; needs --model)")
 	fs.StringVar(&s.Waypoints, "waypoints", "", "negrl, bonusmaxrl, waypointrl, walk: a module of TLA+ predicates over the model's variables, FILE.tla[:DEF] (DEF, default Waypoints, a tuple of them): the sequence waypointrl learns to pass and every learning strategy counts the episodes that pass (needs --model)")
 	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
