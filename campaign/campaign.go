@@ -106,7 +106,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	} else if s.Strategy == "line" {
 		return fmt.Errorf("--strategy line: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", ad.Name)
 	}
-	if lines != nil && guidance.IsOnline(s.Strategy) {
+	if lines != nil && (guidance.IsOnline(s.Strategy) || guidance.IsLearning(s.Strategy)) {
 		// The line counters wrap Execute only; an online strategy steps
 		// the system itself.
 		c.logger.Info("the online strategies do not measure lines_covered", "strategy", s.Strategy)

@@ -32,7 +32,7 @@ type OnlineParams struct {
 }
 
 // OnlineStrategies are the strategies that build executions online.
-var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "negrl", "bonusmaxrl", "waypointrl", "walk"}
+var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds"}
 
 // IsOnline reports whether strategy builds its executions online.
 func IsOnline(strategy string) bool {
@@ -48,6 +48,19 @@ func IsOnline(strategy string) bool {
 // isolations default to 2 on a system that can drop messages, else to
 // none (-1). It returns an error naming a parameter that does not fit.
 func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) error {
+	if IsLearning(strategy) {
+		// Of these, the learning strategies use the timeouts only.
+		if p.Depth != 0 || p.RaceRuns != 0 || p.Period != 0 || p.Isolations != 0 || p.Rounds != 0 {
+			return fmt.Errorf("--depth, --race-runs, --period, --isolations and --rounds are not for %s (--timeouts is)", strategy)
+		}
+		if p.Timeouts == 0 {
+			p.Timeouts = 6
+		}
+		if p.Timeouts < 0 {
+			return fmt.Errorf("--timeouts must not be negative, got %d", p.Timeouts)
+		}
+		return nil
+	}
 	if !IsOnline(strategy) {
 		if *p != (OnlineParams{}) {
 			return fmt.Errorf("--depth, --timeouts, --race-runs, --period, --isolations and --rounds are for the online strategies (%s), not %s", strings.Join(OnlineStrategies, ", "), strategy)
