@@ -29,7 +29,7 @@ for s in walk bonusmaxrl negrl; do
 		run "cov-$s-$seed" --strategy "$s" --seed "$seed" --iterations "$episodes"
 	done
 done
-for seq in TwoRestarts RestartLeaderBehind LateLeader; do
+for seq in TwoRestarts RestartThenCommit CommitThenNewTerm RestartLeaderBehind; do
 	for s in walk waypointrl; do
 		for seed in $(seq 1 "$seeds"); do
 			run "wp-$seq-$s-$seed" --strategy "$s" --seed "$seed" --iterations "$wpepisodes" --waypoints "$wp:$seq"
@@ -55,7 +55,7 @@ for s in ["walk", "bonusmaxrl", "negrl"]:
     print(f"{s:<12} {f(m):>30} {f(st):>24} {statistics.median(cpu):>15.1f}")
 print()
 print(f"episodes passing every waypoint of a sequence, of {wpep}, {seeds} seeds: median [min..max]")
-for seq in ["TwoRestarts", "RestartLeaderBehind", "LateLeader"]:
+for seq in ["TwoRestarts", "RestartThenCommit", "CommitThenNewTerm", "RestartLeaderBehind"]:
     row = []
     for s in ["walk", "waypointrl"]:
         v = [load(f"wp-{seq}-{s}-{seed}")[1].get("episodes passing all waypoints", 0) for seed in range(1, seeds + 1)]
