@@ -61,3 +61,31 @@ func TestOnlineStrategyFindsReplaysAndMinimizes(t *testing.T) {
 	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "rounds", "--isolations", "2", "--corpus", filepath.Join(t.TempDir(), "e")}, mb...)...),
 		"system microbench cannot drop messages")
 }
+
+// compare runs the online strategies next to the others, seed for seed.
+func TestCompareWithOnlineStrategies(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cmp")
+	res := modelfuzz(t, "compare", "--adapter", "microbench", "--workers", "3", "--tasks", "5", "--inject", "flush-before-last",
+		"--strategies", "random,pctcp,rounds", "--base", "random", "--runs", "2", "--iterations", "300", "--stop-on-bug", "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	var c struct {
+		Strategies []struct {
+			Name string `json:"name"`
+			Runs []struct {
+				FirstBug *int64 `json:"first_bug"`
+			} `json:"runs"`
+		} `json:"strategies"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &c))
+	require.Len(t, c.Strategies, 3)
+	for _, s := range c.Strategies {
+		require.Len(t, s.Runs, 2, s.Name)
+		if s.Name == "pctcp" {
+			for _, r := range s.Runs {
+				require.NotNil(t, r.FirstBug, "pctcp finds the shallow bug (n = 5) within 300 executions")
+			}
+		}
+	}
+}

@@ -118,7 +118,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of every random choice of the campaign")
 	fs.Int64Var(&s.Iterations, "iterations", 0, "stop when the campaign has run this many iterations in total (0: no limit)")
 	fs.DurationVar(&s.Duration, "duration", 0, "stop after this long, e.g. 30s, 8h (0: no limit)")
-	fs.IntVar(&s.Steps, "steps", 0, "steps of a random input, and the most a mutant may have (default: the adapter's)")
+	fs.IntVar(&s.Steps, "steps", 0, "steps of a random input, and the most a mutant may have; for an online strategy, the most events (one a step) one execution schedules (default: the adapter's)")
 	fs.IntVar(&s.MaxMessages, "max-messages", 5, "most messages one deliver step delivers")
 	fs.IntVar(&s.CrashQuota, "crash-quota", -1, "most crash steps in one input (default: the adapter's)")
 	fs.IntVar(&s.Requests, "requests", -1, "client requests in a random input (default: the adapter's)")
