@@ -4,8 +4,12 @@
 // through a mapper and the model engine (ModelMeasure); the source lines
 // of the system under test it runs, from Go's coverage counters
 // (LineCoverage wraps a factory so that its executions record them,
-// UnitsMeasure reads them); and the strategies built on these measures
-// (Strategies). The loop sees a measure as a fuzzer.Measure.
+// UnitsMeasure reads them); the strategies built on these measures
+// (Strategies); and the online strategies of the randomized-testing papers
+// (Online: PCT, PCTCP, POS, d-POS, taPCT, lossy-synchronous rounds), which
+// build each input from the events the system has enabled, through
+// schedule.OnlineRun. The loop sees a measure as a fuzzer.Measure and an
+// online strategy as a fuzzer.Online.
 //
 // It must not run the loop: it keeps no coverage sets, queue or corpus and
 // does not decide what a campaign keeps. A measure turns one execution
