@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -270,15 +271,46 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return nil, err
 	}
-	c := exec.CommandContext(ctx, exe, j.args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	c.Env = append(os.Environ(), "GOCOVERDIR="+os.TempDir()) // a coverage build would warn without it
-	err := c.Run()
-	os.WriteFile(filepath.Join(j.dir, "stderr.txt"), errb.Bytes(), 0o644)
-	os.WriteFile(filepath.Join(j.dir, "summary.json"), out.Bytes(), 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%v: %s", err, lastLine(errb.String()))
+	seriesPath := filepath.Join(j.dir, "series.jsonl")
+	var out bytes.Buffer
+	var resumed string
+	var earlier []byte // the series of the failed process, when it was continued
+	args := j.args
+	for attempt := 0; ; attempt++ {
+		c := exec.CommandContext(ctx, exe, args...)
+		var errb bytes.Buffer
+		out.Reset()
+		c.Stdout, c.Stderr = &out, &errb
+		c.Env = append(os.Environ(), "GOCOVERDIR="+os.TempDir()) // a coverage build would warn without it
+		err := c.Run()
+		stderrName := "stderr.txt"
+		if attempt > 0 {
+			stderrName = fmt.Sprintf("stderr.%d.txt", attempt)
+		}
+		os.WriteFile(filepath.Join(j.dir, stderrName), errb.Bytes(), 0o644)
+		os.WriteFile(filepath.Join(j.dir, "summary.json"), out.Bytes(), 0o644)
+		if err == nil {
+			break
+		}
+		why := fmt.Sprintf("%v: %s", err, lastLine(errb.String()))
+		// A campaign is resumable: one whose process failed (a machine so
+		// loaded that its corpus watch gave up, an out-of-memory kill) is
+		// continued once from what its corpus kept, instead of losing the
+		// whole comparison. Its result says so (Run.Resumed).
+		if ctx.Err() != nil || attempt > 0 || !hasCorpus(filepath.Join(j.dir, "corpus")) {
+			if attempt > 0 {
+				return nil, fmt.Errorf("%s (after continuing it once from its corpus, when it had failed with: %s)", why, resumed)
+			}
+			return nil, fmt.Errorf("%s", why)
+		}
+		resumed = why
+		earlier, _ = os.ReadFile(seriesPath)
+		args = slices.DeleteFunc(slices.Clone(j.args), func(a string) bool { return a == "--fresh" })
+	}
+	if earlier != nil {
+		if err := mergeSeries(seriesPath, earlier); err != nil {
+			return nil, err
+		}
 	}
 	var sum struct {
 		Iterations   int64          `json:"iterations"`
@@ -296,7 +328,7 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	if err := json.Unmarshal([]byte(lastLine(out.String())), &sum); err != nil {
 		return nil, fmt.Errorf("reading its summary: %v", err)
 	}
-	r := &report.Run{Seed: j.seed, Iterations: sum.Iterations, Seconds: sum.DurationS,
+	r := &report.Run{Seed: j.seed, Iterations: sum.Iterations, Seconds: sum.DurationS, Resumed: resumed,
 		Final: map[string]float64{"traces": float64(sum.UniqueTraces)}, Coverage: map[string][]report.Point{}}
 	if sum.ModelStates != nil {
 		r.Final["model"] = float64(*sum.ModelStates)
@@ -321,6 +353,43 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 		os.RemoveAll(filepath.Join(j.dir, "corpus"))
 	}
 	return r, nil
+}
+
+// hasCorpus reports whether a failed campaign left a corpus to continue.
+func hasCorpus(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "MODELFUZZ"))
+	return err == nil
+}
+
+// mergeSeries puts the points of a failed process's series (earlier)
+// before those its continuation wrote to path: the continuation starts
+// its file afresh, at the iteration its corpus had committed.
+func mergeSeries(path string, earlier []byte) error {
+	later, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading its coverage series: %v", err)
+	}
+	first := int64(-1)
+	for _, line := range bytes.Split(later, []byte("\n")) {
+		var p SeriesPoint
+		if len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &p) == nil {
+			first = p.Iteration
+			break
+		}
+	}
+	var merged bytes.Buffer
+	for _, line := range bytes.Split(earlier, []byte("\n")) {
+		var p SeriesPoint
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &p) != nil {
+			continue // a line the failed process left half written
+		}
+		if first < 0 || p.Iteration < first {
+			merged.Write(line)
+			merged.WriteByte('\n')
+		}
+	}
+	merged.Write(later)
+	return os.WriteFile(path, merged.Bytes(), 0o644)
 }
 
 // readSeries reads a campaign's --series file into r.Coverage, starting

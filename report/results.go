@@ -34,6 +34,11 @@ type Run struct {
 	FirstGuidedBug *int64  `json:"first_guided_bug,omitempty"`
 	Iterations     int64   `json:"iterations"`
 	Seconds        float64 `json:"seconds"`
+	// Resumed says why the campaign was continued from its corpus after
+	// its process failed ("" when it ran in one go): a continued campaign
+	// refills its queue from its corpus, so it is not the same run as an
+	// uninterrupted one of the same seed.
+	Resumed string `json:"resumed,omitempty"`
 }
 
 // Strategy is the runs of one fuzzing strategy, one per seed.

@@ -92,7 +92,11 @@ func runCompare(cmd *cobra.Command, c *campaign.Comparison) error {
 			fmt.Fprintf(w, "  [%d/%d] %s seed %d: FAILED: %v\n", done, total, strategy, seed, err)
 			return
 		}
-		fmt.Fprintf(w, "  [%d/%d] %s seed %d: %s in %.0fs%s\n", done, total, strategy, seed, finalText(r.Final), r.Seconds, firstBugText(r.FirstBug))
+		resumed := ""
+		if r.Resumed != "" {
+			resumed = " (continued from its corpus after its process failed: " + r.Resumed + ")"
+		}
+		fmt.Fprintf(w, "  [%d/%d] %s seed %d: %s in %.0fs%s%s\n", done, total, strategy, seed, finalText(r.Final), r.Seconds, firstBugText(r.FirstBug), resumed)
 	}
 	start := time.Now()
 	rc, err := c.Run(ctx)
