@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/modelfuzz/modelfuzz/filter"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -21,6 +24,53 @@ type FilterTest struct {
 	// Executions is how many executions to sample; Seed seeds them.
 	Executions int
 	Seed       uint64
+	// Model evaluates the test's model predicates (LoadFilterModel); nil
+	// when the test has none.
+	Model *guidance.Waypoints
+}
+
+// LoadFilterModel compiles a test's model predicates against the model of
+// spec: a module extending the model whose tuple of the predicates our
+// engine evaluates in the states the mapped execution reaches. A predicate
+// that does not compile is reported at its place in the test file.
+func LoadFilterModel(spec models.Spec, t *filter.Test, mp schedule.Mapper) (*guidance.Waypoints, error) {
+	if len(t.Models) == 0 {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp("", "modelfuzz-filter-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	base := strings.TrimSuffix(filepath.Base(spec.Model), ".tla")
+	load := func(exprs []string) (*guidance.Waypoints, error) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---- MODULE modelfuzz_filter ----\nEXTENDS %s\nFilterPredicates == <<", base)
+		for i, e := range exprs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + e + ")")
+		}
+		b.WriteString(">>\n====\n")
+		path := filepath.Join(dir, "modelfuzz_filter.tla")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			return nil, err
+		}
+		return LoadWaypoints(spec, path+":FilterPredicates", mp)
+	}
+	exprs := make([]string, len(t.Models))
+	for i, m := range t.Models {
+		exprs[i] = m.Expr
+		if _, err := load([]string{m.Expr}); err != nil {
+			msg := err.Error()
+			if k := strings.LastIndex(msg, "modelfuzz_filter.tla"); k >= 0 {
+				msg = strings.TrimLeft(msg[k+len("modelfuzz_filter.tla"):], ":0123456789 ")
+			}
+			return nil, fmt.Errorf("%s:%s: model predicate: %s", t.File, m.Pos, msg)
+		}
+	}
+	return load(exprs)
 }
 
 // FilterOutcome is one execution that satisfied the scenario and failed:
@@ -59,9 +109,9 @@ func LoadFilterTest(path string) (*filter.Test, error) {
 // the expected signature.
 func (ft *FilterTest) Run() (*FilterResult, error) {
 	t := ft.Test
-	if len(t.Models) > 0 {
+	if len(t.Models) > 0 && ft.Model == nil {
 		m := t.Models[0]
-		return nil, fmt.Errorf("%s:%s: model predicates in filter tests are not supported by modelfuzz test yet (use them in --waypoints)", t.File, m.Pos)
+		return nil, fmt.Errorf("%s:%s: the test has model predicates: run it with --model (for this adapter: --model %s)", t.File, m.Pos, ModelHint(ft.System.Adapter.Name))
 	}
 	sys, err := ft.System.New()
 	if err != nil {
@@ -79,7 +129,12 @@ func (ft *FilterTest) Run() (*FilterResult, error) {
 	bySig := map[string]bool{}
 	for i := 0; i < ft.Executions; i++ {
 		r := rand.New(rand.NewPCG(ft.Seed, uint64(i)))
-		ch := &filterChooser{sys: st, mon: t.NewMonitor(nil)}
+		ch := &filterChooser{sys: st, model: ft.Model, in: &schedule.Input{}}
+		var model filter.ModelFunc
+		if ft.Model != nil {
+			model = ch.modelPredicate
+		}
+		ch.mon = t.NewMonitor(model)
 		in, ex, _ := schedule.OnlineRun(st, ch, ft.Harness, r)
 		if ch.err == nil {
 			ch.observe(ex.Trace)
@@ -162,11 +217,35 @@ type filterChooser struct {
 	seen     int   // events of the trace shown to the monitor
 	released []int // message ids to deliver before anything else
 	err      error
+	// model predicates: the steps run so far, and the predicates' values
+	// in the state the trace of length valuesAt reaches
+	model    *guidance.Waypoints
+	in       *schedule.Input
+	trace    schedule.Trace
+	values   []bool
+	valuesAt int
+}
+
+// modelPredicate answers predicate i in the model state the execution
+// has reached: after the step during which the event observed happened.
+func (c *filterChooser) modelPredicate(i int) (bool, error) {
+	if c.values == nil || c.valuesAt != len(c.trace) {
+		acts, err := c.model.Mapper.Map(c.in, &schedule.Execution{Trace: c.trace})
+		if err != nil {
+			return false, err
+		}
+		if c.values, err = c.model.Last(acts); err != nil {
+			return false, err
+		}
+		c.valuesAt = len(c.trace)
+	}
+	return c.values[i], nil
 }
 
 func (c *filterChooser) Start(r *rand.Rand) { c.r = r }
 
 func (c *filterChooser) observe(tr schedule.Trace) {
+	c.trace = tr
 	for ; c.seen < len(tr) && c.err == nil; c.seen++ {
 		c.err = c.mon.Observe(&tr[c.seen])
 	}
@@ -188,6 +267,7 @@ func (c *filterChooser) Direct(evs []schedule.Enabled) ([]schedule.Step, bool) {
 		return nil, true
 	}
 	if steps := c.mon.TakeSteps(); len(steps) > 0 {
+		c.in.Steps = append(c.in.Steps, steps...)
 		return steps, false
 	}
 	c.released = append(c.released, c.mon.TakeReleased()...)
@@ -197,13 +277,18 @@ func (c *filterChooser) Direct(evs []schedule.Enabled) ([]schedule.Step, bool) {
 		if e.Kind != schedule.KindRecv {
 			continue
 		}
+		var st schedule.Step
 		switch c.mon.Fate(e.ID, now) {
 		case filter.Drop:
-			return []schedule.Step{{Process: e.Process, Action: schedule.Drop, K: e.K}}, false
+			st = schedule.Step{Process: e.Process, Action: schedule.Drop, K: e.K}
 		case filter.Duplicate:
 			c.mon.Duplicated(e.ID)
-			return []schedule.Step{{Process: e.Process, Action: schedule.Duplicate, K: e.K}}, false
+			st = schedule.Step{Process: e.Process, Action: schedule.Duplicate, K: e.K}
+		default:
+			continue
 		}
+		c.in.Steps = append(c.in.Steps, st)
+		return []schedule.Step{st}, false
 	}
 	if len(c.allowed(evs)) == 0 {
 		return nil, true
@@ -242,6 +327,7 @@ func (c *filterChooser) Choose(evs []schedule.Enabled) (int, bool) {
 }
 
 func (c *filterChooser) Executed(e schedule.Enabled) {
+	c.in.Steps = append(c.in.Steps, e.Step)
 	if len(c.released) > 0 && e.Kind == schedule.KindRecv && e.ID == c.released[0] {
 		c.released = c.released[1:]
 	}

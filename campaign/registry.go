@@ -62,6 +62,11 @@ type SystemFlags struct {
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
 	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster"}
 
+// ForModel says the system will be mapped onto a model (as a campaign
+// with --model does): the adapter leaves out the defaults its model
+// cannot map (etcdraft's spare node).
+func (a *SystemFlags) ForModel() { a.forModel = true }
+
 // IsSystemFlag reports whether name is one of an adapter's own flags.
 func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
 

@@ -95,3 +95,23 @@ func (w *Waypoints) values(v value.Value) ([]bool, error) {
 	}
 	return out, nil
 }
+
+// Last evaluates the predicates in the last state the mapped actions reach
+// (the last before a divergence): what holds where the execution is now.
+func (w *Waypoints) Last(acts []schedule.ModelAction) ([]bool, error) {
+	views, div, err := w.Sim.Views(SimRequest(acts, false))
+	if err != nil {
+		return nil, fmt.Errorf("model predicates: %w", err)
+	}
+	last := -1
+	for k, vs := range views {
+		if div != nil && vs.Index > div.Index {
+			break
+		}
+		last = k
+	}
+	if last < 0 {
+		return nil, fmt.Errorf("model predicates: the model has no initial state the execution starts from")
+	}
+	return w.values(views[last].View)
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -20,6 +21,7 @@ func newTestCmd() *cobra.Command {
 		steps      int
 		jsonOut    bool
 		saveDir    string
+		model      string
 	)
 	cmd := &cobra.Command{
 		Use:   "test FILE.filter...",
@@ -45,6 +47,12 @@ as DIR/TEST-N.json, for modelfuzz replay (with the same adapter flags).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if executions < 1 && cmd.Flags().Changed("executions") {
 				return fmt.Errorf("--executions must be at least 1, got %d", executions)
+			}
+			if model != "" {
+				if models.IsEtcdraftSpec(model) {
+					return fmt.Errorf("--model %s validates traces; filter tests evaluate predicates on a model the mapper maps onto (raft.tla)", model)
+				}
+				af.ForModel()
 			}
 			sys, err := af.Open(nil)
 			if err != nil {
@@ -75,6 +83,15 @@ as DIR/TEST-N.json, for modelfuzz replay (with the same adapter flags).`,
 				n := 100
 				set(&n, t.Executions, executions)
 				ft := &campaign.FilterTest{Test: t, System: sys, Harness: h, Executions: n, Seed: seed}
+				if model != "" && len(t.Models) > 0 {
+					mp, consts, err := sys.Mapper()
+					if err != nil {
+						return err
+					}
+					if ft.Model, err = campaign.LoadFilterModel(models.Spec{Model: model, Consts: consts}, t, mp); err != nil {
+						return err
+					}
+				}
 				res, err := ft.Run()
 				if err != nil {
 					return err
@@ -120,6 +137,7 @@ as DIR/TEST-N.json, for modelfuzz replay (with the same adapter flags).`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random choices")
 	cmd.Flags().IntVar(&steps, "steps", 0, "steps of one execution (default: the test's steps, else the adapter's)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print each test's result as a JSON line")
+	cmd.Flags().StringVar(&model, "model", "", "the TLA+ model the tests' model \"EXPR\" conditions are evaluated on (raft.tla for etcdraft): each execution is mapped onto it after every step")
 	cmd.Flags().StringVar(&saveDir, "save", "", "write the input of each failing signature's first execution into this directory")
 	return cmd
 }

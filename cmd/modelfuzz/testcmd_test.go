@@ -63,6 +63,29 @@ func TestFilterTests(t *testing.T) {
 	require.Contains(t, res.stdout, "FAIL a bug the library does not have")
 	require.Contains(t, res.stdout, `none failed with "two leaders" (expect failure)`)
 
+	// Model predicates are evaluated by our engine on the mapped states.
+	withModel := filepath.Join(dir, "model.filter")
+	require.NoError(t, os.WriteFile(withModel, []byte(`test "a leader that has committed, in the model"
+counter n
+states start, seen
+accept seen
+reject bad
+on commit and model "\E i \in Servers : role[i] = \"leader\" /\ commitIndex[i] >= 1" do incr n
+scenario start -> seen when commit and count(n) >= 1
+executions 20
+`), 0o644))
+	oneLineError(t, modelfuzz(t, "test", "--adapter", "etcdraft", withModel), "unknown state")
+	src, err := os.ReadFile(withModel)
+	require.NoError(t, err)
+	good := strings.Replace(string(src), "reject bad\n", "", 1)
+	require.NoError(t, os.WriteFile(withModel, []byte(good), 0o644))
+	oneLineError(t, modelfuzz(t, "test", "--adapter", "etcdraft", withModel), withModel+":5:21: the test has model predicates: run it with --model")
+	res = modelfuzz(t, "test", "--adapter", "etcdraft", "--model", "raft.tla", withModel)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "PASS a leader that has committed, in the model")
+	require.NoError(t, os.WriteFile(withModel, []byte(strings.Replace(good, "commitIndex[i]", "commitIdx[i]", 1)), 0o644))
+	oneLineError(t, modelfuzz(t, "test", "--adapter", "etcdraft", "--model", "raft.tla", withModel), withModel+`:5:21: model predicate: unknown operator "commitIdx"`)
+
 	bad := filepath.Join(dir, "bad.filter")
 	require.NoError(t, os.WriteFile(bad, []byte("test \"bad\"\non recv and type == MsgApp do drop\n"), 0o644))
 	oneLineError(t, modelfuzz(t, "test", "--adapter", "etcdraft", bad),
