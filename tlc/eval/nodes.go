@@ -1606,13 +1606,24 @@ func (e *Env) snapshot() *Env {
 // filterOf returns n when it is a set filter {y \in S : P(y)} written in
 // place: x \in n then tests x \in S /\ P(x) without building the set
 // (TLC's SetPredValue), which evaluates S and P once at most where building
-// the set evaluates them for every element. A definition equal to a filter
-// keeps its value (built once, or once per state) and tests membership in
-// it; one over a set that cannot be enumerated stays unbuilt (see
+// the set evaluates them for every element. So does a zero-arity module
+// definition equal to a filter that depends on the state: it would be
+// built again in every state (MCQuicksort's UV \in DomainPartitions, a
+// filter of SUBSET SUBSET (1..Len(seq0)), 65,536 sets per state). A
+// constant definition keeps its value, built once, and tests membership in
+// it (MCBinarySearch's SortedSeqs: testing lazily re-evaluated its base at
+// every test); one over a set that cannot be enumerated stays unbuilt (see
 // setFilterNode.unbuilt).
 func filterOf(n node, env *Env) (*setFilterNode, *Env) {
-	if f, ok := n.(*setFilterNode); ok {
-		return f, env
+	switch x := n.(type) {
+	case *setFilterNode:
+		return x, env
+	case *callNode:
+		if x.d.kind == dkOp && x.d.state && len(x.args) == 0 && !x.hasInst && x.site == 0 && !x.d.sc.paramInst {
+			if f, ok := x.d.compiled.(*setFilterNode); ok {
+				return f, nil
+			}
+		}
 	}
 	return nil, nil
 }
