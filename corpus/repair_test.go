@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 )
 
 // commitInputs stores inputs from..to (ids), the bug, and counters that
@@ -192,17 +193,7 @@ func TestReadOnlySnapshot(t *testing.T) {
 	require.NoError(t, r.Close())
 
 	// A read-only copy (chmod -R a-w).
-	ro := filepath.Join(t.TempDir(), "ro")
-	require.NoError(t, os.CopyFS(ro, os.DirFS(dir)))
-	require.NoError(t, filepath.WalkDir(ro, func(p string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		fi, err := d.Info()
-		require.NoError(t, err)
-		return os.Chmod(p, fi.Mode().Perm()&^0o222)
-	}))
-	t.Cleanup(func() {
-		filepath.WalkDir(ro, func(p string, d fs.DirEntry, err error) error { return os.Chmod(p, 0o755) })
-	})
+	ro := testutil.ReadOnlyCopy(t, dir)
 	before := files(t, ro)
 	r, err = Open(ro, Options{MustExist: true, ReadOnly: true})
 	require.NoError(t, err)

@@ -36,6 +36,23 @@ type Stepper interface {
 	End() *Execution
 }
 
+// RunSteps runs the steps of in on s (Begin, Step until one ends the
+// execution, End): the Execute of a Stepper, so that an input and an
+// online run take the same path. The caller validates in.
+func RunSteps(s interface {
+	Begin()
+	Step(st Step) bool
+	End() *Execution
+}, in *Input) *Execution {
+	s.Begin()
+	for _, st := range in.Steps {
+		if !s.Step(st) {
+			break
+		}
+	}
+	return s.End()
+}
+
 // The kinds of enabled events.
 const (
 	KindRecv    = "recv"    // a message is received

@@ -118,13 +118,7 @@ func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
-	s.Begin()
-	for _, st := range in.Steps {
-		if !s.Step(st) {
-			break
-		}
-	}
-	return s.End(), nil
+	return schedule.RunSteps(s, in), nil
 }
 
 // Begin implements schedule.Stepper.

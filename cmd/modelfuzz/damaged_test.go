@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 )
 
 // A corpus with a table file cut short: every command says so in one line
@@ -77,17 +78,7 @@ func TestReadOnlyCorpus(t *testing.T) {
 	res := modelfuzz(t, "run", "--corpus", dir, "--iterations", "200", "--workers", "2", "--tasks", "2")
 	require.Equal(t, 0, res.code, res.stderr)
 
-	ro := filepath.Join(t.TempDir(), "ro")
-	require.NoError(t, os.CopyFS(ro, os.DirFS(dir)))
-	require.NoError(t, filepath.WalkDir(ro, func(p string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		fi, err := d.Info()
-		require.NoError(t, err)
-		return os.Chmod(p, fi.Mode().Perm()&^0o222)
-	}))
-	t.Cleanup(func() {
-		filepath.WalkDir(ro, func(p string, d fs.DirEntry, err error) error { return os.Chmod(p, 0o755) })
-	})
+	ro := testutil.ReadOnlyCopy(t, dir)
 	before := treeOf(t, ro)
 	for _, args := range [][]string{{"bugs"}, {"corpus", "list"}, {"corpus", "stats"}} {
 		res := modelfuzz(t, append(args, "--corpus", ro)...)
