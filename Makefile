@@ -9,8 +9,10 @@ TAGS ?= with_tla
 
 all: build
 
+# -buildvcs=auto: the commit goes into modelfuzz --version and bug reports
+# even where GOFLAGS turns it off.
 build:
-	$(GO) build -tags $(TAGS) -o modelfuzz ./cmd/modelfuzz
+	$(GO) build -buildvcs=auto -tags $(TAGS) -o modelfuzz ./cmd/modelfuzz
 
 # The fuzzer with Go coverage counters in the etcd raft library, for line
 # coverage guidance (package linecov). The main package is in -coverpkg

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -141,6 +142,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		}
 	}
 	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
+	s.Tool = buildinfo.Read().String()
 	if s.Model != "" {
 		if st, err := os.Stat(s.Model); (err != nil || st.IsDir()) && IsEmbeddedModel(s.Model) && trimTLA(s.Model) != trimTLA(ad.Model) {
 			return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", ad.Name, ad.Model, s.Model)

@@ -157,6 +157,9 @@ type Adapter struct {
 	LineCoverage bool
 	// Explicit: chosen by --adapter only, never from the model's name.
 	Explicit bool
+	// Modules are the Go modules of the system under test that this
+	// binary runs (their versions go into a bug report's header).
+	Modules []string
 	// config turns the command line into the adapter's configuration.
 	config func(f *SystemFlags) (json.RawMessage, error)
 	// open builds the system from a configuration.
@@ -171,6 +174,7 @@ var adapters = map[string]*Adapter{
 		Requests:   8,
 		CrashQuota: 4,
 		Model:      "raft.tla",
+		Modules:    []string{"go.etcd.io/raft/v3"},
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			spares := f.Spares
 			if spares < 0 {

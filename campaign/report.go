@@ -86,6 +86,15 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 			return nil, err
 		}
 		sec.Timeline, sec.ModelView = r.Timeline, r.ModelView
+		which := "minimized"
+		if b.Minimized == nil {
+			which = "original (not minimized)"
+		}
+		for _, h := range env.ReportHeader(b, b.Reproducer(), which) {
+			if h.Key != "bug" {
+				sec.Header = append(sec.Header, [2]string{h.Key, h.Value})
+			}
+		}
 		cp.Bugs = append(cp.Bugs, sec)
 	}
 	return cp, nil

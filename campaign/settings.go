@@ -46,6 +46,9 @@ type Settings struct {
 	// VIEW of the mapped execution).
 	RLState string `json:"rl_state,omitempty" flag:"rl-state"`
 	Created string `json:"created"` // RFC 3339, for people; never compared
+	// Tool is the modelfuzz that created the campaign (buildinfo), for
+	// people; never compared ("" in campaigns stored before it was kept).
+	Tool string `json:"tool,omitempty"`
 
 	// The loop's limits of this session: budget, parallelism, timeouts.
 	fuzzer.Limits `json:"-"`

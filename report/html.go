@@ -382,6 +382,9 @@ type BugSection struct {
 	// and the model's view of it (states, violated invariant).
 	Timeline  string
 	ModelView string
+	// Header is the bug's report header (versions, settings, input,
+	// replay command), key and value.
+	Header [][2]string
 }
 
 type campaignPage struct {

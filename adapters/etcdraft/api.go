@@ -3,6 +3,7 @@ package etcdraft
 import (
 	"context"
 	"fmt"
+	"path"
 	"reflect"
 	"runtime"
 	"sync/atomic"
@@ -329,6 +330,12 @@ func (l goLogger) Fatalf(f string, v ...any) { l.fail(func() { quietLogger{}.Fat
 func (l goLogger) Panic(v ...any)            { l.fail(func() { quietLogger{}.Panic(v...) }) }
 func (l goLogger) Panicf(f string, v ...any) { l.fail(func() { quietLogger{}.Panicf(f, v...) }) }
 
+// framePrefix is how this package's functions start in a stack frame's
+// short name ("etcdraft."; the package's own path, not a literal, so that
+// the exported reproducer, which carries this code into a package of
+// another name, skips the same frames).
+var framePrefix = path.Base(reflect.TypeFor[goLogger]().PkgPath()) + "."
+
 // fail panics as quietLogger does (panic); in the loop's goroutine the
 // panic is recovered, kept with its stack (the signature a RawNode's would
 // have), and the goroutine exits.
@@ -339,7 +346,7 @@ func (l goLogger) fail(panics func()) {
 	}
 	func() {
 		defer func() {
-			g.fail = schedule.PanicFailureSkipping(*g.step, recover(), 3, "etcdraft.goLogger.", "etcdraft.(*goNode).")
+			g.fail = schedule.PanicFailureSkipping(*g.step, recover(), 3, framePrefix+"goLogger.", framePrefix+"(*goNode).")
 		}()
 		panics()
 	}()

@@ -63,7 +63,7 @@ campaign has a model, the model states it visits.`,
 	}
 	show.Flags().BoolVar(&original, "original", false, "replay the input that found the bug, not the minimized one")
 	show.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop a replay that runs longer (a hang)")
-	cmd.AddCommand(show)
+	cmd.AddCommand(show, newBugsExportCmd(&dir))
 	return cmd
 }
 
@@ -144,7 +144,8 @@ func showBug(w io.Writer, env *campaign.Env, b *fuzzer.BugRecord, original bool,
 			which = "original"
 		}
 	}
-	fmt.Fprintf(w, "%s  %s  %d hit(s), iterations %d to %d\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration)
+	fmt.Fprint(w, campaign.HeaderText(env.ReportHeader(b, in, which)))
+	fmt.Fprintf(w, "\n%s  %s  %d hit(s), iterations %d to %d\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration)
 	fmt.Fprintf(w, "signature: %s\nmessage:   %s\n", b.Signature, b.Message)
 	fmt.Fprintf(w, "reproducer: %s, %d steps (found with %d steps", which, in.Len(), b.Input.Len())
 	if b.Minimized != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 )
 
 // exitError carries a specific exit code through cobra.
@@ -65,7 +67,9 @@ Then look at what it found and replay it:
 The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Read().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), newTLCCmd(), newModelCmd(), newTestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
