@@ -23,6 +23,7 @@ func (e *Env) ReportHeader(b *fuzzer.BugRecord, in *schedule.Input, which string
 	var h []HeaderLine
 	add := func(k, v string) { h = append(h, HeaderLine{k, v}) }
 	add("bug", fmt.Sprintf("%s (%s) %s", b.ID, b.Kind, b.Signature))
+	add("kind", b.Kind+": "+KindText(b.Kind))
 	found := s.Tool
 	if found == "" {
 		found = "not recorded (a campaign stored before modelfuzz kept its version)"
@@ -95,4 +96,32 @@ func (s *Settings) FlagsText() string {
 	}
 	walk(reflect.ValueOf(s).Elem())
 	return strings.Join(parts, " ")
+}
+
+// KindText says what a bug kind means and who saw it: the system's own
+// oracles, or the model (a divergence may be a bug of the model as well).
+func KindText(kind string) string {
+	switch kind {
+	case "panic":
+		return "the system panicked or crashed"
+	case "safety":
+		return "a safety property of the system's own state failed"
+	case "linearizability":
+		return "the client history is not linearizable"
+	case "hang":
+		return "an execution ran longer than --exec-timeout"
+	case "divergence":
+		return "the model does not allow what the system did (a bug of the system, or of the model)"
+	case "model-invariant":
+		return "an invariant of the model fails in a state the execution reached"
+	case "spec-divergence":
+		return "the maintainers' spec does not allow the library's own trace"
+	}
+	return kind
+}
+
+// ModelKind reports whether bugs of kind are seen by the model rather than
+// by the system's own oracles.
+func ModelKind(kind string) bool {
+	return kind == "divergence" || kind == "model-invariant" || kind == "spec-divergence"
 }

@@ -132,12 +132,17 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 		return 0
 	}
 	if d := res.Divergence; d != nil {
-		obs.Failures = append(obs.Failures, schedule.Failure{
-			Kind:      "divergence",
-			Signature: "divergence: " + d.Action + ": " + schedule.BlankNumbers(d.Reason),
-			Message:   fmt.Sprintf("the model does not allow action %d, %s: %s", d.Index, describe(acts, d.Index), d.Reason),
-			Step:      stepOf(d.Index),
-		})
+		sig := "divergence: " + d.Action + ": " + schedule.BlankNumbers(d.Reason)
+		msg := fmt.Sprintf("the model does not allow action %d, %s: %s", d.Index, describe(acts, d.Index), d.Reason)
+		if d.At != "" {
+			// The failed condition tells bugs apart that break one action
+			// in different ways (a vote given twice, a vote for a shorter
+			// log). Signatures without it, stored by earlier versions,
+			// stay as they were.
+			sig += ": " + d.Conjunct + " (" + d.At + ")"
+			msg += fmt.Sprintf(": %s is false (%s)", d.Conjunct, d.At)
+		}
+		obs.Failures = append(obs.Failures, schedule.Failure{Kind: "divergence", Signature: sig, Message: msg, Step: stepOf(d.Index)})
 	}
 	seen := map[string]bool{}
 	for _, v := range res.Violations {

@@ -69,7 +69,9 @@ func TestDivergenceIsReported(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, obs.Failures, 1)
 	require.Equal(t, "divergence", obs.Failures[0].Kind)
-	require.Equal(t, "divergence: Execute: not enabled", obs.Failures[0].Signature)
+	// The signature names the condition that failed and where it is.
+	require.Equal(t, "divergence: Execute: not enabled: IsReq(r) (microbench.tla:79:8)", obs.Failures[0].Signature)
+	require.Contains(t, obs.Failures[0].Message, "IsReq(r) is false (microbench.tla:79:8)")
 	require.Equal(t, 3, obs.Failures[0].Step)
 	require.Contains(t, obs.Failures[0].Message, "Execute(k=1, r=1, w=2)")
 }

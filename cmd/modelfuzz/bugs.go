@@ -110,14 +110,37 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 		fmt.Fprintf(w, "no bugs in %s\n", dir)
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tSTEPS\tMINIMIZED\tSIGNATURE")
-	for _, b := range bugs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration,
-			b.Input.Len(), minimizedText(b), b.Signature)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+	// The system's own failures first, then what only the model saw: a
+	// divergence may be a bug of the model as much as of the system.
+	printed := false
+	for _, model := range []bool{false, true} {
+		var group []*fuzzer.BugRecord
+		for _, b := range bugs {
+			if campaign.ModelKind(b.Kind) == model {
+				group = append(group, b)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		if printed {
+			fmt.Fprintln(w)
+		}
+		printed = true
+		if model {
+			fmt.Fprintln(w, "seen by the model (the execution and the model disagree):")
+		} else {
+			fmt.Fprintln(w, "seen by the system's own oracles (panic, safety, linearizability, hang):")
+		}
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tSTEPS\tMINIMIZED\tSIGNATURE")
+		for _, b := range group {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration,
+				b.Input.Len(), minimizedText(b), b.Signature)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "\n%d distinct bug(s); details: modelfuzz bugs show --corpus %s %s\n", len(bugs), dir, bugs[0].ID)
 	return nil

@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
@@ -33,6 +36,12 @@ type probe struct {
 	stack  []*probeFrame
 	by     map[*def]*ActionProbe
 	order  []*def
+	// For ProbeAction: top is the action's frame; deep the innermost
+	// conjunct reached when the action had got furthest (a conjunct of an
+	// action it calls rather than the call).
+	top                 *probeFrame
+	deep                syntax.Pos
+	deepBest, deepDepth int
 }
 
 type probeFrame struct {
@@ -48,6 +57,12 @@ type probeFrame struct {
 // reached records that conjunct n is being evaluated, all the conjuncts
 // before it on the current path having held.
 func (p *probe) reached(n node) {
+	if p.top != nil && len(p.stack) > 0 && p.stack[0] == p.top {
+		d := p.passed - p.top.base
+		if d > p.deepBest || d == p.deepBest && len(p.stack) > p.deepDepth || p.deep.Line == 0 {
+			p.deep, p.deepBest, p.deepDepth = n.position(), d, len(p.stack)
+		}
+	}
 	for _, f := range p.stack {
 		if d := p.passed - f.base; d > f.best || f.bestPos.Line == 0 {
 			f.best, f.bestPos = d, n.position()
@@ -106,4 +121,88 @@ func (ev *Evaluator) ProbeNext(s []value.Value) ([]ActionProbe, int, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Progress > out[j].Progress })
 	return out, n, err
+}
+
+// ProbeAction enumerates the successors of s by action operator name
+// with args, as ActionSuccessors does, and reports how far it got: for an
+// action that is not enabled, Stuck is the conjunct that was false (inside
+// the action operators it calls, when one of theirs was) and Progress how
+// many conjuncts held before it. n is the number of successors.
+func (ev *Evaluator) ProbeAction(name string, args, s []value.Value) (ap ActionProbe, n int, err error) {
+	d := ev.m.root.lookup(name)
+	if d == nil || d.kind != dkOp {
+		return ap, 0, fmt.Errorf("the model has no action %s", name)
+	}
+	c := ev.c
+	p := &probe{by: map[*def]*ActionProbe{}}
+	c.probe = p
+	defer func() { c.probe = nil }()
+	var fr *Env
+	if len(args) > 0 {
+		fr = &Env{vals: args}
+	}
+	f := p.push(d, fr)
+	p.top = f
+	err = ev.ActionSuccessors(name, args, s, func([]value.Value) error {
+		n++
+		return nil
+	})
+	f.enabled = n > 0
+	p.pop(f)
+	ap = *p.by[d]
+	if p.deep.Line != 0 {
+		ap.Stuck = p.deep
+	}
+	return ap, n, err
+}
+
+// ExprText is the source of the expression that starts at pos in the
+// model's modules, as the parser read it ("" when there is none).
+func (m *Model) ExprText(pos syntax.Pos) string {
+	mods := []*syntax.Module{m.Module}
+	for _, name := range slices.Sorted(maps.Keys(m.loader.extended)) {
+		if mod, err := m.loader.syn.Load(name); err == nil {
+			mods = append(mods, mod)
+		}
+	}
+	for _, mod := range mods {
+		var found syntax.Expr
+		syntax.Inspect(mod, func(n syntax.Node) bool {
+			if found != nil {
+				return false
+			}
+			if _, ok := n.(*syntax.BulletList); ok {
+				return true // its position is its first item's
+			}
+			if e, ok := n.(syntax.Expr); ok && e.Position() == pos {
+				found = e
+				return false
+			}
+			return true
+		})
+		if found != nil {
+			return trimParens(syntax.ExprString(found))
+		}
+	}
+	return ""
+}
+
+// trimParens removes the parentheses around a whole rendered expression.
+func trimParens(s string) string {
+	for len(s) >= 2 && s[0] == '(' && s[len(s)-1] == ')' {
+		depth := 0
+		for i := 0; i < len(s)-1; i++ {
+			switch s[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 {
+				return s // the first ( closes before the end
+			}
+		}
+		s = s[1 : len(s)-1]
+	}
+	return s
 }

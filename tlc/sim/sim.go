@@ -13,6 +13,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,6 +65,11 @@ type Divergence struct {
 	Index  int    `json:"index"` // of the action, from 0; -1 for the initial state
 	Action string `json:"action"`
 	Reason string `json:"reason"`
+	// For an action that is not enabled: the conjunct of its body (or of
+	// an operator it calls) that is false, its source and its position
+	// ("raft.tla:120:9").
+	Conjunct string `json:"conjunct,omitempty"`
+	At       string `json:"at,omitempty"`
 }
 
 // Violation is an invariant false in a visited state.
@@ -292,6 +298,9 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		if reason != "" {
 			if res.Divergence == nil {
 				res.Divergence = &Divergence{Index: i, Action: a.Name, Reason: reason}
+				if reason == notEnabled {
+					s.explain(ev, cur, &a, res.Divergence)
+				}
 			}
 			if !req.Resync {
 				break
@@ -403,7 +412,7 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 	key := h.sum()
 	if t, ok := s.cache.transition(key); ok {
 		if t.next == nil {
-			return t, true, "not enabled", nil
+			return t, true, notEnabled, nil
 		}
 		if facts && !t.known {
 			if t.info, err = s.stateInfo(ev, t.next, t.fp); err != nil {
@@ -438,9 +447,38 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 	}
 	s.cache.putTransition(key, t)
 	if first == nil {
-		return t, false, "not enabled", nil
+		return t, false, notEnabled, nil
 	}
 	return t, false, "", nil
+}
+
+// notEnabled is the reason of an action that has no successor.
+const notEnabled = "not enabled"
+
+// explain finds the conjunct that keeps action a from being enabled in
+// state cur (once per result, at its divergence: the engine's probe is too
+// slow for every step).
+func (s *Simulator) explain(ev *eval.Evaluator, cur []value.Value, a *Action, d *Divergence) {
+	ai, ok := s.actions[a.Name]
+	if !ok {
+		if ai, ok = s.m.Action(a.Name); !ok {
+			return
+		}
+	}
+	args := make([]value.Value, len(ai.Params))
+	for i, p := range ai.Params {
+		v, err := value.FromJSONValue(a.Params[p], s.mvs)
+		if err != nil {
+			return
+		}
+		args[i] = v
+	}
+	ap, n, err := ev.ProbeAction(a.Name, args, cur)
+	if err != nil || n > 0 || ap.Stuck.Line == 0 {
+		return
+	}
+	d.At = filepath.Base(ap.Stuck.File) + ":" + strconv.Itoa(ap.Stuck.Line) + ":" + strconv.Itoa(ap.Stuck.Col)
+	d.Conjunct = s.m.ExprText(ap.Stuck)
 }
 
 func (s *Simulator) stateJSON(st []value.Value) (map[string]json.RawMessage, error) {

@@ -172,3 +172,51 @@ func TestInvariantsKeptByTheVariablesTheyRead(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []Violation{{"Cond", 2}}, res.Violations)
 }
+
+const votesSpec = `---- MODULE Votes ----
+EXTENDS Naturals
+VARIABLES voted, term
+Init == voted = 0 /\ term = 1
+Grant(c) == /\ voted \in {0, c}
+            /\ voted' = c
+Vote(c, t, len) == /\ t >= term
+                   /\ len >= 2
+                   /\ Grant(c)
+                   /\ term' = t
+Next == \E c \in {1, 2} : Vote(c, 1, 2)
+====
+`
+
+// A divergence names the conjunct that is false, in the action's body or
+// in an action it calls, with its position: the same action failing for
+// different reasons gives different divergences.
+func TestDivergenceNamesTheFalseConjunct(t *testing.T) {
+	mods, err := syntax.ParseSource("Votes.tla", []byte(votesSpec))
+	require.NoError(t, err)
+	ld := syntax.NewLoader()
+	ld.Add(mods...)
+	c, err := cfg.Parse("Votes.cfg", []byte("INIT Init\nNEXT Next\n"))
+	require.NoError(t, err)
+	m, err := eval.Build(ld, mods[0], c)
+	require.NoError(t, err)
+	s, err := New(m, 16)
+	require.NoError(t, err)
+	vote := func(c, t, l int) Action {
+		return Action{Name: "Vote", Params: map[string]any{"c": c, "t": t, "len": l}}
+	}
+	for _, tc := range []struct {
+		acts         []Action
+		conjunct, at string
+	}{
+		{[]Action{vote(1, 0, 5)}, "t >= term", "Votes.tla:7:25"},
+		{[]Action{vote(1, 1, 1)}, "len >= 2", "Votes.tla:8:27"},
+		{[]Action{vote(1, 1, 5), vote(2, 1, 5)}, "voted \\in {0, c}", "Votes.tla:5:22"},
+	} {
+		res, err := s.Simulate(&Request{Actions: tc.acts})
+		require.NoError(t, err)
+		require.NotNil(t, res.Divergence)
+		require.Equal(t, "not enabled", res.Divergence.Reason)
+		require.Equal(t, tc.conjunct, res.Divergence.Conjunct)
+		require.Equal(t, tc.at, res.Divergence.At)
+	}
+}
