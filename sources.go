@@ -9,5 +9,5 @@ import "embed"
 // Sources are the adapter's, the schedule's and the linearizability
 // checker's Go files.
 //
-//go:embed adapters/etcdraft/*.go schedule/*.go linearize/*.go
+//go:embed adapters/etcdraft/*.go schedule/*.go linearize/*.go internal/jsonerr/*.go
 var Sources embed.FS

@@ -122,18 +122,20 @@ func Export(store *corpus.Store, out string) (inputs, bugs int, err error) {
 			return 0, 0, err
 		}
 	}
+	var sys *schedule.InputSystem // every file replays on the campaign's system
 	if s != nil {
 		if err := writeJSON(filepath.Join(out, "campaign.json"), s); err != nil {
 			return 0, 0, err
 		}
+		sys = s.InputSystem()
 	}
 	for _, r := range snap.Inputs {
-		if err := os.WriteFile(filepath.Join(out, "inputs", strconv.FormatUint(r.ID, 10)+".json"), schedule.EncodeInput(r.Input), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, "inputs", strconv.FormatUint(r.ID, 10)+".json"), schedule.EncodeInputFor(r.Input, sys), 0o644); err != nil {
 			return 0, 0, err
 		}
 	}
 	for _, b := range snap.Bugs {
-		if err := os.WriteFile(filepath.Join(out, "bugs", b.ID+".json"), schedule.EncodeInput(b.Input), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, "bugs", b.ID+".json"), schedule.EncodeInputFor(b.Input, sys), 0o644); err != nil {
 			return 0, 0, err
 		}
 		meta := struct {
@@ -144,7 +146,7 @@ func Export(store *corpus.Store, out string) (inputs, bugs int, err error) {
 		}{b.ID, b.Kind, b.Signature, b.Message, b.FirstIteration, b.Hits, b.Input.Len(), 0}
 		if b.Minimized != nil {
 			meta.MinimizedSteps = b.Minimized.Len()
-			if err := os.WriteFile(filepath.Join(out, "bugs", b.ID+".min.json"), schedule.EncodeInput(b.Minimized), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(out, "bugs", b.ID+".min.json"), schedule.EncodeInputFor(b.Minimized, sys), 0o644); err != nil {
 				return 0, 0, err
 			}
 		}

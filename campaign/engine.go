@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -36,7 +37,7 @@ func StartModelEngine(spec models.Spec, eng EngineSettings, logger hclog.Logger)
 	// Check the model here first: a broken model is a clear error now,
 	// not a sidecar that keeps dying.
 	if _, err := models.Load(spec); err != nil {
-		return nil, nil, fmt.Errorf("model %s: %v", spec.Model, err)
+		return nil, nil, modelError(spec.Model, err)
 	}
 	args := []string{"tlc", "serve", "--model", spec.Model}
 	if spec.Config != "" {
@@ -62,11 +63,11 @@ func StartModelEngine(spec models.Spec, eng EngineSettings, logger hclog.Logger)
 func loadSimulator(spec models.Spec) (*sim.Simulator, error) {
 	m, err := models.Load(spec)
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %v", spec.Model, err)
+		return nil, modelError(spec.Model, err)
 	}
 	s, err := sim.New(m, 0)
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %v", spec.Model, err)
+		return nil, modelError(spec.Model, err)
 	}
 	return s, nil
 }
@@ -79,4 +80,13 @@ func IsEmbeddedModel(name string) bool {
 		}
 	}
 	return false
+}
+
+// modelError names the model in err, once: errors of models.Load may name
+// it already.
+func modelError(model string, err error) error {
+	if strings.HasPrefix(err.Error(), "model "+model+":") {
+		return err
+	}
+	return fmt.Errorf("model %s: %v", model, err)
 }

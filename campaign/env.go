@@ -384,12 +384,22 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 		if err != nil {
 			return nil, fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
 		}
-		in, err := schedule.DecodeInput(data)
+		in, named, err := schedule.DecodeInputFile(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", arg, err)
 		}
-		s, err := sys.Open(nil)
-		if err != nil {
+		var s *System
+		if named != nil && !sys.AnyGiven() {
+			// The file was written from a campaign: its system, not the
+			// command line's default.
+			ad, err := LookupAdapter(named.Adapter)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", arg, err)
+			}
+			if s, err = ad.Open(named.Config, nil); err != nil {
+				return nil, fmt.Errorf("%s: the system it names: %v", arg, err)
+			}
+		} else if s, err = sys.Open(nil); err != nil {
 			return nil, err
 		}
 		return &Target{Input: in, What: arg, Spec: s.Spec(), Checker: fuzzer.NewChecker(s, nil, timeout), close: s.Close}, nil

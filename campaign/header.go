@@ -125,3 +125,8 @@ func KindText(kind string) string {
 func ModelKind(kind string) bool {
 	return kind == "divergence" || kind == "model-invariant" || kind == "spec-divergence"
 }
+
+// InputSystem is the campaign's system as an input file names it.
+func (s *Settings) InputSystem() *schedule.InputSystem {
+	return &schedule.InputSystem{Adapter: s.Adapter, Config: s.AdapterConfig}
+}

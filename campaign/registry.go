@@ -67,12 +67,29 @@ var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-
 // cannot map (etcdraft's spare node).
 func (a *SystemFlags) ForModel() { a.forModel = true }
 
+// SetGiven tells the flags which of them the command line gave.
+func (a *SystemFlags) SetGiven(given func(flag string) bool) { a.given = given }
+
+// AnyGiven reports whether the command line gave --adapter or one of an
+// adapter's own flags.
+func (a *SystemFlags) AnyGiven() bool {
+	if a.given == nil {
+		return false
+	}
+	if a.given("adapter") {
+		return true
+	}
+	return slices.ContainsFunc(systemFlagNames, a.given)
+}
+
 // IsSystemFlag reports whether name is one of an adapter's own flags.
 func IsSystemFlag(name string) bool { return slices.Contains(systemFlagNames, name) }
 
 // Register declares the flags on fs.
 func (a *SystemFlags) Register(fs *pflag.FlagSet) {
-	fs.StringVar(&a.Adapter, "adapter", "microbench", "system under test: "+AdapterNames())
+	fs.StringVar(&a.Adapter, "adapter", "microbench", "system under test: "+AdapterNames()+" (default: the model's system with --model, e.g. etcdraft for raft.tla; microbench otherwise)")
+	// The help says the default, which depends on --model.
+	fs.Lookup("adapter").DefValue = ""
 	fs.IntVar(&a.Workers, "workers", 6, "microbench: number of workers")
 	fs.IntVar(&a.Tasks, "tasks", 20, "microbench: execute messages per request")
 	d := etcdraft.DefaultConfig()

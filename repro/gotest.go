@@ -44,7 +44,7 @@ const (
 // library and go.etcd.io/raft/v3 (with google.golang.org/protobuf, which
 // raftpb is built on).
 func GoTest(b Bug) (map[string][]byte, error) {
-	harness, err := flatten(modelfuzz.Sources, "adapters/etcdraft", []string{"schedule", "linearize"},
+	harness, err := flatten(modelfuzz.Sources, "adapters/etcdraft", []string{"schedule", "linearize", "internal/jsonerr"},
 		map[string][]byte{"linearize": linearizeSource}, PackageName)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"io"
 	"slices"
 	"strconv"
@@ -479,72 +480,91 @@ func EncodeInput(in *Input) []byte {
 	return append(in.AppendJSON(nil, true), '\n')
 }
 
+// InputSystem is the system an input file was written from (a campaign's
+// adapter and its configuration), so that replaying the file runs it on
+// that system rather than on the command line's default.
+type InputSystem struct {
+	Adapter string          `json:"adapter"`
+	Config  json.RawMessage `json:"config,omitempty"`
+}
+
+// EncodeInputFor is EncodeInput with the system it runs on.
+func EncodeInputFor(in *Input, sys *InputSystem) []byte {
+	if sys == nil {
+		return EncodeInput(in)
+	}
+	b, _ := json.Marshal(sys)
+	enc := in.AppendJSON(nil, true)
+	// {"version":1,... -> {"version":1,"system":{...},...
+	if i := bytes.IndexByte(enc, ','); i > 0 {
+		enc = append(enc[:i:i], append(append([]byte(`,"system":`), b...), enc[i:]...)...)
+	}
+	return append(enc, '\n')
+}
+
 // DecodeInput parses and validates an input file. Unknown fields, a wrong
 // version and invalid steps are errors naming the problem.
 func DecodeInput(data []byte) (*Input, error) {
+	in, _, err := DecodeInputFile(data)
+	return in, err
+}
+
+// DecodeInputFile is DecodeInput that also returns the system the file
+// names (nil when it names none).
+func DecodeInputFile(data []byte) (*Input, *InputSystem, error) {
 	var raw struct {
 		Version *int            `json:"version"`
+		System  *InputSystem    `json:"system"`
 		Steps   json.RawMessage `json:"steps"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("input: %s", jsonErr(data, err))
+		return nil, nil, fmt.Errorf("input: %s", jsonErr(data, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("input: trailing data after the JSON object")
+		return nil, nil, fmt.Errorf("input: trailing data after the JSON object")
 	}
 	if raw.Version == nil {
-		return nil, fmt.Errorf("input: missing \"version\" (want %d)", InputVersion)
+		return nil, nil, fmt.Errorf("input: missing \"version\" (want %d)", InputVersion)
 	}
 	if *raw.Version != InputVersion {
-		return nil, fmt.Errorf("input: unsupported version %d (want %d)", *raw.Version, InputVersion)
+		return nil, nil, fmt.Errorf("input: unsupported version %d (want %d)", *raw.Version, InputVersion)
 	}
 	if raw.Steps == nil {
-		return nil, fmt.Errorf("input: missing \"steps\"")
+		return nil, nil, fmt.Errorf("input: missing \"steps\"")
+	}
+	if raw.System != nil && raw.System.Adapter == "" {
+		return nil, nil, fmt.Errorf("input: \"system\" names no \"adapter\"")
 	}
 	in := &Input{}
 	sd := json.NewDecoder(bytes.NewReader(raw.Steps))
 	sd.DisallowUnknownFields()
 	if err := sd.Decode(&in.Steps); err != nil {
-		return nil, fmt.Errorf("input: steps: %s", jsonErr(raw.Steps, err))
+		// Positions in the file, not in its steps.
+		if base := int64(bytes.Index(data, raw.Steps)); base > 0 {
+			switch e := err.(type) {
+			case *json.SyntaxError:
+				e.Offset += base
+			case *json.UnmarshalTypeError:
+				e.Offset += base
+			}
+			return nil, nil, fmt.Errorf("input: steps: %s", jsonErr(data, err))
+		}
+		return nil, nil, fmt.Errorf("input: steps: %s", jsonErr(raw.Steps, err))
 	}
 	if err := in.Validate(nil); err != nil {
-		return nil, fmt.Errorf("input: %w", err)
+		return nil, nil, fmt.Errorf("input: %w", err)
 	}
-	return in, nil
+	return in, raw.System, nil
 }
 
-// jsonErr adds a line:column position to encoding/json's errors.
-func jsonErr(data []byte, err error) string {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-	}
-	if err == io.EOF {
-		return "empty document"
-	}
-	if off < 0 {
-		return err.Error()
-	}
-	line, col := LineColumn(data, off)
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
-}
+// jsonErr adds a line:column position to encoding/json's errors and
+// words them in JSON's terms.
+func jsonErr(data []byte, err error) string { return jsonerr.Describe(data, err) }
 
 // LineColumn is the position of the byte encoding/json's errors point at:
 // their Offset counts the bytes read, the offending one included.
 func LineColumn(data []byte, offset int64) (line, col int) {
-	line, col = 1, 1
-	for i := int64(0); i < offset-1 && i < int64(len(data)); i++ {
-		if data[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
+	return jsonerr.LineColumn(data, offset)
 }

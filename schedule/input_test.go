@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -58,7 +59,8 @@ func TestDecodeInputErrors(t *testing.T) {
 		`{"version":1,"steps":[{"process":0,"action":"deliver"}]}`:          `deliver needs "messages" >= 1`,
 		`{"version":1,"steps":[{"process":-1,"action":"crash"}]}`:           "process -1 is negative",
 		`{"version":1,"steps":[{"process":0,"action":"crash","value":3}]}`:  "crash takes no",
-		`{"version":1,"steps":[{"process":"a","action":"crash"}]}`:          "cannot unmarshal string",
+		`{"version":1,"steps":[{"process":"a","action":"crash"}]}`:          `line 1, column 36: "process" is a string, want an integer`,
+		`{"version":1,"system":{"config":{}},"steps":[]}`:                   `"system" names no "adapter"`,
 		`{"version":1,"steps":[{"process":0,"action":"crash","colour":1}]}`: `unknown field "colour"`,
 		`{"version":1,"steps":[]} {}`:                                       "trailing data",
 	}
@@ -66,6 +68,7 @@ func TestDecodeInputErrors(t *testing.T) {
 		_, err := DecodeInput([]byte(src))
 		require.Error(t, err, src)
 		require.Contains(t, err.Error(), want, src)
+		require.NotContains(t, err.Error(), "Go struct field", "JSON's words, not Go's")
 		require.NotContains(t, err.Error(), "\n", "errors are one line")
 	}
 }
@@ -160,4 +163,18 @@ func TestGeneratorUsesActions(t *testing.T) {
 	}
 	_, err = NewGenerator(&SystemSpec{Name: "y", Processes: 2, Actions: BaseActions}, Shape{Steps: 5, MaxMessages: 1, Actions: "deliver,tick"})
 	require.ErrorContains(t, err, "does not support tick")
+}
+
+// An input file may name the system it was written from; it round-trips.
+func TestInputFileNamesItsSystem(t *testing.T) {
+	in := &Input{Steps: []Step{{Process: 1, Action: Timeout}}}
+	sys := &InputSystem{Adapter: "etcdraft", Config: json.RawMessage(`{"nodes":3}`)}
+	got, gotSys, err := DecodeInputFile(EncodeInputFor(in, sys))
+	require.NoError(t, err)
+	require.Equal(t, in, got)
+	require.Equal(t, sys.Adapter, gotSys.Adapter)
+	require.JSONEq(t, string(sys.Config), string(gotSys.Config))
+	_, gotSys, err = DecodeInputFile(EncodeInput(in))
+	require.NoError(t, err)
+	require.Nil(t, gotSys)
 }

@@ -60,6 +60,30 @@ func TestBugReportHeaderAndExport(t *testing.T) {
 	_, err = os.Stat(filepath.Join(out, "input.json"))
 	require.NoError(t, err)
 
+	// The exported input names its system: replayed without adapter flags
+	// it runs on the campaign's (the seeded bug), not on the default.
+	rep = modelfuzz(t, "replay", filepath.Join(out, "input.json"))
+	require.Equal(t, 0, rep.code, rep.stderr)
+	require.Contains(t, rep.stdout, "FAILURE at step")
+
+	// corpus export takes its directory as an argument too, and its files
+	// replay on the campaign's system as well.
+	all := filepath.Join(t.TempDir(), "all")
+	res = modelfuzz(t, "corpus", "export", "--corpus", dir, all)
+	require.Equal(t, 0, res.code, res.stderr)
+	rep = modelfuzz(t, "replay", filepath.Join(all, "bugs", id+".json"))
+	require.Equal(t, 0, rep.code, rep.stderr)
+	require.Contains(t, rep.stdout, "FAILURE at step")
+	oneLineError(t, modelfuzz(t, "corpus", "export", "--corpus", dir), "corpus export needs the directory to write into")
+
+	// minimize writes with --out, as the other commands (-o still works).
+	min := filepath.Join(t.TempDir(), "min.json")
+	res = modelfuzz(t, "minimize", "--corpus", dir, id, "--out", min, "--tries", "10")
+	require.Equal(t, 0, res.code, res.stderr)
+	rep = modelfuzz(t, "replay", min)
+	require.Equal(t, 0, rep.code, rep.stderr)
+	require.Contains(t, rep.stdout, "FAILURE at step")
+
 	oneLineError(t, modelfuzz(t, "bugs", "export", "--corpus", dir, id), "--go-test DIR or --out DIR")
 	oneLineError(t, modelfuzz(t, "bugs", "export", "--corpus", dir, id, "--go-test", filepath.Join(t.TempDir(), "g")),
 		"only the etcdraft adapter's bugs become Go tests")
@@ -81,4 +105,53 @@ func TestBugsExportGoTestFromFile(t *testing.T) {
 
 	// A schedule that shows no failure is not a bug.
 	oneLineError(t, modelfuzz(t, "bugs", "export", "--adapter", "etcdraft", in, "--go-test", dir), "shows no failure on this system")
+}
+
+// The messages and help texts a new user tripped over (issue 19).
+func TestMessagesANewUserReads(t *testing.T) {
+	tmp := t.TempDir()
+	// What a command wants, not cobra's "accepts 1 arg(s), received 0".
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bugs", "show", "--corpus", tmp}, "bugs show needs BUG_ID (usage: modelfuzz bugs show --corpus DIR BUG_ID)"},
+		{[]string{"replay"}, "replay needs (INPUT.json | INPUT_ID | BUG_ID)"},
+		{[]string{"run", "foo"}, `run takes no arguments, got "foo"`},
+		{[]string{"minimize", "--corpus", tmp}, "minimize needs BUG_ID"},
+	} {
+		res := modelfuzz(t, tc.args...)
+		oneLineError(t, res, tc.want)
+		require.NotContains(t, res.stderr, "arg(s)")
+	}
+
+	// The model is named once.
+	res := modelfuzz(t, "run", "--model", "nope.tla", "--corpus", filepath.Join(tmp, "c"), "--iterations", "1")
+	oneLineError(t, res, "model nope.tla: no such file")
+	require.Equal(t, 1, strings.Count(res.stderr, "nope.tla"), res.stderr)
+
+	// JSON errors in JSON's words, with the position in the file.
+	bad := filepath.Join(tmp, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"version":1,"steps":[{"process":"a","action":"timeout"}]}`), 0o644))
+	res = modelfuzz(t, "replay", bad)
+	oneLineError(t, res, `line 1, column 36: "process" is a string, want an integer`)
+	require.NotContains(t, res.stderr, "Go ")
+	acts := filepath.Join(tmp, "acts.json")
+	require.NoError(t, os.WriteFile(acts, []byte(`[1]`), 0o644))
+	res = modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", acts)
+	oneLineError(t, res, "the value is a number, want an object")
+	require.NotContains(t, res.stderr, "sim.Action")
+
+	// The help names every strategy, and the default adapter as it is.
+	res = modelfuzz(t, "run", "--help")
+	require.Equal(t, 0, res.code)
+	for _, line := range strings.Split(res.stdout, "\n") {
+		if strings.Contains(line, "--strategy string") {
+			require.Contains(t, line, "model, line, trace, random")
+		}
+		if strings.Contains(line, "--adapter string") {
+			require.Contains(t, line, "etcdraft for raft.tla")
+			require.NotContains(t, line, `(default "microbench")`)
+		}
+	}
 }

@@ -35,7 +35,7 @@ input that found it and of its minimized reproducer.
 
 "bugs show ID" replays the reproducer and prints its timeline and, when the
 campaign has a model, the model states it visits.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return listBugs(cmd.OutOrStdout(), dir, jsonOut) },
 	}
 	cmd.PersistentFlags().StringVar(&dir, "corpus", "", "campaign directory (required)")
@@ -46,7 +46,7 @@ campaign has a model, the model states it visits.`,
 	show := &cobra.Command{
 		Use:   "show --corpus DIR BUG_ID",
 		Short: "Replay a bug's reproducer: its timeline and the model states it visits",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
@@ -221,7 +221,7 @@ func newMinimizeCmd() *cobra.Command {
 		timeout  time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "minimize --corpus DIR BUG_ID [-o FILE]",
+		Use:   "minimize --corpus DIR BUG_ID [--out FILE]",
 		Short: "Shrink a bug's input to a small one that shows the same bug",
 		Long: `Shrink the input of a stored bug while it still shows the same bug (the
 same signature): delta debugging over its steps, then removing crash and
@@ -232,8 +232,10 @@ stays) and, with -o, written as an input file.
 
 It starts from the bug's minimized input when there is one (--original:
 from the input that found it), so running it again continues a
-minimization stopped by its budget. Ctrl-C stops and keeps the best so far.`,
-		Args: cobra.ExactArgs(1),
+minimization stopped by its budget. Ctrl-C stops and keeps the best so far.
+--out (-o) FILE writes the minimized input, with the campaign's system, as
+a file "modelfuzz replay FILE" replays.`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tries < 1 {
 				return fmt.Errorf("--tries must be at least 1, got %d", tries)
@@ -262,7 +264,7 @@ minimization stopped by its budget. Ctrl-C stops and keeps the best so far.`,
 			fmt.Fprintf(w, "%s: %d steps -> %d steps in %d executions (%.1fs), %s\n", b.ID, st.Before, st.After, st.Tries, time.Since(t0).Seconds(), state)
 			fmt.Fprintf(w, "stored with the bug; replay: modelfuzz replay --corpus %s %s\n", dir, b.ID)
 			if out != "" {
-				if err := os.WriteFile(out, schedule.EncodeInput(res), 0o644); err != nil {
+				if err := os.WriteFile(out, schedule.EncodeInputFor(res, env.Settings.InputSystem()), 0o644); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "written to %s\n", out)
@@ -271,7 +273,10 @@ minimization stopped by its budget. Ctrl-C stops and keeps the best so far.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "corpus", "", "campaign directory (required)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "also write the minimized input to this file")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "also write the minimized input to this file")
+	// --output was its name before --out was every command's.
+	cmd.Flags().StringVar(&out, "output", "", "")
+	_ = cmd.Flags().MarkHidden("output")
 	cmd.Flags().IntVar(&tries, "tries", 5000, "most executions to spend")
 	cmd.Flags().DurationVar(&budget, "time", 0, "most time to spend (0: no limit)")
 	cmd.Flags().BoolVar(&original, "original", false, "start from the input that found the bug, not from its minimized input")

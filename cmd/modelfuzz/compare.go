@@ -47,7 +47,7 @@ counts as budget + 1). Divergences from the model are not counted as bugs.
 
 Line guidance needs the coverage build (make cover; run ./modelfuzz-cover
 compare ...).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCompare(cmd, &c) },
 	}
 	fs := cmd.Flags()

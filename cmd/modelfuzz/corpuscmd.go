@@ -41,7 +41,7 @@ func newCorpusCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the stored inputs and bugs",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(func(st *corpus.Store) error { return listCorpus(cmd.OutOrStdout(), st) })
 		},
@@ -49,7 +49,7 @@ func newCorpusCmd() *cobra.Command {
 	show := &cobra.Command{
 		Use:   "show (INPUT_ID | BUG_ID)",
 		Short: "Print one stored input or bug as JSON",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(func(st *corpus.Store) error {
 				v, err := lookupRecord(st, args[0])
@@ -70,12 +70,17 @@ func newCorpusCmd() *cobra.Command {
 func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) error) *cobra.Command {
 	var outDir string
 	export := &cobra.Command{
-		Use:   "export --out DIR",
+		Use:   "export (--out DIR | DIR)",
 		Short: "Write every input and bug as JSON files (inputs/ID.json, bugs/ID.json and its minimized bugs/ID.min.json, campaign.json)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if outDir == "" {
-				return fmt.Errorf("--out DIR is required")
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1 && outDir != "" && args[0] != outDir:
+				return fmt.Errorf("corpus export: two directories to write into, --out %s and %s; give one", outDir, args[0])
+			case len(args) == 1:
+				outDir = args[0]
+			case outDir == "":
+				return fmt.Errorf("corpus export needs the directory to write into: --out DIR (or DIR)")
 			}
 			return withStore(func(st *corpus.Store) error {
 				inputs, bugs, err := campaign.Export(st, outDir)
@@ -87,7 +92,7 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 			})
 		},
 	}
-	export.Flags().StringVar(&outDir, "out", "", "directory to write into")
+	export.Flags().StringVar(&outDir, "out", "", "directory to write into (or give it as the argument)")
 	return export
 }
 
@@ -95,7 +100,7 @@ func newCorpusImportCmd(dir *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import FILE_OR_DIR...",
 		Short: "Add input files to the corpus; the next run executes them first",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  minimumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n, err := campaign.Import(*dir, args)
 			if err != nil {
@@ -117,7 +122,7 @@ time over all sessions, iterations, executions per second, corpus size,
 bugs, every measure's coverage and the process's memory. CSV with a
 header by default (one column per measure), --json for one JSON object per
 line. This is coverage over time, across restarts, ready to plot.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(func(st *corpus.Store) error {
 				recs, err := st.Stats()

@@ -56,7 +56,7 @@ it ran on), and for the process adapter cluster.json, the cluster file.
 
 The bug is a stored one (--corpus DIR BUG_ID) or the failure that replaying
 an input file shows (INPUT.json with the adapter flags it ran with).`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if goTest == "" && out == "" {
 				return fmt.Errorf("bugs export: say where to write: --go-test DIR or --out DIR")
@@ -199,13 +199,15 @@ func writeGoTest(w io.Writer, dir string, e *exported) error {
 }
 
 func writeExport(w io.Writer, dir string, e *exported) error {
-	files := map[string][]byte{"input.json": schedule.EncodeInput(e.in)}
+	files := map[string][]byte{"input.json": schedule.EncodeInputFor(e.in, &schedule.InputSystem{Adapter: e.adapter, Config: e.config})}
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "# Bug %s (%s)\n\n%s\n\n```\n%s```\n", e.bug.ID, e.bug.Kind, e.bug.Message, campaign.HeaderText(e.header))
 	if e.cluster != nil {
 		files["cluster.json"] = append(e.cluster, '\n')
 		readme.WriteString("\nThe cluster file is cluster.json; replay the input without the corpus:\n\n" +
 			"    modelfuzz replay --adapter process --cluster cluster.json input.json\n")
+	} else {
+		readme.WriteString("\ninput.json names its system: replay it without the corpus with\n\n    modelfuzz replay input.json\n")
 	}
 	files["README.md"] = []byte(readme.String())
 	if err := writeFiles(dir, files); err != nil {

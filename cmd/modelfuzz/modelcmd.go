@@ -45,7 +45,7 @@ rewards the inputs that reach it. Measure a view before guiding a campaign
 with it (modelfuzz run --model-config CFG whose VIEW names it).
 
 Example: modelfuzz model size --model raft.tla --view View,OrderView,ShapeView --max-depth 9`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var names []string
 			for _, v := range strings.Split(views, ",") {

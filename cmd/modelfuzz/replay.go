@@ -36,11 +36,12 @@ campaign was and, when the campaign had a model, the execution is checked
 against it as well; otherwise the system comes from the adapter flags.
 Executions are deterministic: the same input always gives the same trace,
 byte for byte (--json prints it).`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repeat < 1 {
 				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
 			}
+			af.SetGiven(cmd.Flags().Changed)
 			t, err := campaign.OpenTarget(corpusDir, af, args[0], original, timeout)
 			if err != nil {
 				return err

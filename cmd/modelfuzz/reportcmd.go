@@ -26,7 +26,7 @@ it): its settings and totals, its coverage over fuzzing time from the stats
 snapshots stored every --stats-every (across restarts), and every distinct
 bug with its minimized reproducer replayed as a timeline and, when the
 campaign has a model, the model states it visits.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return fmt.Errorf("--out FILE.html is required")

@@ -89,7 +89,7 @@ racy events, chains, rounds). In a
 coverage build every strategy also reports lines_covered: the source lines of
 the system under test (the go.etcd.io/raft/v3 packages) its executions
 covered.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
 	}
 	f.register(cmd.Flags())
@@ -99,7 +99,7 @@ covered.`,
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	s := &f.Settings
 	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model (default with --model), trace (default otherwise), random; or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
 	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
 	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
 	fs.IntVar(&s.RaceRuns, "race-runs", 0, "pct, pctcp, dpos, tapct: random walks of the preliminary analysis that estimates n, n^ and the racy events (default 20)")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -50,7 +51,7 @@ token is made and printed on stderr. The protocol (JSON):
 --model is a .tla file (with FILE.cfg unless --config names another) or
 the name of an embedded model (` + fmt.Sprint(models.Embedded()) + `). SIGINT or SIGTERM
 stops the server after the requests in flight.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTLCServe(cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
 		},
@@ -101,6 +102,9 @@ func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
 	m.Out = stderr // Print and PrintT must not mix with the ready line
 	s, err := sim.New(m, f.cache)
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "model "+f.model+":") {
+			return err // it names the model already
+		}
 		return fmt.Errorf("model %s: %v", f.model, err)
 	}
 	token := os.Getenv(sidecar.TokenEnv)

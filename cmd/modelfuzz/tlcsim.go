@@ -36,7 +36,7 @@ ACTIONS.json is either an array of actions or a request object:
 
 Parameter values: numbers, strings (or the name of a model value), booleans,
 arrays (tuples) and objects (records).`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])
 			if err != nil {
@@ -104,7 +104,11 @@ func printSimulation(w io.Writer, req *sim.Request, res *sim.Result) {
 		fmt.Fprintf(w, "Error: invariant %s is violated after %d action(s).\n", v.Invariant, v.Index)
 	}
 	if d := res.Divergence; d != nil {
-		fmt.Fprintf(w, "Divergence at action %d (%s): %s\n", d.Index, d.Action, d.Reason)
+		fmt.Fprintf(w, "Divergence at action %d (%s): %s", d.Index, d.Action, d.Reason)
+		if d.At != "" {
+			fmt.Fprintf(w, ": %s is false (%s)", d.Conjunct, d.At)
+		}
+		fmt.Fprintln(w)
 	} else {
 		fmt.Fprintf(w, "All %d actions replayed; %d abstract states visited.\n", len(req.Actions), len(res.States))
 	}

@@ -53,7 +53,7 @@ action could take, the spec's state there and how far each action got.
 Exit codes: 0 every trace matched, 13 a trace not matched, 12 an invariant
 violated, 75 an evaluation error, 150/151 a spec or configuration error, 1
 bad input.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minimumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return profiled(cpuProfile, func() error {
 				return runTLCValidate(cmd.OutOrStdout(), spec, config, parallel, args)

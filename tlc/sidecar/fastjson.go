@@ -311,6 +311,12 @@ func appendResult(dst []byte, res *sim.Result) []byte {
 		dst = appendString(dst, d.Action)
 		dst = append(dst, `,"reason":`...)
 		dst = appendString(dst, d.Reason)
+		if d.Conjunct != "" || d.At != "" {
+			dst = append(dst, `,"conjunct":`...)
+			dst = appendString(dst, d.Conjunct)
+			dst = append(dst, `,"at":`...)
+			dst = appendString(dst, d.At)
+		}
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -398,6 +404,10 @@ func resultFrom(r gjson.Result) (*sim.Result, bool) {
 						d.Action = x.Str
 					case "reason":
 						d.Reason = x.Str
+					case "conjunct":
+						d.Conjunct = x.Str
+					case "at":
+						d.At = x.Str
 					}
 					return true
 				})

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 )
 
 // DecodeRequest reads a request as a user writes it (modelfuzz tlc
@@ -35,7 +37,7 @@ func strictJSON(data []byte, v any) error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid JSON: %v", err)
+		return fmt.Errorf("invalid JSON: %s", jsonerr.Describe(data, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("invalid JSON: trailing data")
