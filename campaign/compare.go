@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,7 +250,8 @@ func (c *Comparison) Run(ctx context.Context) (*report.Comparison, error) {
 		}
 	}
 	rc := &report.Comparison{Adapter: c.System.Adapter, Model: c.Model, Iterations: c.Iterations, Seeds: c.seeds(),
-		SeedPopulation: SeedPopulation, Created: time.Now().UTC().Format(time.RFC3339)}
+		SeedPopulation: SeedPopulation, Created: time.Now().UTC().Format(time.RFC3339),
+		SystemFlags: c.SystemArgs, Tool: buildinfo.Read().String()}
 	for _, s := range c.names {
 		st := report.Strategy{Name: s}
 		for i := range jobs {

@@ -49,34 +49,66 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 	set("coverage", strings.Join(covText, ", "))
 	set("bugs", fmt.Sprintf("%d distinct, %d executions with a failure, %d divergences from the model", len(bugs), cnt.Failures, cnt.Divergences))
 
-	if len(stats) > 0 {
-		// One figure per measure (their scales differ), over fuzzing time.
+	if len(stats) < 2 {
+		// A plot of one point (or none) says nothing: an axis around it.
+		set("plots", fmt.Sprintf("none: %d stats snapshot(s), a plot needs two (--stats-every sets how often they are taken)", len(stats)))
+	} else {
+		const xLabel = "fuzzing time (minutes, over all sessions)"
+		// Where a resumed campaign started again, for the captions.
+		var resumed []string
+		for i := 1; i < len(stats); i++ {
+			if stats[i].Session != stats[i-1].Session {
+				resumed = append(resumed, fmt.Sprintf("%.1f", stats[i].RunSeconds/60))
+			}
+		}
+		sessions := ""
+		if len(resumed) > 0 {
+			sessions = fmt.Sprintf(" The campaign was resumed at %s minute(s) of fuzzing.", strings.Join(resumed, ", "))
+		}
+		plot := func(name, title, yLabel, caption string, pts []report.XY) error {
+			png, err := report.CampaignPlot(map[string][]report.XY{title: pts}, xLabel, yLabel, title)
+			if err != nil {
+				return fmt.Errorf("plot of %s: %v", title, err)
+			}
+			cp.Plots = append(cp.Plots, report.Figure{Name: name, Title: title, Caption: caption + sessions, PNG: png})
+			return nil
+		}
+		// One figure per measure (their scales differ), over fuzzing
+		// time, from nothing at time 0.
 		series := map[string][]report.XY{}
 		for _, r := range stats {
 			for m, v := range r.Coverage {
+				if series[m] == nil {
+					series[m] = []report.XY{{X: 0, Y: 0}}
+				}
 				series[m] = append(series[m], report.XY{X: r.RunSeconds / 60, Y: float64(v)})
 			}
 		}
 		for _, m := range slices.Sorted(maps.Keys(series)) {
-			png, err := report.CampaignPlot(map[string][]report.XY{m: series[m]}, "fuzzing time (minutes, over all sessions)",
-				fmt.Sprintf("%s coverage (%s)", m, report.MeasureUnit(m)), fmt.Sprintf("%s coverage over time", m))
-			if err != nil {
-				return nil, fmt.Errorf("plot of %s: %v", m, err)
+			if err := plot("coverage-"+m+".png", m+" coverage over time", fmt.Sprintf("%s coverage (%s)", m, report.MeasureUnit(m)),
+				fmt.Sprintf("%s coverage after each stats snapshot (%d snapshots).", m, len(stats)), series[m]); err != nil {
+				return nil, err
 			}
-			cp.Plots = append(cp.Plots, report.Figure{Name: "coverage-" + m + ".png", Title: m + " coverage over time",
-				Caption: fmt.Sprintf("%s coverage after each stats snapshot (%d snapshots).", m, len(stats)), PNG: png})
 		}
-		var speed []report.XY
+		speed := []report.XY{}
+		bugsAt := []report.XY{{X: 0, Y: 0}}
+		corpusAt := []report.XY{{X: 0, Y: 0}}
 		for _, r := range stats {
-			speed = append(speed, report.XY{X: r.RunSeconds / 60, Y: r.ExecsPerSec})
+			x := r.RunSeconds / 60
+			speed = append(speed, report.XY{X: x, Y: r.ExecsPerSec})
+			bugsAt = append(bugsAt, report.XY{X: x, Y: float64(r.Bugs)})
+			corpusAt = append(corpusAt, report.XY{X: x, Y: float64(r.Corpus)})
 		}
-		png, err := report.CampaignPlot(map[string][]report.XY{"executions per second": speed}, "fuzzing time (minutes, over all sessions)",
-			"executions per second (session average)", "throughput")
-		if err != nil {
-			return nil, fmt.Errorf("plot of throughput: %v", err)
+		if err := plot("throughput.png", "throughput", "executions per second (session average)",
+			"Executions per second, averaged over the session so far, at each snapshot.", speed); err != nil {
+			return nil, err
 		}
-		cp.Plots = append(cp.Plots, report.Figure{Name: "throughput.png", Title: "throughput",
-			Caption: "Executions per second, averaged over the session so far, at each snapshot.", PNG: png})
+		if err := plot("bugs.png", "bugs over time", "distinct bugs", "Distinct bugs found, at each snapshot.", bugsAt); err != nil {
+			return nil, err
+		}
+		if err := plot("corpus.png", "corpus size over time", "inputs kept", "Inputs kept in the corpus, at each snapshot.", corpusAt); err != nil {
+			return nil, err
+		}
 	}
 	for _, b := range bugs {
 		sec := report.BugSection{ID: b.ID, Kind: b.Kind, Signature: b.Signature, Message: b.Message, Hits: b.Hits,

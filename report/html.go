@@ -239,8 +239,14 @@ func WriteCompareHTML(w io.Writer, c *Comparison, figs []Figure) error {
 	if len(c.Tests) > 0 {
 		pg.Settings = append(pg.Settings, [2]string{"base of the tests", c.Tests[0].A})
 	}
+	if len(c.SystemFlags) > 0 {
+		pg.Settings = append(pg.Settings, [2]string{"system flags", strings.Join(c.SystemFlags, " ")})
+	}
 	if c.Created != "" {
 		pg.Settings = append(pg.Settings, [2]string{"created", c.Created})
+	}
+	if c.Tool != "" {
+		pg.Settings = append(pg.Settings, [2]string{"modelfuzz", c.Tool})
 	}
 	for _, m := range pg.Measures {
 		pg.Units = append(pg.Units, MeasureUnit(m))

@@ -50,7 +50,10 @@ type Strategy struct {
 // Comparison is the outcome of running every strategy with the same seeds.
 type Comparison struct {
 	Adapter string `json:"adapter"`
-	Model   string `json:"model"`
+	// SystemFlags are the adapter's flags every campaign ran with
+	// (--inject, --workers, --tasks, ...).
+	SystemFlags []string `json:"system_flags,omitempty"`
+	Model       string   `json:"model"`
 	// Iterations is the budget of every run.
 	Iterations int64 `json:"iterations"`
 	// SeedPopulation is how many first iterations run the same random
@@ -60,6 +63,8 @@ type Comparison struct {
 	Seeds          []uint64   `json:"seeds"`
 	Strategies     []Strategy `json:"strategies"`
 	Created        string     `json:"created"`
+	// Tool is the modelfuzz that ran the comparison (version, commit, Go).
+	Tool string `json:"tool,omitempty"`
 	// Tests are the statistical comparisons, filled by Analyze.
 	Tests []Test `json:"tests"`
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // ExactMaxN is the largest sample size for which MannWhitneyU computes the
-// exact distribution of U: beyond it (or with ties) the normal approximation
-// is within a few thousandths of the exact p-value and far cheaper.
+// exact distribution of U: beyond it the normal approximation is within a
+// few thousandths of the exact p-value and far cheaper.
 const ExactMaxN = 30
 
 // MannWhitneyU is the two-sided Mann-Whitney U test (Wilcoxon rank-sum test)
@@ -17,11 +17,13 @@ const ExactMaxN = 30
 // and u/(len(x)·len(y)) is A12(x, y). p is the probability, if x and y come
 // from the same distribution, of a U at least as far from len(x)·len(y)/2.
 //
-// p is exact (the distribution of U enumerated by dynamic programming) when
-// the pooled sample has no ties and both samples have at most ExactMaxN
-// values; otherwise it comes from the normal approximation, with the variance
-// corrected for ties and a continuity correction of 1/2. When all values are
-// equal, p is 1.
+// p is exact when both samples have at most ExactMaxN values: the
+// distribution of U enumerated by dynamic programming, over the pooled
+// sample's mid-ranks when it has ties (the permutation distribution), so
+// that small samples never get an approximate p-value below the exact
+// minimum. Otherwise it comes from the normal approximation, with the
+// variance corrected for ties and a continuity correction of 1/2. When all
+// values are equal, p is 1.
 //
 // It is an error when x or y is empty or holds a NaN.
 func MannWhitneyU(x, y []float64) (u, p float64, err error) {
@@ -34,8 +36,11 @@ func MannWhitneyU(x, y []float64) (u, p float64, err error) {
 	}
 	n, m := float64(len(x)), float64(len(y))
 	u = r.sumX - n*(n+1)/2
-	if r.tieTerm == 0 && len(x) <= ExactMaxN && len(y) <= ExactMaxN {
-		return u, exactP(len(x), len(y), int(math.Round(u))), nil
+	if len(x) <= ExactMaxN && len(y) <= ExactMaxN {
+		if r.tieTerm == 0 {
+			return u, exactP(len(x), len(y), int(math.Round(u))), nil
+		}
+		return u, exactTiesP(r.ranks2, len(x), int(math.Round(2*r.sumX))), nil
 	}
 	return u, normalP(u, n, m, r.tieTerm), nil
 }
@@ -44,6 +49,7 @@ func MannWhitneyU(x, y []float64) (u, p float64, err error) {
 type ranking struct {
 	sumX    float64 // sum of the (mid-)ranks of x, ranks starting at 1
 	tieTerm float64 // Σ (t³ - t) over groups of t tied values; 0 without ties
+	ranks2  []int   // twice the mid-rank of every pooled value (integers)
 }
 
 // rankSum ranks x and y together, giving tied values the mean of the ranks
@@ -76,6 +82,7 @@ func rankSum(x, y []float64) (ranking, error) {
 		// Positions i..j-1 hold equal values: ranks i+1..j, mean (i+1+j)/2.
 		mid := float64(i+1+j) / 2
 		for k := i; k < j; k++ {
+			r.ranks2 = append(r.ranks2, i+1+j)
 			if all[k].inX {
 				r.sumX += mid
 			}
@@ -148,4 +155,48 @@ func normalP(u, n, m, tieTerm float64) float64 {
 	}
 	z := math.Max(0, math.Abs(u-n*m/2)-0.5) / math.Sqrt(variance)
 	return math.Min(1, math.Erfc(z/math.Sqrt2))
+}
+
+// exactTiesP is the two-sided p-value of a rank sum of x (twice it:
+// sum2) under the permutation distribution: every choice of n of the pooled
+// values (twice their mid-ranks: ranks2) as x is equally likely. Twice the
+// smaller tail, at most 1, as exactP.
+func exactTiesP(ranks2 []int, n, sum2 int) float64 {
+	total := 0
+	for _, r := range ranks2 {
+		total += r
+	}
+	// ways[k][s]: the share of the choices of k values among those seen so
+	// far whose doubled ranks sum to s, scaled by 1/C(seen, k) as it goes
+	// so that every number stays a probability.
+	ways := make([][]float64, n+1)
+	for k := range ways {
+		ways[k] = make([]float64, total+1)
+	}
+	ways[0][0] = 1
+	for i, r := range ranks2 {
+		seen := i + 1
+		for k := min(n, seen); k >= 1; k-- {
+			// C(seen, k) = C(seen-1, k) + C(seen-1, k-1): with the new
+			// value left out (weight (seen-k)/seen) or taken (k/seen).
+			out, in := float64(seen-k)/float64(seen), float64(k)/float64(seen)
+			for s := total; s >= 0; s-- {
+				v := out * ways[k][s]
+				if s >= r {
+					v += in * ways[k-1][s-r]
+				}
+				ways[k][s] = v
+			}
+		}
+	}
+	var lower, upper float64
+	for s, p := range ways[n] {
+		if s <= sum2 {
+			lower += p
+		}
+		if s >= sum2 {
+			upper += p
+		}
+	}
+	return math.Min(1, 2*math.Min(lower, upper))
 }

@@ -110,13 +110,68 @@ func TestMannWhitneyUTies(t *testing.T) {
 	u, p, err := MannWhitneyU(x, y)
 	require.NoError(t, err)
 	require.Equal(t, 2.5, u)
-	// Ties: value 2 three times, 3 twice, 4 twice: Σ(t³-t) = 24 + 6 + 6.
-	// Var = 4·4/12·((8+1) - 36/(8·7)); z = (|2.5 - 8| - 0.5)/sqrt(Var).
-	variance := 16.0 / 12 * (9 - 36.0/56)
-	z := 5 / math.Sqrt(variance)
-	want := 2 * (1 - normalCDF(z))
-	require.InDelta(t, want, p, 1e-12)
-	require.InDelta(t, 0.1342, p, 1e-4) // z ≈ 1.498
+	// Small samples with ties: the exact permutation distribution, by
+	// enumerating the C(8, 4) = 70 ways to pick x among the pooled values.
+	require.InDelta(t, enumeratedP(x, y), p, 1e-12)
+}
+
+// With 3 runs a side, tied or not, no p-value falls below the exact
+// minimum 2/C(6,3) = 0.1 (the normal approximation gave 0.072).
+func TestMannWhitneyUSmallSamplesExact(t *testing.T) {
+	for _, tc := range [][2][]float64{
+		{{1, 2, 3}, {4, 5, 6}},
+		{{1, 2, 2}, {3, 4, 5}},
+		{{5, 5, 6}, {1, 1, 2}},
+	} {
+		_, p, err := MannWhitneyU(tc[0], tc[1])
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, p, 0.1-1e-12, "%v", tc)
+		require.InDelta(t, enumeratedP(tc[0], tc[1]), p, 1e-12, "%v", tc)
+	}
+}
+
+// enumeratedP is the exact two-sided p-value by brute force: every way of
+// choosing len(x) of the pooled values as the first sample.
+func enumeratedP(x, y []float64) float64 {
+	pool := append(append([]float64(nil), x...), y...)
+	uOf := func(a, b []float64) float64 {
+		u := 0.0
+		for _, v := range a {
+			for _, w := range b {
+				switch {
+				case v > w:
+					u++
+				case v == w:
+					u += 0.5
+				}
+			}
+		}
+		return u
+	}
+	u0 := uOf(x, y)
+	var lower, upper, all float64
+	for mask := 0; mask < 1<<len(pool); mask++ {
+		if popcount(mask) != len(x) {
+			continue
+		}
+		var a, b []float64
+		for i, v := range pool {
+			if mask&(1<<i) != 0 {
+				a = append(a, v)
+			} else {
+				b = append(b, v)
+			}
+		}
+		u := uOf(a, b)
+		all++
+		if u <= u0 {
+			lower++
+		}
+		if u >= u0 {
+			upper++
+		}
+	}
+	return math.Min(1, 2*math.Min(lower, upper)/all)
 }
 
 func normalCDF(z float64) float64 { return 0.5 * (1 + math.Erf(z/math.Sqrt2)) }

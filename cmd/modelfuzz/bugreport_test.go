@@ -142,6 +142,18 @@ func TestMessagesANewUserReads(t *testing.T) {
 	oneLineError(t, res, "the value is a number, want an object")
 	require.NotContains(t, res.stderr, "sim.Action")
 
+	// A campaign too short for a plot gets none, and says why.
+	short := filepath.Join(tmp, "short")
+	res = modelfuzz(t, "run", "--adapter", "microbench", "--iterations", "20", "--stats-every", "1h", "--corpus", short)
+	require.Equal(t, 0, res.code, res.stderr)
+	page := filepath.Join(tmp, "short.html")
+	res = modelfuzz(t, "report", "--corpus", short, "--out", page)
+	require.Equal(t, 0, res.code, res.stderr)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	require.Contains(t, string(html), "a plot needs two")
+	require.NotContains(t, string(html), "data:image/png")
+
 	// The help names every strategy, and the default adapter as it is.
 	res = modelfuzz(t, "run", "--help")
 	require.Equal(t, 0, res.code)

@@ -371,9 +371,12 @@ func TestSignalsStopACampaignCleanly(t *testing.T) {
 func TestCompareMicrobench(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cmp")
 	res := modelfuzz(t, "compare", "--adapter", "microbench", "--model", "microbench.tla", "--strategies", "model,trace,random",
-		"--runs", "5", "--iterations", "2000", "--out", out)
+		"--runs", "5", "--iterations", "2000", "--workers", "3", "--out", out)
 	require.Equal(t, 0, res.code, res.stderr)
 	var c struct {
+		// The adapter's flags and the tool are part of the settings.
+		SystemFlags []string `json:"system_flags"`
+		Tool        string   `json:"tool"`
 		Strategies []struct {
 			Name string `json:"name"`
 			Runs []struct {
@@ -393,6 +396,8 @@ func TestCompareMicrobench(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(out, "results.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &c))
+	require.Contains(t, c.SystemFlags, "--workers=3")
+	require.True(t, strings.HasPrefix(c.Tool, "modelfuzz "), c.Tool)
 	require.Len(t, c.Strategies, 3)
 	for _, s := range c.Strategies {
 		require.Len(t, s.Runs, 5, s.Name)
@@ -414,10 +419,10 @@ func TestCompareMicrobench(t *testing.T) {
 	require.True(t, against["trace"] && against["random"], "model against trace and random: %+v", c.Tests)
 	html, err := os.ReadFile(filepath.Join(out, "report.html"))
 	require.NoError(t, err)
-	for _, want := range []string{"model", "trace", "random", "Mann-Whitney", "A12", "data:image/png;base64,"} {
+	for _, want := range []string{"model", "trace", "random", "Mann-Whitney", "A12", "data:image/png;base64,", "--workers=3"} {
 		require.Contains(t, string(html), want)
 	}
-	for _, png := range []string{"coverage-model.png", "coverage-traces.png"} {
+	for _, png := range []string{"coverage-model.png", "coverage-traces.png"} { // compare's
 		_, err := os.Stat(filepath.Join(out, png))
 		require.NoError(t, err)
 	}
@@ -438,6 +443,8 @@ func TestReportOfACampaign(t *testing.T) {
 	require.NoError(t, err)
 	s := string(page)
 	require.Contains(t, s, "data:image/png;base64,")
+	require.Contains(t, s, "bugs over time")
+	require.Contains(t, s, "corpus size over time")
 	require.Contains(t, s, "flush processed right before the last execute")
 	require.Contains(t, s, "the replay shows B1 again")
 	require.NotContains(t, s, "http://")
