@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -272,11 +273,11 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 			n++
 			switch e.Kind {
 			case EvSend:
-				fmt.Fprintf(&b, "          %-*s  -> %-*s  %s\n", width, name(e.Node), width, name(e.Peer), e.Label())
+				fmt.Fprintf(&b, "          %-*s  -> %-*s  %s\n", width, name(e.Node), width, name(e.Peer), spec.label(e))
 			case EvRecv:
-				fmt.Fprintf(&b, "          %-*s  <- %-*s  %s\n", width, name(e.Node), width, name(e.Peer), e.Label())
+				fmt.Fprintf(&b, "          %-*s  <- %-*s  %s\n", width, name(e.Node), width, name(e.Peer), spec.label(e))
 			default:
-				fmt.Fprintf(&b, "          %-*s  %s\n", width, name(e.Node), eventText(e))
+				fmt.Fprintf(&b, "          %-*s  %s\n", width, name(e.Node), spec.eventText(e))
 			}
 		}
 		if n == 0 {
@@ -288,17 +289,43 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 	}
 	for ; ev < len(ex.Trace); ev++ {
 		e := &ex.Trace[ev]
-		fmt.Fprintf(&b, "          %-*s  %s (after the last step)\n", width, name(e.Node), eventText(e))
+		fmt.Fprintf(&b, "          %-*s  %s (after the last step)\n", width, name(e.Node), spec.eventText(e))
 	}
 	return b.String()
 }
 
 func stepText(s Step) string { return s.Call() }
 
+// label is e.Label with the args that name a process (ProcessArgs) shown
+// by the process's name.
+func (spec *SystemSpec) label(e *Event) string {
+	if len(spec.ProcessArgs) == 0 {
+		return e.Label()
+	}
+	var b strings.Builder
+	b.WriteString(e.Type)
+	for _, a := range e.Args {
+		b.WriteByte(' ')
+		b.WriteString(a.Key)
+		b.WriteByte('=')
+		switch {
+		case a.IsStr:
+			b.WriteString(a.Str)
+		case slices.Contains(spec.ProcessArgs, a.Key) && a.Int < 0:
+			b.WriteString("none")
+		case slices.Contains(spec.ProcessArgs, a.Key) && a.Int < int64(spec.Processes):
+			b.WriteString(spec.ProcessName(int(a.Int)))
+		default:
+			b.WriteString(strconv.FormatInt(a.Int, 10))
+		}
+	}
+	return b.String()
+}
+
 // eventText renders an event that is not a send or a recv: its kind in
 // capitals, then its label without repeating the kind.
-func eventText(e *Event) string {
-	l := e.Label()
+func (spec *SystemSpec) eventText(e *Event) string {
+	l := spec.label(e)
 	if e.Type == e.Kind {
 		l = strings.TrimPrefix(strings.TrimPrefix(l, e.Type), " ")
 	}

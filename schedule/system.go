@@ -18,6 +18,10 @@ type SystemSpec struct {
 	CrashPoints []string `json:"crash_points,omitempty"`
 	// ProcessNames gives each process a readable name for timelines; may be nil.
 	ProcessNames []string `json:"process_names,omitempty"`
+	// ProcessArgs are the keys of event args whose value is a process
+	// (from 0; -1 for none), e.g. a vote: timelines show its name ("vote=n2",
+	// not "vote=1").
+	ProcessArgs []string `json:"process_args,omitempty"`
 }
 
 // Supports reports whether the system implements action a.
