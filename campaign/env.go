@@ -255,11 +255,19 @@ func (e *Env) modelView(in *schedule.Input, ex *schedule.Execution) (string, err
 	}
 	var w strings.Builder
 	fmt.Fprintf(&w, "model %s: %d action(s) mapped, %d abstract state(s) visited\n", model, len(acts), len(res.States))
+	if n, ok := e.mapper.(interface{ Note() string }); ok {
+		fmt.Fprintf(&w, "  (%s)\n", n.Note())
+	}
 	var prev map[string]json.RawMessage
 	si := 0
 	for i := -1; i < len(acts); i++ {
 		if res.Divergence != nil && res.Divergence.Index == i {
-			fmt.Fprintf(&w, "  DIVERGES at action %d (step %d), %s: %s\n", i, stepOfAction(acts, i), ActionText(acts, i), res.Divergence.Reason)
+			d := res.Divergence
+			fmt.Fprintf(&w, "  DIVERGES at action %d (step %d), %s: %s", i, stepOfAction(acts, i), ActionText(acts, i), d.Reason)
+			if d.At != "" {
+				fmt.Fprintf(&w, ": %s is false (%s)", d.Conjunct, d.At)
+			}
+			fmt.Fprintln(&w)
 			break
 		}
 		if i >= 0 {

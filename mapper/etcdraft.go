@@ -126,6 +126,12 @@ func NewEtcdraft(p EtcdraftParams) *Etcdraft {
 }
 
 // Consts are the model's constants that must match the system.
+// Note says, under a model view, how the system's numbers map onto the
+// model's: the index shift (see the package documentation).
+func (m *Etcdraft) Note() string {
+	return "log indexes: index k of the system (its timeline) is index k-1 of the model: the system starts from a bootstrap snapshot at index 1, the model from an empty log"
+}
+
 func (m *Etcdraft) Consts() []string {
 	ids := make([]string, m.p.Nodes)
 	for i := range ids {
