@@ -377,7 +377,7 @@ func TestCompareMicrobench(t *testing.T) {
 		// The adapter's flags and the tool are part of the settings.
 		SystemFlags []string `json:"system_flags"`
 		Tool        string   `json:"tool"`
-		Strategies []struct {
+		Strategies  []struct {
 			Name string `json:"name"`
 			Runs []struct {
 				Seed     uint64                       `json:"seed"`
