@@ -11,7 +11,7 @@ iters=${2:-10000}
 out=${3:-/tmp/exp-etcd}
 make cover >/dev/null
 GOCOVERDIR=$(mktemp -d) ./modelfuzz-cover compare --adapter etcdraft --model raft.tla \
-	--strategies model,line,trace,random --runs "$runs" --iterations "$iters" --parallel 2 --out "$out" 2>/dev/null
+	--strategies model,line,trace,random --runs "$runs" --iterations "$iters" --jobs 2 --out "$out" 2>/dev/null
 python3 - "$out" <<'PY'
 import json, statistics, sys
 c = json.load(open(sys.argv[1] + "/results.json"))

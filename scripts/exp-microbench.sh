@@ -24,7 +24,7 @@ mkdir -p "$out"
 for n in "${tasks[@]}"; do
 	"$bin" compare --adapter microbench --workers 6 --tasks "$n" --inject flush-before-last \
 		--model microbench.tla --strategies "$strategies" --runs "$runs" --iterations "$budget" \
-		--stop-on-bug --parallel 2 "${energy[@]}" --out "$out/tasks-$n" 2>/dev/null >"$out/tasks-$n.txt"
+		--stop-on-bug --jobs 2 "${energy[@]}" --out "$out/tasks-$n" 2>/dev/null >"$out/tasks-$n.txt"
 done
 python3 - "$out" "$budget" "$strategies" "${tasks[@]}" <<'PY'
 import json, statistics, sys

@@ -31,7 +31,7 @@ func newCompareCmd() *cobra.Command {
 		Short: "Compare coverage guidance strategies on one system: statistics, plots and an HTML report",
 		Long: `Run --runs campaigns of every strategy, each of --iterations iterations,
 with the seeds --seed, --seed+1, ... (the same seeds for every strategy),
---parallel campaigns at once, each in its own modelfuzz process (so line
+--jobs campaigns at once, each in its own modelfuzz process (so line
 coverage counters never mix). Every campaign measures every notion of
 coverage the build supports (model states with --model, unique traces,
 lines in a coverage build), whatever guides it.
@@ -53,10 +53,14 @@ compare ...).`,
 	fs := cmd.Flags()
 	c.System.Register(fs)
 	fs.StringVar(&c.Model, "model", "", "the TLA+ model measured in every campaign (model states), e.g. raft.tla")
-	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random")
+	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds) and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
 	fs.IntVar(&c.Runs, "runs", 5, "campaigns per strategy")
 	fs.Int64Var(&c.Iterations, "iterations", 2000, "iterations of every campaign")
-	fs.IntVar(&c.Parallel, "parallel", 2, "campaigns run at once")
+	fs.IntVar(&c.Parallel, "jobs", 2, "campaigns run at once (each campaign runs one system instance: run's --parallel 1)")
+	// run's --parallel is system instances within one campaign; compare's
+	// old --parallel meant campaigns at once. The old spelling still works.
+	fs.IntVar(&c.Parallel, "parallel", 2, "campaigns run at once (the old name of --jobs)")
+	fs.MarkDeprecated("parallel", "use --jobs: campaigns run at once (run's --parallel is system instances within one campaign)")
 	fs.StringVar(&c.Out, "out", "", "directory for results.json, report.html and the plots (required)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the first run; run k uses seed+k")
 	fs.StringVar(&c.Base, "base", "model", "the strategy compared against every other one")

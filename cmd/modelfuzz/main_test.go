@@ -371,7 +371,7 @@ func TestSignalsStopACampaignCleanly(t *testing.T) {
 func TestCompareMicrobench(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cmp")
 	res := modelfuzz(t, "compare", "--adapter", "microbench", "--model", "microbench.tla", "--strategies", "model,trace,random",
-		"--runs", "5", "--iterations", "2000", "--workers", "3", "--out", out)
+		"--runs", "5", "--iterations", "2000", "--workers", "3", "--jobs", "2", "--out", out)
 	require.Equal(t, 0, res.code, res.stderr)
 	var c struct {
 		// The adapter's flags and the tool are part of the settings.
@@ -464,4 +464,16 @@ func TestReportOfACampaign(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
 	require.Equal(t, int64(3000), last.Iterations)
 	require.Equal(t, len(rows)-1, len(lines))
+}
+
+// compare's campaigns at once are --jobs; the old --parallel still works
+// and says what it became (run's --parallel is system instances).
+func TestCompareJobsFlag(t *testing.T) {
+	help := modelfuzz(t, "compare", "--help")
+	require.Equal(t, 0, help.code, help.stderr)
+	require.Contains(t, help.stdout, "--jobs int")
+	require.NotContains(t, help.stdout, "--parallel int")
+	res := modelfuzz(t, "compare", "--adapter", "microbench", "--parallel", "1")
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stdout+res.stderr, "use --jobs")
 }
