@@ -77,7 +77,7 @@ func (c *Comparison) validate() error {
 		return fmt.Errorf("--out DIR is required")
 	}
 	if c.Runs < 1 || c.Iterations < 1 || c.Parallel < 1 || c.Points < 1 {
-		return fmt.Errorf("--runs, --iterations, --parallel and --points must be at least 1")
+		return fmt.Errorf("--runs, --iterations, --jobs and --points must be at least 1")
 	}
 	ad, err := LookupAdapter(c.System.Adapter)
 	if err != nil {

@@ -72,7 +72,28 @@ The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), newTLCCmd(), newModelCmd(), newTestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+		return fmt.Errorf("%s: %s (see '%s --help')", c.CommandPath(), flagErrorText(err), c.CommandPath())
 	})
 	return root
+}
+
+// flagErrorText says a flag's bad value in a user's words: pflag passes on
+// strconv's ("strconv.ParseInt: parsing "x": invalid syntax").
+func flagErrorText(err error) string {
+	s := err.Error()
+	i := strings.Index(s, ": strconv.Parse")
+	if i < 0 {
+		return s
+	}
+	kind := "a number"
+	switch {
+	case strings.HasPrefix(s[i:], ": strconv.ParseInt"), strings.HasPrefix(s[i:], ": strconv.ParseUint"):
+		kind = "a whole number"
+	case strings.HasPrefix(s[i:], ": strconv.ParseBool"):
+		kind = "true or false"
+	}
+	if strings.HasSuffix(s, "value out of range") {
+		return s[:i] + ": out of range"
+	}
+	return s[:i] + ": want " + kind
 }

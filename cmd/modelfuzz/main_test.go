@@ -476,4 +476,9 @@ func TestCompareJobsFlag(t *testing.T) {
 	res := modelfuzz(t, "compare", "--adapter", "microbench", "--parallel", "1")
 	require.NotEqual(t, 0, res.code)
 	require.Contains(t, res.stdout+res.stderr, "use --jobs")
+	// A flag's bad value is said in a user's words, not strconv's.
+	bad := modelfuzz(t, "compare", "--adapter", "microbench", "--jobs", "x")
+	require.NotEqual(t, 0, bad.code)
+	require.Contains(t, bad.stderr, `invalid argument "x" for "--jobs" flag: want a whole number`)
+	require.NotContains(t, bad.stderr, "strconv")
 }
