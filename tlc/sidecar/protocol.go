@@ -63,20 +63,24 @@ func (p InProc) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, er
 // and with --parallel the engine would otherwise be the one thing that
 // runs on one core.
 func (p InProc) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	out, errs := simulateAll(reqs, func(r *sim.Request) (*sim.Result, error) { return p.Simulate(ctx, r) })
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// simulateAll runs simulate on every request of a batch, on every core
+// (the simulations of a batch are independent), and returns the results
+// and errors by request.
+func simulateAll(reqs []*sim.Request, simulate func(*sim.Request) (*sim.Result, error)) ([]*sim.Result, []error) {
 	out := make([]*sim.Result, len(reqs))
 	errs := make([]error, len(reqs))
-	workers := min(runtime.GOMAXPROCS(0), len(reqs))
-	if workers <= 1 {
-		for i, r := range reqs {
-			if out[i], errs[i] = p.Simulate(ctx, r); errs[i] != nil {
-				return nil, errs[i]
-			}
-		}
-		return out, nil
-	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for range min(runtime.GOMAXPROCS(0), len(reqs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -85,17 +89,12 @@ func (p InProc) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.
 				if i >= len(reqs) {
 					return
 				}
-				out[i], errs[i] = p.Simulate(ctx, reqs[i])
+				out[i], errs[i] = simulate(reqs[i])
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, errs
 }
 
 var (

@@ -11,10 +11,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -234,24 +232,7 @@ func (s *Server) simulateBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The simulations of a batch are independent: run them on every core.
-	results := make([]*sim.Result, len(reqs))
-	errs := make([]error, len(reqs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(reqs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(reqs) {
-					return
-				}
-				results[i], errs[i] = s.sim.Simulate(reqs[i])
-			}
-		}()
-	}
-	wg.Wait()
+	results, errs := simulateAll(reqs, s.sim.Simulate)
 	out := make([]byte, 0, 1024)
 	out = append(out, `{"results":[`...)
 	for i, res := range results {
