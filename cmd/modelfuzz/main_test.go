@@ -482,3 +482,15 @@ func TestCompareJobsFlag(t *testing.T) {
 	require.Contains(t, bad.stderr, `invalid argument "x" for "--jobs" flag: want a whole number`)
 	require.NotContains(t, bad.stderr, "strconv")
 }
+
+func TestMemoryLimitFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--adapter", "microbench", "--iterations", "1", "--memory-limit", "-1", "--corpus", t.TempDir()},
+		{"tlc", "serve", "--model", "microbench.tla", "--memory-limit", "-1"},
+	} {
+		r := modelfuzz(t, args...)
+		require.NotEqual(t, 0, r.code, args)
+		require.Contains(t, r.stderr, "--memory-limit must not be negative", args)
+		require.Equal(t, 1, strings.Count(strings.TrimSpace(r.stderr), "\n")+1, "one line: %q", r.stderr)
+	}
+}

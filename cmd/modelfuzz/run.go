@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -142,7 +141,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
 	fs.DurationVar(&s.MinimizeBudget.MaxTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
-	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of this process's Go heap in MiB: the garbage collector works harder near it (0: none; $GOMEMLIMIT wins)")
+	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of this process's Go heap in MiB: the garbage collector works harder near it and, under a limit, lets the heap grow to twice the live data between collections (0: none, Go's default collector; $GOMEMLIMIT and $GOGC win)")
 	fs.StringVar(&s.Series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
 	fs.Int64Var(&s.SeriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 	fs.StringVar(&f.uncovered, "uncovered", "", "a coverage build only: at the end, write to this file the functions of the system under test (go.etcd.io/raft/v3) no execution of the session reached, and those partially covered")
@@ -160,11 +159,8 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 		}
 		defer stop()
 	}
-	if f.memoryLimit < 0 {
-		return fmt.Errorf("--memory-limit must not be negative")
-	}
-	if f.memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(f.memoryLimit << 20)
+	if err := applyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
+		return err
 	}
 	unc, err := openUncovered(f.uncovered)
 	if err != nil {

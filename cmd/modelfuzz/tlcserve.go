@@ -26,6 +26,7 @@ type tlcServeFlags struct {
 	cache         int
 	logLevel      string
 	cpuProfile    string
+	memoryLimit   int64
 }
 
 func newTLCServeCmd() *cobra.Command {
@@ -65,10 +66,14 @@ stops the server after the requests in flight.`,
 	fs.IntVar(&f.cache, "cache", 0, "most memoized transitions (0: 16384)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the server to this file")
+	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of the server's Go heap in MiB, as run's (0: none; $GOMEMLIMIT and $GOGC win)")
 	return cmd
 }
 
 func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
+	if err := applyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
