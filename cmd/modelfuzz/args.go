@@ -100,6 +100,20 @@ func minimumArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// maximumArgs accepts at most n arguments.
+func maximumArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) <= n {
+			return nil
+		}
+		want := argsWanted(c)
+		if want == "" {
+			want = fmt.Sprintf("at most %d argument(s)", n)
+		}
+		return argsError(c, args, want)
+	}
+}
+
 // noArgs accepts no argument: a word after the command is a mistake,
 // perhaps a value meant for a flag.
 func noArgs(c *cobra.Command, args []string) error {

@@ -119,6 +119,10 @@ func TestMessagesANewUserReads(t *testing.T) {
 		{[]string{"replay"}, "replay needs (INPUT.json | INPUT_ID | BUG_ID)"},
 		{[]string{"run", "foo"}, `run takes no arguments, got "foo"`},
 		{[]string{"minimize", "--corpus", tmp}, "minimize needs BUG_ID"},
+		{[]string{"test"}, "test needs FILE.filter... (usage: modelfuzz test FILE.filter...)"},
+		{[]string{"corpus", "repair", "a", "b"}, `corpus repair takes DIR, not "a b"`},
+		{[]string{"corpus", "export", "--corpus", tmp, "a", "b"}, `corpus export takes (--out DIR | DIR), not "a b"`},
+		{[]string{"tlc", "check"}, "tlc check: needs the spec to check: SPEC.tla or a module name"},
 	} {
 		res := modelfuzz(t, tc.args...)
 		oneLineError(t, res, tc.want)

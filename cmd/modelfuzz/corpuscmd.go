@@ -72,7 +72,7 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 	export := &cobra.Command{
 		Use:   "export (--out DIR | DIR)",
 		Short: "Write every input and bug as JSON files (inputs/ID.json, bugs/ID.json and its minimized bugs/ID.min.json, campaign.json)",
-		Args:  cobra.MaximumNArgs(1),
+		Args:  maximumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 1 && outDir != "" && args[0] != outDir:
@@ -248,7 +248,7 @@ id), and raises the campaign's counters to what the surviving records
 need, so that "modelfuzz run" on the same corpus continues the campaign.
 A corpus that opens as it is is left alone. The corpus may also be given
 with --corpus.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maximumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d := *dir
 			if len(args) == 1 {

@@ -43,7 +43,7 @@ FILE:LINE:COL: what).
 
 --save DIR writes the input of each failing signature's first execution
 as DIR/TEST-N.json, for modelfuzz replay (with the same adapter flags).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: minimumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if executions < 1 && cmd.Flags().Changed("executions") {
 				return fmt.Errorf("--executions must be at least 1, got %d", executions)

@@ -118,8 +118,11 @@ Exit codes are TLC's:
 				return cmd.Help()
 			}
 			rest := cmd.Flags().Args()
-			if len(rest) != 1 {
-				return usageErrorf("want one spec (SPEC.tla or a module name), got %d: %s", len(rest), strings.Join(rest, " "))
+			switch {
+			case len(rest) == 0:
+				return usageErrorf("needs the spec to check: SPEC.tla or a module name")
+			case len(rest) > 1:
+				return usageErrorf("takes one spec (SPEC.tla or a module name), not %d: %s", len(rest), strings.Join(rest, " "))
 			}
 			s.spec = rest[0]
 			s.seedSet = cmd.Flags().Changed("seed")
