@@ -151,18 +151,22 @@ for b in "${bugs[@]}"; do
 done
 
 # reproduce BUG: replays the bug's hand-written reproducer, if it has one.
+# replay exits 3 when the execution fails, 0 when it passes, 1 when it
+# could not run (modelfuzz replay --help).
 reproduce() {
-  local b=$1 r=bugs/etcdraft/$1.json flags patched clean
+  local b=$1 r=bugs/etcdraft/$1.json flags patched clean pcode=0 ccode=0
   [[ -f $r ]] || { echo "none" > "$out/$b.repro"; return; }
   flags=$(sed -n 's/^# reproducer flags: //p' "bugs/etcdraft/$b.patch" | head -1)
   # shellcheck disable=SC2086
-  patched=$("$tmp/$b/modelfuzz" replay $flags "$r" 2>&1 | grep -ao '^FAILURE at step [0-9]*: .*' | head -1 || true)
+  "$tmp/$b/modelfuzz" replay $flags "$r" > "$tmp/$b.replay" 2>&1 || pcode=$?
   # shellcheck disable=SC2086
-  clean=$("$tmp/unpatched" replay $flags "$r" 2>&1 | grep -ao '^FAILURE at step [0-9]*: .*' | head -1 || true)
-  if [[ -n $patched && -z $clean ]]; then
+  "$tmp/unpatched" replay $flags "$r" > "$tmp/$b.replay-unpatched" 2>&1 || ccode=$?
+  patched=$(grep -ao '^FAILURE at step [0-9]*: .*' "$tmp/$b.replay" | head -1 || true)
+  clean=$(grep -ao '^FAILURE at step [0-9]*: .*' "$tmp/$b.replay-unpatched" | head -1 || true)
+  if [[ $pcode == 3 && $ccode == 0 ]]; then
     echo "fails with the patch (${patched#FAILURE at }), passes without" > "$out/$b.repro"
   else
-    echo "DOES NOT REPRODUCE: patched: ${patched:-no failure}; unpatched: ${clean:-no failure}" > "$out/$b.repro"
+    echo "DOES NOT REPRODUCE: patched: exit $pcode, ${patched:-no failure}; unpatched: exit $ccode, ${clean:-no failure}" > "$out/$b.repro"
   fi
 }
 go build -tags with_tla -o "$tmp/unpatched" ./cmd/modelfuzz

@@ -63,7 +63,7 @@ func TestBugReportHeaderAndExport(t *testing.T) {
 	// The exported input names its system: replayed without adapter flags
 	// it runs on the campaign's (the seeded bug), not on the default.
 	rep = modelfuzz(t, "replay", filepath.Join(out, "input.json"))
-	require.Equal(t, 0, rep.code, rep.stderr)
+	require.Equal(t, exitFailed, rep.code, rep.stderr)
 	require.Contains(t, rep.stdout, "FAILURE at step")
 
 	// corpus export takes its directory as an argument too, and its files
@@ -72,7 +72,7 @@ func TestBugReportHeaderAndExport(t *testing.T) {
 	res = modelfuzz(t, "corpus", "export", "--corpus", dir, all)
 	require.Equal(t, 0, res.code, res.stderr)
 	rep = modelfuzz(t, "replay", filepath.Join(all, "bugs", id+".json"))
-	require.Equal(t, 0, rep.code, rep.stderr)
+	require.Equal(t, exitFailed, rep.code, rep.stderr)
 	require.Contains(t, rep.stdout, "FAILURE at step")
 	oneLineError(t, modelfuzz(t, "corpus", "export", "--corpus", dir), "corpus export needs the directory to write into")
 
@@ -81,7 +81,7 @@ func TestBugReportHeaderAndExport(t *testing.T) {
 	res = modelfuzz(t, "minimize", "--corpus", dir, id, "--out", min, "--tries", "10")
 	require.Equal(t, 0, res.code, res.stderr)
 	rep = modelfuzz(t, "replay", min)
-	require.Equal(t, 0, rep.code, rep.stderr)
+	require.Equal(t, exitFailed, rep.code, rep.stderr)
 	require.Contains(t, rep.stdout, "FAILURE at step")
 
 	oneLineError(t, modelfuzz(t, "bugs", "export", "--corpus", dir, id), "--go-test DIR or --out DIR")
@@ -128,6 +128,11 @@ func TestMessagesANewUserReads(t *testing.T) {
 		oneLineError(t, res, tc.want)
 		require.NotContains(t, res.stderr, "arg(s)")
 	}
+
+	// replay exits as a test does (3: the execution failed), and says so.
+	help := modelfuzz(t, "replay", "--help")
+	require.Contains(t, help.stdout, "Exit status, as a test's: 0 when the execution shows no failure, 3 when it\nfails")
+	require.Contains(t, modelfuzz(t, "minimize", "--help").stdout, "Exit status: 0 when it stored a minimized input")
 
 	// The model is named once.
 	res := modelfuzz(t, "run", "--model", "nope.tla", "--corpus", filepath.Join(tmp, "c"), "--iterations", "1")

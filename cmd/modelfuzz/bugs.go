@@ -234,7 +234,11 @@ It starts from the bug's minimized input when there is one (--original:
 from the input that found it), so running it again continues a
 minimization stopped by its budget. Ctrl-C stops and keeps the best so far.
 --out (-o) FILE writes the minimized input, with the campaign's system, as
-a file "modelfuzz replay FILE" replays.`,
+a file "modelfuzz replay FILE" replays.
+
+Exit status: 0 when it stored a minimized input (which "modelfuzz replay"
+then fails on, exit 3), 1 when the bug's input no longer shows the bug
+(nothing to minimize) or on an error.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tries < 1 {

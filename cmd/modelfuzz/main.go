@@ -18,6 +18,11 @@ import (
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 )
 
+// exitFailed is the exit code of a command whose subject failed, as a
+// failing test's: a replayed execution that shows a failure, a filter test
+// that did not pass. 1 is for the command's own errors (usage, files).
+const exitFailed = 3
+
 // exitError carries a specific exit code through cobra.
 type exitError struct {
 	code int

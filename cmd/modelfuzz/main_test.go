@@ -92,11 +92,21 @@ func TestRunFindsTheSeededBugAndReplaysIt(t *testing.T) {
 	// Replaying twice gives identical bytes, as a timeline and as JSON.
 	a := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
 	b := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
-	require.Equal(t, 0, a.code, a.stderr)
+	require.Equal(t, exitFailed, a.code, "a replay that shows the bug fails, as a test would: %s", a.stderr)
+	require.True(t, strings.HasPrefix(a.stderr, "modelfuzz: bug "+r.Bugs[0].ID+" (minimized) failed at step "), a.stderr)
+	require.Equal(t, 1, strings.Count(a.stderr, "\n"), "one line: %q", a.stderr)
+	// An input that shows no failure passes: exit 0.
+	pass := filepath.Join(t.TempDir(), "pass.json")
+	require.NoError(t, os.WriteFile(pass, []byte(`{"version":1,"steps":[]}`), 0o644))
+	ok := modelfuzz(t, "replay", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5", pass)
+	require.Equal(t, 0, ok.code, ok.stderr)
+	require.Contains(t, ok.stdout, "no failure")
+	require.Empty(t, ok.stderr)
 	require.Equal(t, a.stdout, b.stdout)
 	ja := modelfuzz(t, "replay", "--corpus", dir, "--json", r.Bugs[0].ID)
 	jb := modelfuzz(t, "replay", "--corpus", dir, "--json", r.Bugs[0].ID)
 	require.Equal(t, ja.stdout, jb.stdout)
+	require.Equal(t, exitFailed, ja.code, ja.stderr)
 	_, err := schedule.DecodeTrace([]byte(ja.stdout))
 	require.NoError(t, err)
 
@@ -118,12 +128,12 @@ func TestRunFindsTheSeededBugAndReplaysIt(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	c := modelfuzz(t, "replay", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
 		filepath.Join(exp, "bugs", r.Bugs[0].ID+".json"))
-	require.Equal(t, 0, c.code, c.stderr)
+	require.Equal(t, exitFailed, c.code, c.stderr)
 	require.Contains(t, c.stdout, "FAILURE at step")
 	// The minimized reproducer is exported too, and replays the bug.
 	m := modelfuzz(t, "replay", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
 		filepath.Join(exp, "bugs", r.Bugs[0].ID+".min.json"))
-	require.Equal(t, 0, m.code, m.stderr)
+	require.Equal(t, exitFailed, m.code, m.stderr)
 	require.Contains(t, m.stdout, "FAILURE at step")
 	meta, err := os.ReadFile(filepath.Join(exp, "bugs", r.Bugs[0].ID+".meta.json"))
 	require.NoError(t, err)

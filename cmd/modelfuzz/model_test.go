@@ -262,7 +262,7 @@ func TestSeededRaftBugIsMinimizedAndTriaged(t *testing.T) {
 		require.LessOrEqual(t, 2**r.MinimizedSteps, r.OriginalSteps, "%s: %d -> %d steps", r.ID, r.OriginalSteps, *r.MinimizedSteps)
 		require.True(t, r.MinimizeDone, r.ID)
 		rep := modelfuzz(t, "replay", "--corpus", dir, r.ID)
-		require.Equal(t, 0, rep.code, rep.stderr)
+		require.Equal(t, exitFailed, rep.code, rep.stderr)
 		require.Contains(t, rep.stdout, "(minimized)")
 		require.Contains(t, rep.stdout, "signature: "+r.Signature+"\n", "%s replays to its signature", r.ID)
 		a, b := modelfuzz(t, "replay", "--corpus", dir, r.ID, "--json"), modelfuzz(t, "replay", "--corpus", dir, r.ID, "--json")
@@ -292,7 +292,7 @@ func TestSeededRaftBugIsMinimizedAndTriaged(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "a fixpoint")
 	res = modelfuzz(t, "replay", "--corpus", dir, out)
-	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, exitFailed, res.code, res.stderr)
 	require.Contains(t, res.stdout, "signature: "+rows[0].Signature+"\n")
 }
 

@@ -42,10 +42,11 @@ func TestOnlineStrategyFindsReplaysAndMinimizes(t *testing.T) {
 
 	a := modelfuzz(t, "replay", "--corpus", dir, "--json", "--original", r.Bugs[0].ID)
 	b := modelfuzz(t, "replay", "--corpus", dir, "--json", "--original", r.Bugs[0].ID)
-	require.Equal(t, 0, a.code, a.stderr)
+	require.Equal(t, exitFailed, a.code, a.stderr)
 	require.Equal(t, a.stdout, b.stdout)
 	m := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
 	require.Contains(t, m.stdout, "FAILURE at step")
+	require.Equal(t, exitFailed, m.code, m.stderr)
 	exp := filepath.Join(t.TempDir(), "exp")
 	require.Equal(t, 0, modelfuzz(t, "corpus", "export", "--corpus", dir, "--out", exp).code)
 	meta, err := os.ReadFile(filepath.Join(exp, "bugs", r.Bugs[0].ID+".meta.json"))

@@ -49,11 +49,11 @@ func TestProcessAdapterOnRaftkv(t *testing.T) {
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster, "--inject", "stale-read",
 		"../../adapters/process/testdata/stale-read.input.json", "--repeat", "10")
 	stop()
-	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, exitFailed, res.code, "the bug replays: the replay fails, as a test would: %s", res.stderr)
 	require.Contains(t, res.stdout, "10 times: 10/10 gave the same trace")
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster, "--inject", "stale-read",
 		"../../adapters/process/testdata/stale-read.input.json")
-	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, exitFailed, res.code, res.stderr)
 	require.Contains(t, res.stdout, "signature: linearizability: kv\n")
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster,
 		"../../adapters/process/testdata/stale-read.input.json")
@@ -61,7 +61,7 @@ func TestProcessAdapterOnRaftkv(t *testing.T) {
 	require.Contains(t, res.stdout, "no failure", "the correct build reads linearizably")
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster, "--inject", "send-before-persist",
 		"../../adapters/process/testdata/send-before-persist.input.json")
-	require.Equal(t, 0, res.code, res.stderr)
+	require.Equal(t, exitFailed, res.code, res.stderr)
 	require.Contains(t, res.stdout, "tocommit(N) is out of range")
 	require.Zero(t, raftkvLeft(t, cluster), "no raftkv process left after the replays")
 	oneLineError(t, modelfuzz(t, "run", "--adapter", "process", "--iterations", "1", "--corpus", filepath.Join(t.TempDir(), "d")), "needs --cluster FILE")

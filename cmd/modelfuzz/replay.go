@@ -35,7 +35,13 @@ the input that found it). With --corpus, the system is configured as the
 campaign was and, when the campaign had a model, the execution is checked
 against it as well; otherwise the system comes from the adapter flags.
 Executions are deterministic: the same input always gives the same trace,
-byte for byte (--json prints it).`,
+byte for byte (--json prints it).
+
+Exit status, as a test's: 0 when the execution shows no failure, 3 when it
+fails (a panic, a safety or linearizability violation, a hang, a divergence
+from the model, a model invariant; with --repeat, when any run fails), 1
+when it could not be replayed (a usage error, an unreadable input, a
+system that does not start).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repeat < 1 {
@@ -72,7 +78,7 @@ byte for byte (--json prints it).`,
 			}
 			if jsonOut {
 				w.Write(schedule.EncodeTrace(ex.Trace))
-				return nil
+				return failedExit(what, ex.Failures)
 			}
 			fmt.Fprintf(w, "replay of %s on %s: %d steps, %d events, %d skipped\n\n", what, spec.Name, in.Len(), len(ex.Trace), ex.Skipped)
 			fmt.Fprint(w, schedule.Timeline(spec, in, ex))
@@ -82,7 +88,7 @@ byte for byte (--json prints it).`,
 			for _, f := range ex.Failures {
 				fmt.Fprint(w, campaign.FailureText(f))
 			}
-			return nil
+			return failedExit(what, ex.Failures)
 		},
 	}
 	af.Register(cmd.Flags())
@@ -95,12 +101,29 @@ byte for byte (--json prints it).`,
 	return cmd
 }
 
+// failedExit is replay's verdict on an execution: nil when it shows no
+// failure, else exit status exitFailed with one line naming the first.
+func failedExit(what string, failures []schedule.Failure) error {
+	if len(failures) == 0 {
+		return nil
+	}
+	more := ""
+	if len(failures) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(failures)-1)
+	}
+	return &exitError{exitFailed, fmt.Errorf("%s failed at step %d: %s%s", what, failures[0].Step, failures[0].Signature, more)}
+}
+
 // replayRepeat replays in n times in all and reports how often the trace
 // was byte-identical to the first one's and, for a bug, how often its
 // signature showed.
 func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *schedule.Input, first *schedule.Execution, what, signature string, n int) error {
 	want := schedule.EncodeTrace(first.Trace)
 	same, shows := 1, 0
+	var failed []schedule.Failure // of the first run that failed
+	if len(first.Failures) > 0 {
+		failed = first.Failures
+	}
 	has := func(ex *schedule.Execution) bool {
 		for _, f := range ex.Failures {
 			if f.Signature == signature {
@@ -123,11 +146,14 @@ func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *schedule.Input, first *s
 		if has(ex) {
 			shows++
 		}
+		if failed == nil && len(ex.Failures) > 0 {
+			failed = ex.Failures
+		}
 	}
 	fmt.Fprintf(w, "replayed %s %d times: %d/%d gave the same trace as the first", what, n, same, n)
 	if signature != "" {
 		fmt.Fprintf(w, "; %d/%d showed its signature %q", shows, n, signature)
 	}
 	fmt.Fprintln(w)
-	return nil
+	return failedExit(what, failed)
 }

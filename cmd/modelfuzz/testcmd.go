@@ -127,7 +127,7 @@ as DIR/TEST-N.json, for modelfuzz replay (with the same adapter flags).`,
 				}
 			}
 			if failed > 0 {
-				return &exitError{code: 3, err: fmt.Errorf("%d of %d test(s) failed", failed, len(args))}
+				return &exitError{code: exitFailed, err: fmt.Errorf("%d of %d test(s) failed", failed, len(args))}
 			}
 			return nil
 		},
