@@ -15,6 +15,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/repro"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -29,6 +30,13 @@ type exported struct {
 	header  []campaign.HeaderLine
 	// cluster is the process adapter's cluster file ("" for the others).
 	cluster []byte
+	// specTrace is the library's own trace of the input, as upstream's
+	// tla/validate.sh reads it (nil unless the campaign validated it,
+	// --model etcdraft.tla), and how to check it.
+	specTrace  []byte
+	specEvents int
+	model      string
+	modelCfg   string
 }
 
 func newBugsExportCmd(dir *string) *cobra.Command {
@@ -52,7 +60,11 @@ as harness_test.go) and fails with the bug's signature:
 
 --out DIR (any adapter): README.md with the report header (versions,
 settings, replay command), input.json (the minimized input, with the system
-it ran on), and for the process adapter cluster.json, the cluster file.
+it ran on), for the process adapter cluster.json, the cluster file, and for
+a campaign that validated the library's own trace (--model etcdraft.tla,
+e.g. a spec-divergence) trace.ndjson, that trace as the maintainers'
+tla/validate.sh reads it, with the validate.sh and TLC command lines that
+check it against their Traceetcdraft.tla.
 
 The bug is a stored one (--corpus DIR BUG_ID) or the failure that replaying
 an input file shows (INPUT.json with the adapter flags it ran with).`,
@@ -66,7 +78,7 @@ an input file shows (INPUT.json with the adapter flags it ran with).`,
 				err error
 			)
 			if *dir != "" {
-				e, err = exportFromCorpus(*dir, args[0], original)
+				e, err = exportFromCorpus(*dir, args[0], original, timeout)
 			} else {
 				e, err = exportFromFile(cmd.Flags(), af, args[0], timeout)
 			}
@@ -90,12 +102,12 @@ an input file shows (INPUT.json with the adapter flags it ran with).`,
 	cmd.Flags().StringVar(&goTest, "go-test", "", "write a Go test that reproduces the bug into this directory (etcdraft)")
 	cmd.Flags().StringVar(&out, "out", "", "write the input, the cluster file and the report header into this directory")
 	cmd.Flags().BoolVar(&original, "original", false, "export the input that found the bug, not the minimized one")
-	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop a replay of an input file that runs longer (a hang)")
+	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop a replay that runs longer (a hang)")
 	af.Register(cmd.Flags())
 	return cmd
 }
 
-func exportFromCorpus(dir, id string, original bool) (*exported, error) {
+func exportFromCorpus(dir, id string, original bool, timeout time.Duration) (*exported, error) {
 	env, err := campaign.OpenEnv(dir, nil)
 	if err != nil {
 		return nil, err
@@ -113,6 +125,16 @@ func exportFromCorpus(dir, id string, original bool) (*exported, error) {
 		header: env.ReportHeader(b, in, which)}
 	if e.adapter == "process" {
 		e.cluster = env.Settings.AdapterConfig
+	}
+	if models.IsEtcdraftSpec(env.Settings.Model) {
+		events, _, err := env.SpecTraceEvents(in, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("bugs export %s: the library's trace: %v", b.ID, err)
+		}
+		if e.specTrace, err = campaign.SpecTraceFile(events); err != nil {
+			return nil, fmt.Errorf("bugs export %s: %v", b.ID, err)
+		}
+		e.specEvents, e.model, e.modelCfg = len(events), env.Settings.Model, env.Settings.ModelConfig
 	}
 	return e, nil
 }
@@ -175,6 +197,9 @@ func writeGoTest(w io.Writer, dir string, e *exported) error {
 	}
 	for _, k := range modelKinds {
 		if b.Kind == k {
+			if e.specTrace != nil {
+				return fmt.Errorf("bugs export --go-test: %s is a %s, which only the maintainers' spec sees; a Go test of the library alone cannot show it (--out DIR writes the library's trace, trace.ndjson, and the validate.sh and TLC command lines that reproduce it)", b.ID, b.Kind)
+			}
 			return fmt.Errorf("bugs export --go-test: %s is a %s, which only the model sees; a Go test of the library alone cannot show it (--out DIR writes its input and replay command)", b.ID, b.Kind)
 		}
 	}
@@ -209,11 +234,28 @@ func writeExport(w io.Writer, dir string, e *exported) error {
 	} else {
 		readme.WriteString("\ninput.json names its system: replay it without the corpus with\n\n    modelfuzz replay input.json\n")
 	}
+	if e.specTrace != nil {
+		trace := filepath.Join(dir, "trace.ndjson")
+		files["trace.ndjson"] = e.specTrace
+		v := campaign.SpecValidationFor(e.model, e.modelCfg, trace)
+		fmt.Fprintf(&readme, "\nThe library's own trace of this input (its with_tla trace points) is trace.ndjson: %d events, line k\n"+
+			"is event k. It is what modelfuzz's trace validation checked against the maintainers'\n"+
+			"spec (%s, %s), in the format their tla/validate.sh reads.\n"+
+			"Check it with validate.sh (it downloads tla2tools.jar and CommunityModules-deps.jar and\n"+
+			"sorts the trace file in place; the spec's folder is copied, the module cache is read-only):\n\n    %s\n\n"+
+			"or with TLC directly, the two jars in the current directory:\n\n    %s\n\n"+
+			"or with modelfuzz's engine:\n\n    %s\n",
+			e.specEvents, v.Spec, v.Config, v.ValidateSh, v.TLC, v.Modelfuzz)
+	}
 	files["README.md"] = []byte(readme.String())
 	if err := writeFiles(dir, files); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s's input and report header to %s\n", e.bug.ID, dir)
+	if e.specTrace != nil {
+		fmt.Fprintf(w, "wrote the library's trace (%d events) to %s; README.md has the validate.sh and TLC command lines that check it\n",
+			e.specEvents, filepath.Join(dir, "trace.ndjson"))
+	}
 	return nil
 }
 

@@ -63,15 +63,14 @@ system that does not start).`,
 				if len(ex.Spec) == 0 {
 					return fmt.Errorf("--spec-trace: the execution recorded no trace of its own (only a campaign with --model etcdraft.tla records the library's trace)")
 				}
-				var b bytes.Buffer
-				for _, e := range ex.Spec {
-					b.Write(e.JSON)
-					b.WriteByte('\n')
-				}
-				if err := os.WriteFile(specOut, b.Bytes(), 0o644); err != nil {
+				b, err := campaign.SpecTraceFile(ex.Spec)
+				if err != nil {
 					return fmt.Errorf("--spec-trace: %v", err)
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote the library's trace (%d events) to %s; check it with: modelfuzz tlc validate %s\n", len(ex.Spec), specOut, specOut)
+				if err := os.WriteFile(specOut, b, 0o644); err != nil {
+					return fmt.Errorf("--spec-trace: %v", err)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote the library's trace (%d events) to %s; check it with: modelfuzz tlc validate %s (or the maintainers' tla/validate.sh)\n", len(ex.Spec), specOut, specOut)
 			}
 			if repeat > 1 {
 				return replayRepeat(w, chk, in, ex, what, t.Signature, repeat)
@@ -96,7 +95,7 @@ system that does not start).`,
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the event trace as JSON instead of a timeline")
 	cmd.Flags().BoolVar(&original, "original", false, "for a bug: replay the input that found it, not its minimized input")
 	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and report a hang (0: no limit)")
-	cmd.Flags().StringVar(&specOut, "spec-trace", "", "also write the system's own trace (NDJSON, as etcd raft's trace validation reads it) to this file")
+	cmd.Flags().StringVar(&specOut, "spec-trace", "", "also write the system's own trace (NDJSON, as etcd raft's tla/validate.sh reads it) to this file")
 	cmd.Flags().IntVar(&repeat, "repeat", 1, "replay this many times and print how many gave the same trace as the first (and, for a bug, showed its signature)")
 	return cmd
 }

@@ -3,9 +3,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -54,4 +58,70 @@ func TestRunEtcdraftSpec(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.DirExists(t, filepath.Join(tmp, "modelfuzz-corpus", "etcdraft-spec-model"))
+}
+
+// A spec divergence leaves the tool as the library's own trace, in the
+// format upstream's tla/validate.sh reads, with the command lines that
+// check it: the exported file parses line by line, holds the events the
+// campaign's validation consumed (the replay's --spec-trace, and the
+// event the bug names), and modelfuzz's engine stops at that event.
+func TestSpecDivergenceExportsTheLibraryTrace(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(models.RaftTLADir(), "Traceetcdraft.tla")); err != nil {
+		t.Skipf("etcd raft's tla/ folder is not in the module cache: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "c")
+	args := []string{"run", "--model", "etcdraft.tla", "--api", "rawnode", "--async-storage-writes", "off", "--seed", "1",
+		"--minimize=false", "--json", "--corpus", dir}
+	res := modelfuzz(t, append(args, "--iterations", "1")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	// The known vote gap between the library and its spec (docs/etcdraft.md).
+	res = modelfuzz(t, "corpus", "import", "--corpus", dir, "../../guidance/testdata/etcdraft-vote-gap.json")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = modelfuzz(t, append(args, "--iterations", "2")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastJSON(t, res.stdout)
+	require.Len(t, r.Bugs, 1)
+	require.Equal(t, "spec-divergence", r.Bugs[0].Kind)
+
+	out := filepath.Join(t.TempDir(), "out")
+	res = modelfuzz(t, "bugs", "export", "--corpus", dir, "B1", "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "wrote the library's trace (")
+	data, err := os.ReadFile(filepath.Join(out, "trace.ndjson"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i, line := range lines {
+		var l struct {
+			Tag   string         `json:"tag"`
+			Event map[string]any `json:"event"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &l), "line %d", i+1)
+		require.Equal(t, "trace", l.Tag, "line %d", i+1)
+		require.NotEmpty(t, l.Event["name"], "line %d", i+1)
+	}
+	consumed := filepath.Join(t.TempDir(), "consumed.ndjson")
+	rep := modelfuzz(t, "replay", "--corpus", dir, "--spec-trace", consumed, "B1")
+	require.Equal(t, exitFailed, rep.code, rep.stderr)
+	want, err := os.ReadFile(consumed)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(data))
+
+	show := modelfuzz(t, "bugs", "show", "--corpus", dir, "B1")
+	require.Equal(t, 0, show.code, show.stderr)
+	m := regexp.MustCompile(`does not allow event (\d+) of (\d+)`).FindStringSubmatch(show.stdout)
+	require.NotNil(t, m, show.stdout)
+	require.Equal(t, m[2], strconv.Itoa(len(lines)), "the file holds every event of the trace")
+	val := modelfuzz(t, "tlc", "validate", filepath.Join(out, "trace.ndjson"))
+	require.NotEqual(t, 0, val.code)
+	require.Contains(t, val.stdout, "event not matched (event "+m[1]+", line "+m[1]+")")
+
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	require.NoError(t, err)
+	abs, err := filepath.Abs(filepath.Join(out, "trace.ndjson"))
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "bash validate.sh -s ./Traceetcdraft.tla -c ./Traceetcdraft.cfg "+abs)
+	require.Contains(t, string(readme), "tlc2.TLC -config ")
+
+	// No Go test fails on what only the spec sees; it says where to look.
+	oneLineError(t, modelfuzz(t, "bugs", "export", "--corpus", dir, "B1", "--go-test", t.TempDir()), "--out DIR writes the library's trace, trace.ndjson")
 }
