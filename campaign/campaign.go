@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -372,8 +373,8 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		c.closers = append(c.closers, sf.Close, bw.Flush)
 		enc := json.NewEncoder(bw)
 		opt.ObserveEvery = s.SeriesEvery
-		opt.Observe = func(iter int64, cov map[string]int) {
-			enc.Encode(SeriesPoint{Iteration: iter, Coverage: cov})
+		opt.Observe = func(iter int64, seconds float64, cov map[string]int) {
+			enc.Encode(SeriesPoint{Iteration: iter, Seconds: math.Round(seconds*1000) / 1000, Coverage: cov})
 		}
 	}
 	if s.MemProfile != "" {
@@ -419,9 +420,11 @@ func splitList(list string) []string {
 	return out
 }
 
-// SeriesPoint is one line of --series: coverage after an iteration.
+// SeriesPoint is one line of --series: coverage after an iteration, and
+// the fuzzing time it took to get there (over all sessions).
 type SeriesPoint struct {
 	Iteration int64          `json:"iteration"`
+	Seconds   float64        `json:"seconds"`
 	Coverage  map[string]int `json:"coverage"`
 }
 

@@ -413,7 +413,7 @@ func readSeries(path string, r *report.Run) error {
 		}
 		for m, v := range p.Coverage {
 			if _, ok := r.Final[m]; ok {
-				r.Coverage[m] = append(r.Coverage[m], report.Point{Iteration: p.Iteration, Value: float64(v)})
+				r.Coverage[m] = append(r.Coverage[m], report.Point{Iteration: p.Iteration, Value: float64(v), Seconds: p.Seconds})
 			}
 		}
 	}

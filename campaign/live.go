@@ -225,8 +225,12 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		for i := range pts {
 			pts[i].X /= scale
 		}
+		resumes := resumedAt(stats)
+		for i := range resumes {
+			resumes[i] /= scale
+		}
 		png, err := report.CampaignPlot(map[string][]report.XY{m: pts}, "fuzzing time ("+unit+", over all sessions)",
-			fmt.Sprintf("%s coverage (%s)", m, report.MeasureUnit(m)), m+" coverage over time")
+			fmt.Sprintf("%s coverage (%s)", m, report.MeasureUnit(m)), m+" coverage over time", resumes)
 		if err != nil {
 			return fmt.Errorf("plot of %s: %v", m, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -54,23 +55,25 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		set("plots", fmt.Sprintf("none: %d stats snapshot(s), a plot needs two (--stats-every sets how often they are taken)", len(stats)))
 	} else {
 		const xLabel = "fuzzing time (minutes, over all sessions)"
-		// Where a resumed campaign started again, for the captions.
+		// Where a resumed campaign started again: a dashed line in every
+		// plot, and the captions say when.
+		resumes := resumedAt(stats)
 		var resumed []string
-		for i := 1; i < len(stats); i++ {
-			if stats[i].Session != stats[i-1].Session {
-				resumed = append(resumed, fmt.Sprintf("%.1f", stats[i].RunSeconds/60))
-			}
+		for i := range resumes {
+			resumes[i] /= 60
+			resumed = append(resumed, fmt.Sprintf("%.1f", resumes[i]))
 		}
 		sessions := ""
 		if len(resumed) > 0 {
-			sessions = fmt.Sprintf(" The campaign was resumed at %s minute(s) of fuzzing.", strings.Join(resumed, ", "))
+			sessions = fmt.Sprintf(" The campaign was resumed at %s minute(s) of fuzzing (dashed vertical lines).", strings.Join(resumed, ", "))
 		}
 		plot := func(name, title, yLabel, caption string, pts []report.XY) error {
-			png, err := report.CampaignPlot(map[string][]report.XY{title: pts}, xLabel, yLabel, title)
+			f, err := report.CampaignFigure(report.Figure{Name: name, Title: title, Caption: caption + sessions},
+				map[string][]report.XY{title: pts}, xLabel, yLabel, resumes)
 			if err != nil {
 				return fmt.Errorf("plot of %s: %v", title, err)
 			}
-			cp.Plots = append(cp.Plots, report.Figure{Name: name, Title: title, Caption: caption + sessions, PNG: png})
+			cp.Plots = append(cp.Plots, f)
 			return nil
 		}
 		// One figure per measure (their scales differ), over fuzzing
@@ -130,4 +133,18 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		cp.Bugs = append(cp.Bugs, sec)
 	}
 	return cp, nil
+}
+
+// resumedAt is the fuzzing time (seconds, over all sessions) at which each
+// later session of a campaign started: the time of the last snapshot of
+// the session before it (a session ends with a snapshot; after a kill -9
+// the campaign continues from the counters of its last one).
+func resumedAt(stats []*fuzzer.StatsRecord) []float64 {
+	var at []float64
+	for i := 1; i < len(stats); i++ {
+		if stats[i].Session != stats[i-1].Session {
+			at = append(at, stats[i-1].RunSeconds)
+		}
+	}
+	return at
 }

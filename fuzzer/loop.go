@@ -98,8 +98,10 @@ type Options struct {
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
-	// is recorded, with the coverage so far: coverage over iterations.
-	Observe      func(iteration int64, coverage map[string]int)
+	// is recorded, with the fuzzing time so far (over all sessions, as
+	// StatsRecord.RunSeconds) and the coverage: coverage over iterations
+	// and over time.
+	Observe      func(iteration int64, seconds float64, coverage map[string]int)
 	ObserveEvery int64
 	// Progress, when set, is called about every ProgressEvery with current stats.
 	Progress      func(Stats)
@@ -368,7 +370,7 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 				consecutiveErrs = 0
 			}
 			if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
-				f.opt.Observe(j.iter, f.coverageCounts())
+				f.opt.Observe(j.iter, spent+time.Since(start).Seconds(), f.coverageCounts())
 			}
 			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
 				sum.StoppedEarly = "found a bug (--stop-on-bug)"

@@ -37,14 +37,17 @@ func num(v any) string {
 // data: URIs, inline styles, nothing else (no scripts, no fetches).
 const ContentSecurityPolicy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
-// Figure is a PNG figure of a page.
+// Figure is a figure of a page: a PNG (which the pages show) and, when
+// drawn for files too, an SVG of the same drawing.
 type Figure struct {
-	// Name is a file name for the figure, for commands that also write the
-	// PNG next to the page (e.g. "coverage-model.png").
+	// Name is a file name for the figure, for commands that also write it
+	// next to the page ("coverage-model.png"; its SVG is the same name
+	// ending in .svg).
 	Name    string
 	Title   string // also the image's alt text
 	Caption string
 	PNG     []byte
+	SVG     []byte
 }
 
 // CompareFigures renders the figures of a comparison: the coverage over
@@ -52,30 +55,51 @@ type Figure struct {
 // first bug when any run found one.
 func CompareFigures(c *Comparison, width, height vg.Length) ([]Figure, error) {
 	var figs []Figure
+	add := func(ch *chart, err error, f Figure) error {
+		if err != nil {
+			return err
+		}
+		f, err = ch.figure(f)
+		figs = append(figs, f)
+		return err
+	}
 	for _, m := range c.Measures() {
 		if !hasCoverage(c, m) {
 			continue
 		}
-		b, err := CoveragePlot(c, m, width, height)
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, Figure{
+		ch, err := coverageChart(c, m, false, width, height)
+		if err := add(ch, err, Figure{
 			Name:  "coverage-" + fileSafe(m) + ".png",
 			Title: fmt.Sprintf("%s coverage over iterations", capitalize(m)),
 			Caption: fmt.Sprintf("Coverage of the %s measure, counted in %s, after each number of iterations. "+
 				"Line: mean over the runs of a strategy; shaded band: minimum to maximum over the runs. "+
 				"Runs are compared at 101 evenly spaced iterations up to the budget, each taking its last recorded value; "+
 				"a run that stopped early keeps its final value.", m, measureLong(m)),
-			PNG: b,
-		})
-	}
-	if anyBug(c) {
-		b, err := FirstBugPlot(c, width, height)
-		if err != nil {
+		}); err != nil {
 			return nil, err
 		}
-		figs = append(figs, Figure{
+		if timed, all := timedRuns(c, m); timed > 0 {
+			left := ""
+			if timed < all {
+				left = fmt.Sprintf(" %d of the %d runs recorded no times and are left out.", all-timed, all)
+			}
+			ch, err := coverageChart(c, m, true, width, height)
+			if err := add(ch, err, Figure{
+				Name:  "coverage-" + fileSafe(m) + "-time.png",
+				Title: fmt.Sprintf("%s coverage over fuzzing time", capitalize(m)),
+				Caption: fmt.Sprintf("Coverage of the %s measure, counted in %s, against the fuzzing time of each run (seconds). "+
+					"Line: mean over the runs of a strategy; shaded band: minimum to maximum over the runs. "+
+					"Runs are compared at 101 evenly spaced times up to the longest run, each taking its last recorded value; "+
+					"a run that ended earlier keeps its final value. Times are each campaign's own, on a machine that may have been shared.%s",
+					m, measureLong(m), left),
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if anyBug(c) {
+		ch, err := firstBugChart(c, width, height)
+		if err := add(ch, err, Figure{
 			Name:  "first-bug.png",
 			Title: "Iterations to the first bug",
 			Caption: fmt.Sprintf("Iterations until each run found its first bug, one point per run (spread sideways only to keep equal values apart). "+
@@ -83,10 +107,27 @@ func CompareFigures(c *Comparison, width, height vg.Length) ([]Figure, error) {
 				"Black bar: median, counting a run without a bug as %s iterations; "+
 				"a bar at the triangles means that fewer than half of the runs found a bug.",
 				groupDigits(c.Budget()), groupDigits(c.Budget()+1)),
-			PNG: b,
-		})
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return figs, nil
+}
+
+// timedRuns counts the runs with coverage of measure that recorded the
+// fuzzing times of their points, and all runs with coverage of it.
+func timedRuns(c *Comparison, measure string) (timed, all int) {
+	for _, s := range c.Strategies {
+		for _, r := range s.Runs {
+			if pts := r.Coverage[measure]; len(pts) > 0 {
+				all++
+				if hasTimes(pts) {
+					timed++
+				}
+			}
+		}
+	}
+	return timed, all
 }
 
 func hasCoverage(c *Comparison, measure string) bool {

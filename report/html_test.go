@@ -43,8 +43,16 @@ func requireSelfContained(t *testing.T, page string, images int) {
 
 func TestWriteCompareHTML(t *testing.T) {
 	page, c, figs := renderCompare(t)
-	require.Len(t, figs, 4, "coverage of model, traces, lines and the first bug")
+	require.Len(t, figs, 7, "coverage of model, traces, lines over iterations and over time, and the first bug")
 	requireSelfContained(t, page, len(figs))
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+		require.True(t, strings.HasPrefix(string(f.SVG), "<?xml"), "%s has its SVG too", f.Name)
+		require.Contains(t, string(f.SVG), "<svg ")
+	}
+	require.Equal(t, []string{"coverage-model.png", "coverage-model-time.png", "coverage-traces.png", "coverage-traces-time.png",
+		"coverage-lines.png", "coverage-lines-time.png", "first-bug.png"}, names)
 	for _, s := range c.Strategies {
 		require.Regexp(t, `<td class="name"><span class="swatch" style="background: #[0-9a-f]{6}"></span>`+s.Name+`</td>`, page)
 		require.Contains(t, page, "<h3>"+s.Name+"</h3>", "bugs of %s", s.Name)
@@ -53,7 +61,7 @@ func TestWriteCompareHTML(t *testing.T) {
 		"<h2>Statistical tests</h2>", "<h3>final model</h3>", "<h3>final traces</h3>", "<h3>final lines</h3>", "<h3>first bug</h3>",
 		"Mann-Whitney U", "A12 below 0.5 means that A tends to find the first bug sooner than B",
 		"counts as 10,001 iterations", "model better (large effect)",
-		`alt="Model coverage over iterations"`, "<figcaption>",
+		`alt="Model coverage over iterations"`, `alt="Model coverage over fuzzing time"`, "<figcaption>",
 	} {
 		require.Contains(t, page, want)
 	}

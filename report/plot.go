@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // DPI is the resolution of the PNG figures: a figure w points wide is
@@ -232,15 +233,26 @@ func groupDigits(n int64) string {
 	return sign + string(b)
 }
 
-// renderPNG draws p with leg beside its data area (on the right, or below
-// when the legend would take more than 40% of the width), so that the legend
-// never hides data.
-func renderPNG(p *plot.Plot, leg *plot.Legend, width, height vg.Length) ([]byte, error) {
+// chart is a plot with its legend and size, to be drawn as a PNG (for
+// the pages) and as an SVG (for papers).
+type chart struct {
+	p             *plot.Plot
+	leg           *plot.Legend
+	width, height vg.Length
+}
+
+func newChart(p *plot.Plot, leg *plot.Legend, width, height vg.Length) (*chart, error) {
 	if !(width > 0 && height > 0 && width <= maxSize && height <= maxSize) {
 		return nil, fmt.Errorf("report: figure size %v×%v: both must be positive and at most %v", width, height, maxSize)
 	}
-	img := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(DPI))
-	dc := draw.New(img)
+	return &chart{p, leg, width, height}, nil
+}
+
+// draw draws the plot with its legend beside its data area (on the right,
+// or below when the legend would take more than 40% of the width), so that
+// the legend never hides data.
+func (c *chart) draw(dc draw.Canvas) error {
+	p, leg := c.p, c.leg
 	area := draw.Crop(dc, vg.Points(4), -vg.Points(6), vg.Points(2), -vg.Points(6)) // margins
 	if leg != nil {
 		gap := vg.Points(12)
@@ -262,14 +274,52 @@ func renderPNG(p *plot.Plot, leg *plot.Legend, width, height vg.Length) ([]byte,
 		}
 	}
 	if area.Size().X < 2*vg.Inch || area.Size().Y < 1.5*vg.Inch {
-		return nil, fmt.Errorf("report: figure size %v×%v leaves too little room for the data", width, height)
+		return fmt.Errorf("report: figure size %v×%v leaves too little room for the data", c.width, c.height)
 	}
 	p.Draw(area)
+	return nil
+}
+
+func (c *chart) png() ([]byte, error) {
+	img := vgimg.NewWith(vgimg.UseWH(c.width, c.height), vgimg.UseDPI(DPI))
+	if err := c.draw(draw.New(img)); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("report: encoding PNG: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+func (c *chart) svg() ([]byte, error) {
+	cv := vgsvg.New(c.width, c.height)
+	if err := c.draw(draw.New(cv)); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := cv.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("report: encoding SVG: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// figure draws c in both formats.
+func (c *chart) figure(f Figure) (Figure, error) {
+	var err error
+	if f.PNG, err = c.png(); err != nil {
+		return f, err
+	}
+	f.SVG, err = c.svg()
+	return f, err
+}
+
+// pngOf draws a chart (or passes on its error) as a PNG.
+func pngOf(c *chart, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.png()
 }
 
 // CoveragePlot draws the coverage of measure over iterations for every
@@ -280,18 +330,45 @@ func renderPNG(p *plot.Plot, leg *plot.Legend, width, height vg.Length) ([]byte,
 // iteration (0 before its first point; held after its last). It is an error
 // when no run has coverage of measure.
 func CoveragePlot(c *Comparison, measure string, width, height vg.Length) ([]byte, error) {
+	return pngOf(coverageChart(c, measure, false, width, height))
+}
+
+// CoverageOverTimePlot is CoveragePlot against the fuzzing time (seconds)
+// instead of iterations: the grid spans the longest run, and a run that
+// ended earlier keeps its final value. Runs without recorded times (a
+// results.json from before they were recorded) are left out; it is an
+// error when no run has them.
+func CoverageOverTimePlot(c *Comparison, measure string, width, height vg.Length) ([]byte, error) {
+	return pngOf(coverageChart(c, measure, true, width, height))
+}
+
+// hasTimes reports whether a run's coverage series of measure carries the
+// fuzzing time of its points.
+func hasTimes(pts []Point) bool {
+	return slices.ContainsFunc(pts, func(p Point) bool { return p.Seconds > 0 })
+}
+
+func coverageChart(c *Comparison, measure string, overTime bool, width, height vg.Length) (*chart, error) {
 	type curve struct {
 		name            string
 		runs            int
 		mean, low, high plotter.XYs
 	}
+	x := func(p Point) float64 { return float64(p.Iteration) }
 	xmax := float64(c.Budget())
+	if overTime {
+		x = func(p Point) float64 { return p.Seconds }
+		xmax = 0
+	}
+	use := func(pts []Point) bool { return len(pts) > 0 && (!overTime || hasTimes(pts)) }
 	names := make([]string, len(c.Strategies))
 	for i, s := range c.Strategies {
 		names[i] = s.Name
 		for _, r := range s.Runs {
-			if pts := r.Coverage[measure]; len(pts) > 0 {
-				xmax = max(xmax, float64(slices.MaxFunc(pts, func(a, b Point) int { return cmp.Compare(a.Iteration, b.Iteration) }).Iteration))
+			if pts := r.Coverage[measure]; use(pts) {
+				for _, p := range pts {
+					xmax = max(xmax, x(p))
+				}
 			}
 		}
 	}
@@ -303,8 +380,8 @@ func CoveragePlot(c *Comparison, measure string, width, height vg.Length) ([]byt
 	for _, s := range c.Strategies {
 		var series [][]float64 // per run, the value at every grid point
 		for _, r := range s.Runs {
-			if pts := r.Coverage[measure]; len(pts) > 0 {
-				series = append(series, resample(pts, grid))
+			if pts := r.Coverage[measure]; use(pts) {
+				series = append(series, resampleBy(pts, grid, x))
 			}
 		}
 		if len(series) == 0 {
@@ -328,13 +405,20 @@ func CoveragePlot(c *Comparison, measure string, width, height vg.Length) ([]byt
 		curves = append(curves, cv)
 	}
 	if len(curves) == 0 {
+		if overTime {
+			return nil, fmt.Errorf("report: no run has coverage of measure %q with its fuzzing times", measure)
+		}
 		return nil, fmt.Errorf("report: no run has coverage of measure %q", measure)
 	}
+	if xmax <= 0 {
+		return nil, fmt.Errorf("report: coverage of measure %q spans no time", measure)
+	}
 
-	p := newPlot(
-		fmt.Sprintf("%s coverage over iterations", capitalize(measure)),
-		"iterations",
-		fmt.Sprintf("%s coverage (%s)", measure, MeasureUnit(measure)))
+	title, xLabel := fmt.Sprintf("%s coverage over iterations", capitalize(measure)), "iterations"
+	if overTime {
+		title, xLabel = fmt.Sprintf("%s coverage over fuzzing time", capitalize(measure)), "fuzzing time (seconds)"
+	}
+	p := newPlot(title, xLabel, fmt.Sprintf("%s coverage (%s)", measure, MeasureUnit(measure)))
 	p.X.Min, p.X.Max = 0, xmax
 	p.Y.Min = 0
 	leg := newLegend()
@@ -380,20 +464,26 @@ func CoveragePlot(c *Comparison, measure string, width, height vg.Length) ([]byt
 	leg.Add("")
 	leg.Add("mean over runs", padded{meanThumb})
 	leg.Add("min to max over runs", bandThumb)
-	return renderPNG(p, leg, width, height)
+	return newChart(p, leg, width, height)
 }
 
 // resample is the value of the coverage series pts at every grid iteration:
 // the value of the last point at or before it, 0 before the first point.
 func resample(pts []Point, grid []float64) []float64 {
-	if !slices.IsSortedFunc(pts, func(a, b Point) int { return cmp.Compare(a.Iteration, b.Iteration) }) {
+	return resampleBy(pts, grid, func(p Point) float64 { return float64(p.Iteration) })
+}
+
+// resampleBy is resample along the axis x (iterations, or seconds).
+func resampleBy(pts []Point, grid []float64, x func(Point) float64) []float64 {
+	byX := func(a, b Point) int { return cmp.Compare(x(a), x(b)) }
+	if !slices.IsSortedFunc(pts, byX) {
 		pts = slices.Clone(pts)
-		slices.SortStableFunc(pts, func(a, b Point) int { return cmp.Compare(a.Iteration, b.Iteration) })
+		slices.SortStableFunc(pts, byX)
 	}
 	out := make([]float64, len(grid))
-	for k, x := range grid {
-		// Index of the first point after x.
-		j := sort.Search(len(pts), func(j int) bool { return float64(pts[j].Iteration) > x })
+	for k, g := range grid {
+		// Index of the first point after g.
+		j := sort.Search(len(pts), func(j int) bool { return x(pts[j]) > g })
 		if j > 0 {
 			out[k] = pts[j-1].Value
 		}
@@ -421,6 +511,10 @@ func capitalize(s string) string {
 // each strategy's name, how many of its runs found a bug. It is an error when c has
 // no runs.
 func FirstBugPlot(c *Comparison, width, height vg.Length) ([]byte, error) {
+	return pngOf(firstBugChart(c, width, height))
+}
+
+func firstBugChart(c *Comparison, width, height vg.Length) (*chart, error) {
 	budget := c.Budget()
 	top := float64(budget)
 	var names, labels []string
@@ -526,7 +620,7 @@ func FirstBugPlot(c *Comparison, width, height vg.Length) ([]byte, error) {
 	leg.Add("median of the runs", padded{medianThumb})
 	leg.Add("no bug found", notFoundThumb)
 	leg.Add(fmt.Sprintf("budget: %s iterations", groupDigits(budget)), padded{budgetLine})
-	return renderPNG(p, leg, width, height)
+	return newChart(p, leg, width, height)
 }
 
 // hollowTriangle is an upward triangle outline drawn thicker than gonum's
@@ -549,10 +643,25 @@ type XY struct{ X, Y float64 }
 
 // CampaignPlot draws one line per series, e.g. the coverage of every measure
 // of a campaign over fuzzing time from its stats snapshots, at
-// DefaultWidth×DefaultHeight. Series are drawn in the order model, traces,
-// lines, then the others by name, and points by increasing X. It is an error
-// when no series has a point, or a point is not finite.
-func CampaignPlot(series map[string][]XY, xLabel, yLabel, title string) ([]byte, error) {
+// DefaultWidth×DefaultHeight, with a dashed vertical line at each X of
+// resumes (where a resumed campaign started again). Series are drawn in the
+// order model, traces, lines, then the others by name, and points by
+// increasing X. It is an error when no series has a point, or a point is
+// not finite.
+func CampaignPlot(series map[string][]XY, xLabel, yLabel, title string, resumes []float64) ([]byte, error) {
+	return pngOf(campaignChart(series, xLabel, yLabel, title, resumes))
+}
+
+// CampaignFigure is CampaignPlot as a Figure, in both formats.
+func CampaignFigure(f Figure, series map[string][]XY, xLabel, yLabel string, resumes []float64) (Figure, error) {
+	c, err := campaignChart(series, xLabel, yLabel, f.Title, resumes)
+	if err != nil {
+		return f, err
+	}
+	return c.figure(f)
+}
+
+func campaignChart(series map[string][]XY, xLabel, yLabel, title string, resumes []float64) (*chart, error) {
 	var names []string
 	for name, pts := range series {
 		if len(pts) > 0 {
@@ -587,5 +696,23 @@ func CampaignPlot(series map[string][]XY, xLabel, yLabel, title string) ([]byte,
 		leg.Add(name, padded{line})
 	}
 	p.Y.Max = niceCeil(p.Y.Max)
-	return renderPNG(p, leg, DefaultWidth, DefaultHeight)
+	if len(resumes) > 0 {
+		// After the data fixed the axes: the marks span the Y axis.
+		style := draw.LineStyle{Color: color.Gray{0x55}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		var thumb *plotter.Line
+		for _, x := range resumes {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("report: resume mark at %v", x)
+			}
+			mark, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
+			if err != nil {
+				return nil, fmt.Errorf("report: resume mark: %w", err)
+			}
+			mark.LineStyle = style
+			p.Add(mark)
+			thumb = mark
+		}
+		leg.Add("resumed here", padded{thumb})
+	}
+	return newChart(p, leg, DefaultWidth, DefaultHeight)
 }

@@ -38,12 +38,12 @@ func TestCoveragePlotIrregularRuns(t *testing.T) {
 	// without the measure, and no budget set: the plot spans the longest run.
 	c := &Comparison{Strategies: []Strategy{
 		{Name: "model", Runs: []Run{
-			{Coverage: map[string][]Point{"model": {{0, 0}, {500, 40}, {1000, 55}}}},
-			{Coverage: map[string][]Point{"model": {{300, 20}}}},
+			{Coverage: map[string][]Point{"model": {{Iteration: 0, Value: 0}, {Iteration: 500, Value: 40}, {Iteration: 1000, Value: 55}}}},
+			{Coverage: map[string][]Point{"model": {{Iteration: 300, Value: 20}}}},
 		}},
 		{Name: "random", Runs: []Run{
-			{Coverage: map[string][]Point{"model": {{800, 30}, {100, 10}, {400, 20}}}},
-			{Coverage: map[string][]Point{"lines": {{100, 10}}}},
+			{Coverage: map[string][]Point{"model": {{Iteration: 800, Value: 30}, {Iteration: 100, Value: 10}, {Iteration: 400, Value: 20}}}},
+			{Coverage: map[string][]Point{"lines": {{Iteration: 100, Value: 10}}}},
 		}},
 	}}
 	b, err := CoveragePlot(c, "model", DefaultWidth, DefaultHeight)
@@ -72,17 +72,23 @@ func TestPlotsAreDeterministic(t *testing.T) {
 		require.NoError(t, err)
 		bug, err := FirstBugPlot(c, 5*vg.Inch, 4*vg.Inch)
 		require.NoError(t, err)
-		return [][]byte{cov, bug}
+		figs, err := CompareFigures(c, 5*vg.Inch, 4*vg.Inch)
+		require.NoError(t, err)
+		out := [][]byte{cov, bug}
+		for _, f := range figs {
+			out = append(out, f.PNG, f.SVG)
+		}
+		return out
 	}
 	require.Equal(t, render(), render())
 }
 
 func TestResample(t *testing.T) {
-	pts := []Point{{10, 5}, {20, 7}}
+	pts := []Point{{Iteration: 10, Value: 5}, {Iteration: 20, Value: 7}}
 	require.Equal(t, []float64{0, 0, 5, 5, 7, 7}, resample(pts, []float64{0, 5, 10, 15, 20, 25}))
-	unsorted := []Point{{20, 7}, {10, 5}}
+	unsorted := []Point{{Iteration: 20, Value: 7}, {Iteration: 10, Value: 5}}
 	require.Equal(t, []float64{0, 5, 7}, resample(unsorted, []float64{0, 10, 20}))
-	require.Equal(t, []Point{{20, 7}, {10, 5}}, unsorted, "the run's points are not reordered")
+	require.Equal(t, []Point{{Iteration: 20, Value: 7}, {Iteration: 10, Value: 5}}, unsorted, "the run's points are not reordered")
 }
 
 func TestFirstBugPlot(t *testing.T) {
@@ -111,13 +117,13 @@ func TestCampaignPlot(t *testing.T) {
 		"lines":  {{20, 30}, {0, 0}, {10, 22}},
 		"custom": {{5, 1}},
 		"empty":  nil,
-	}, "seconds", "coverage", "Coverage over time")
+	}, "seconds", "coverage", "Coverage over time", nil)
 	require.NoError(t, err)
 	decodePNG(t, b, DefaultWidth, DefaultHeight)
 
-	_, err = CampaignPlot(map[string][]XY{"model": nil}, "x", "y", "t")
+	_, err = CampaignPlot(map[string][]XY{"model": nil}, "x", "y", "t", nil)
 	require.ErrorContains(t, err, "no series")
-	_, err = CampaignPlot(map[string][]XY{"model": {{0, math.NaN()}}}, "x", "y", "t")
+	_, err = CampaignPlot(map[string][]XY{"model": {{0, math.NaN()}}}, "x", "y", "t", nil)
 	require.ErrorContains(t, err, `series "model"`)
 }
 
@@ -155,4 +161,60 @@ func TestTicks(t *testing.T) {
 	require.Equal(t, 1000.0, niceCeil(812))
 	require.Equal(t, 20000.0, niceCeil(20000))
 	require.Nil(t, (niceTicks{}).Ticks(1, 1))
+}
+
+// Coverage over fuzzing time: the runs that recorded their times, on a
+// grid up to the longest run; none with times is an error, not an empty
+// plot.
+func TestCoverageOverTimePlot(t *testing.T) {
+	c := &Comparison{Strategies: []Strategy{
+		{Name: "model", Runs: []Run{
+			{Coverage: map[string][]Point{"model": {{Iteration: 0, Value: 0}, {Iteration: 500, Value: 40, Seconds: 12.5}, {Iteration: 1000, Value: 55, Seconds: 30}}}},
+			{Coverage: map[string][]Point{"model": {{Iteration: 0, Value: 0}, {Iteration: 1000, Value: 50}}}}, // no times: left out
+		}},
+		{Name: "random", Runs: []Run{
+			{Coverage: map[string][]Point{"model": {{Iteration: 800, Value: 30, Seconds: 9}, {Iteration: 100, Value: 10, Seconds: 1}}}},
+		}},
+	}}
+	b, err := CoverageOverTimePlot(c, "model", DefaultWidth, DefaultHeight)
+	require.NoError(t, err)
+	decodePNG(t, b, DefaultWidth, DefaultHeight)
+	timed, all := timedRuns(c, "model")
+	require.Equal(t, [2]int{2, 3}, [2]int{timed, all})
+
+	untimed := syntheticComparison(2, 2, 1000)
+	for _, s := range untimed.Strategies {
+		for _, r := range s.Runs {
+			for m := range r.Coverage {
+				for i := range r.Coverage[m] {
+					r.Coverage[m][i].Seconds = 0
+				}
+			}
+		}
+	}
+	_, err = CoverageOverTimePlot(untimed, "model", DefaultWidth, DefaultHeight)
+	require.ErrorContains(t, err, `no run has coverage of measure "model" with its fuzzing times`)
+	figs, err := CompareFigures(untimed, DefaultWidth, DefaultHeight)
+	require.NoError(t, err)
+	for _, f := range figs {
+		require.NotContains(t, f.Name, "-time", "no time plot without times")
+	}
+
+	x := func(p Point) float64 { return p.Seconds }
+	require.Equal(t, []float64{0, 10, 10, 30}, resampleBy([]Point{{Value: 30, Seconds: 9}, {Value: 10, Seconds: 1}}, []float64{0, 1, 5, 10}, x))
+}
+
+// A resumed campaign's plots mark where it started again.
+func TestCampaignPlotMarksResumes(t *testing.T) {
+	series := map[string][]XY{"model": {{0, 0}, {10, 5}, {20, 9}, {30, 12}}}
+	with, err := CampaignFigure(Figure{Title: "t"}, series, "minutes", "states", []float64{10, 20})
+	require.NoError(t, err)
+	without, err := CampaignFigure(Figure{Title: "t"}, series, "minutes", "states", nil)
+	require.NoError(t, err)
+	require.Contains(t, string(with.SVG), "resumed here")
+	require.NotContains(t, string(without.SVG), "resumed here")
+	require.NotEqual(t, with.PNG, without.PNG)
+	decodePNG(t, with.PNG, DefaultWidth, DefaultHeight)
+	_, err = CampaignPlot(series, "x", "y", "t", []float64{math.Inf(1)})
+	require.ErrorContains(t, err, "resume mark")
 }

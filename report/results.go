@@ -5,10 +5,12 @@ import (
 	"slices"
 )
 
-// Point is a coverage value after an iteration of a campaign.
+// Point is a coverage value after an iteration of a campaign, and the
+// fuzzing time it took to get there (0: not recorded).
 type Point struct {
 	Iteration int64   `json:"iteration"`
 	Value     float64 `json:"value"`
+	Seconds   float64 `json:"seconds,omitempty"`
 }
 
 // BugHit is a distinct bug found by a run, by its deduplication signature.

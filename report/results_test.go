@@ -86,7 +86,7 @@ func TestAnalyzeOtherBaseAndNoBugs(t *testing.T) {
 func TestMeasuresOrder(t *testing.T) {
 	c := &Comparison{Strategies: []Strategy{{Name: "a", Runs: []Run{
 		{Final: map[string]float64{"zeta": 1, "lines": 2}},
-		{Coverage: map[string][]Point{"model": {{1, 1}}, "alpha": {{1, 1}}, "empty": nil}},
+		{Coverage: map[string][]Point{"model": {{Iteration: 1, Value: 1}}, "alpha": {{Iteration: 1, Value: 1}}, "empty": nil}},
 		{Final: map[string]float64{"traces": 3}},
 	}}}}
 	require.Equal(t, []string{"model", "traces", "lines", "alpha", "zeta"}, c.Measures())
@@ -95,7 +95,7 @@ func TestMeasuresOrder(t *testing.T) {
 func TestBudget(t *testing.T) {
 	c := &Comparison{Strategies: []Strategy{{Runs: []Run{
 		{Iterations: 40},
-		{Coverage: map[string][]Point{"model": {{70, 1}}}},
+		{Coverage: map[string][]Point{"model": {{Iteration: 70, Value: 1}}}},
 	}}}}
 	require.Equal(t, int64(70), c.Budget(), "without Iterations, the longest run")
 	c.Iterations = 50

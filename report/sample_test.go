@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,7 +58,9 @@ func syntheticComparison(nStrategies, nRuns int, budget int64) *Comparison {
 					x := float64(it) / float64(budget)
 					next := math.Round(target * (1 - math.Exp(-x/tau)) * (0.97 + 0.03*rng.Float64()))
 					v = max(v, next) // coverage never decreases
-					run.Coverage[m] = append(run.Coverage[m], Point{Iteration: it, Value: v})
+					// Time: the run's own speed, which differs by run.
+					sec := math.Round(run.Seconds*float64(it)/float64(budget)*1000) / 1000
+					run.Coverage[m] = append(run.Coverage[m], Point{Iteration: it, Value: v, Seconds: sec})
 				}
 				run.Final[m] = v
 			}
@@ -90,6 +93,7 @@ func TestWriteSamples(t *testing.T) {
 	require.NoError(t, err)
 	for _, f := range figs {
 		require.NoError(t, os.WriteFile(filepath.Join(*samplesDir, f.Name), f.PNG, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(*samplesDir, strings.TrimSuffix(f.Name, ".png")+".svg"), f.SVG, 0o644))
 	}
 	writeHTML(t, filepath.Join(*samplesDir, "compare.html"), func(f *os.File) error { return WriteCompareHTML(f, c, figs) })
 
@@ -128,7 +132,7 @@ func sampleCampaign(t *testing.T) *Campaign {
 			series[m.name] = append(series[m.name], XY{X: s, Y: math.Round(m.final * (1 - math.Exp(-s/150)))})
 		}
 	}
-	png, err := CampaignPlot(series, "fuzzing time (seconds)", "coverage (items)", "Coverage over fuzzing time")
+	png, err := CampaignPlot(series, "fuzzing time (seconds)", "coverage (items)", "Coverage over fuzzing time", []float64{300})
 	require.NoError(t, err)
 	return &Campaign{
 		Title:    "modelfuzz campaign: etcdraft / raft.tla, strategy model",

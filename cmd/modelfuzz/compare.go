@@ -37,10 +37,11 @@ coverage the build supports (model states with --model, unique traces,
 lines in a coverage build), whatever guides it.
 
 Writes to --out: results.json (per strategy and run: coverage over
-iterations, final coverage, bugs with the iteration that found them first),
-report.html (self-contained), and PNG plots: coverage over iterations
-(mean over runs with a min-max band) for each measure, and the iterations to
-the first bug. The report compares --base (default model) against every
+iterations with the fuzzing time of each point, final coverage, bugs with
+the iteration that found them first), report.html (self-contained), and
+plots, each as PNG and SVG: for each measure, coverage over iterations and
+over fuzzing time (mean over runs with a min-max band), and the iterations
+to the first bug. The report compares --base (default model) against every
 other strategy: Mann-Whitney U (p-value) on final coverage, Vargha-Delaney
 A12 on final coverage and on the first-bug iteration (a run without a bug
 counts as budget + 1). Divergences from the model are not counted as bugs.
@@ -147,7 +148,10 @@ func writeComparison(w io.Writer, c *report.Comparison, dir string, took time.Du
 		if err := os.WriteFile(filepath.Join(dir, name), fg.PNG, 0o644); err != nil {
 			return err
 		}
-		pngs = append(pngs, name)
+		if err := os.WriteFile(filepath.Join(dir, strings.TrimSuffix(name, ".png")+".svg"), fg.SVG, 0o644); err != nil {
+			return err
+		}
+		pngs = append(pngs, strings.TrimSuffix(name, ".png"))
 	}
 	var page bytes.Buffer
 	if err := report.WriteCompareHTML(&page, c, figs); err != nil {
@@ -168,7 +172,7 @@ func writeComparison(w io.Writer, c *report.Comparison, dir string, took time.Du
 	for _, t := range tests {
 		fmt.Fprintln(w, t)
 	}
-	fmt.Fprintf(w, "wrote %s, %s and %s\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "report.html"), strings.Join(pngs, ", "))
+	fmt.Fprintf(w, "wrote %s, %s and the plots %s (each .png and .svg)\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "report.html"), strings.Join(pngs, ", "))
 	return nil
 }
 

@@ -415,6 +415,12 @@ func TestCompareMicrobench(t *testing.T) {
 			require.Equal(t, uint64(i+1), r.Seed, "the same seeds for every strategy")
 			require.Greater(t, r.Final["model"], 0.0)
 			require.Greater(t, len(r.Coverage["model"]), 100, "coverage over iterations")
+			var last struct {
+				Iteration int64   `json:"iteration"`
+				Seconds   float64 `json:"seconds"`
+			}
+			require.NoError(t, json.Unmarshal(r.Coverage["model"][len(r.Coverage["model"])-1], &last))
+			require.Greater(t, last.Seconds, 0.0, "and over fuzzing time")
 		}
 	}
 	against := map[string]bool{}
@@ -432,10 +438,16 @@ func TestCompareMicrobench(t *testing.T) {
 	for _, want := range []string{"model", "trace", "random", "Mann-Whitney", "A12", "data:image/png;base64,", "--workers=3"} {
 		require.Contains(t, string(html), want)
 	}
-	for _, png := range []string{"coverage-model.png", "coverage-traces.png"} { // compare's
-		_, err := os.Stat(filepath.Join(out, png))
+	// Plots over iterations and over time, each as PNG and SVG.
+	for _, name := range []string{"coverage-model", "coverage-traces", "coverage-model-time", "coverage-traces-time"} {
+		_, err := os.Stat(filepath.Join(out, name+".png"))
 		require.NoError(t, err)
+		svg, err := os.ReadFile(filepath.Join(out, name+".svg"))
+		require.NoError(t, err)
+		require.Contains(t, string(svg), "<svg ")
 	}
+	require.Contains(t, string(html), `alt="Model coverage over fuzzing time"`)
+	require.Contains(t, res.stdout, "(each .png and .svg)")
 }
 
 // report writes one campaign as a self-contained page: coverage over time
@@ -474,6 +486,17 @@ func TestReportOfACampaign(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
 	require.Equal(t, int64(3000), last.Iterations)
 	require.Equal(t, len(rows)-1, len(lines))
+
+	// Resumed: the plots mark where the campaign started again.
+	require.NotContains(t, s, "resumed at")
+	res = modelfuzz(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--strategy", "trace", "--iterations", "3500", "--stats-every", "50ms", "--corpus", dir, "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = modelfuzz(t, "report", "--corpus", dir, "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	page, err = os.ReadFile(out)
+	require.NoError(t, err)
+	require.Regexp(t, `The campaign was resumed at \d+\.\d minute\(s\) of fuzzing \(dashed vertical lines\)`, string(page))
 }
 
 // compare's campaigns at once are --jobs; the old --parallel still works
