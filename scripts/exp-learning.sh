@@ -4,13 +4,13 @@
 # per strategy and seed, and how many episodes pass each waypoint sequence
 # of tests/etcdraft/raft_waypoints.tla (waypointrl against the walk).
 # Usage: scripts/exp-learning.sh [SEEDS] [EPISODES] [WP_EPISODES] [OUT]
-#   defaults: 5 seeds, 10000 episodes (coverage), 2000 episodes (waypoints),
+#   defaults: 5 seeds, 10000 episodes (coverage), 10000 episodes (waypoints),
 #   /tmp/exp-learning. Campaigns run one after the other, one episode at a
 #   time (learning strategies always do). CPU seconds are user+sys.
 set -euo pipefail
 seeds=${1:-5}
 episodes=${2:-10000}
-wpepisodes=${3:-2000}
+wpepisodes=${3:-10000}
 out=${4:-/tmp/exp-learning}
 bin=$(mktemp -d)/modelfuzz
 go build -tags with_tla -o "$bin" ./cmd/modelfuzz
