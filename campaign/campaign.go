@@ -232,7 +232,7 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		fac = lines
 	}
 	if guidance.IsLearning(s.Strategy) {
-		h := schedule.Harness{Shape: s.Shape, Timeouts: s.OnlineParams.Timeouts}
+		h := schedule.Harness{Shape: s.Shape, Timeouts: s.OnlineParams.Timeouts, Faults: s.OnlineParams.HarnessFaults()}
 		if c.learn, err = guidance.NewLearning(s.Strategy, guidance.LearningParams{}, h, waypoints); err != nil {
 			return err
 		}
@@ -296,6 +296,12 @@ func (c *Campaign) openStore(given func(string) bool) error {
 	}
 	if !given("fresh-share") {
 		s.FreshShare = old.FreshShare
+	}
+	if old.Faults == 0 && (guidance.IsOnline(old.Strategy) || guidance.IsLearning(old.Strategy)) {
+		old.Faults = -1 // stored before the harness injected faults: it ran with none
+	}
+	if !given("faults") {
+		s.Faults = old.Faults // a continued campaign keeps its own
 	}
 	if diff := old.Diff(s); diff != "" {
 		return fmt.Errorf("corpus %s holds a campaign with %s; run with the same settings to continue it, or add --fresh to start over", s.CorpusDir, diff)

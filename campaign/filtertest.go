@@ -280,12 +280,15 @@ func (c *filterChooser) Direct(evs []schedule.Enabled) ([]schedule.Step, bool) {
 		var st schedule.Step
 		switch c.mon.Fate(e.ID, now) {
 		case filter.Drop:
-			st = schedule.Step{Process: e.Process, Action: schedule.Drop, K: e.K}
+			st = e.DropStep
 		case filter.Duplicate:
 			c.mon.Duplicated(e.ID)
-			st = schedule.Step{Process: e.Process, Action: schedule.Duplicate, K: e.K}
+			st = e.DupStep
 		default:
 			continue
+		}
+		if st.Action == "" {
+			continue // the system cannot (checkTestActions refused a system without the action)
 		}
 		c.in.Steps = append(c.in.Steps, st)
 		return []schedule.Step{st}, false

@@ -313,7 +313,7 @@ func (m *Monitor) field(c *Cond, ev *schedule.Event) (Value, bool) {
 		switch ev.Kind {
 		case schedule.EvSend:
 			from, to = ev.Node, ev.Peer
-		case schedule.EvRecv:
+		case schedule.EvRecv, schedule.EvDuplicate:
 			from, to = ev.Peer, ev.Node
 		default:
 			return Value{}, false

@@ -29,6 +29,10 @@ type OnlineParams struct {
 	Period     int `json:"period,omitempty" flag:"period"`         // rounds: k, isolated processes rejoin every k rounds
 	Isolations int `json:"isolations,omitempty" flag:"isolations"` // rounds: d, isolations over the execution (-1: none, stored as such)
 	Rounds     int `json:"rounds,omitempty" flag:"rounds"`         // rounds: r, the rounds isolations are spread over
+	// Faults: the drops, duplicates, partitions, leadership transfers,
+	// configuration changes and tick steps (each) the harness may inject
+	// in one execution, within --actions (-1: none, stored as such).
+	Faults int `json:"faults,omitempty" flag:"faults"`
 }
 
 // OnlineStrategies are the strategies that build executions online.
@@ -49,9 +53,9 @@ func IsOnline(strategy string) bool {
 // none (-1). It returns an error naming a parameter that does not fit.
 func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) error {
 	if IsLearning(strategy) {
-		// Of these, the learning strategies use the timeouts only.
+		// Of these, the learning strategies use the timeouts and faults only.
 		if p.Depth != 0 || p.RaceRuns != 0 || p.Period != 0 || p.Isolations != 0 || p.Rounds != 0 {
-			return fmt.Errorf("--depth, --race-runs, --period, --isolations and --rounds are not for %s (--timeouts is)", strategy)
+			return fmt.Errorf("--depth, --race-runs, --period, --isolations and --rounds are not for %s (--timeouts and --faults are)", strategy)
 		}
 		if p.Timeouts == 0 {
 			p.Timeouts = 6
@@ -59,11 +63,11 @@ func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) erro
 		if p.Timeouts < 0 {
 			return fmt.Errorf("--timeouts must not be negative, got %d", p.Timeouts)
 		}
-		return nil
+		return p.defaultFaults()
 	}
 	if !IsOnline(strategy) {
 		if *p != (OnlineParams{}) {
-			return fmt.Errorf("--depth, --timeouts, --race-runs, --period, --isolations and --rounds are for the online strategies (%s), not %s", strings.Join(OnlineStrategies, ", "), strategy)
+			return fmt.Errorf("--depth, --timeouts, --race-runs, --period, --isolations, --rounds and --faults are for the online strategies (%s), not %s", strings.Join(OnlineStrategies, ", "), strategy)
 		}
 		return nil
 	}
@@ -97,7 +101,40 @@ func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) erro
 	case strategy == "rounds" && p.Isolations > 0 && !spec.Supports(schedule.Drop):
 		return fmt.Errorf("--isolations %d: system %s cannot drop messages, so rounds cannot isolate a process (use --isolations -1)", p.Isolations, spec.Name)
 	}
+	return p.defaultFaults()
+}
+
+// defaultFaults: 2 of each fault an execution, -1 for none.
+func (p *OnlineParams) defaultFaults() error {
+	if p.Faults == 0 {
+		p.Faults = 2
+	}
+	if p.Faults < -1 {
+		return fmt.Errorf("--faults must not be negative (-1: none), got %d", p.Faults)
+	}
 	return nil
+}
+
+// HarnessFaults is the harness's quota of each fault (none for -1).
+func (p *OnlineParams) HarnessFaults() int { return max(p.Faults, 0) }
+
+// roundsActions are the actions rounds leaves to the harness: not the
+// network faults, which would take messages out of their rounds (isolation
+// is how rounds loses messages).
+func roundsActions(h schedule.Harness, spec *schedule.SystemSpec) string {
+	use := spec.Actions
+	if h.Actions != "" {
+		use, _ = schedule.ParseActions(h.Actions)
+	}
+	var keep []string
+	for _, a := range use {
+		switch a {
+		case schedule.Drop, schedule.Duplicate, schedule.Partition, schedule.Heal:
+			continue
+		}
+		keep = append(keep, string(a))
+	}
+	return strings.Join(keep, ",")
 }
 
 // Online is an online strategy ready to run: its chooser's parameters and
@@ -125,6 +162,7 @@ func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule
 	if p.Timeouts >= 0 {
 		o.Harness.Timeouts = p.Timeouts
 	}
+	o.Harness.Faults = p.HarnessFaults()
 	sys, err := fac.New()
 	if err != nil {
 		return nil, err
@@ -138,6 +176,7 @@ func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule
 		o.Race = AnalyzeRaces(st, o.Harness, p.RaceRuns, seed)
 	case "rounds":
 		o.Harness.CrashQuota = 0 // isolation is how rounds lose messages
+		o.Harness.Actions = roundsActions(o.Harness, fac.Spec())
 	case "pos":
 	default:
 		return nil, fmt.Errorf("unknown online strategy %q", strategy)

@@ -12,7 +12,10 @@ type chainMode int
 
 const (
 	// chainsByProcess: a chain per process, PCT's threads (Burckhardt et
-	// al.): the events of one process are ordered by its execution.
+	// al.): the events of one process are ordered by its execution. The
+	// network's faults (drop, duplicate, partition, heal) are a thread of
+	// their own: in the receiver's, a drop would always wait for the
+	// receipt of its message.
 	chainsByProcess chainMode = iota
 	// chainsByCause: PCTCP's and taPCT's online chain partitioning of the
 	// causal order (an event follows the one during which its message was
@@ -87,9 +90,14 @@ func (p *pct) add(e *schedule.Enabled) {
 	}
 	p.evs[e.ID] = ev
 	var c *chain
+	thread := e.Process
+	switch e.Kind {
+	case schedule.KindDrop, schedule.KindDuplicate, schedule.KindPartition, schedule.KindHeal:
+		thread = -1
+	}
 	switch p.mode {
 	case chainsByProcess:
-		c = p.byProc[e.Process]
+		c = p.byProc[thread]
 	case chainsByCause:
 		if ce := p.evs[e.Cause]; ce != nil && ce.chain.evs[len(ce.chain.evs)-1] == ce {
 			c = ce.chain
@@ -109,7 +117,7 @@ func (p *pct) add(e *schedule.Enabled) {
 		pos := p.d - 1 + p.r.IntN(len(p.chains)-(p.d-1)+1)
 		p.chains = slices.Insert(p.chains, pos, c)
 		if p.mode == chainsByProcess {
-			p.byProc[e.Process] = c
+			p.byProc[thread] = c
 		}
 	}
 	c.evs = append(c.evs, ev)
@@ -181,6 +189,12 @@ func (p *pct) highest() *pctEvent {
 func (p *pct) Executed(e schedule.Enabled) {
 	if ev := p.evs[e.ID]; ev != nil {
 		ev.done = true
+	}
+	if e.Kind == schedule.KindDrop {
+		// The message is gone: its receipt will not run.
+		if ev := p.evs[e.Target]; ev != nil {
+			ev.done = true
+		}
 	}
 }
 

@@ -17,9 +17,11 @@ import (
 // processes draws the round of the phase from which it is isolated, to the
 // end of the phase: every k rounds the network heals. After r rounds no
 // process is isolated any more. At the end of a round the harness may
-// inject one timer or client request or read (with probability 1/2; its messages
-// belong to the next round); crashes are
-// not used: isolation is how this strategy loses messages.
+// inject one timer, client request or read, leadership transfer,
+// configuration change or tick step (with probability 1/2; its messages
+// belong to the next round); crashes, the harness's drops, duplicates and
+// partitions are not used (NewOnline leaves them out): isolation is how
+// this strategy loses messages.
 type rounds struct {
 	p     OnlineParams
 	procs int
@@ -128,7 +130,9 @@ func (c *rounds) Choose(evs []schedule.Enabled) (int, bool) {
 				c.injected = true
 				var ext []int
 				for i := range evs {
-					if k := evs[i].Kind; k == schedule.KindTimeout || k == schedule.KindRequest || k == schedule.KindRead {
+					switch evs[i].Kind {
+					case schedule.KindTimeout, schedule.KindRequest, schedule.KindRead,
+						schedule.KindTransfer, schedule.KindConfChange, schedule.KindTick:
 						ext = append(ext, i)
 					}
 				}

@@ -27,7 +27,8 @@ func (TraceMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (fuzzer.O
 //
 // Every event gets a hash of its label (kind, type, args; never its step or
 // message id, which depend on the interleaving), its node's previous event
-// and, for a recv, the hash of the matching send. The hash of a node's last
+// and, for a recv, the hash of the matching send (for a duplicate's copy, of
+// the duplicate). The hash of a node's last
 // event thus covers the node's whole causal past, and the tuple of the last
 // hashes of all nodes identifies the partial order: it is invariant under
 // swapping adjacent independent events and changes otherwise (up to hash
@@ -63,7 +64,9 @@ func TraceHash(t schedule.Trace) uint64 {
 		}
 		hashLabel(&d, e)
 		h := d.Sum64()
-		if e.Kind == schedule.EvSend && e.Msg != 0 {
+		// A duplicate's copy is received after the duplicate, which the
+		// network did at the receiver's side.
+		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvDuplicate) && e.Msg != 0 {
 			if e.Msg > 0 && e.Msg < len(sendSlice) {
 				sendSlice[e.Msg] = h
 			} else {

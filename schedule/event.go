@@ -21,6 +21,9 @@ const (
 	EvRequest  = "request"  // a client request arrived at Node
 	EvResponse = "response" // Node answered a client request
 	EvSkip     = "skip"     // the step could not run in this state
+	// EvDuplicate: a second copy of a message pending at Node (sent by
+	// Peer) was put in its inbox; Msg is the copy's id, a new message.
+	EvDuplicate = "duplicate"
 )
 
 // Arg is one named field of an event, an integer or a string.

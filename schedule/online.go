@@ -62,6 +62,14 @@ const (
 	KindRead    = "read"    // a client read arrives
 	KindCrash   = "crash"   // the process crashes (within the crash quota)
 	KindRestart = "restart" // a crashed process restarts
+	// The network and membership faults of the harness (Harness.Faults):
+	KindDrop       = "drop"        // a pending message is lost
+	KindDuplicate  = "duplicate"   // a pending message gets a second copy (a new message)
+	KindPartition  = "partition"   // the processes of a set are cut from the others
+	KindHeal       = "heal"        // the partition ends
+	KindTransfer   = "transfer"    // a process is asked to hand leadership to another
+	KindConfChange = "conf-change" // a process is asked to change the configuration
+	KindTick       = "tick"        // a process's clock advances by several ticks
 )
 
 // Enabled is one event a strategy may schedule next.
@@ -76,6 +84,14 @@ type Enabled struct {
 	Type    string // recv: the message type; otherwise the kind
 	K       int    // recv: the message's position among the receiver's pending ones (1-based)
 	Step    Step   // the step that runs it
+	// DropStep and DupStep are, for a recv event, the steps that lose the
+	// message and that put a second copy of it in the inbox; a zero
+	// Action when the system cannot (the positions they name may differ
+	// from K: a system counts held messages, or leaves some out).
+	DropStep, DupStep Step
+	// Target is, for a drop or duplicate of the harness, the ID of the
+	// message's recv event.
+	Target int
 	// Cause is the ID of the event whose execution created this one (a
 	// message is caused by the event during which its sender sent it at
 	// the sender); 0 when none (the harness's events, a timer's message).
@@ -120,11 +136,21 @@ type Director interface {
 // Harness bounds what the driver injects besides the messages: client
 // requests (Shape.Requests are offered, one at a time), as many client
 // reads on systems that serve them, crashes (Shape.CrashQuota), election
-// timeouts (Timeouts, on systems with a timer), and the execution's length
-// (Shape.Steps). Only actions of Shape.Actions are injected, when it is set.
+// timeouts (Timeouts, on systems with a timer), network and membership
+// faults (Faults of each kind), and the execution's length (Shape.Steps).
+// Only actions of Shape.Actions are injected, when it is set.
 type Harness struct {
 	Shape
 	Timeouts int
+	// Faults is how many of each fault the driver may inject in one
+	// execution, on a system that supports its action: drops and
+	// duplicates of a pending message, partitions (each then healed when
+	// the strategy picks the heal on offer), leadership transfers,
+	// configuration changes and tick steps. Each kind has one event on
+	// offer at a time, drawn at random (the message, the set, the
+	// processes, the change, the ticks) and kept until it runs or can no
+	// longer run.
+	Faults int
 }
 
 // OnlineRun builds one input online: from the system's initial state, it
@@ -159,10 +185,10 @@ func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execu
 		e := evs[i]
 		st := e.Step
 		if drop {
-			if e.Kind != KindRecv || !sys.Spec().Supports(Drop) {
+			if e.Kind != KindRecv || e.DropStep.Action == "" {
 				drop = false
 			} else {
-				st = Step{Process: e.Process, Action: Drop, K: e.K}
+				st = e.DropStep
 			}
 		}
 		in.Steps = append(in.Steps, st)
@@ -215,6 +241,31 @@ type driver struct {
 	reqID     int
 	cause     map[int]int // message id -> cause
 	restartID []int
+	// The faults on offer, one of each kind (Harness.Faults).
+	faults [numFaults]fault
+	cut    bool // a partition of the driver's is in force
+}
+
+// The kinds of fault, in the order they are offered.
+const (
+	fDrop = iota
+	fDuplicate
+	fPartition
+	fTransfer
+	fConfChange
+	fTick
+	numFaults
+)
+
+var faultKinds = [numFaults]string{KindDrop, KindDuplicate, KindPartition, KindTransfer, KindConfChange, KindTick}
+var faultActions = [numFaults]Action{Drop, Duplicate, Partition, TransferLeader, ConfChange, Tick}
+
+// fault is one kind of fault: how many ran, and the one on offer.
+type fault struct {
+	taken int
+	id    int  // the event on offer (0: none drawn)
+	msg   int  // drop, duplicate: the message's id
+	step  Step // partition, transfer, conf-change, tick: the drawn step
 }
 
 func newDriver(sys Stepper, h Harness, r *rand.Rand) *driver {
@@ -249,6 +300,7 @@ func (d *driver) target() int {
 // enabled lists the system's pending events, then the harness's.
 func (d *driver) enabled(dst []Enabled) []Enabled {
 	dst = d.sys.Pending(dst)
+	msgs := len(dst)
 	for i := range dst {
 		dst[i].Cause = d.cause[dst[i].ID]
 	}
@@ -287,7 +339,92 @@ func (d *driver) enabled(dst []Enabled) []Enabled {
 				Step: Step{Process: p, Action: Crash}})
 		}
 	}
+	for k := range d.faults {
+		dst = d.offerFault(dst, k, msgs)
+	}
 	return dst
+}
+
+// offerFault appends the fault of kind k on offer, drawing one when none
+// is or the one drawn can no longer run; dst[:msgs] are the system's
+// pending events.
+func (d *driver) offerFault(dst []Enabled, k, msgs int) []Enabled {
+	f := &d.faults[k]
+	if k == fPartition && d.cut {
+		// The heal of the driver's partition, outside the quota.
+		if !d.may(Heal) {
+			return dst
+		}
+		return append(dst, Enabled{ID: d.id(&f.id), Kind: KindHeal, Process: -1, From: -1, Type: KindHeal,
+			Step: Step{Action: Heal}})
+	}
+	if f.taken >= d.h.Faults || !d.may(faultActions[k]) ||
+		k == fPartition && (!d.may(Heal) || d.spec.Processes < 2) || k == fTransfer && d.spec.Processes < 2 {
+		return dst
+	}
+	switch k {
+	case fDrop, fDuplicate:
+		// A pending message the system can drop (duplicate): the one
+		// drawn while it stays pending, else a new draw.
+		can := func(e *Enabled) bool {
+			if k == fDrop {
+				return e.DropStep.Action != ""
+			}
+			return e.DupStep.Action != ""
+		}
+		at := -1
+		for i := 0; i < msgs; i++ {
+			if dst[i].Kind == KindRecv && dst[i].ID == f.msg && can(&dst[i]) {
+				at = i
+			}
+		}
+		if at < 0 {
+			var ok []int
+			for i := 0; i < msgs; i++ {
+				if dst[i].Kind == KindRecv && can(&dst[i]) {
+					ok = append(ok, i)
+				}
+			}
+			if len(ok) == 0 {
+				return dst
+			}
+			at = ok[d.r.IntN(len(ok))]
+			f.msg, f.id = dst[at].ID, 0
+		}
+		m := dst[at]
+		st := m.DropStep
+		if k == fDuplicate {
+			st = m.DupStep
+		}
+		return append(dst, Enabled{ID: d.id(&f.id), Kind: faultKinds[k], Process: m.Process, From: m.From, Type: m.Type,
+			Step: st, Cause: m.Cause, Target: m.ID})
+	}
+	if f.id == 0 {
+		f.step = d.drawFault(k)
+	}
+	p := f.step.Process
+	if k == fPartition {
+		p = -1
+	} else if d.crashed[p] {
+		return dst
+	}
+	return append(dst, Enabled{ID: d.id(&f.id), Kind: faultKinds[k], Process: p, From: -1, Type: f.step.Call(), Step: f.step})
+}
+
+// drawFault draws the step of a partition, transfer, conf-change or tick.
+func (d *driver) drawFault(k int) Step {
+	n := d.spec.Processes
+	p := d.r.IntN(n)
+	switch k {
+	case fPartition:
+		// A non-empty proper subset of the processes.
+		return Step{Action: Partition, Set: ProcSet(1 + d.r.IntN(1<<n-2))}
+	case fTransfer:
+		return Step{Process: p, Action: TransferLeader, To: (p + 1 + d.r.IntN(n-1)) % n}
+	case fConfChange:
+		return Step{Process: p, Action: ConfChange, Conf: randomConf(d.r, n)}
+	}
+	return Step{Process: p, Action: Tick, N: 1 + d.r.IntN(maxTicks)}
 }
 
 // took records that e ran: the harness's event on offer is used up, and
@@ -311,20 +448,34 @@ func (d *driver) took(e Enabled, drop bool) {
 	case KindRestart:
 		d.crashed[e.Process] = false
 		d.restartID[e.Process] = 0
+	case KindHeal:
+		d.cut = false
+		d.faults[fPartition].id = 0
+	default:
+		for k, kind := range faultKinds {
+			if e.Kind == kind {
+				f := &d.faults[k]
+				f.taken++
+				f.id, f.msg = 0, 0
+				if k == fPartition {
+					d.cut = true
+				}
+			}
+		}
 	}
 }
 
 // created records the causes of the messages the step that ran e sent:
 // those sent at e's process are caused by e, the others (a leader's
-// heartbeat at a tick) by nothing. A dropped message causes nothing, and
-// a harness event's successor (the next timeout of a process) is the
-// harness's, not e's.
+// heartbeat at a tick) by nothing; a duplicate's copy is caused by the
+// duplicate. A dropped message causes nothing, and a harness event's
+// successor (the next timeout of a process) is the harness's, not e's.
 func (d *driver) created(e Enabled, drop bool, events Trace) {
 	if drop {
 		return
 	}
 	for _, ev := range events {
-		if ev.Kind == EvSend && ev.Msg != 0 && ev.Node == e.Process {
+		if (ev.Kind == EvSend || ev.Kind == EvDuplicate) && ev.Msg != 0 && ev.Node == e.Process {
 			d.cause[ev.Msg] = e.ID
 		}
 	}

@@ -122,8 +122,9 @@
 //   - install, Type "install": the node installed a snapshot received in a
 //     MsgSnap. Args: index, term.
 //   - skip (schedule.EvSkip): Type says why the step could not run.
-//   - drop, duplicate: Type is the message type, Msg the id of its send,
-//     Peer its sender.
+//   - drop: Type is the message type, Msg the id of its send, Peer its
+//     sender. duplicate (schedule.EvDuplicate): the same, but Msg is the
+//     id of the copy, a message of its own whose recv adds copy=1.
 //   - unsent: a message of a Ready that a crash at after-persist kept from
 //     leaving; the fields of a send, no Msg id.
 //   - partition (Args: set) and heal: Node -1.

@@ -25,6 +25,7 @@ type envelope struct {
 	// commitTerm is, for a MsgHeartbeat, the term of the entry at its
 	// commit index in the sender's log (-1 unknown).
 	commitTerm int64
+	copy       bool // a duplicate's copy
 }
 
 // node is one application of the library.
@@ -166,20 +167,32 @@ func (s *System) End() *schedule.Execution {
 }
 
 // Pending implements schedule.Stepper: every deliverable message of every
-// live node, in inbox order, each delivered by a deliver-one step.
+// live node, in inbox order, each delivered by a deliver-one step, dropped
+// by a drop step and duplicated by a duplicate step (dropOrDuplicate's
+// positions: drop counts every message of the inbox, held ones included,
+// duplicate those but forwarded proposals, which it never copies).
 func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
 	for p, n := range s.nodes {
 		if n.rn == nil {
 			continue
 		}
-		k := 0
-		for _, e := range n.inbox {
+		k, dups := 0, 0
+		for i, e := range n.inbox {
+			prop := e.m.GetType() == pb.MsgProp
+			if !prop {
+				dups++
+			}
 			if s.held(e.from, p) {
 				continue
 			}
 			k++
-			dst = append(dst, schedule.Enabled{ID: e.id, Kind: schedule.KindRecv, Process: p, From: e.from,
-				Type: msgTypeName(e.m.GetType()), K: k, Step: schedule.Step{Process: p, Action: schedule.DeliverOne, K: k}})
+			ev := schedule.Enabled{ID: e.id, Kind: schedule.KindRecv, Process: p, From: e.from,
+				Type: msgTypeName(e.m.GetType()), K: k, Step: schedule.Step{Process: p, Action: schedule.DeliverOne, K: k},
+				DropStep: schedule.Step{Process: p, Action: schedule.Drop, K: i + 1}}
+			if !prop {
+				ev.DupStep = schedule.Step{Process: p, Action: schedule.Duplicate, K: dups}
+			}
+			dst = append(dst, ev)
 		}
 	}
 	return dst

@@ -96,8 +96,14 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 		}
 		return
 	}
-	n.inbox = append(n.inbox, e)
-	s.record("duplicate", p, e.from, e.id, typ, len(s.args))
+	// The copy is a message of its own (a new id), as a transport that
+	// sends a message twice puts two on the wire; its receipt says it is
+	// a copy.
+	s.nextMsg++
+	c := e
+	c.id, c.copy = s.nextMsg, true
+	n.inbox = append(n.inbox, c)
+	s.record(schedule.EvDuplicate, p, e.from, c.id, typ, len(s.args))
 }
 
 // send puts m, sent by process from, in its receiver's inbox; a message to
@@ -139,11 +145,16 @@ func (s *System) reportSnapshot(e envelope, status raft.SnapshotStatus) {
 // extra are the event args the adapter adds to a message's own fields: for
 // a heartbeat, committerm, the term of the entry at its commit index in the
 // sender's log (what the receiver commits; the message does not carry it).
+// A duplicate's copy also says copy=1.
 func (e envelope) extra() []schedule.Arg {
-	if e.m.GetType() != pb.MsgHeartbeat || e.commitTerm < 0 {
-		return nil
+	var out []schedule.Arg
+	if e.m.GetType() == pb.MsgHeartbeat && e.commitTerm >= 0 {
+		out = append(out, schedule.I("committerm", e.commitTerm))
 	}
-	return []schedule.Arg{schedule.I("committerm", e.commitTerm)}
+	if e.copy {
+		out = append(out, schedule.I("copy", 1))
+	}
+	return out
 }
 
 // termAt is the term of the entry at index i in n's log, -1 if unknown.

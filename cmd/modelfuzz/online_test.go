@@ -58,7 +58,7 @@ func TestOnlineStrategyFindsReplaysAndMinimizes(t *testing.T) {
 	require.NotEqual(t, 0, res.code)
 	require.Contains(t, res.stderr, "--depth 2 (not 3)")
 	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "trace", "--depth", "2", "--corpus", filepath.Join(t.TempDir(), "d")}, mb...)...),
-		"--depth, --timeouts, --race-runs, --period, --isolations and --rounds are for the online strategies")
+		"--depth, --timeouts, --race-runs, --period, --isolations, --rounds and --faults are for the online strategies")
 	oneLineError(t, modelfuzz(t, append([]string{"run", "--strategy", "rounds", "--isolations", "2", "--corpus", filepath.Join(t.TempDir(), "e")}, mb...)...),
 		"system microbench cannot drop messages")
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package guidance
+
+const raceOn = true
