@@ -145,7 +145,7 @@ scenario start -> two when commit and model "Cardinality({i \in Server : state[i
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`test "x"` + "\non send do drop\non recv do hold s", `t.filter:3:17: unknown message set "s" (declare it with set first)`},
-		{`test "x"` + "\non recv and type == MsgApp do drop", `t.filter:2:31: drop acts on a message: the condition must require a send event (e.g. on send and type == MsgApp do drop)`},
+		{`test "x"` + "\non recv and type == MsgApp do drop", `t.filter:2:31: drop acts on a message: the condition must require a send event (e.g. on send and type == MsgApp do drop) or a duplicate's copy (on duplicate and ...)`},
 		{`test "x"` + "\non send or recv do duplicate", `t.filter:2:20: duplicate acts on a message`},
 		{`test "x"` + "\non send do drop, delay 2", `t.filter:2:18: delay: the message already has a fate (drop at 2:12)`},
 		{`test "x"` + "\non send and term < MsgApp do drop", `t.filter:2:18: < compares numbers; "MsgApp" is a name`},
@@ -244,5 +244,44 @@ scenario elected -> two when role and type == leader
 	if _, err := Parse("r.filter", "test \"r\"\nstates a, b\naccept b\nreject a\n"); err == nil ||
 		err.Error() != `r.filter:4:1: the rejecting state "a" is the initial state: every execution would fail` {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A duplicate's copy is a message of its own: a filter on the duplicate
+// event holds the copy and leaves the original to its own fate.
+func TestDuplicateCopyHasItsOwnFate(t *testing.T) {
+	tst, err := Parse("copy.filter", `test "copy"
+set copies
+on send and type == MsgReadIndex do duplicate
+on duplicate and type == MsgReadIndex and from == 1 and to == 0 do hold copies
+on recv and copy == 1 do release copies`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tst.NewMonitor(nil)
+	orig := send(0, 1, 0, 7, "MsgReadIndex", 0)
+	dup := schedule.Event{Step: 1, Kind: schedule.EvDuplicate, Node: 0, Peer: 1, Msg: 9, Type: "MsgReadIndex"}
+	for _, ev := range []*schedule.Event{&orig, &dup} {
+		if err := m.Observe(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.Fate(7, 2) != Duplicate || m.Fate(9, 2) != Hold {
+		t.Fatalf("original %v, copy %v; want duplicate, hold", m.Fate(7, 2), m.Fate(9, 2))
+	}
+	m.Duplicated(7)
+	if m.Fate(7, 2) != Offer || len(m.Held("copies")) != 1 {
+		t.Fatalf("after the duplicate: original %v, held %v", m.Fate(7, 2), m.Held("copies"))
+	}
+	// A recv of a copy says copy=1 (the etcdraft adapter's arg).
+	recv := schedule.Event{Step: 2, Kind: schedule.EvRecv, Node: 0, Peer: 1, Msg: 9, Type: "MsgReadIndex", Args: []schedule.Arg{schedule.I("copy", 1)}}
+	if err := m.Observe(&recv); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.TakeReleased(); len(got) != 1 || got[0] != 9 {
+		t.Fatalf("released %v, want [9]", got)
+	}
+	if _, err := Parse("x.filter", "test \"x\"\non recv and copy == 1 do drop"); err == nil || !strings.Contains(err.Error(), "duplicate's copy") {
+		t.Fatalf("a message action on a recv: %v", err)
 	}
 }

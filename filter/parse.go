@@ -549,7 +549,8 @@ func (p *parser) action() Action {
 
 // checkFilter refuses a filter whose message action has no message: the
 // condition must require a send event (the message's fate is decided when
-// it is sent), and a message is given one fate.
+// it is sent) or a duplicate event (the copy a duplicate made, a message of
+// its own), and a message is given one fate.
 func (p *parser) checkFilter(f *Filter) {
 	var fate *Action
 	for i := range f.Actions {
@@ -561,22 +562,23 @@ func (p *parser) checkFilter(f *Filter) {
 			p.fail(a.Pos, "%s: the message already has a fate (%s at %s)", a.Op, fate.Op, fate.Pos)
 		}
 		fate = a
-		if !requiresSend(f.Cond) {
-			p.fail(a.Pos, "%s acts on a message: the condition must require a send event (e.g. on send and type == MsgApp do %s)", a.Op, a.Op)
+		if !requiresMessage(f.Cond) {
+			p.fail(a.Pos, "%s acts on a message: the condition must require a send event (e.g. on send and type == MsgApp do %s) or a duplicate's copy (on duplicate and ...)", a.Op, a.Op)
 		}
 	}
 }
 
-// requiresSend reports whether c holds only for send events: it is the
-// kind send, or a conjunction with such a part.
-func requiresSend(c *Cond) bool {
+// requiresMessage reports whether c holds only for events that make a
+// message: it is the kind send or duplicate, or a conjunction with such a
+// part, or a disjunction of such.
+func requiresMessage(c *Cond) bool {
 	switch c.Op {
 	case "kind":
-		return c.Kind == schedule.EvSend
+		return c.Kind == schedule.EvSend || c.Kind == schedule.EvDuplicate
 	case "and":
-		return requiresSend(c.L) || requiresSend(c.R)
+		return requiresMessage(c.L) || requiresMessage(c.R)
 	case "or":
-		return requiresSend(c.L) && requiresSend(c.R)
+		return requiresMessage(c.L) && requiresMessage(c.R)
 	}
 	return false
 }
