@@ -119,7 +119,7 @@ func (ft *FilterTest) Run() (*FilterResult, error) {
 	}
 	st, ok := sys.(schedule.Stepper)
 	if !ok {
-		return nil, fmt.Errorf("adapter %s cannot be scheduled online, which filter tests need (etcdraft and microbench can)", ft.System.Adapter.Name)
+		return nil, fmt.Errorf("adapter %s cannot be scheduled online, which filter tests need (etcdraft, microbench and process can)", ft.System.Adapter.Name)
 	}
 	spec := sys.Spec()
 	if err := checkTestActions(t, spec); err != nil {
@@ -136,6 +136,9 @@ func (ft *FilterTest) Run() (*FilterResult, error) {
 		}
 		ch.mon = t.NewMonitor(model)
 		in, ex, _ := schedule.OnlineRun(st, ch, ft.Harness, r)
+		if err := schedule.StepperErr(st); err != nil {
+			return nil, err
+		}
 		if ch.err == nil {
 			ch.observe(ex.Trace)
 		}

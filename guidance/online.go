@@ -169,7 +169,7 @@ func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule
 	}
 	st, ok := sys.(schedule.Stepper)
 	if !ok {
-		return nil, fmt.Errorf("--strategy %s: system %s cannot be scheduled online (it has no Stepper interface; etcdraft and microbench have)", strategy, fac.Spec().Name)
+		return nil, fmt.Errorf("--strategy %s: system %s cannot be scheduled online (it has no Stepper interface; etcdraft, microbench and process have)", strategy, fac.Spec().Name)
 	}
 	switch strategy {
 	case "pct", "pctcp", "dpos", "tapct":
@@ -211,6 +211,9 @@ func (o *Online) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *sched
 		return nil, nil, fmt.Errorf("system %s cannot be scheduled online", sys.Spec().Name)
 	}
 	in, ex, q := schedule.OnlineRun(st, o.Chooser(), o.Harness, r)
+	if err := schedule.StepperErr(st); err != nil {
+		return nil, nil, err
+	}
 	o.mu.Lock()
 	o.runs++
 	for k, v := range q {

@@ -267,10 +267,13 @@ func (l *Learning) initial() float64 {
 func (l *Learning) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
 	st, ok := sys.(schedule.Stepper)
 	if !ok {
-		return nil, nil, fmt.Errorf("--strategy %s: system %s cannot be scheduled online (etcdraft and microbench can)", l.Strategy, sys.Spec().Name)
+		return nil, nil, fmt.Errorf("--strategy %s: system %s cannot be scheduled online (etcdraft, microbench and process can)", l.Strategy, sys.Spec().Name)
 	}
 	ep := &episode{l: l, sys: st}
 	in, ex, _ := schedule.OnlineRun(st, ep, l.Harness, r)
+	if err := schedule.StepperErr(st); err != nil {
+		return nil, nil, err
+	}
 	if ep.err != nil {
 		return in, ex, ep.err
 	}

@@ -36,6 +36,22 @@ type Stepper interface {
 	End() *Execution
 }
 
+// HarnessErr is a Stepper whose harness can fail (real processes that do
+// not start): Err, after End, is that failure, nil when the execution ran.
+// An execution that failed so says nothing about the system.
+type HarnessErr interface {
+	Err() error
+}
+
+// StepperErr is the harness's failure in s's last execution, if s can
+// fail so.
+func StepperErr(s Stepper) error {
+	if h, ok := s.(HarnessErr); ok {
+		return h.Err()
+	}
+	return nil
+}
+
 // RunSteps runs the steps of in on s (Begin, Step until one ends the
 // execution, End): the Execute of a Stepper, so that an input and an
 // online run take the same path. The caller validates in.

@@ -49,9 +49,26 @@ type System struct {
 	// Of the last execution.
 	history History
 	outputs []Output
+
+	// cur is the execution Begin started, until End; lastErr the harness's
+	// failure in the last one (Err).
+	cur     *stepping
+	lastErr error
 }
 
-var _ schedule.Interruptible = (*System)(nil)
+// stepping is one execution driven step by step (Begin, Step, End).
+type stepping struct {
+	e      *execution // nil when the cluster did not start
+	ctx    context.Context
+	cancel context.CancelFunc
+	steps  int   // steps run
+	err    error // the harness failed (Err)
+}
+
+var (
+	_ schedule.Interruptible = (*System)(nil)
+	_ schedule.Stepper       = (*System)(nil)
+)
 
 // Spec implements schedule.System.
 func (s *System) Spec() *schedule.SystemSpec { return s.spec }
@@ -93,42 +110,110 @@ func (s *System) Output() []Output { return s.outputs }
 const startAttempts = 3
 
 // Execute implements schedule.System: it starts the cluster on fresh data
-// directories, runs the steps and stops every process.
+// directories, runs the steps and stops every process. It is Begin, Step
+// for every step, End, as an online strategy drives the system.
 func (s *System) Execute(in *schedule.Input) (*schedule.Execution, error) {
 	if err := in.Validate(s.spec); err != nil {
 		return nil, err
 	}
-	s.execMu.Lock()
-	defer s.execMu.Unlock()
-	if s.closed {
-		return nil, errors.New("process: Execute on a closed System")
+	ex := schedule.RunSteps(s, in)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	return ex, nil
+}
+
+// Begin implements schedule.Stepper: it starts the cluster. A cluster that
+// does not start is the harness's failure (Err); the steps then do nothing.
+// Begin holds the System until End.
+func (s *System) Begin() {
+	s.execMu.Lock()
+	o := &stepping{}
+	s.cur = o
+	if s.closed {
+		o.err = errors.New("process: Execute on a closed System")
+		return
+	}
+	o.ctx, o.cancel = context.WithCancel(context.Background())
 	s.cancelMu.Lock()
-	s.cancel = cancel
+	s.cancel = o.cancel
 	s.cancelMu.Unlock()
+	e, err := s.begin(o.ctx)
+	if err != nil && o.ctx.Err() == nil {
+		o.err = err
+	}
+	o.e = e // nil on an error, or interrupted while starting
+}
+
+// Step implements schedule.Stepper: it runs one step; false once the
+// execution was interrupted (or never started).
+func (s *System) Step(st schedule.Step) bool {
+	o := s.cur
+	if o.e == nil || o.ctx.Err() != nil {
+		return false
+	}
+	o.e.runStep(o.steps, st)
+	o.steps++
+	return o.ctx.Err() == nil
+}
+
+// Pending implements schedule.Stepper: the first message of every live
+// replica's inbox (the fuzzer holds every message a replica sends; the
+// adapter delivers in arrival order), each delivered by a deliver(1) step.
+func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
+	o := s.cur
+	if o == nil || o.e == nil {
+		return dst
+	}
+	e := o.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.reps {
+		if r.proc == nil || len(r.inbox) == 0 {
+			continue
+		}
+		m := r.inbox[0]
+		dst = append(dst, schedule.Enabled{ID: m.id, Kind: schedule.KindRecv, Process: r.index, From: m.from, Type: m.typ,
+			K: 1, Step: schedule.Step{Process: r.index, Action: schedule.Deliver, Messages: 1}})
+	}
+	return dst
+}
+
+// Trace implements schedule.Stepper.
+func (s *System) Trace() schedule.Trace {
+	o := s.cur
+	if o == nil || o.e == nil {
+		return nil
+	}
+	o.e.mu.Lock()
+	defer o.e.mu.Unlock()
+	return o.e.trace
+}
+
+// End implements schedule.Stepper: it stops the cluster and checks the
+// execution.
+func (s *System) End() *schedule.Execution {
+	o := s.cur
 	defer func() {
+		s.cur, s.lastErr = nil, o.err
 		s.cancelMu.Lock()
 		s.cancel = nil
 		s.cancelMu.Unlock()
-		cancel()
+		if o.cancel != nil {
+			o.cancel()
+		}
+		s.execMu.Unlock()
 	}()
-
-	e, err := s.begin(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return &schedule.Execution{}, nil // interrupted while starting
-		}
-		return nil, err
+	if o.e == nil {
+		return &schedule.Execution{}
 	}
-	for i, st := range in.Steps {
-		if ctx.Err() != nil {
-			break
-		}
-		e.runStep(i, st)
-	}
-	return e.finish(len(in.Steps)), nil
+	return o.e.finish(o.steps)
 }
+
+// Err implements schedule.HarnessErr: the harness's failure in the last
+// execution (its cluster did not start), nil when it ran; the execution
+// End returned says nothing about the system then.
+func (s *System) Err() error { return s.lastErr }
 
 // begin starts a cluster and waits until every replica is ready.
 func (s *System) begin(ctx context.Context) (*execution, error) {
