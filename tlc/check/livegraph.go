@@ -64,6 +64,11 @@ func newGraph(ps *Properties) *graph {
 	forms := append([]*form(nil), ps.assume...)
 	for _, lp := range ps.live {
 		forms = append(forms, lp.neg...)
+		if lp.tab != nil {
+			for _, c := range lp.tab.conds() {
+				add(c)
+			}
+		}
 	}
 	{
 		for _, f := range forms {

@@ -473,6 +473,19 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 		assume = []*form{{}}
 	}
 	for _, lp := range ps.live {
+		if lp.tab != nil {
+			l, err := g.findTableau(lp.tab, fair)
+			if err != nil {
+				res.Result, res.ExitCode = "error", ExitLivenessEval
+				res.Error = fmt.Sprintf("checking temporal property %s: %v", lp.name, err)
+				return
+			}
+			if l != nil {
+				ps.violation(res, lp, l, assume)
+				return
+			}
+			continue
+		}
 		for _, nf := range lp.neg {
 			var l *lasso
 			for _, a := range assume {
@@ -494,24 +507,30 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 			if l == nil {
 				continue
 			}
-			res.Result, res.ExitCode, res.Property = "liveness", ExitLiveness, lp.name
-			res.Error = violatedMessage([]string{lp.name})
-			tr, err := ps.states(l)
-			if err != nil {
-				res.Error += " (the counterexample could not be rebuilt: " + err.Error() + ")"
-				return
-			}
-			res.Trace = tr
-			if g.stuttering(l) {
-				res.Stuttering = true
-			} else {
-				res.LoopBack = l.loop + 1
-			}
-			if names, err := ps.violatedBy(tr, l.loop, assume, lp.name); err == nil {
-				res.Error = violatedMessage(names)
-			}
+			ps.violation(res, lp, l, assume)
 			return
 		}
+	}
+}
+
+// violation reports the violation of lp by lasso l in res.
+func (ps *Properties) violation(res *Result, lp liveProp, l *lasso, assume []*form) {
+	g := ps.graph
+	res.Result, res.ExitCode, res.Property = "liveness", ExitLiveness, lp.name
+	res.Error = violatedMessage([]string{lp.name})
+	tr, err := ps.states(l)
+	if err != nil {
+		res.Error += " (the counterexample could not be rebuilt: " + err.Error() + ")"
+		return
+	}
+	res.Trace = tr
+	if g.stuttering(l) {
+		res.Stuttering = true
+	} else {
+		res.LoopBack = l.loop + 1
+	}
+	if names, err := ps.violatedBy(tr, l.loop, assume, lp.name); err == nil {
+		res.Error = violatedMessage(names)
 	}
 }
 
@@ -604,6 +623,10 @@ func (ps *Properties) violatedBy(tr []State, loop int, assume []*form, first str
 			continue
 		}
 		hit := lp.name == first
+		if !hit && lp.tab != nil {
+			l, err := gl.findTableau(lp.tab, nil)
+			hit = err == nil && l != nil
+		}
 		for _, nf := range lp.neg {
 			for _, a := range assume {
 				if hit {

@@ -74,8 +74,12 @@ type Properties struct {
 	fair    []*eval.Temporal
 	// assume are the behaviours the SPECIFICATION's other temporal
 	// conjuncts allow (<>[][A]_v, say), as a disjunction of forms; nil
-	// when it has none.
-	assume []*form
+	// when it has none. assumeT are those conjuncts, for the tableaux;
+	// general is set when they are not forms: every property is then
+	// checked with a tableau.
+	assume  []*form
+	assumeT []*eval.Temporal
+	general bool
 	// Unchecked are the properties (or conjuncts) that cannot be checked.
 	Unchecked []Unchecked
 
@@ -83,11 +87,13 @@ type Properties struct {
 }
 
 // liveProp is one liveness conjunct of a property: its negation, the
-// behaviours that violate it, as a disjunction of forms.
+// behaviours that violate it, as a disjunction of forms, or (when it is
+// not one) as a tableau.
 type liveProp struct {
 	name string // the cfg's property name, as TLC reports it
 	text string
 	neg  []*form
+	tab  *tableau
 }
 
 // NewProperties resolves m's PROPERTIES (and the fairness of its
@@ -105,7 +111,6 @@ func NewProperties(m *eval.Model) *Properties {
 		}
 		return ps
 	}
-	var fairErr error
 	if spec != nil {
 		for _, c := range conjuncts(spec) {
 			switch {
@@ -114,17 +119,21 @@ func NewProperties(m *eval.Model) *Properties {
 			case c.Op == eval.TWF || c.Op == eval.TSF:
 				ps.fair = append(ps.fair, c)
 			default:
+				ps.assumeT = append(ps.assumeT, c)
 				forms, err := affirm(c)
 				if err == nil && ps.assume == nil {
 					ps.assume = forms
 				} else if err == nil {
 					ps.assume, err = product(ps.assume, forms)
 				}
-				if err != nil && fairErr == nil {
-					fairErr = fmt.Errorf("the SPECIFICATION's conjunct %s: %v", shortText(c.Text), err)
+				if err != nil {
+					ps.general = true
 				}
 			}
 		}
+	}
+	if ps.general {
+		ps.assume = nil
 	}
 	for _, p := range props {
 		if p.Err != nil {
@@ -151,19 +160,23 @@ func NewProperties(m *eval.Model) *Properties {
 			case c.Op == eval.TAction:
 				why = fmt.Sprintf("%s: %s is an action, not a temporal formula (TLC refuses it too)", c.Pos, c.Text)
 			default:
-				neg, err := negate(c)
-				if err != nil {
-					why = err.Error()
-					break
+				lp := liveProp{name: p.Name, text: c.Text}
+				var err error
+				if !ps.general {
+					lp.neg, err = negate(c)
 				}
-				live = append(live, liveProp{name: p.Name, text: c.Text, neg: neg})
+				if ps.general || err != nil {
+					if lp.tab, err = newTableau(c, ps.assumeT); err != nil {
+						why = err.Error()
+						break
+					}
+				}
+				live = append(live, lp)
 			}
 		}
 		switch {
 		case why != "":
 			ps.Unchecked = append(ps.Unchecked, Unchecked{p.Name, why})
-		case len(live) > 0 && fairErr != nil:
-			ps.Unchecked = append(ps.Unchecked, Unchecked{p.Name, fairErr.Error()})
 		default:
 			ps.live = append(ps.live, live...)
 		}
