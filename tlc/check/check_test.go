@@ -32,8 +32,14 @@ func runSpec(t *testing.T, name string, workers int) string {
 
 func runSpecWith(t *testing.T, name string, opt Options) string {
 	t.Helper()
-	spec := filepath.Join("testdata", name+".tla")
-	m, err := eval.Load(spec, "")
+	return runSpecCfg(t, name, filepath.Join("testdata", name+".tla"), "", opt)
+}
+
+// runSpecCfg is runSpecWith for the spec and cfg at the given paths (cfg
+// "": the spec's own).
+func runSpecCfg(t *testing.T, name, spec, cfg string, opt Options) string {
+	t.Helper()
+	m, err := eval.Load(spec, cfg)
 	if err != nil {
 		code, res := LoadFailure(err)
 		msg := err.Error()

@@ -516,6 +516,7 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 // violation reports the violation of lp by lasso l in res.
 func (ps *Properties) violation(res *Result, lp liveProp, l *lasso, assume []*form) {
 	g := ps.graph
+	l.dropRepeats()
 	res.Result, res.ExitCode, res.Property = "liveness", ExitLiveness, lp.name
 	res.Error = violatedMessage([]string{lp.name})
 	tr, err := ps.states(l)

@@ -540,16 +540,49 @@ func (pg *productGraph) find(g *graph, a *automaton, fair []fairCond) *lasso {
 		}
 		out.edges = append(out.edges, e)
 	}
-	// A cycle of stuttering steps of one state is that state stuttering.
-	stutter := out.back == g.off[out.nodes[len(out.nodes)-1]]
-	for i := out.loop + 1; i < len(out.nodes) && stutter; i++ {
-		stutter = out.edges[i] == g.off[out.nodes[i-1]]
-	}
-	if stutter {
-		out.nodes, out.edges = out.nodes[:out.loop+1], out.edges[:out.loop+1]
-		out.back = g.off[out.nodes[out.loop]]
-	}
+	out.shorten()
 	return out
+}
+
+// shorten writes lasso l as the shortest lasso of the same behaviour: the
+// product's cycle can pass a state of the graph several times (in
+// different states of the automaton), and its entry can be later than
+// needed.
+func (l *lasso) shorten() {
+	// Roll the cycle back while the state before it is its last one,
+	// entered by the same edge.
+	for l.loop > 0 {
+		m := len(l.nodes)
+		if l.nodes[l.loop-1] != l.nodes[m-1] || l.edges[l.loop] != l.back {
+			break
+		}
+		l.back = l.edges[m-1]
+		l.nodes, l.edges = l.nodes[:m-1], l.edges[:m-1]
+		l.loop--
+	}
+	l.dropRepeats()
+}
+
+// dropRepeats keeps one turn of a cycle that goes round the same edges
+// several times (TLC prints one).
+func (l *lasso) dropRepeats() {
+	// The cycle's edges, and their smallest period.
+	cyc := append(append([]int32(nil), l.edges[l.loop+1:]...), l.back)
+	n := len(cyc)
+	for p := 1; p < n; p++ {
+		if n%p != 0 {
+			continue
+		}
+		periodic := true
+		for i := p; i < n && periodic; i++ {
+			periodic = cyc[i] == cyc[i-p]
+		}
+		if periodic {
+			l.nodes, l.edges = l.nodes[:l.loop+p], l.edges[:l.loop+p]
+			l.back = cyc[p-1]
+			return
+		}
+	}
 }
 
 // findTableau looks for a fair behaviour of g that violates the conjunct

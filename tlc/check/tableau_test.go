@@ -3,8 +3,12 @@ package check
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
@@ -246,4 +250,106 @@ func TestTableauAgreesWithForms(t *testing.T) {
 	require.Greater(t, general, 300)
 	require.Greater(t, violated, 300)
 	require.Less(t, violated, 2700)
+}
+
+// TestGeneralProperties checks testdata/LtlGeneral.tla's properties, each
+// outside the forms, under each of its specs (no fairness, WF, SF, and a
+// temporal assumption that is not a form): the verdict is the reference
+// TLC's (tlc2.TLC -workers 1, run on each case), or, where TLC refuses the
+// formula ("Temporal formulas containing actions must be of forms <>[]A or
+// []<>A"), the one the spec's comment argues; the outcomes with their
+// lassos are in testdata/LtlGeneral.expected (-update rewrites it).
+func TestGeneralProperties(t *testing.T) {
+	cases := []struct{ spec, prop, want, tlc string }{
+		{"SpecAssume", "AngleAlways", "ok", "refuses"},
+		{"SpecAssume", "AngleInf", "ok", "refuses"},
+		{"SpecAssume", "AngleInside", "ok", "refuses"},
+		{"SpecAssume", "BoxActionOr", "ok", "refuses"},
+		{"SpecAssume", "BoxActionOrTrue", "ok", "refuses"},
+		{"SpecAssume", "BoxInside", "ok", "refuses"},
+		{"SpecAssume", "ImplEventually", "ok", "ok"},
+		{"SpecAssume", "ImplInside", "ok", "ok"},
+		{"SpecAssume", "ImplNested", "ok", "ok"},
+		{"SpecAssume", "LeadsAndImpl", "ok", "ok"},
+		{"SpecAssume", "LeadsAndImplFalse", "ok", "ok"},
+		{"SpecAssume", "NegOr", "violated", "violated"},
+		{"SpecAssume", "NegOrTrue", "ok", "ok"},
+		{"SpecAssume", "Nested", "ok", "ok"},
+		{"SpecAssume", "NestedFalse", "violated", "violated"},
+		{"SpecAssume", "OrAlways", "ok", "ok"},
+		{"SpecNone", "AngleAlways", "ok", "refuses"},
+		{"SpecNone", "AngleInf", "violated", "refuses"},
+		{"SpecNone", "AngleInside", "ok", "refuses"},
+		{"SpecNone", "BoxActionOr", "violated", "refuses"},
+		{"SpecNone", "BoxActionOrTrue", "ok", "refuses"},
+		{"SpecNone", "BoxInside", "violated", "refuses"},
+		{"SpecNone", "ImplEventually", "violated", "violated"},
+		{"SpecNone", "ImplInside", "violated", "violated"},
+		{"SpecNone", "ImplNested", "violated", "violated"},
+		{"SpecNone", "LeadsAndImpl", "violated", "violated"},
+		{"SpecNone", "LeadsAndImplFalse", "violated", "violated"},
+		{"SpecNone", "NegOr", "violated", "violated"},
+		{"SpecNone", "NegOrTrue", "ok", "ok"},
+		{"SpecNone", "Nested", "violated", "violated"},
+		{"SpecNone", "NestedFalse", "violated", "violated"},
+		{"SpecNone", "OrAlways", "violated", "violated"},
+		{"SpecSF", "AngleAlways", "ok", "refuses"},
+		{"SpecSF", "AngleInf", "ok", "refuses"},
+		{"SpecSF", "AngleInside", "ok", "refuses"},
+		{"SpecSF", "BoxActionOr", "ok", "refuses"},
+		{"SpecSF", "BoxActionOrTrue", "ok", "refuses"},
+		{"SpecSF", "BoxInside", "ok", "refuses"},
+		{"SpecSF", "ImplEventually", "ok", "ok"},
+		{"SpecSF", "ImplInside", "ok", "ok"},
+		{"SpecSF", "ImplNested", "ok", "ok"},
+		{"SpecSF", "LeadsAndImpl", "ok", "ok"},
+		{"SpecSF", "LeadsAndImplFalse", "ok", "ok"},
+		{"SpecSF", "NegOr", "violated", "violated"},
+		{"SpecSF", "NegOrTrue", "ok", "ok"},
+		{"SpecSF", "Nested", "ok", "ok"},
+		{"SpecSF", "NestedFalse", "violated", "violated"},
+		{"SpecSF", "OrAlways", "ok", "ok"},
+		{"SpecWF", "AngleAlways", "ok", "refuses"},
+		{"SpecWF", "AngleInf", "violated", "refuses"},
+		{"SpecWF", "AngleInside", "ok", "refuses"},
+		{"SpecWF", "BoxActionOr", "violated", "refuses"},
+		{"SpecWF", "BoxActionOrTrue", "ok", "refuses"},
+		{"SpecWF", "BoxInside", "violated", "refuses"},
+		{"SpecWF", "ImplEventually", "violated", "violated"},
+		{"SpecWF", "ImplInside", "violated", "violated"},
+		{"SpecWF", "ImplNested", "ok", "ok"},
+		{"SpecWF", "LeadsAndImpl", "ok", "ok"},
+		{"SpecWF", "LeadsAndImplFalse", "violated", "violated"},
+		{"SpecWF", "NegOr", "violated", "violated"},
+		{"SpecWF", "NegOrTrue", "ok", "ok"},
+		{"SpecWF", "Nested", "violated", "violated"},
+		{"SpecWF", "NestedFalse", "violated", "violated"},
+		{"SpecWF", "OrAlways", "violated", "violated"},
+	}
+	dir := t.TempDir()
+	var all strings.Builder
+	for _, c := range cases {
+		cfg := filepath.Join(dir, c.spec+"-"+c.prop+".cfg")
+		require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf("SPECIFICATION %s\nPROPERTY %s\nCHECK_DEADLOCK FALSE\n", c.spec, c.prop)), 0o644))
+		got := runSpecCfg(t, "LtlGeneral", filepath.Join("testdata", "LtlGeneral.tla"), cfg, Options{Workers: 1})
+		verdict := "ok"
+		if strings.HasPrefix(got, "result: liveness\n") {
+			verdict = "violated"
+		} else if !strings.HasPrefix(got, "result: success\n") {
+			verdict = "unexpected"
+		}
+		assert.Equal(t, c.want, verdict, "%s %s:\n%s", c.spec, c.prop, got)
+		if c.tlc != "refuses" {
+			assert.Equal(t, c.tlc, verdict, "%s %s: TLC's verdict", c.spec, c.prop)
+		}
+		fmt.Fprintf(&all, "== %s %s (TLC: %s)\n%s", c.spec, c.prop, c.tlc, got)
+	}
+	path := filepath.Join("testdata", "LtlGeneral.expected")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(all.String()), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), all.String())
 }
