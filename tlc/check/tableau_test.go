@@ -261,6 +261,10 @@ func TestTableauAgreesWithForms(t *testing.T) {
 // lassos are in testdata/LtlGeneral.expected (-update rewrites it).
 func TestGeneralProperties(t *testing.T) {
 	cases := []struct{ spec, prop, want, tlc string }{
+		// TLC names every property the lasso violates, in the cfg's order:
+		// "Temporal properties OrAlways, NestedFalse, Nested, and
+		// ImplInside were violated.", with this lasso.
+		{"SpecWF", "NegOrTrue OrAlways NestedFalse Nested ImplInside", "violated", "violated"},
 		{"SpecAssume", "AngleAlways", "ok", "refuses"},
 		{"SpecAssume", "AngleInf", "ok", "refuses"},
 		{"SpecAssume", "AngleInside", "ok", "refuses"},
@@ -329,8 +333,8 @@ func TestGeneralProperties(t *testing.T) {
 	dir := t.TempDir()
 	var all strings.Builder
 	for _, c := range cases {
-		cfg := filepath.Join(dir, c.spec+"-"+c.prop+".cfg")
-		require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf("SPECIFICATION %s\nPROPERTY %s\nCHECK_DEADLOCK FALSE\n", c.spec, c.prop)), 0o644))
+		cfg := filepath.Join(dir, c.spec+"-"+strings.ReplaceAll(c.prop, " ", "-")+".cfg")
+		require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf("SPECIFICATION %s\nPROPERTIES %s\nCHECK_DEADLOCK FALSE\n", c.spec, c.prop)), 0o644))
 		got := runSpecCfg(t, "LtlGeneral", filepath.Join("testdata", "LtlGeneral.tla"), cfg, Options{Workers: 1})
 		verdict := "ok"
 		if strings.HasPrefix(got, "result: liveness\n") {
@@ -352,4 +356,18 @@ func TestGeneralProperties(t *testing.T) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), all.String())
+}
+
+// TestTableauLimit: a negated property whose tableau would pass
+// maxAutStates is refused with a message (<>P1 /\ ... /\ <>P13 needs 2^13
+// states), not built until memory runs out.
+func TestTableauLimit(t *testing.T) {
+	lb := &ltlBuilder{}
+	f := lb.truth(true)
+	for i := 0; i < 13; i++ {
+		p := &eval.Pred{Text: fmt.Sprintf("P%d", i)}
+		f = lb.and(f, lb.eventually(lb.mk(ltl{op: ltlLit, c: cond{p: p}})))
+	}
+	_, err := lb.buildAutomaton(f)
+	require.ErrorContains(t, err, "tableau has more than 4096 states")
 }
