@@ -196,7 +196,7 @@ func checkLasso(t *testing.T, g *graph, l *lasso, prop *eval.Temporal, fair, ass
 
 func TestTableauAgreesWithForms(t *testing.T) {
 	compared, general, violated := 0, 0, 0
-	for seed := int64(0); seed < 3000; seed++ {
+	for seed := int64(0); seed < 1200; seed++ {
 		rl := newRandLive(seed)
 		g := rl.graph(2 + rl.r.Intn(5))
 		prop := rl.formula(3)
@@ -246,10 +246,10 @@ func TestTableauAgreesWithForms(t *testing.T) {
 		require.Equal(t, lf != nil, lt != nil, "seed %d: forms and tableau disagree", seed)
 	}
 	t.Logf("%d formulas compared with the forms, %d only by the tableau, %d violated", compared, general, violated)
-	require.Greater(t, compared, 300)
-	require.Greater(t, general, 300)
-	require.Greater(t, violated, 300)
-	require.Less(t, violated, 2700)
+	require.Greater(t, compared, 200)
+	require.Greater(t, general, 200)
+	require.Greater(t, violated, 200)
+	require.Less(t, violated, 1000)
 }
 
 // TestGeneralProperties checks testdata/LtlGeneral.tla's properties, each
