@@ -138,22 +138,19 @@ func (lb *ltlBuilder) nnf(t *eval.Temporal, neg bool) (int, error) {
 			return lb.always(x), nil
 		}
 		return lb.eventually(x), nil
-	case eval.TLeadsTo: // [](~P \/ <>Q)
-		p, err := lb.nnf(t.Args[0], true)
+	case eval.TLeadsTo: // [](~P \/ <>Q); negated, <>(P /\ []~Q)
+		p, err := lb.nnf(t.Args[0], !neg)
 		if err != nil {
 			return 0, err
 		}
-		q, err := lb.nnf(t.Args[1], false)
+		q, err := lb.nnf(t.Args[1], neg)
 		if err != nil {
 			return 0, err
 		}
-		f := lb.always(lb.or(p, lb.eventually(q)))
-		if neg { // <>(P /\ []~Q)
-			p, _ = lb.nnf(t.Args[0], false)
-			q, _ = lb.nnf(t.Args[1], true)
-			f = lb.eventually(lb.and(p, lb.always(q)))
+		if neg {
+			return lb.eventually(lb.and(p, lb.always(q))), nil
 		}
-		return f, nil
+		return lb.always(lb.or(p, lb.eventually(q))), nil
 	case eval.TWF, eval.TSF:
 		en := lb.mk(ltl{op: ltlLit, c: cond{t.Pred, false}})
 		notEn := lb.mk(ltl{op: ltlLit, c: cond{t.Pred, true}})
