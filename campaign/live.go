@@ -204,16 +204,22 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 	set("seed", fmt.Sprint(s.Seed))
 
 	// Coverage over fuzzing time: the stored snapshots of every session,
-	// and this session's progress.
+	// and this session's progress, from nothing at time 0 (as report's).
 	series := map[string][]report.XY{}
+	add := func(m string, pt report.XY) {
+		if series[m] == nil {
+			series[m] = []report.XY{{X: 0, Y: 0}}
+		}
+		series[m] = append(series[m], pt)
+	}
 	for _, r := range stats {
 		for m, v := range r.Coverage {
-			series[m] = append(series[m], report.XY{X: r.RunSeconds, Y: float64(v)})
+			add(m, report.XY{X: r.RunSeconds, Y: float64(v)})
 		}
 	}
 	for _, x := range samples {
 		for m, v := range x.coverage {
-			series[m] = append(series[m], report.XY{X: x.seconds, Y: float64(v)})
+			add(m, report.XY{X: x.seconds, Y: float64(v)})
 		}
 	}
 	for _, m := range slices.Sorted(maps.Keys(series)) {
