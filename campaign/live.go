@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -232,8 +233,18 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 			pts[i].X /= scale
 		}
 		resumes := resumedAt(stats)
+		// This session is a resume too, before it stored a snapshot.
+		if n := len(resumes); l.prior > 0 && (n == 0 || math.Abs(resumes[n-1]-l.prior) > 0.01) {
+			resumes = append(resumes, l.prior)
+		}
+		var at []string
 		for i := range resumes {
 			resumes[i] /= scale
+			at = append(at, fmt.Sprintf("%.1f", resumes[i]))
+		}
+		caption := fmt.Sprintf("%s coverage over fuzzing time: %d stored snapshots and this session's progress.", m, len(stats))
+		if len(at) > 0 {
+			caption += fmt.Sprintf(" The campaign was resumed at %s %s of fuzzing (dashed vertical lines).", strings.Join(at, ", "), unit)
 		}
 		png, err := report.CampaignPlot(map[string][]report.XY{m: pts}, "fuzzing time ("+unit+", over all sessions)",
 			fmt.Sprintf("%s coverage (%s)", m, report.MeasureUnit(m)), m+" coverage over time", resumes)
@@ -241,7 +252,7 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 			return fmt.Errorf("plot of %s: %v", m, err)
 		}
 		p.Plots = append(p.Plots, report.Figure{Name: "coverage-" + m + ".png", Title: m + " coverage over time",
-			Caption: fmt.Sprintf("%s coverage over fuzzing time: %d stored snapshots and this session's progress.", m, len(stats)), PNG: png})
+			Caption: caption, PNG: png})
 	}
 	for _, b := range bugs {
 		p.Bugs = append(p.Bugs, l.bugRow(b))

@@ -31,42 +31,10 @@ import (
 // skipped with a message (CI installs it, .ci/run).
 func TestLiveView(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
-	cmd := exec.Command(binary, "run", "--http", "127.0.0.1:0", "--corpus", dir, "--adapter", "microbench",
+	lv := startLive(t, "run", "--http", "127.0.0.1:0", "--corpus", dir, "--adapter", "microbench",
 		"--model", "microbench.tla", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
 		"--iterations", "1000000000", "--stats-every", "1s")
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	cmd.Stdout = io.Discard
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	var log testutil.SyncBuffer
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			log.Write([]byte(line + "\n"))
-			if u, ok := strings.CutPrefix(line, "live view: "); ok {
-				urls <- u
-			}
-		}
-		exited <- cmd.Wait()
-	}()
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-exited:
-		t.Fatalf("run exited before serving: %v\n%s", err, log.String())
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("no live view line:\n%s", log.String())
-	}
+	cmd, exited, url, log := lv.cmd, lv.exited, lv.url, lv.log
 	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
 
 	get := func(path string) (int, string) {
@@ -142,11 +110,81 @@ window.addEventListener("load", function () {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	select {
 	case err := <-exited:
-		stopped = true
+		lv.stopped = true
 		require.NoError(t, err, log.String())
 	case <-time.After(time.Minute):
 		t.Fatalf("run did not stop after SIGINT:\n%s", log.String())
 	}
+}
+
+// live is a "run --http" started by startLive.
+type live struct {
+	cmd     *exec.Cmd
+	exited  chan error
+	url     string
+	log     *testutil.SyncBuffer
+	stopped bool // set when the test saw it exit
+}
+
+// startLive starts modelfuzz with args (a run with --http) and waits for
+// the line naming its live view; the process is killed at the end of the
+// test unless the test stopped it.
+func startLive(t *testing.T, args ...string) *live {
+	t.Helper()
+	lv := &live{cmd: exec.Command(binary, args...), exited: make(chan error, 1), log: &testutil.SyncBuffer{}}
+	stderr, err := lv.cmd.StderrPipe()
+	require.NoError(t, err)
+	lv.cmd.Stdout = io.Discard
+	require.NoError(t, lv.cmd.Start())
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			lv.log.Write([]byte(line + "\n"))
+			if u, ok := strings.CutPrefix(line, "live view: "); ok {
+				urls <- u
+			}
+		}
+		lv.exited <- lv.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if !lv.stopped {
+			lv.cmd.Process.Kill()
+			<-lv.exited
+		}
+	})
+	select {
+	case lv.url = <-urls:
+	case err := <-lv.exited:
+		lv.stopped = true
+		t.Fatalf("run exited before serving: %v\n%s", err, lv.log.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no live view line:\n%s", lv.log.String())
+	}
+	return lv
+}
+
+// A resumed campaign's live page marks where it started again, before
+// its new session stored a snapshot too.
+func TestLiveViewMarksAResume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	args := []string{"run", "--corpus", dir, "--adapter", "microbench", "--workers", "3", "--tasks", "5"}
+	res := modelfuzz(t, append(args, "--iterations", "300")...)
+	require.Equal(t, 0, res.code, res.stderr)
+	lv := startLive(t, append(args, "--http", "127.0.0.1:0", "--iterations", "1000000000", "--stats-every", "1h")...)
+	var page string
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(lv.url)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		page = string(b)
+		return strings.Contains(page, "<img ")
+	}, 2*time.Minute, 200*time.Millisecond, "no plot on the page:\n%s", lv.log.String())
+	require.Regexp(t, `The campaign was resumed at \d+\.\d seconds of fuzzing \(dashed vertical lines\)`, page)
 }
 
 // chromium finds headless Chromium, or skips the browser checks ("" ).
