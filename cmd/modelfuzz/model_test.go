@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 )
 
 type modelRunJSON struct {
@@ -98,9 +99,15 @@ func TestKillingTheSidecarDuringACampaign(t *testing.T) {
 	const iterations = 30000
 	cmd := exec.Command(binary, "run", "--adapter", "microbench", "--model", "microbench.tla",
 		"--iterations", strconv.Itoa(iterations), "--seed", "1", "--json", "--corpus", dir)
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb testutil.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	require.NoError(t, cmd.Start())
+	// Kill only once the campaign is under way (its first progress line):
+	// a sidecar killed before it first answered fails the start, which a
+	// loaded machine made this test do (the kills come every 0.7 s).
+	require.Eventually(t, func() bool { return strings.Contains(errb.String(), "progress:") }, 2*time.Minute, 20*time.Millisecond,
+		"the campaign never got under way:\n%s", errb.String())
 	killed := 0
 	deadline := time.Now().Add(20 * time.Second)
 	for killed < 2 && time.Now().Before(deadline) {
