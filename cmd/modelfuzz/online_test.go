@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/corpus"
 )
 
 // An online strategy finds the micro-benchmark's bug, reports the
@@ -89,4 +92,35 @@ func TestCompareWithOnlineStrategies(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A continued online campaign keeps its own --faults; one stored before
+// the harness injected faults (no faults in its settings) is read as
+// --faults -1, as it ran, and continues without the flag.
+func TestOnlineCampaignKeepsItsFaults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	er := []string{"--adapter", "etcdraft", "--strategy", "pos", "--seed", "1", "--corpus", dir}
+	run := func(extra ...string) result {
+		return modelfuzz(t, append(append([]string{"run"}, er...), extra...)...)
+	}
+	res := run("--iterations", "20", "--faults", "3")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = run("--iterations", "40")
+	require.Equal(t, 0, res.code, res.stderr)
+	oneLineError(t, run("--iterations", "60", "--faults", "1"), "--faults 3 (not 1)")
+
+	// As a campaign stored before --faults existed.
+	store, err := corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	var s campaign.Settings
+	found, err := store.Campaign(&s)
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, 3, s.Faults)
+	s.Faults = 0
+	require.NoError(t, store.SetCampaign(&s))
+	require.NoError(t, store.Close())
+	res = run("--iterations", "60")
+	require.Equal(t, 0, res.code, res.stderr)
+	oneLineError(t, run("--iterations", "80", "--faults", "2"), "--faults -1 (not 2)")
 }
