@@ -412,6 +412,7 @@ func TestOnlineInputsWithEveryActionReplay(t *testing.T) {
 			if strategy == "waypointrl" {
 				continue // needs a model's waypoints; the same episodes as the others otherwise
 			}
+			p.Faults = 2 // the learners' default is none
 			hh := h
 			hh.Timeouts, hh.Faults = p.Timeouts, p.HarnessFaults()
 			l, err := NewLearning(strategy, LearningParams{}, hh, nil)
