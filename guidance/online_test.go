@@ -394,7 +394,7 @@ func TestOnlineBugMinimizes(t *testing.T) {
 func TestOnlineInputsWithEveryActionReplay(t *testing.T) {
 	runs := 200
 	if testing.Short() || raceOn {
-		runs = 40 // under -race (make test); the 200 run without it
+		runs = 15 // under -race (make test); the 200 run without it
 	}
 	cfg := etcdraft.DefaultConfig()
 	fac, err := etcdraft.NewFactory(cfg)
