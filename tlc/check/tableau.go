@@ -97,11 +97,136 @@ func (lb *ltlBuilder) or(a, b int) int  { return lb.mk(ltl{op: ltlOr, a: a, b: b
 
 // eventually is <>a, always []a.
 func (lb *ltlBuilder) eventually(a int) int {
+	if op := lb.fs[a].op; op == ltlTrue || op == ltlFalse || lb.tail(a) {
+		return a
+	}
 	return lb.mk(ltl{op: ltlUntil, a: lb.truth(true), b: a})
 }
 
 func (lb *ltlBuilder) always(a int) int {
+	if op := lb.fs[a].op; op == ltlTrue || op == ltlFalse || lb.tail(a) {
+		return a
+	}
 	return lb.mk(ltl{op: ltlRelease, a: lb.truth(false), b: a})
+}
+
+// under returns x when f is <>x (op ltlUntil) or []x (op ltlRelease).
+func (lb *ltlBuilder) under(f int, op ltlOp) (int, bool) {
+	x := lb.fs[f]
+	switch {
+	case op == ltlUntil && x.op == ltlUntil && lb.fs[x.a].op == ltlTrue:
+		return x.b, true
+	case op == ltlRelease && x.op == ltlRelease && lb.fs[x.a].op == ltlFalse:
+		return x.b, true
+	}
+	return 0, false
+}
+
+// lits returns the literals of f when f is a literal or a tree of op
+// (ltlAnd or ltlOr) over literals.
+func (lb *ltlBuilder) lits(f int, op ltlOp) ([]cond, bool) {
+	x := lb.fs[f]
+	switch x.op {
+	case ltlLit:
+		return []cond{x.c}, true
+	case op:
+		a, ok := lb.lits(x.a, op)
+		if !ok {
+			return nil, false
+		}
+		b, ok := lb.lits(x.b, op)
+		return append(a, b...), ok
+	}
+	return nil, false
+}
+
+// infinitely returns the literals of f = []<>(l1 \/ ... \/ ln), finally
+// those of f = <>[](l1 /\ ... /\ ln): conditions on the end component
+// (livesearch.go's ae and ea).
+func (lb *ltlBuilder) infinitely(f int) ([]cond, bool) {
+	if x, ok := lb.under(f, ltlRelease); ok {
+		if y, ok := lb.under(x, ltlUntil); ok {
+			return lb.lits(y, ltlOr)
+		}
+	}
+	return nil, false
+}
+
+func (lb *ltlBuilder) finally(f int) ([]cond, bool) {
+	if x, ok := lb.under(f, ltlUntil); ok {
+		if y, ok := lb.under(x, ltlRelease); ok {
+			return lb.lits(y, ltlAnd)
+		}
+	}
+	return nil, false
+}
+
+// tail reports whether f is a condition on the end of a behaviour only
+// (the same at every position): []<>P, <>[]P, or a conjunction or
+// disjunction of such.
+func (lb *ltlBuilder) tail(f int) bool {
+	if _, ok := lb.infinitely(f); ok {
+		return true
+	}
+	if _, ok := lb.finally(f); ok {
+		return true
+	}
+	x := lb.fs[f]
+	return (x.op == ltlAnd || x.op == ltlOr) && lb.tail(x.a) && lb.tail(x.b)
+}
+
+// conjuncts splits the conjunctions at the top of formula f.
+func (lb *ltlBuilder) conjuncts(f int) []int {
+	if lb.fs[f].op != ltlAnd {
+		return []int{f}
+	}
+	return append(lb.conjuncts(lb.fs[f].a), lb.conjuncts(lb.fs[f].b)...)
+}
+
+// hoist moves the tail conditions of f out of its <> and [], which they
+// commute with (<>(X /\ T) = <>X /\ T, [](X \/ T) = []X \/ T, T the same
+// at every position): at the top they become conditions on the end
+// component, and the automaton is left with the rest. <>(\A s : P(s) /\
+// []<>Q(s)) needs 2^N states of the tableau, <>(\A s : P(s)) two.
+func (lb *ltlBuilder) hoist(f int) int {
+	x := lb.fs[f]
+	switch x.op {
+	case ltlAnd:
+		return lb.and(lb.hoist(x.a), lb.hoist(x.b))
+	case ltlOr:
+		return lb.or(lb.hoist(x.a), lb.hoist(x.b))
+	}
+	if y, ok := lb.under(f, ltlUntil); ok {
+		out := lb.truth(false)
+		for _, d := range lb.disjuncts(lb.hoist(y)) {
+			core, tails := lb.truth(true), lb.truth(true)
+			for _, c := range lb.conjuncts(d) {
+				if lb.tail(c) {
+					tails = lb.and(tails, c)
+				} else {
+					core = lb.and(core, c)
+				}
+			}
+			out = lb.or(out, lb.and(lb.eventually(core), tails))
+		}
+		return out
+	}
+	if y, ok := lb.under(f, ltlRelease); ok {
+		out := lb.truth(true)
+		for _, c := range lb.conjuncts(lb.hoist(y)) {
+			core, tails := lb.truth(false), lb.truth(false)
+			for _, d := range lb.disjuncts(c) {
+				if lb.tail(d) {
+					tails = lb.or(tails, d)
+				} else {
+					core = lb.or(core, d)
+				}
+			}
+			out = lb.and(out, lb.or(lb.always(core), tails))
+		}
+		return out
+	}
+	return f
 }
 
 // nnf builds t (its negation when neg) in negation normal form.
@@ -385,10 +510,19 @@ func (a *automaton) dropUniversalSets() {
 	}
 }
 
-// tableau is the general check of one liveness conjunct: the automata of
-// the disjuncts of its negation (with the spec's temporal assumptions).
+// tableau is the general check of one liveness conjunct: the negation
+// (with the spec's temporal assumptions) as a disjunction of parts, each an
+// automaton and conditions on the end component.
 type tableau struct {
-	auts []*automaton
+	parts []tabPart
+}
+
+// tabPart is a behaviour the automaton accepts that ends in a component
+// where each disjunction of ae holds somewhere and all of ea everywhere.
+type tabPart struct {
+	aut *automaton
+	ae  [][]cond
+	ea  []cond
 }
 
 // newTableau builds the automata of ~t /\ assume.
@@ -405,28 +539,83 @@ func newTableau(t *eval.Temporal, assume []*eval.Temporal) (*tableau, error) {
 		}
 		f = lb.and(f, x)
 	}
+	f = lb.hoist(f)
+	// The disjunctive normal form of the top, whose atoms are the
+	// component's conditions and the formulas left to the automaton.
+	type dnf struct {
+		core int
+		ae   [][]cond
+		ea   []cond
+	}
+	var norm func(f int) ([]dnf, error)
+	norm = func(f int) ([]dnf, error) {
+		x := lb.fs[f]
+		switch x.op {
+		case ltlOr, ltlAnd:
+			a, err := norm(x.a)
+			if err != nil {
+				return nil, err
+			}
+			b, err := norm(x.b)
+			if err != nil {
+				return nil, err
+			}
+			if x.op == ltlOr {
+				return append(a, b...), nil
+			}
+			if len(a)*len(b) > maxForms {
+				return nil, fmt.Errorf("the property's normal form has more than %d disjuncts", maxForms)
+			}
+			var out []dnf
+			for _, p := range a {
+				for _, q := range b {
+					out = append(out, dnf{core: lb.and(p.core, q.core),
+						ae: append(append([][]cond(nil), p.ae...), q.ae...),
+						ea: append(append([]cond(nil), p.ea...), q.ea...)})
+				}
+			}
+			return out, nil
+		case ltlFalse:
+			return nil, nil
+		}
+		if cs, ok := lb.infinitely(f); ok {
+			return []dnf{{core: lb.truth(true), ae: [][]cond{cs}}}, nil
+		}
+		if cs, ok := lb.finally(f); ok {
+			return []dnf{{core: lb.truth(true), ea: cs}}, nil
+		}
+		return []dnf{{core: f}}, nil
+	}
+	ds, err := norm(f)
+	if err != nil {
+		return nil, err
+	}
 	tb := &tableau{}
-	for _, d := range lb.disjuncts(f) {
-		if lb.fs[d].op == ltlFalse {
+	for _, d := range ds {
+		if lb.fs[d.core].op == ltlFalse {
 			continue
 		}
-		a, err := lb.buildAutomaton(d)
+		a, err := lb.buildAutomaton(d.core)
 		if err != nil {
 			return nil, err
 		}
-		tb.auts = append(tb.auts, a)
+		tb.parts = append(tb.parts, tabPart{aut: a, ae: d.ae, ea: d.ea})
 	}
 	return tb, nil
 }
 
-// conds are the literals of the tableau's automata (the graph evaluates
-// them on its states and steps).
+// conds are the literals of the tableau (the graph evaluates them on its
+// states and steps).
 func (tb *tableau) conds() []cond {
 	var out []cond
-	for _, a := range tb.auts {
-		for _, st := range a.states {
+	for _, p := range tb.parts {
+		for _, st := range p.aut.states {
 			out = append(out, st.lits...)
 		}
+		for _, d := range p.ae {
+			out = append(out, d...)
+		}
+		out = append(out, p.ea...)
 	}
 	return out
 }
@@ -519,8 +708,9 @@ func (g *graph) product(a *automaton) (*productGraph, error) {
 
 // find looks for a fair accepting behaviour of the product: its lasso,
 // in g's nodes and edges.
-func (pg *productGraph) find(g *graph, a *automaton, fair []fairCond) *lasso {
-	f := &form{}
+func (pg *productGraph) find(g *graph, part tabPart, fair []fairCond) *lasso {
+	a := part.aut
+	f := &form{ae: append([][]cond(nil), part.ae...), ea: part.ea}
 	for k := 0; k < a.nacc; k++ {
 		f.ae = append(f.ae, []cond{{p: a.accept[k]}})
 	}
@@ -585,12 +775,12 @@ func (l *lasso) dropRepeats() {
 // findTableau looks for a fair behaviour of g that violates the conjunct
 // checked by tb.
 func (g *graph) findTableau(tb *tableau, fair []fairCond) (*lasso, error) {
-	for _, a := range tb.auts {
-		pg, err := g.product(a)
+	for _, part := range tb.parts {
+		pg, err := g.product(part.aut)
 		if err != nil {
 			return nil, err
 		}
-		if l := pg.find(g, a, fair); l != nil {
+		if l := pg.find(g, part, fair); l != nil {
 			return l, nil
 		}
 	}
