@@ -175,6 +175,57 @@ func (lb *ltlBuilder) tail(f int) bool {
 	return (x.op == ltlAnd || x.op == ltlOr) && lb.tail(x.a) && lb.tail(x.b)
 }
 
+// propositional reports whether f has no temporal operator.
+func (lb *ltlBuilder) propositional(f int) bool {
+	x := lb.fs[f]
+	switch x.op {
+	case ltlTrue, ltlFalse, ltlLit:
+		return true
+	case ltlAnd, ltlOr:
+		return lb.propositional(x.a) && lb.propositional(x.b)
+	}
+	return false
+}
+
+// finallyAlways returns <>[]x as a tail condition when x is made of
+// propositions, <>q and []y this way: <>[] distributes over /\, <>[][]y is
+// <>[]y, <>[]<>q is []<>q, and <>[](p \/ <>q) is <>[]p \/ []<>q (after
+// the last q, p holds at every position). <>(\A i : P(i) ~> Q(i)) ends as
+// conditions on the component, with no automaton.
+func (lb *ltlBuilder) finallyAlways(x int) (int, bool) {
+	if lb.propositional(x) {
+		return lb.eventually(lb.always(x)), true
+	}
+	if q, ok := lb.under(x, ltlUntil); ok && lb.propositional(q) {
+		return lb.always(lb.eventually(q)), true
+	}
+	if y, ok := lb.under(x, ltlRelease); ok {
+		return lb.finallyAlways(y)
+	}
+	switch lb.fs[x].op {
+	case ltlAnd:
+		a, ok := lb.finallyAlways(lb.fs[x].a)
+		if !ok {
+			return 0, false
+		}
+		b, ok := lb.finallyAlways(lb.fs[x].b)
+		return lb.and(a, b), ok
+	case ltlOr:
+		p, q := lb.truth(false), lb.truth(false)
+		for _, d := range lb.disjuncts(x) {
+			if lb.propositional(d) {
+				p = lb.or(p, d)
+			} else if y, ok := lb.under(d, ltlUntil); ok && lb.propositional(y) {
+				q = lb.or(q, y)
+			} else {
+				return 0, false
+			}
+		}
+		return lb.or(lb.eventually(lb.always(p)), lb.always(lb.eventually(q))), true
+	}
+	return 0, false
+}
+
 // conjuncts splits the conjunctions at the top of formula f.
 func (lb *ltlBuilder) conjuncts(f int) []int {
 	if lb.fs[f].op != ltlAnd {
@@ -200,11 +251,25 @@ func (lb *ltlBuilder) hoist(f int) int {
 		out := lb.truth(false)
 		for _, d := range lb.disjuncts(lb.hoist(y)) {
 			core, tails := lb.truth(true), lb.truth(true)
+			boxed, allBoxed := lb.truth(true), true
 			for _, c := range lb.conjuncts(d) {
 				if lb.tail(c) {
 					tails = lb.and(tails, c)
+					continue
+				}
+				core = lb.and(core, c)
+				if z, ok := lb.under(c, ltlRelease); ok {
+					boxed = lb.and(boxed, z)
 				} else {
-					core = lb.and(core, c)
+					allBoxed = false
+				}
+			}
+			// <>([]Y1 /\ ... /\ T) = <>[](Y1 /\ ...) /\ T, a tail when
+			// the Ys are simple enough.
+			if allBoxed {
+				if t, ok := lb.finallyAlways(boxed); ok {
+					out = lb.or(out, lb.and(t, tails))
+					continue
 				}
 			}
 			out = lb.or(out, lb.and(lb.eventually(core), tails))
