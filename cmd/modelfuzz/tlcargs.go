@@ -30,12 +30,11 @@ var tlcOptions = map[string]tlcOption{
 	"simulate": {}, "modelcheck": {}, "depth": {args: 1}, "seed": {args: 1}, "dump": {args: 1},
 	"coverage": {args: 1}, "checkpoint": {args: 1}, "recover": {args: 1}, "maxSetSize": {args: 1},
 	"fp": {args: 1}, "metadir": {args: 1}, "cleanup": {}, "nowarning": {}, "userFile": {args: 1},
-	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {},
+	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {}, "gzip": {},
 	// Not implemented.
 	"generate":         {unsupported: "random generation of behaviours with TLC's probabilistic enumeration"},
 	"tool":             {unsupported: "the Toolbox's message format"},
 	"terse":            {unsupported: "values printed unexpanded"},
-	"gzip":             {unsupported: "there are no checkpoint files to compress"},
 	"debug":            {unsupported: "TLC's debugging output"},
 	"debugger":         {unsupported: "the TLA+ debugger"},
 	"inv":              {args: 1, unsupported: "invariants given on the command line (put them in the cfg)"},

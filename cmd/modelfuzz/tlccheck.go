@@ -1,10 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -41,6 +44,9 @@ type tlcCheckSettings struct {
 	cont, diffTrace      bool
 	checkpoint           int
 	recover              string
+	gzip                 bool
+	checkpointLevels     int  // hidden: a checkpoint every N levels (tests)
+	killAfterCheckpoint  bool // hidden: SIGKILL itself after the first checkpoint (tests)
 	maxSetSize           int
 	fp                   int
 	metadir              string
@@ -94,14 +100,21 @@ with two:
                         temporary directory)
   -nowarning            do not print warnings
   -userFile FILE        write Print's output to FILE
-  -checkpoint 0         no checkpoints (the only value supported)
+  -checkpoint N          write a checkpoint every N minutes (default 0: none;
+                        TLC's default is 30) into -metadir, or else
+                        states/<date> beside the spec: the search's queue,
+                        fingerprints, trace records and state graph
+  -recover DIR          go on from the checkpoint in DIR (a run killed
+                        after a checkpoint ends with the verdict and counts
+                        of a run never interrupted); with -checkpoint N,
+                        new checkpoints replace it
+  -gzip                 compress the checkpoint
   -cleanup, -noGenerateSpecTE, -modelcheck
                         accepted: they ask for nothing the check would do
                         otherwise (no metadata, no trace-explorer spec)
   -fp N                 accepted with a warning that it changes nothing
 
-Every other option of TLC is refused by name with exit code 1 (-recover,
--maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
+Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
 
 Exit codes are TLC's:
 ` + exitCodeTable(),
@@ -153,8 +166,13 @@ Exit codes are TLC's:
 	f.IntVar(&s.coverage, "coverage", 0, "print coverage per action at the end, and every N minutes when N > 0")
 	f.BoolVar(&s.cont, "continue", false, "keep checking after an invariant is violated, reporting each violation")
 	f.BoolVar(&s.diffTrace, "difftrace", false, "print only the variables each trace step changes")
-	f.IntVar(&s.checkpoint, "checkpoint", 0, "TLC's checkpoint interval in minutes: only 0 (none) is supported")
-	f.StringVar(&s.recover, "recover", "", "TLC's recovery from a checkpoint: not supported")
+	f.IntVar(&s.checkpoint, "checkpoint", 0, "write a checkpoint every N minutes (0: none) into --metadir, or states/<date> beside the spec")
+	f.StringVar(&s.recover, "recover", "", "go on from the checkpoint in this directory")
+	f.BoolVar(&s.gzip, "gzip", false, "compress the checkpoint")
+	f.IntVar(&s.checkpointLevels, "checkpoint-levels", 0, "testing: a checkpoint every N levels of the search")
+	f.BoolVar(&s.killAfterCheckpoint, "kill-after-checkpoint", false, "testing: kill the process with SIGKILL once the first checkpoint is written")
+	_ = f.MarkHidden("checkpoint-levels")
+	_ = f.MarkHidden("kill-after-checkpoint")
 	f.IntVar(&s.maxSetSize, "maxSetSize", 0, "TLC's bound on the size of sets it enumerates: not supported")
 	f.IntVar(&s.fp, "fp", 0, "TLC's choice of fingerprint polynomial: accepted, without effect (one fingerprint function)")
 	f.StringVar(&s.metadir, "metadir", "", "TLC's metadata directory: where the search's queue goes when a level does not fit in memory (default: the system's temporary directory)")
@@ -181,10 +199,16 @@ func exitCodeTable() string {
 // validate refuses what the check does not implement.
 func (s *tlcCheckSettings) validate() error {
 	switch {
-	case s.recover != "":
-		return usageErrorf("-recover is not supported: the check writes no checkpoints")
-	case s.checkpoint != 0:
-		return usageErrorf("-checkpoint %d is not supported: the check writes no checkpoints (-checkpoint 0 is accepted)", s.checkpoint)
+	case s.checkpoint < 0:
+		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
+	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):
+		return usageErrorf("-checkpoint and -recover with -simulate are not supported: a simulation keeps no queue")
+	case s.recover != "" && s.cont:
+		return usageErrorf("-recover with -continue is not supported: the violations found before the checkpoint are not in it")
+	case s.recover != "" && (s.dump != "" || s.dumpDot != ""):
+		return usageErrorf("-recover with -dump is not supported: the states found before the checkpoint are not in it")
+	case s.recover != "" && s.coverage >= 0:
+		return usageErrorf("-recover with -coverage is not supported: the counts before the checkpoint are not in it")
 	case s.maxSetSizeSet:
 		return usageErrorf("-maxSetSize is not supported: sets are enumerated whatever their size")
 	case s.simulate && (s.dump != "" || s.dumpDot != ""):
@@ -323,8 +347,15 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if s.simulate {
 		return runTLCSimulate(out, m, s, workers)
 	}
-	out.starting()
 	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
+	if err := s.checkpointing(&opt, out, spec, cfgPath); err != nil {
+		return err
+	}
+	if s.recover == "" {
+		out.starting()
+	} else {
+		out.recovering(s.recover)
+	}
 	if s.metadir != "" {
 		// TLC's metadata directory: where the search's queue spills to
 		// disk.
@@ -406,6 +437,61 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	return nil
 }
 
+// checkpointing sets the options of -checkpoint and -recover.
+func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, spec, cfgPath string) error {
+	if s.checkpoint == 0 && s.checkpointLevels == 0 && s.recover == "" {
+		return nil
+	}
+	// The model's identity: a checkpoint is recovered only by the spec and
+	// configuration it was written for.
+	h := sha256.New()
+	for _, p := range []string{spec, cfgPath} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return &exitError{check.ExitError, fmt.Errorf("tlc check: %v", err)}
+		}
+		fmt.Fprintf(h, "%d\n", len(b))
+		h.Write(b)
+	}
+	fmt.Fprintf(h, "%q", s.consts)
+	ck := check.Checkpointing{Every: time.Duration(s.checkpoint) * time.Minute, Levels: s.checkpointLevels,
+		Gzip: s.gzip, Identity: hex.EncodeToString(h.Sum(nil))}
+	if s.recover != "" {
+		opt.Recover = s.recover
+		if !s.jsonOut {
+			opt.Recovered = out.recovered
+		}
+	}
+	if s.checkpoint > 0 || s.checkpointLevels > 0 {
+		switch {
+		case s.recover != "":
+			// As TLC: the run goes on in the recovered run's directory.
+			ck.Dir = s.recover
+			if st, err := os.Stat(s.recover); err == nil && !st.IsDir() {
+				ck.Dir = filepath.Dir(s.recover)
+			}
+		case s.metadir != "":
+			ck.Dir = s.metadir
+		default:
+			ck.Dir = filepath.Join(filepath.Dir(spec), "states", time.Now().Format("06-01-02-15-04-05"))
+		}
+		if !s.jsonOut {
+			ck.Start, ck.Done = out.checkpointStart, out.checkpointDone
+		}
+		if s.killAfterCheckpoint {
+			done := ck.Done
+			ck.Done = func(dir string, p check.Progress) {
+				if done != nil {
+					done(dir, p)
+				}
+				killSelf()
+			}
+		}
+	}
+	opt.Checkpoint = ck
+	return nil
+}
+
 // runTLCSimulate generates random behaviours (-simulate) until num=N of
 // them are done, a violation is found or the run is interrupted.
 func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers int) error {
@@ -458,4 +544,13 @@ func every(d time.Duration, f func()) func() {
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// killSelf ends the process as `kill -9` would (SIGKILL on Unix), for the
+// tests of -recover.
+func killSelf() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Kill()
+	}
+	select {} // the signal is on its way
 }

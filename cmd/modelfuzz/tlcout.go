@@ -91,6 +91,38 @@ func (p *tlcPrinter) starting() {
 	fmt.Fprintln(p.w, "Computing initial states...")
 }
 
+// recovering replaces starting for a run recovered from a checkpoint.
+func (p *tlcPrinter) recovering(dir string) {
+	p.last.at = time.Now()
+	if p.json {
+		return
+	}
+	fmt.Fprintf(p.w, "Starting... (%s)\n", p.last.at.Format(tlcDate))
+	fmt.Fprintf(p.w, "Starting recovery from checkpoint %s\n", dir)
+}
+
+// recovered prints TLC's line once a checkpoint is read.
+func (p *tlcPrinter) recovered(r check.Recovery) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "Recovery completed. %d states examined. %d states on queue.\n", r.Distinct, r.Queue)
+	p.last.generated, p.last.distinct = r.Generated, r.Distinct
+}
+
+// checkpointStart and checkpointDone print TLC's lines around a
+// checkpoint.
+func (p *tlcPrinter) checkpointStart(dir string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "Checkpointing of run %s\n", dir)
+}
+
+func (p *tlcPrinter) checkpointDone(string, check.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "Checkpointing completed at (%s)\n", time.Now().Format(tlcDate))
+}
+
 // initDone prints TLC's line after the initial states.
 func (p *tlcPrinter) initDone(pr check.Progress) {
 	p.mu.Lock()

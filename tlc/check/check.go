@@ -69,6 +69,12 @@ type Options struct {
 	// Observer, when set, sees the state graph as the search builds it
 	// (the PROPERTIES: see props.go).
 	Observer Observer
+	// Checkpoint configures checkpoints (see checkpoint.go); Recover, when
+	// set, is a checkpoint (its directory or file) to go on from instead
+	// of the initial states, and Recovered is then called once it is read.
+	Checkpoint Checkpointing
+	Recover    string
+	Recovered  func(Recovery)
 }
 
 // Observer sees the state graph as the search builds it, from several
@@ -369,16 +375,29 @@ func (c *checker) run() *Result {
 		c.evs = append(c.evs, c.m.NewEvaluator())
 		c.decs = append(c.decs, value.NewDecoder())
 	}
-	level := c.initial()
-	if c.stop.Load() {
-		level.done()
-		return c.result
-	}
-	if level.len() > 0 {
-		c.depth.Store(1)
-	}
-	if c.opt.InitDone != nil {
-		c.opt.InitDone(Progress{Distinct: c.distinct.Load(), Generated: c.generated.Load(), Depth: int(c.depth.Load()), Queue: int(level.len())})
+	var level *level
+	first := 1
+	if c.opt.Recover != "" {
+		var err error
+		if level, first, err = c.recoverFrom(c.opt.Recover); err != nil {
+			return &Result{Result: "error", ExitCode: ExitSystem, Error: err.Error()}
+		}
+		if c.opt.Recovered != nil {
+			c.opt.Recovered(Recovery{Path: c.opt.Recover, Distinct: c.distinct.Load(), Generated: c.generated.Load(),
+				Queue: level.len(), Depth: int(c.depth.Load())})
+		}
+	} else {
+		level = c.initial()
+		if c.stop.Load() {
+			level.done()
+			return c.result
+		}
+		if level.len() > 0 {
+			c.depth.Store(1)
+		}
+		if c.opt.InitDone != nil {
+			c.opt.InitDone(Progress{Distinct: c.distinct.Load(), Generated: c.generated.Load(), Depth: int(c.depth.Load()), Queue: int(level.len())})
+		}
 	}
 	if !c.m.NewEvaluator().HasNext() {
 		level.done()
@@ -389,10 +408,18 @@ func (c *checker) run() *Result {
 	}
 	stopProgress := c.progressLoop()
 	defer stopProgress()
-	for depth := 1; level.len() > 0 && !c.stop.Load(); depth++ {
+	lastCheckpoint := time.Now()
+	for depth := first; level.len() > 0 && !c.stop.Load(); depth++ {
 		if c.opt.MaxDepth > 0 && depth >= c.opt.MaxDepth {
 			level.done()
 			return &Result{Result: "error", ExitCode: ExitSystem, Error: fmt.Sprintf("stopped at depth %d (--max-depth)", depth)}
+		}
+		if c.checkpointDue(depth, first, lastCheckpoint) {
+			if err := c.checkpoint(level, depth); err != nil {
+				level.done()
+				return &Result{Result: "error", ExitCode: ExitSystem, Error: err.Error()}
+			}
+			lastCheckpoint = time.Now()
 		}
 		c.queue.Store(level.len())
 		next := c.expand(level, depth)

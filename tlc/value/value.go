@@ -206,3 +206,17 @@ func flagsOf(v Value) uint8 {
 	// Lazy sets: be conservative.
 	return flagModel | flagLazy
 }
+
+// ModelValueNames returns the names of the model values interned so far,
+// in rank order. A checkpoint of the search keeps them: the binary
+// encoding writes model values by rank, and the canonical order (so the
+// fingerprints of sets) depends on it.
+func ModelValueNames() []string {
+	modelValues.Lock()
+	defer modelValues.Unlock()
+	out := make([]string, len(modelValues.all))
+	for i, m := range modelValues.all {
+		out[i] = m.name
+	}
+	return out
+}
