@@ -331,6 +331,8 @@ func (p *tlcPrinter) stateValues(ev *eval.Evaluator, tr []check.State, i int) ([
 		if i+1 < len(tr) {
 			next = tr[i+1].Values
 		}
+		// As TLC: TLCGet("level") in the ALIAS is the state's number.
+		ev.SetLevel(i + 1)
 		v, err := ev.AliasOf(st.Values, next)
 		if err == nil {
 			if f, ok := v.(*value.Func); ok && f.IsRecord() {
@@ -379,9 +381,15 @@ func sortedVars(st check.State) ([]string, []value.Value) {
 func aliasFields(f *value.Func, order []string) ([]string, []value.Value) {
 	byName := map[string]value.Value{}
 	var rest []string
-	for i, v := range f.Values() {
+	idx := value.PrintOrder(f) // the fields not named: in TLC's order
+	if idx == nil {
+		for i := range f.Len() {
+			idx = append(idx, i)
+		}
+	}
+	for _, i := range idx {
 		k := f.Key(i).(value.Str)
-		byName[string(k)] = v
+		byName[string(k)] = f.Values()[i]
 		rest = append(rest, string(k))
 	}
 	var names []string

@@ -172,12 +172,14 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 		}
 	}
 	m.loader = l
-	seeNames(mod) // before the modules it loads, as TLC's parser
+	value.ResetNames() // the order of this model's names, as in TLC's run
+	seeNames(mod)      // before the modules it loads, as TLC's parser
 	root, err := l.build(mod, nil, false)
 	if err != nil {
 		return nil, &LoadError{err}
 	}
 	m.root = root
+	seeStrings(m.modules)
 	m.assumes = l.rootAssumes(mod, root)
 	for _, po := range l.pendingOverrides {
 		t := root.lookup(po.target)

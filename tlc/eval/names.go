@@ -687,12 +687,14 @@ func children(e syntax.Expr) []syntax.Expr {
 // seeNames passes the identifiers of mod, in source order, to
 // value.SeeNames: TLC prints a record's fields in the order its lexer
 // first saw them, the root module first. String literals are left out:
-// TLC interns them later, after the identifiers of the standard modules
-// it parses (("k" :> 1) @@ ("j" :> 2) prints as [j |-> 2, k |-> 1]), an
-// order not known here; such fields print by name.
+// TLC interns them later (seeStrings), after the identifiers of the
+// standard modules it parses, which are not all known here (("k" :> 1)
+// @@ ("j" :> 2) prints as [j |-> 2, k |-> 1] in TLC: its TLC module has
+// an identifier j).
 func seeNames(mod *syntax.Module) {
 	var ns []string
-	syntax.Inspect(mod, func(n syntax.Node) bool {
+	var visit func(n syntax.Node) bool
+	visit = func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.ConstantDecl:
 			for _, d := range x.Decls {
@@ -718,17 +720,48 @@ func seeNames(mod *syntax.Module) {
 				ns = append(ns, f.Name)
 			}
 		case *syntax.Field:
+			// r.f: the name comes after r in the text.
+			syntax.Inspect(x.Rec, visit)
 			ns = append(ns, x.Name)
+			return false
 		case *syntax.Except:
+			// [f EXCEPT !.a[i] = v]: f, then each update's path and
+			// value, in the text's order.
+			syntax.Inspect(x.Func, visit)
 			for _, u := range x.Updates {
 				for _, st := range u.Path {
 					if st.Field != "" {
 						ns = append(ns, st.Field)
 					}
+					for _, e := range st.Index {
+						syntax.Inspect(e, visit)
+					}
 				}
+				syntax.Inspect(u.Value, visit)
 			}
+			return false
 		}
 		return true
-	})
+	}
+	syntax.Inspect(mod, visit)
+	value.SeeNames(ns)
+}
+
+// seeStrings passes the string literals of the modules, in source order,
+// the root module first, to value.SeeNames, after every identifier: TLC
+// interns them when it turns them into values, once the modules are
+// parsed. The fields of ("fill" :> "red") @@ ("stroke" :> "#333") then
+// print, and an SVG element's attributes render, in the order the spec
+// names them, as TLC's do.
+func seeStrings(mods []*syntax.Module) {
+	var ns []string
+	for _, mod := range mods {
+		syntax.Inspect(mod, func(n syntax.Node) bool {
+			if s, ok := n.(*syntax.StringLit); ok {
+				ns = append(ns, s.Value)
+			}
+			return true
+		})
+	}
 	value.SeeNames(ns)
 }

@@ -179,6 +179,8 @@ func stdScope(name string) (*scope, error) {
 			return
 		}
 		seen[mod] = true
+		// As TLC's parser: a module's text, then the modules it extends.
+		value.SeeNames(stdlib.Names(mod))
 		for _, e := range stdlib.Extends(mod) {
 			add(e)
 		}

@@ -30,9 +30,10 @@
 // (and RealTime, without operators).
 //
 // Community: SequencesExt, FiniteSetsExt, Functions, Folds, BagsExt,
-// TLCExt, Json, Bitwise, Randomization and IOUtils (IOEnv, atoi) (partly);
-// CSV, Combinatorics, DyadicRationals, Statistics, Strings, SVG, ShiViz,
-// VectorClocks and Variants load but provide no operators.
+// TLCExt, Json, Bitwise, Randomization and IOUtils (IOEnv, atoi) (partly),
+// SVG (all but NodesOfDirectedMultiGraph, see svg.go), VectorClocks; CSV,
+// Combinatorics, DyadicRationals, Statistics, Strings, ShiViz and Variants
+// load but provide no operators.
 //
 // Written in TLA+ (tla/*.tla, parsed when a spec uses them and no module
 // of the same name is beside it, see syntax.RegisterLibrary): Graphs,

@@ -72,8 +72,11 @@ func (b *Builtin) IsOpParam(i int) bool { return slices.Contains(b.OpParams, i) 
 // module is one standard module: its direct EXTENDS and its operators.
 type module struct {
 	extends []string
-	ops     map[string]*Builtin
-	sorted  []*Builtin
+	// names are the identifiers of the module's text in order, which
+	// TLC's parser interns after the spec's (see value.SeeNames).
+	names  []string
+	ops    map[string]*Builtin
+	sorted []*Builtin
 }
 
 var modules = map[string]*module{}
@@ -84,6 +87,20 @@ func defModule(name string, extends ...string) {
 		panic("stdlib: module declared twice: " + name)
 	}
 	modules[name] = &module{extends: extends, ops: map[string]*Builtin{}}
+}
+
+// seeNames records the identifiers of a module's text (see module.names).
+func seeNames(mod string, names ...string) {
+	modules[mod].names = names
+}
+
+// Names returns the identifiers of module mod's text, in order, when the
+// order of a record's fields built by its operators depends on them.
+func Names(mod string) []string {
+	if m, ok := modules[mod]; ok {
+		return m.names
+	}
+	return nil
 }
 
 // def registers operators of a declared module. Registration happens in
@@ -236,9 +253,11 @@ func init() {
 	defModule("Bitwise")
 	defModule("Randomization")
 	defModule("IOUtils")
+	defModule("SVG")
+	defModule("VectorClocks", "Naturals", "Sequences", "Functions")
 	// Provided so that EXTENDS resolves; their operators are not
 	// implemented (a spec that uses one gets an unknown-operator error).
-	for _, n := range []string{"CSV", "Combinatorics", "DyadicRationals", "Statistics", "Strings", "SVG", "ShiViz", "VectorClocks", "Variants"} {
+	for _, n := range []string{"CSV", "Combinatorics", "DyadicRationals", "Statistics", "Strings", "ShiViz", "Variants"} {
 		defModule(n)
 	}
 
@@ -271,4 +290,9 @@ func init() {
 	registerBitwise()
 	registerRandomization()
 	registerIOUtils()
+	registerSVG()
+	registerVectorClocks()
+	for m, names := range standardNames {
+		seeNames(m, names...)
+	}
 }

@@ -33,6 +33,14 @@ func SeeNames(ns []string) {
 	}
 }
 
+// ResetNames forgets the names seen: a model being built starts its own
+// order, as TLC's parser does in the process of one run.
+func ResetNames() {
+	names.Lock()
+	defer names.Unlock()
+	names.rank = nil
+}
+
 // printOrder returns the order in which a record's fields, given in
 // canonical order, print: seen names in the order they were seen, then the
 // others by name. It returns nil when that is the canonical order.
@@ -69,4 +77,14 @@ func printOrder(dom []Value) []int {
 		}
 	}
 	return nil
+}
+
+// PrintOrder returns the order in which record f's fields print (TLC's
+// order, see SeeNames), as indexes into its fields in canonical order;
+// nil when that is the canonical order or f is not a record.
+func PrintOrder(f *Func) []int {
+	if f.kind != fkRecord {
+		return nil
+	}
+	return printOrder(f.dom)
 }
