@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/tlc/check"
-	"github.com/modelfuzz/modelfuzz/tlc/eval"
 )
 
 func newTLCCmd() *cobra.Command {
@@ -20,16 +19,6 @@ func newTLCCmd() *cobra.Command {
 	cmd.AddCommand(newTLCSimulateCmd())
 	cmd.AddCommand(newTLCValidateCmd())
 	return cmd
-}
-
-// uncheckedProperties are the cfg's PROPERTIES that a simulation does
-// not check (a model check checks them: check.CheckWithProperties).
-func uncheckedProperties(m *eval.Model) []check.Unchecked {
-	var out []check.Unchecked
-	for _, p := range m.Properties {
-		out = append(out, check.Unchecked{Name: p, Why: "temporal properties are not supported"})
-	}
-	return out
 }
 
 // printUnchecked ends the output of a run that found no error but did not

@@ -512,7 +512,6 @@ func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers
 		opt.Progress = out.simProgress
 	}
 	res := check.Simulate(m, opt)
-	res.NotChecked(uncheckedProperties(m))
 	if s.jsonOut {
 		obj := out.resultObject(&res.Result, time.Since(out.start))
 		obj.Seed, obj.Traces = s.seed, res.Traces

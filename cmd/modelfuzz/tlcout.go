@@ -229,6 +229,8 @@ func (p *tlcPrinter) result(res *check.Result, violations int) {
 func (p *tlcPrinter) simResult(res *check.SimResult, seed int64) {
 	switch res.Result.Result {
 	case "success", "not-checked":
+	case "liveness", "property-initial":
+		p.propertyViolation(&res.Result)
 	default:
 		p.violation(&res.Result)
 	}

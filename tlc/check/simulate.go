@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -52,6 +53,14 @@ type SimResult struct {
 // enabled action (TLC's split, eval.Model.NextActions), for up to Depth
 // states, checking the invariants, the constraints and deadlock in every
 // state. It stops at the first violation or error.
+//
+// The PROPERTIES are checked as TLC's simulation checks them: their
+// safety parts on every state and step of a behaviour, their liveness
+// parts on each behaviour once generated, as a graph of its states and
+// steps in which every state may also stutter (the fairness of the
+// SPECIFICATION rules stuttering out where an action is enabled), so that
+// a violation is a lasso of that behaviour. Those that cannot be checked
+// make the result "not-checked".
 func Simulate(m *eval.Model, opt SimOptions) *SimResult {
 	start := time.Now()
 	if opt.Workers <= 0 {
@@ -63,8 +72,9 @@ func Simulate(m *eval.Model, opt SimOptions) *SimResult {
 	if opt.ProgressEvery <= 0 {
 		opt.ProgressEvery = time.Minute
 	}
-	s := &simulator{m: m, opt: opt, c: &checker{m: m, opt: Options{Workers: opt.Workers}}}
+	s := &simulator{m: m, opt: opt, c: &checker{m: m, opt: Options{Workers: opt.Workers}}, ps: NewProperties(m)}
 	res := s.run()
+	res.NotChecked(s.ps.Unchecked)
 	out := &SimResult{Result: *res, Traces: s.traces.Load()}
 	if n := float64(out.Traces); n > 0 {
 		out.MeanLength = float64(s.sumLen.Load()) / n
@@ -78,6 +88,7 @@ func Simulate(m *eval.Model, opt SimOptions) *SimResult {
 type simulator struct {
 	m   *eval.Model
 	opt SimOptions
+	ps  *Properties
 	c   *checker // its fail and result record the first violation
 
 	inits                   [][]value.Value
@@ -143,8 +154,13 @@ func (s *simulator) worker(w int) {
 	rng := rand.New(rand.NewPCG(uint64(s.opt.Seed), uint64(w)))
 	ev := s.m.NewEvaluator()
 	actions := len(s.m.NextActions())
+	props := s.newTraceProps()
 	for n := int64(0); !s.stopped() && (s.opt.Traces == 0 || n < s.opt.Traces); n++ {
 		trace := [][]value.Value{s.inits[rng.IntN(len(s.inits))]}
+		props.reset()
+		if !props.state(s, ev, trace) {
+			return
+		}
 		for len(trace) < s.opt.Depth && !s.stopped() {
 			cur := trace[len(trace)-1]
 			ev.SetLevel(len(trace))
@@ -163,9 +179,12 @@ func (s *simulator) worker(w int) {
 			trace = append(trace, next)
 			s.states.Add(1)
 			ev.SetLevel(len(trace))
-			if !s.checkInvariants(ev, trace) {
+			if !s.checkInvariants(ev, trace) || !props.step(s, ev, trace) {
 				return
 			}
+		}
+		if !props.liveness(s, trace) {
+			return
 		}
 		s.traces.Add(1)
 		s.sumLen.Add(int64(len(trace)))
@@ -243,4 +262,95 @@ func (s *simulator) progressLoop() func() {
 	return every(s.opt.ProgressEvery, func() {
 		s.opt.Progress(SimProgress{States: s.states.Load(), Traces: s.traces.Load()})
 	})
+}
+
+// traceProps checks the PROPERTIES on one behaviour at a time: a worker's
+// observer, whose state graph is the behaviour's.
+type traceProps struct {
+	ps  Properties // the simulator's, with a graph of its own
+	obs *propObserver
+	fps []uint64 // of the behaviour's states
+}
+
+func (s *simulator) newTraceProps() *traceProps {
+	if len(s.ps.inits)+len(s.ps.invs)+len(s.ps.actions) == 0 && !s.ps.Liveness() {
+		return nil
+	}
+	tp := &traceProps{ps: *s.ps}
+	tp.ps.graph = nil
+	tp.obs = &propObserver{ps: &tp.ps, raw: !s.m.HasView() && s.m.Symmetry == nil, done: make([]atomic.Uint64, doneSlots)}
+	return tp
+}
+
+// reset starts a new behaviour.
+func (tp *traceProps) reset() {
+	if tp == nil {
+		return
+	}
+	if tp.ps.Liveness() {
+		tp.ps.graph = newGraph(&tp.ps)
+	}
+	for i := range tp.obs.done {
+		tp.obs.done[i].Store(0)
+	}
+	tp.fps = tp.fps[:0]
+}
+
+// state checks the last state of trace, and the step to it when there is
+// one.
+func (tp *traceProps) state(s *simulator, ev *eval.Evaluator, trace [][]value.Value) bool {
+	if tp == nil {
+		return true
+	}
+	t := trace[len(trace)-1]
+	fp, err := Fingerprint(s.m, ev, t)
+	if err == nil && len(trace) > 1 {
+		err = tp.obs.Step(ev, tp.fps[len(tp.fps)-1], trace[len(trace)-2], fp, t, true)
+	}
+	if err == nil {
+		err = tp.obs.State(ev, fp, t, len(trace) == 1)
+	}
+	if err != nil {
+		s.propertyFailure(err, trace)
+		return false
+	}
+	tp.fps = append(tp.fps, fp)
+	return true
+}
+
+func (tp *traceProps) step(s *simulator, ev *eval.Evaluator, trace [][]value.Value) bool {
+	return tp.state(s, ev, trace)
+}
+
+// liveness checks the liveness properties on the behaviour.
+func (tp *traceProps) liveness(s *simulator, trace [][]value.Value) bool {
+	if tp == nil || !tp.ps.Liveness() {
+		return true
+	}
+	res := &Result{Result: "success"}
+	tp.ps.checkLiveness(res, Options{})
+	if res.Result == "success" {
+		return true
+	}
+	s.fail(res)
+	return false
+}
+
+// propertyFailure reports a property violated, or that could not be
+// evaluated, in the last state or step of trace.
+func (s *simulator) propertyFailure(err error, trace [][]value.Value) {
+	var pv *PropertyViolation
+	if !errors.As(err, &pv) {
+		s.fail(&Result{Result: "error", ExitCode: failureCode(err, ExitLivenessEval),
+			Error: "checking the properties: " + err.Error(), Trace: states(s.m, trace)})
+		return
+	}
+	res := &Result{Result: "property", ExitCode: ExitLiveness, Property: pv.Property, Error: pv.Message, Trace: states(s.m, trace)}
+	switch {
+	case pv.Invariant:
+		res.Result, res.ExitCode, res.Invariant, res.Property = "invariant", ExitSafety, pv.Property, ""
+	case pv.Initial:
+		res.Result = "property-initial"
+	}
+	s.fail(res)
 }
