@@ -29,6 +29,9 @@
 #   ENERGY      the guided campaigns' --energy (fixed or rare; default: run's)
 #   OUT         directory for the raw results and the table (default: a
 #               temporary one, removed at the end).
+#   TABLE_ONLY  1: build and run nothing, print the tables from the results
+#               already in OUT (of a run stopped early: a campaign without
+#               a result is "not run", and its bug's row says so).
 #
 # A patch may carry extra run flags on a header line "# run flags: ...".
 # A bug may come with a hand-written reproducer, bugs/etcdraft/BUG.json,
@@ -55,6 +58,7 @@ strategies=${STRATEGIES:-random trace line model}
 jobs=${JOBS:-1}
 parallel=${PARALLEL:-1}
 oracles=${ORACLES:-0}
+table_only=${TABLE_ONLY:-0}
 energy=${ENERGY:-}
 early=20
 online_flags=${ONLINE_FLAGS:-}
@@ -77,6 +81,7 @@ version=$(go list -m -f '{{.Version}}' go.etcd.io/raft/v3)
 
 tmp=$(mktemp -d)
 out=${OUT:-$tmp/out}
+if [[ $table_only == 1 && -z ${OUT:-} ]]; then echo "$0: TABLE_ONLY=1 needs OUT, the directory of an earlier run's results" >&2; exit 2; fi
 mkdir -p "$out"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -145,10 +150,12 @@ run() {
 export -f run
 export tmp out budget parallel oracles energy online_flags
 
+if [[ $table_only != 1 ]]; then
 for b in "${bugs[@]}"; do
   echo "building $b" >&2
   build "$b"
 done
+fi
 
 # reproduce BUG: replays the bug's hand-written reproducer, if it has one.
 # replay exits 3 when the execution fails, 0 when it passes, 1 when it
@@ -169,6 +176,7 @@ reproduce() {
     echo "DOES NOT REPRODUCE: patched: exit $pcode, ${patched:-no failure}; unpatched: exit $ccode, ${clean:-no failure}" > "$out/$b.repro"
   fi
 }
+if [[ $table_only != 1 ]]; then
 go build -tags with_tla -o "$tmp/unpatched" ./cmd/modelfuzz
 for b in "${bugs[@]}"; do
   reproduce "$b"
@@ -181,6 +189,12 @@ for b in "${bugs[@]}"; do
     done
   done
 done | xargs -P "$jobs" -L 1 bash -c 'run "$0" "$1" "$2"'
+fi
+# result BUG STRATEGY SEED: the campaign's "first kind" ("not-run -" when
+# it has none: a TABLE_ONLY table of a run stopped early).
+result() {
+  if [[ -f $out/$1.$2.$3 ]]; then cat "$out/$1.$2.$3"; else echo "not-run -"; fi
+}
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -195,9 +209,10 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
   echo "|---|---|---|---|---|---|---|"
   for b in "${bugs[@]}"; do
     for s in $strategies; do
-      row=(); found=(); e=0; kinds=()
+      row=(); found=(); e=0; kinds=(); missing=0
       for seed in $(seq 1 "$seeds"); do
-        read -r first kind < "$out/$b.$s.$seed"
+        read -r first kind < <(result "$b" "$s" "$seed")
+        if [[ $first == not-run ]]; then missing=$((missing + 1)); row+=("?"); continue; fi
         row+=("$first")
         if [[ $first != - ]]; then
           found+=("$first"); kinds+=("$kind")
@@ -206,7 +221,12 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
       done
       m=$(printf '%s\n' "${found[@]}" | { grep -v '^$' || true; } | median)
       k=$(printf '%s\n' "${kinds[@]}" | { grep -v '^$' || true; } | sort -u | paste -sd, -)
-      echo "| $b | $s | ${row[*]} | ${#found[@]}/$seeds | $m | $e/$seeds | ${k:--} |"
+      if [[ $missing == "$seeds" ]]; then
+        echo "| $b | $s | not run | | | | |"
+        continue
+      fi
+      [[ $missing == 0 ]] || m="$m ($missing not run: ?)"
+      echo "| $b | $s | ${row[*]} | ${#found[@]}/$((seeds - missing)) | $m | $e/$((seeds - missing)) | ${k:--} |"
     done
   done
   echo
@@ -216,14 +236,14 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
     by=(); eby=()
     for s in $strategies; do
       for seed in $(seq 1 "$seeds"); do
-        read -r first _ < "$out/$b.$s.$seed"
-        if [[ $first != - ]]; then
+        read -r first _ < <(result "$b" "$s" "$seed")
+        if [[ $first != - && $first != not-run ]]; then
           [[ " ${by[*]} " == *" $s "* ]] || by+=("$s")
           if [[ $first -le $early ]]; then [[ " ${eby[*]} " == *" $s "* ]] || eby+=("$s"); fi
         fi
       done
     done
-    echo "| $b | ${by[*]:-none} | ${eby[*]:-none} | $(cat "$out/$b.repro") |"
+    echo "| $b | ${by[*]:-none} | ${eby[*]:-none} | $(cat "$out/$b.repro" 2>/dev/null || echo "not run") |"
   done
   if [[ $oracles == 1 ]]; then
     echo
