@@ -74,41 +74,30 @@ func argsError(c *cobra.Command, got []string, want string) error {
 
 // exactArgs accepts exactly n arguments.
 func exactArgs(n int) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if len(args) == n {
-			return nil
-		}
-		want := argsWanted(c)
-		if want == "" {
-			want = fmt.Sprintf("%d argument(s)", n)
-		}
-		return argsError(c, args, want)
-	}
+	return countArgs(n, n, fmt.Sprintf("%d argument(s)", n))
 }
 
 // minimumArgs accepts n arguments or more.
 func minimumArgs(n int) cobra.PositionalArgs {
-	return func(c *cobra.Command, args []string) error {
-		if len(args) >= n {
-			return nil
-		}
-		want := argsWanted(c)
-		if want == "" {
-			want = fmt.Sprintf("at least %d argument(s)", n)
-		}
-		return argsError(c, args, want)
-	}
+	return countArgs(n, -1, fmt.Sprintf("at least %d argument(s)", n))
 }
 
 // maximumArgs accepts at most n arguments.
 func maximumArgs(n int) cobra.PositionalArgs {
+	return countArgs(0, n, fmt.Sprintf("at most %d argument(s)", n))
+}
+
+// countArgs accepts from least to most arguments (most -1: no upper
+// bound); otherwise it says what the usage line names, or count when the
+// usage line names nothing.
+func countArgs(least, most int, count string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
-		if len(args) <= n {
+		if len(args) >= least && (most < 0 || len(args) <= most) {
 			return nil
 		}
 		want := argsWanted(c)
 		if want == "" {
-			want = fmt.Sprintf("at most %d argument(s)", n)
+			want = count
 		}
 		return argsError(c, args, want)
 	}
