@@ -237,25 +237,8 @@ func (w *twalker) letRef(e syntax.Expr, d *syntax.OpDef, args []syntax.Expr, sc 
 	}
 	inner := &lex{parent: lx}
 	f := &Env{parent: env, inst: env.instFrame()}
-	for i, a := range args {
-		p := d.Params[i]
-		if p.Arity > 0 {
-			return nil, w.unsupported(a, "an operator argument of a temporal formula is not supported")
-		}
-		n, st, _, err := w.m.compileIn(sc, w.inLets(a, sc, lx), lx)
-		if err != nil {
-			return nil, err
-		}
-		if st {
-			return nil, w.unsupported(a, "the argument %s of temporal formula %s depends on the state", shortText(syntax.ExprString(a)), d.Name)
-		}
-		v, err := n.eval(w.m.newCtx(), env)
-		if err != nil {
-			return nil, err
-		}
-		inner.names = append(inner.names, p.Name)
-		inner.arities = append(inner.arities, 0)
-		f.vals = append(f.vals, v)
+	if err := w.bindArgs(d.Name, d.Params, args, func(a syntax.Expr) syntax.Expr { return w.inLets(a, sc, lx) }, sc, lx, env, inner, f); err != nil {
+		return nil, err
 	}
 	return named(w.walk(d.Body, sc, inner, f, depth+1))
 }
@@ -521,27 +504,42 @@ func (w *twalker) ref(e syntax.Expr, name string, path []syntax.PathStep, args [
 	// The arguments are values: evaluate them here, as constants.
 	inner := &lex{}
 	f := &Env{}
+	if err := w.bindArgs(name, d.params, args, nil, sc, lx, env, inner, f); err != nil {
+		return nil, err
+	}
+	return named(w.walk(d.body, d.sc, inner, f, depth+1))
+}
+
+// bindArgs evaluates the arguments of the temporal formula name, as
+// constants in env (each through expr first when it is set), and binds
+// them to params in inner and f. An operator argument, or one that
+// depends on the state, is not supported.
+func (w *twalker) bindArgs(name string, params []syntax.Param, args []syntax.Expr, expr func(syntax.Expr) syntax.Expr, sc *scope, lx *lex, env *Env, inner *lex, f *Env) error {
 	for i, a := range args {
-		p := d.params[i]
+		p := params[i]
 		if p.Arity > 0 {
-			return nil, w.unsupported(a, "an operator argument of a temporal formula is not supported")
+			return w.unsupported(a, "an operator argument of a temporal formula is not supported")
 		}
-		n, st, _, err := w.m.compileIn(sc, a, lx)
+		e := a
+		if expr != nil {
+			e = expr(a)
+		}
+		n, st, _, err := w.m.compileIn(sc, e, lx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if st {
-			return nil, w.unsupported(a, "the argument %s of temporal formula %s depends on the state", shortText(syntax.ExprString(a)), name)
+			return w.unsupported(a, "the argument %s of temporal formula %s depends on the state", shortText(syntax.ExprString(a)), name)
 		}
 		v, err := n.eval(w.m.newCtx(), env)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		inner.names = append(inner.names, p.Name)
 		inner.arities = append(inner.arities, 0)
 		f.vals = append(f.vals, v)
 	}
-	return named(w.walk(d.body, d.sc, inner, f, depth+1))
+	return nil
 }
 
 // lookup finds the definition name refers to (nil for a bound name).
