@@ -78,7 +78,11 @@ func (t Trace) Clone() Trace {
 
 // Label renders the event's content without positions or ids, e.g.
 // "execute req=1 k=3".
-func (e *Event) Label() string {
+func (e *Event) Label() string { return e.labelWith(nil) }
+
+// labelWith is Label with intArg rendering the integer args it knows (it
+// reports false for the others, which are written as numbers).
+func (e *Event) labelWith(intArg func(key string, v int64) (string, bool)) string {
 	var b strings.Builder
 	b.WriteString(e.Type)
 	for _, a := range e.Args {
@@ -87,9 +91,15 @@ func (e *Event) Label() string {
 		b.WriteByte('=')
 		if a.IsStr {
 			b.WriteString(a.Str)
-		} else {
-			b.WriteString(strconv.FormatInt(a.Int, 10))
+			continue
 		}
+		if intArg != nil {
+			if t, ok := intArg(a.Key, a.Int); ok {
+				b.WriteString(t)
+				continue
+			}
+		}
+		b.WriteString(strconv.FormatInt(a.Int, 10))
 	}
 	return b.String()
 }
@@ -305,24 +315,17 @@ func (spec *SystemSpec) label(e *Event) string {
 	if len(spec.ProcessArgs) == 0 {
 		return e.Label()
 	}
-	var b strings.Builder
-	b.WriteString(e.Type)
-	for _, a := range e.Args {
-		b.WriteByte(' ')
-		b.WriteString(a.Key)
-		b.WriteByte('=')
+	return e.labelWith(func(key string, v int64) (string, bool) {
 		switch {
-		case a.IsStr:
-			b.WriteString(a.Str)
-		case slices.Contains(spec.ProcessArgs, a.Key) && a.Int < 0:
-			b.WriteString("none")
-		case slices.Contains(spec.ProcessArgs, a.Key) && a.Int < int64(spec.Processes):
-			b.WriteString(spec.ProcessName(int(a.Int)))
-		default:
-			b.WriteString(strconv.FormatInt(a.Int, 10))
+		case !slices.Contains(spec.ProcessArgs, key):
+			return "", false
+		case v < 0:
+			return "none", true
+		case v < int64(spec.Processes):
+			return spec.ProcessName(int(v)), true
 		}
-	}
-	return b.String()
+		return "", false
+	})
 }
 
 // eventText renders an event that is not a send or a recv: its kind in
