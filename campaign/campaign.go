@@ -297,6 +297,9 @@ func (c *Campaign) openStore(given func(string) bool) error {
 	if !given("fresh-share") {
 		s.FreshShare = old.FreshShare
 	}
+	if !given("stack") {
+		s.Stack = old.Stack // 0 when stored before the choice: one round
+	}
 	if old.Faults == 0 && (guidance.IsOnline(old.Strategy) || guidance.IsLearning(old.Strategy)) {
 		old.Faults = -1 // stored before the harness injected faults: it ran with none
 	}

@@ -40,10 +40,11 @@ type Comparison struct {
 	Points      int // coverage samples per campaign
 	Steps       int
 	Mutations   int
-	// Energy, FreshShare and ReferenceViews are passed to every campaign
+	// Energy, FreshShare, Stack and ReferenceViews are passed to every campaign
 	// when set (run's flags of the same names).
 	Energy         string
 	FreshShare     float64
+	Stack          int
 	ReferenceViews string
 	// Waypoints is passed to the learning strategies (run's --waypoints):
 	// waypointrl learns to pass them, the others count the episodes that do.
@@ -161,6 +162,9 @@ func (c *Comparison) jobs(runsDir string) []compareJob {
 	}
 	if c.FreshShare > 0 {
 		common = append(common, "--fresh-share", strconv.FormatFloat(c.FreshShare, 'g', -1, 64))
+	}
+	if c.Stack > 0 {
+		common = append(common, "--stack", strconv.Itoa(c.Stack))
 	}
 	if c.ReferenceViews != "" {
 		common = append(common, "--reference-view", c.ReferenceViews)

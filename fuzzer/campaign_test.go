@@ -21,6 +21,7 @@ type campaignSetup struct {
 	iterations     int64
 	steps          int
 	energy         string
+	stack          int
 	queueMax       int
 	progress       func(fuzzer.Stats)
 	learner        fuzzer.Learner
@@ -37,7 +38,7 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	st, err := corpus.Open(dir, corpus.Options{})
 	require.NoError(t, err)
 	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
-		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: c.energy, FreshShare: 0.1},
+		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: c.energy, FreshShare: 0.1, Stack: c.stack},
 		Limits: fuzzer.Limits{Iterations: c.iterations, QueueMax: c.queueMax}}
 	if c.strategy == "trace" {
 		opt.Guide = guidance.TraceMeasure{}

@@ -24,8 +24,10 @@ const (
 	// it was chosen before, f that visit count; half of them keep a random
 	// prefix of it and draw the rest of the steps at random (the prefix
 	// reaches its rare states, the tail explores beyond), the others are
-	// ordinary mutants. A share FreshShare of the iterations runs new
-	// random inputs.
+	// ordinary mutants, each of 1 to Stack rounds of mutation (AFL's
+	// stacked havoc: a mutant that differs in a few steps of a long
+	// schedule mostly retraces its parent). A share FreshShare of the
+	// iterations runs new random inputs.
 	EnergyRare = "rare"
 )
 
@@ -52,6 +54,9 @@ func validEnergy(p Params) error {
 	}
 	if p.FreshShare < 0 || p.FreshShare >= 1 {
 		return fmt.Errorf("--fresh-share must be in [0, 1), got %g", p.FreshShare)
+	}
+	if p.Stack < 0 {
+		return fmt.Errorf("--stack must not be negative, got %d", p.Stack)
 	}
 	return nil
 }

@@ -128,8 +128,74 @@ func TestEnergySettingsAreChecked(t *testing.T) {
 		{Seed: 1, SeedPopulation: 1, ReseedEvery: 1, Energy: "fast"},
 		{Seed: 1, SeedPopulation: 1, ReseedEvery: 1, Energy: fuzzer.EnergyRare, FreshShare: 1},
 		{Seed: 1, SeedPopulation: 1, ReseedEvery: 1, Energy: fuzzer.EnergyRare, FreshShare: -0.5},
+		{Seed: 1, SeedPopulation: 1, ReseedEvery: 1, Energy: fuzzer.EnergyRare, Stack: -1},
 	} {
 		_, err := fuzzer.New(fuzzer.Options{Params: p}, fac, gen, st)
 		require.Error(t, err, "%+v", p)
 	}
+}
+
+// editDistance is the Levenshtein distance between two inputs' steps.
+func editDistance(a, b []schedule.Step) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// farFromParent is the share of a campaign's kept mutants that differ
+// from their parent by more than one round of mutation can (three
+// operations of at most two edits each).
+func farFromParent(t *testing.T, dir string) float64 {
+	st, err := corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	snap, err := st.Load(-1)
+	require.NoError(t, err)
+	byID := map[uint64]*schedule.Input{}
+	for _, rec := range snap.Inputs {
+		byID[rec.ID] = rec.Input
+	}
+	far, all := 0, 0
+	for _, rec := range snap.Inputs {
+		if p := byID[rec.Parent]; p != nil {
+			all++
+			if editDistance(p.Steps, rec.Input.Steps) > 6 {
+				far++
+			}
+		}
+	}
+	require.Greater(t, all, 50)
+	return float64(far) / float64(all)
+}
+
+// With --stack, the rare schedule's ordinary mutants get several rounds
+// of mutation: more of them move away from their parent than the tail
+// mutants alone do, and a campaign stays reproducible.
+func TestStackedMutantsMoveFurtherFromTheirParents(t *testing.T) {
+	c := rareSetup(4, 700)
+	c.inject = ""
+	one, stacked := t.TempDir(), t.TempDir()
+	runCampaign(t, one, c)
+	c.stack = 8
+	a := runCampaign(t, stacked, c)
+	b := runCampaign(t, t.TempDir(), c)
+	require.Equal(t, a.Coverage, b.Coverage)
+	require.Equal(t, a.CorpusSize, b.CorpusSize)
+	f1, f8 := farFromParent(t, one), farFromParent(t, stacked)
+	t.Logf("mutants more than 6 edits from their parent: %.2f with one round, %.2f with up to 8", f1, f8)
+	require.Greater(t, f8, f1+0.1)
 }

@@ -48,6 +48,12 @@ type Params struct {
 	// FreshShare is the share of iterations that run new random inputs
 	// under EnergyRare (EnergyFixed reseeds every ReseedEvery instead).
 	FreshShare float64 `json:"fresh_share,omitempty" flag:"fresh-share"`
+	// Stack is the most rounds of mutation an ordinary mutant of the
+	// EnergyRare schedule gets, drawn uniformly in 1..Stack (AFL's
+	// stacked "havoc" mutations); 0 and 1 are one round, the policy of
+	// campaigns stored before the choice. EnergyFixed mutants always get
+	// one round (the thesis's).
+	Stack int `json:"stack,omitempty" flag:"stack"`
 	// Pipeline is how many inputs are executed as one batch; a batch is
 	// measured while the next one executes (1: strictly one after the
 	// other). A kill -9 loses at most the executions not yet recorded: up
@@ -565,7 +571,13 @@ func (f *Fuzzer) pop() queued {
 		q.from = nil
 	}
 	if q.in == nil {
-		q.in = f.gen.Mutate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from)
+		r := rand.New(rand.NewPCG(q.seed, q.parent))
+		q.in = f.gen.Mutate(r, q.from)
+		if f.rare() && f.opt.Stack > 1 {
+			for k := r.IntN(f.opt.Stack); k > 0; k-- {
+				q.in = f.gen.Mutate(r, q.in)
+			}
+		}
 		q.from = nil
 	}
 	f.qhead++

@@ -71,6 +71,7 @@ compare ...).`,
 	fs.StringVar(&c.ModelConfig, "model-config", "", "the model's cfg for every campaign (default: MODEL.cfg); its VIEW is the model coverage every strategy is measured by")
 	fs.StringVar(&c.Energy, "energy", "", "energy schedule of every campaign: fixed or rare (default: run's)")
 	fs.Float64Var(&c.FreshShare, "fresh-share", 0, "with --energy rare: share of iterations that run random inputs (default: run's)")
+	fs.IntVar(&c.Stack, "stack", 0, "with --energy rare: most rounds of mutation of an ordinary mutant in every campaign (default: run's)")
 	fs.StringVar(&c.Waypoints, "waypoints", "", "passed to the learning strategies (negrl, bonusmaxrl, waypointrl, walk): a module of TLA+ predicates, FILE.tla[:DEF]; waypointrl learns to pass them, the others count the episodes that do")
 	fs.StringVar(&c.ReferenceViews, "reference-view", "", "also measure every campaign by these VIEWs of the model (comma-separated; coverage view:NAME), so that strategies are compared on one abstraction besides the cfg's")
 	fs.BoolVar(&c.StopOnBug, "stop-on-bug", false, "end each campaign at its first bug (bug-finding experiments; coverage curves then end there)")

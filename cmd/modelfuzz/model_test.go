@@ -209,13 +209,17 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 	res = modelfuzz(t, append(args, "--energy", "fixed", "--iterations", "400")...)
 	require.NotEqual(t, 0, res.code)
 	require.Contains(t, res.stderr, "--energy")
+	res = modelfuzz(t, append(args, "--stack", "2", "--iterations", "400")...)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "(not 2)")
+	require.Contains(t, res.stderr, "--stack")
 
 	res = modelfuzz(t, "run", "--adapter", "microbench", "--reference-view", "View", "--iterations", "10", "--corpus", filepath.Join(t.TempDir(), "m"))
 	require.NotEqual(t, 0, res.code)
 	require.Contains(t, res.stderr, "--reference-view needs a model")
 
 	// A bad command line is refused before anything is stored.
-	for _, bad := range [][]string{{"--energy", "fast"}, {"--fresh-share", "1.5"}, {"--queue-max", "-3"}, {"--reference-view", "NoSuch"}} {
+	for _, bad := range [][]string{{"--energy", "fast"}, {"--fresh-share", "1.5"}, {"--queue-max", "-3"}, {"--stack", "-1"}, {"--reference-view", "NoSuch"}} {
 		fresh := filepath.Join(t.TempDir(), "bad")
 		res = modelfuzz(t, append([]string{"run", "--model", "raft.tla", "--tlc", "inproc", "--iterations", "5", "--corpus", fresh}, bad...)...)
 		require.NotEqual(t, 0, res.code, bad)

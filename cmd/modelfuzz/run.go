@@ -128,6 +128,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item (--energy fixed), the base of an input's energy (--energy rare)")
 	fs.StringVar(&s.Energy, "energy", fuzzer.EnergyRare, "energy schedule: fixed (the thesis: --mutations mutants per new item, first in first out, --seed-population random inputs every --reseed-every iterations) or rare (AFLFast-style: the input whose new states the campaign visits least is mutated next, with more mutants the rarer they are; --fresh-share of the iterations run random inputs); a continued campaign keeps its own")
 	fs.Float64Var(&s.FreshShare, "fresh-share", 0.1, "with --energy rare: the share of iterations that run new random inputs")
+	fs.IntVar(&s.Stack, "stack", 1, "with --energy rare: an ordinary mutant gets 1 to this many rounds of mutation, drawn uniformly (AFL's stacked havoc; 1: one round, as before); a continued campaign keeps its own")
 	fs.IntVar(&s.QueueMax, "queue-max", 20000, "most inputs waiting in the queue (--energy fixed: further mutants are dropped) or kept in the pool of inputs to mutate (--energy rare: a new one replaces a common one); drops are counted in the progress line and the summary")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.httpAddr, "http", "", "serve a live status page of the campaign at this address (127.0.0.1:PORT; port 0 picks one): rates, coverage over time, the queue, the bugs with their reproducers and timelines")
