@@ -53,13 +53,24 @@
 //   - commit at a leader → AdvanceCommit(i, index).
 //   - snapshot → Snapshot(i, index).
 //   - crash → Crash(i); restart → Restart(i).
+//   - Reads (ReadIndex), counted: send MsgReadIndex to a live process →
+//     SendReadIndex(i, j); duplicate and drop of a MsgReadIndex →
+//     DuplicateReadIndex(i), DropReadIndex(i); recv MsgReadIndex →
+//     HandleReadIndex(i, j); read at a leader → ReadLocal(i); a leader's
+//     send of MsgReadIndexResp, and a read state at a leader that is not
+//     the answer to a MsgReadIndexResp it received → ConfirmRead(i).
 //
 // Unmapped events (counted by Unmapped), and why:
 //
 //   - send, and unsent (the messages of a Ready that a crash at the
 //     after-persist point kept from leaving; they count as the receiver's
-//     answer, which no one receives): the model has no message bag; a message's effect is mapped when
-//     it is received.
+//     answer, which no one receives), except those of reads above: the
+//     model has no message bag; a message's effect is mapped when it is
+//     received. A MsgReadIndex sent to a crashed process is lost.
+//   - drop and duplicate of other messages: seen when (if) received.
+//   - read at a non-leader: forwarded (a send) or dropped (no leader
+//     known); recv MsgReadIndexResp and the read state it gives: the
+//     follower's side of a read its leader confirmed.
 //   - recv MsgHeartbeatResp: the leader's state the model tracks does not
 //     change (etcd only resumes sending appends).
 //   - recv MsgPreVote, granted MsgPreVoteResp and rejected MsgPreVoteResp
@@ -213,13 +224,20 @@ type etcdMap struct {
 	// committed is the term of the committed entry at each system index,
 	// from apply, snapshot and install events.
 	committed map[int64]int64
+	// down marks the crashed processes: a message sent to one is lost.
+	down []bool
+	// answered counts the MsgReadIndexResp each process received whose
+	// read state has not shown yet: that read state is a follower's
+	// answer, not a read its own leadership confirmed.
+	answered []int
 }
 
 // Map implements schedule.Mapper.
 func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
 	n := m.p.Nodes
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
-		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{}}
+		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{},
+		down: make([]bool, n), answered: make([]int, n)}
 	for i := range st.role {
 		st.role[i] = roleFollower
 	}
@@ -310,16 +328,52 @@ func (st *etcdMap) event(k int) error {
 	i := int64(p + 1)
 	switch e.Kind {
 	case schedule.EvSend, "unsent":
-		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" {
+		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" && e.Type != "MsgReadIndex" {
 			st.raise(p, t)
 		}
-		st.skip(e.Kind)
+		switch {
+		case e.Type == "MsgReadIndex" && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
+			st.add(e, "SendReadIndex", map[string]any{"i": i, "j": int64(e.Peer + 1)})
+		case e.Type == "MsgReadIndexResp" && st.role[p] == roleLeader:
+			// A follower's read, confirmed (sent, or kept from leaving
+			// by a crash: confirmed all the same).
+			st.add(e, "ConfirmRead", map[string]any{"i": i})
+		default:
+			st.skip(e.Kind)
+		}
 		return nil
+	case schedule.EvDuplicate, "drop":
+		if e.Type != "MsgReadIndex" {
+			st.skip(e.Kind)
+			return nil
+		}
+		name := "DuplicateReadIndex"
+		if e.Kind == "drop" {
+			name = "DropReadIndex"
+		}
+		st.add(e, name, map[string]any{"i": i})
+	case "read":
+		if st.role[p] != roleLeader {
+			st.skip("read at a non-leader")
+			return nil
+		}
+		st.add(e, "ReadLocal", map[string]any{"i": i})
+	case "readindex":
+		switch {
+		case st.answered[p] > 0:
+			st.answered[p]--
+			st.skip("readindex answered by a leader")
+		case st.role[p] == roleLeader:
+			st.add(e, "ConfirmRead", map[string]any{"i": i})
+		default:
+			st.skip("readindex at a non-leader")
+		}
 	case schedule.EvRecv:
 		return st.recv(k)
 	case schedule.EvCrash:
 		st.add(e, "Crash", map[string]any{"i": i})
 		st.role[p] = roleFollower
+		st.down[p], st.answered[p] = true, 0
 	case schedule.EvRestart:
 		v, err := st.need(e, "term")
 		if err != nil {
@@ -327,6 +381,7 @@ func (st *etcdMap) event(k int) error {
 		}
 		st.term[p] = v[0]
 		st.add(e, "Restart", map[string]any{"i": i})
+		st.down[p] = false
 		st.role[p] = roleFollower
 	case schedule.EvTimeout:
 		switch {
@@ -522,6 +577,17 @@ func (st *etcdMap) recv(k int) error {
 		}
 		st.add(e, "HandleSnapshot", map[string]any{"i": i, "j": j, "term": term,
 			"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
+		st.raise(p, term)
+	case "MsgReadIndex":
+		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j})
+	case "MsgReadIndexResp":
+		// A follower (or anyone, when the answer raises its term) turns
+		// it into a read state; a stale one, or one at a candidate or
+		// leader of the same term, is ignored.
+		if term > st.term[p] || term == st.term[p] && st.role[p] == roleFollower {
+			st.answered[p]++
+		}
+		st.skip("recv MsgReadIndexResp")
 		st.raise(p, term)
 	case "MsgProp":
 		if st.role[p] != roleLeader {

@@ -130,3 +130,27 @@ func TestEtcdraftSeededBugDiverges(t *testing.T) {
 	t.Logf("%d of %d executions diverge: %v", ds.diverged, ds.runs, ds.reasons)
 	require.Greater(t, ds.diverged, 10)
 }
+
+// Reads replay on the model too, with the network's faults that touch
+// them: copies and losses of ReadIndex requests, messages out of order,
+// partitions, crashes, leader transfers; safe and lease-based reads; the
+// synchronous and asynchronous Ready loops. The campaign's settings under
+// raft.tla (no spare: reconfiguration has no model action).
+func TestEtcdraftReadsReplayOnModel(t *testing.T) {
+	runs := 1000
+	if testing.Short() {
+		runs = 200
+	}
+	p := schedule.Shape{Steps: 100, MaxMessages: 5, CrashQuota: 10, Requests: 5,
+		Actions: "deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,transfer-leader,read,tick"}
+	for _, readOnly := range []string{etcdraft.ReadSafe, etcdraft.ReadMixed} {
+		cfg := etcdraft.DefaultConfig()
+		cfg.Spares, cfg.Bootstrap, cfg.API, cfg.ReadOnly = 0, etcdraft.BootstrapSnapshot, etcdraft.APIRawNode, readOnly
+		ds, mp := simulateEtcdraft(t, cfg, p, runs, 11)
+		ds.log(t, mp)
+		require.Zero(t, ds.diverged, "read-only %s: divergences: %v", readOnly, ds.reasons)
+		require.Empty(t, ds.violations, "read-only %s", readOnly)
+		// The reads were mapped, not left out.
+		require.NotContains(t, mp.Unmapped(), "readindex at a non-leader")
+	}
+}

@@ -86,6 +86,21 @@ var goldenCases = []goldenCase{
 			"p1 timeout, p2 deliver(5), p0 deliver(5), p1 deliver(5), p0 deliver(5), p2 deliver(5)",
 	},
 	{
+		name: "etcdraft-reads",
+		about: "Reads (bugs/etcdraft/readindex-duplicate-ctx.json on the unpatched library): n2's ReadIndex\n" +
+			"request is copied in the leader n1's inbox; n1 takes it, n2's heartbeat answer confirms it;\n" +
+			"n1 hands its leadership to n2, which commits a put; n1, deposed without knowing it, takes a\n" +
+			"read of its own, then the copy of n2's request, and n3's late answers confirm neither.",
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "off",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapSnapshot},
+		steps: "p0 timeout, p1 deliver(1), p0 deliver(1), p1 deliver(1), p0 deliver(1), p1 deliver(5), " +
+			"p2 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), p0 deliver(5), p1 read, " +
+			"p0 duplicate(1), p0 deliver(1), p1 deliver(5), p2 deliver(5), p0 deliver-one(3), " +
+			"p0 transfer-leader(p1), p1 deliver(5), p2 deliver(5), p1 deliver(5), p2 deliver(5), " +
+			"p1 deliver(5), p1 request(7), p2 deliver(5), p1 deliver(5), p0 read, p0 deliver(1), p0 deliver(3)",
+	},
+	{
 		name: "microbench-serve-reject",
 		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
 			"tasks, terminated and flushed after its last task: done.",
@@ -119,6 +134,10 @@ func parseSteps(t *testing.T, s string) []schedule.Step {
 			st.Messages, _ = strconv.Atoi(n)
 		case schedule.Request:
 			st.Value, _ = strconv.Atoi(n)
+		case schedule.Drop, schedule.Duplicate, schedule.DeliverOne:
+			st.K, _ = strconv.Atoi(n)
+		case schedule.TransferLeader:
+			st.To, _ = strconv.Atoi(strings.TrimPrefix(n, "p"))
 		}
 		require.Equal(t, f, st.String(), "a step of %q", s)
 		steps = append(steps, st)

@@ -23,7 +23,8 @@ CONSTANTS
     Nil,          \* a model value: no vote
     MaxTerm,      \* bounds for exhaustive checking (not used by simulation)
     MaxLogLen,
-    MaxRequests
+    MaxRequests,
+    MaxReads      \* reads (requests in flight and waiting) at a time, for exhaustive checking
 
 VARIABLES
     currentTerm,   \* durable
@@ -37,6 +38,10 @@ VARIABLES
     votesRejected, \* volatile: candidate i's rejections
     matchIndex,    \* volatile: leader i's knowledge of what j holds
     live,          \* the servers not crashed
+    \* Reads (ReadIndex), as counts: the model keeps no messages.
+    readMsgs,      \* ReadIndex requests on their way to i (a network copy counts)
+    readQ,         \* leader i's reads waiting for a quorum's heartbeat answers
+    readWait,      \* reads i holds back until it commits an entry of its term as leader
     \* History variables (not part of the protocol's state):
     elections,     \* {<<term, server>>}: who became leader in which term
     leaderLog,     \* leaderLog[t]: what the leader of term t held and committed
@@ -45,7 +50,8 @@ VARIABLES
 serverVars == <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, role>>
 candVars == <<votesGranted, votesRejected>>
 histVars == <<elections, leaderLog, votesCast>>
-vars == <<serverVars, candVars, matchIndex, live, histVars>>
+readVars == <<readMsgs, readQ, readWait>>
+vars == <<serverVars, candVars, matchIndex, live, readVars, histVars>>
 
 Roles == {"follower", "precandidate", "candidate", "leader"}
 Min(a, b) == IF a < b THEN a ELSE b
@@ -85,6 +91,9 @@ Init ==
     /\ votesRejected = [i \in Servers |-> {}]
     /\ matchIndex = [i \in Servers |-> [j \in Servers |-> 0]]
     /\ live = Servers
+    /\ readMsgs = [i \in Servers |-> 0]
+    /\ readQ = [i \in Servers |-> 0]
+    /\ readWait = [i \in Servers |-> 0]
     /\ elections = {}
     /\ leaderLog = [t \in {} |-> 0]
     /\ votesCast = {}
@@ -101,6 +110,12 @@ StepDown(i, t) ==
     /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
     /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
     /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+    /\ readQ' = [readQ EXCEPT ![i] = 0]
+
+\* i is no longer leader: the reads waiting for confirmation are dropped
+\* (etcd resets its read-only state on every role change); the held-back
+\* ones stay until a crash.
+DropReads(i) == readQ' = [readQ EXCEPT ![i] = 0]
 
 -----------------------------------------------------------------------------
 (* Elections *)
@@ -112,7 +127,7 @@ BecomePreCandidate(i) ==
     /\ role[i] # "leader"
     /\ role' = [role EXCEPT ![i] = "precandidate"]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
-                   candVars, matchIndex, live, histVars>>
+                   candVars, matchIndex, live, readVars, histVars>>
 
 \* i's election timer fires: it becomes candidate in the next term and
 \* votes for itself.
@@ -126,7 +141,7 @@ Timeout(i) ==
     /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
     /\ votesCast' = votesCast \cup {<<currentTerm[i] + 1, i, i>>}
     /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, matchIndex, live,
-                   elections, leaderLog>>
+                   readVars, elections, leaderLog>>
 
 \* Leader i steps down in its own term: etcd's CheckQuorum found no quorum
 \* of servers active in an election timeout.
@@ -135,8 +150,9 @@ LeaderStepDown(i) ==
     /\ role[i] = "leader"
     /\ role' = [role EXCEPT ![i] = "follower"]
     /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+    /\ DropReads(i)
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
-                   candVars, live, histVars>>
+                   candVars, live, readMsgs, readWait, histVars>>
 
 \* i handles j's vote request for term `term` (j's last entry: lastLogTerm,
 \* lastLogIndex) and answers `granted`. A vote is granted only for a term at
@@ -161,11 +177,12 @@ HandleVoteRequest(i, j, term, lastLogTerm, lastLogIndex, granted) ==
                /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
                /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
                /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
-          ELSE UNCHANGED <<currentTerm, role, candVars, matchIndex>>
+               /\ DropReads(i)
+          ELSE UNCHANGED <<currentTerm, role, candVars, matchIndex, readQ>>
     /\ votedFor' = [votedFor EXCEPT ![i] = IF granted THEN j ELSE vote]
     /\ votesCast' = IF granted THEN votesCast \cup {<<term, i, j>>} ELSE votesCast
     /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live,
-                   elections, leaderLog>>
+                   readMsgs, readWait, elections, leaderLog>>
 
 \* i handles j's answer to its vote request. A granted vote must have been
 \* cast. A higher term makes i a follower; a lower one is ignored; a quorum
@@ -177,7 +194,7 @@ HandleVoteResponse(i, j, term, granted) ==
     /\ granted => <<term, j, i>> \in votesCast
     /\ \/ /\ term > currentTerm[i]
           /\ StepDown(i, term)
-          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, histVars>>
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readWait, histVars>>
        \/ /\ term = currentTerm[i]
           /\ role[i] = "candidate"
           /\ IF granted
@@ -190,7 +207,7 @@ HandleVoteResponse(i, j, term, granted) ==
                 ELSE /\ votesRejected' = [votesRejected EXCEPT ![i] = @ \cup {j}]
                      /\ UNCHANGED <<votesGranted, role>>
           /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
-                         matchIndex, live, histVars>>
+                         matchIndex, live, readVars, histVars>>
        \/ /\ \/ term < currentTerm[i]
              \/ term = currentTerm[i] /\ role[i] # "candidate"
           /\ UNCHANGED vars
@@ -211,7 +228,7 @@ BecomeLeader(i, term) ==
     /\ leaderLog' = (term :> [leader |-> i, base |-> snapshotIndex[i], baseTerm |-> snapshotTerm[i],
                               ents |-> log'[i], commit |-> commitIndex[i]]) @@ leaderLog
     /\ UNCHANGED <<currentTerm, votedFor, snapshotIndex, snapshotTerm, commitIndex,
-                   live, votesCast>>
+                   live, readVars, votesCast>>
 
 -----------------------------------------------------------------------------
 (* Log replication *)
@@ -228,7 +245,7 @@ ClientRequest(i, value) ==
                        THEN [leaderLog EXCEPT ![t].ents = Append(@, e)]
                        ELSE leaderLog
     /\ UNCHANGED <<currentTerm, votedFor, snapshotIndex, snapshotTerm, commitIndex, role,
-                   candVars, matchIndex, live, elections, votesCast>>
+                   candVars, matchIndex, live, readVars, elections, votesCast>>
 
 \* The message (term, prevLogIndex, prevLogTerm, entries, commit) is one the
 \* leader of `term` could have sent: it agrees with what that leader held.
@@ -283,7 +300,8 @@ HandleAppendRequest(i, j, term, prevLogIndex, prevLogTerm, entries, commit, succ
                      /\ commitIndex' = [commitIndex EXCEPT ![i] = Max(@, Min(commit, lastNew))]
                 ELSE /\ ~success
                      /\ UNCHANGED <<log, commitIndex>>
-          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, histVars>>
+          /\ DropReads(i)
+          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, readMsgs, readWait, histVars>>
 
 \* Leader i handles j's answer to an append request. A success tells i that
 \* j holds i's log up to `index`; a refusal (rejectHint <= index) changes
@@ -295,7 +313,7 @@ HandleAppendResponse(i, j, term, success, index, rejectHint) ==
     /\ index \in Nat /\ rejectHint \in Nat
     /\ \/ /\ term > currentTerm[i]
           /\ StepDown(i, term)
-          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, histVars>>
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readWait, histVars>>
        \/ /\ term = currentTerm[i]
           /\ role[i] = "leader"
           /\ IF success
@@ -303,7 +321,7 @@ HandleAppendResponse(i, j, term, success, index, rejectHint) ==
                      /\ matchIndex' = [matchIndex EXCEPT ![i][j] = Max(@, index)]
                 ELSE /\ rejectHint <= index
                      /\ UNCHANGED matchIndex
-          /\ UNCHANGED <<serverVars, candVars, live, histVars>>
+          /\ UNCHANGED <<serverVars, candVars, live, readVars, histVars>>
        \/ /\ \/ term < currentTerm[i]
              \/ term = currentTerm[i] /\ role[i] # "leader"
           /\ UNCHANGED vars
@@ -322,8 +340,11 @@ AdvanceCommit(i, index) ==
     /\ leaderLog' = IF t \in DOMAIN leaderLog
                        THEN [leaderLog EXCEPT ![t].commit = Max(@, index)]
                        ELSE leaderLog
+    \* the first commit of its term releases the reads i held back
+    /\ readQ' = [readQ EXCEPT ![i] = @ + readWait[i]]
+    /\ readWait' = [readWait EXCEPT ![i] = 0]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, role,
-                   candVars, matchIndex, live, elections, votesCast>>
+                   candVars, matchIndex, live, readMsgs, elections, votesCast>>
 
 -----------------------------------------------------------------------------
 (* Snapshots *)
@@ -336,7 +357,7 @@ Snapshot(i, index) ==
     /\ snapshotTerm' = [snapshotTerm EXCEPT ![i] = TermAt(i, index)]
     /\ snapshotIndex' = [snapshotIndex EXCEPT ![i] = index]
     /\ log' = [log EXCEPT ![i] = SubSeq(@, index - snapshotIndex[i] + 1, Len(@))]
-    /\ UNCHANGED <<currentTerm, votedFor, commitIndex, role, candVars, matchIndex, live, histVars>>
+    /\ UNCHANGED <<currentTerm, votedFor, commitIndex, role, candVars, matchIndex, live, readVars, histVars>>
 
 \* i handles the snapshot (index, snapTerm) that the leader j of `term`
 \* sent. A lower term is ignored. Otherwise i follows j; a snapshot at or
@@ -369,7 +390,78 @@ HandleSnapshot(i, j, term, index, snapTerm) ==
                      /\ snapshotIndex' = [snapshotIndex EXCEPT ![i] = index]
                      /\ snapshotTerm' = [snapshotTerm EXCEPT ![i] = snapTerm]
                      /\ commitIndex' = [commitIndex EXCEPT ![i] = index]
-          /\ UNCHANGED <<live, histVars>>
+          /\ DropReads(i)
+          /\ UNCHANGED <<live, readMsgs, readWait, histVars>>
+
+-----------------------------------------------------------------------------
+(* Reads (ReadIndex, etcd's linearizable reads)                            *)
+(*                                                                         *)
+(* The model counts reads, it does not hold them: how many ReadIndex       *)
+(* requests are on their way to each server (a copy the network made       *)
+(* counts), how many a leader waits to confirm, how many it holds back     *)
+(* because it has not yet committed an entry of its term. A confirmed read *)
+(* is one its leader answered (a MsgReadIndexResp to the follower that     *)
+(* asked, or a read state of its own).                                     *)
+
+\* i has committed an entry of its current term.
+CommittedInTerm(i) == TermAt(i, commitIndex[i]) = currentTerm[i]
+
+\* Leader i takes a read: queued for confirmation, or held back until its
+\* first commit of the term.
+TakeRead(i) ==
+    IF CommittedInTerm(i)
+       THEN /\ readQ' = [readQ EXCEPT ![i] = @ + 1]
+            /\ UNCHANGED readWait
+       ELSE /\ readWait' = [readWait EXCEPT ![i] = @ + 1]
+            /\ UNCHANGED readQ
+
+\* A client reads at leader i.
+ReadLocal(i) ==
+    /\ i \in live
+    /\ role[i] = "leader"
+    /\ TakeRead(i)
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, histVars>>
+
+\* i sends (or forwards) a ReadIndex request to a live server j.
+SendReadIndex(i, j) ==
+    /\ i # j
+    /\ j \in live
+    /\ readMsgs' = [readMsgs EXCEPT ![j] = @ + 1]
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
+
+\* The network copies, or loses, a ReadIndex request on its way to i.
+DuplicateReadIndex(i) ==
+    /\ readMsgs[i] > 0
+    /\ readMsgs' = [readMsgs EXCEPT ![i] = @ + 1]
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
+DropReadIndex(i) ==
+    /\ readMsgs[i] > 0
+    /\ readMsgs' = [readMsgs EXCEPT ![i] = @ - 1]
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
+
+\* i receives j's ReadIndex request: a leader takes the read; a follower
+\* forwards it to its leader (a SendReadIndex of its own) or drops it when
+\* it knows none; a candidate ignores it.
+HandleReadIndex(i, j) ==
+    /\ i \in live
+    /\ i # j
+    /\ readMsgs[i] > 0
+    /\ readMsgs' = [readMsgs EXCEPT ![i] = @ - 1]
+    /\ IF role[i] = "leader" THEN TakeRead(i) ELSE UNCHANGED <<readQ, readWait>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, histVars>>
+
+\* Leader i answers a read: a quorum confirmed its leadership after the
+\* read arrived (or, lease-based, at once). Only a leader answers reads.
+ConfirmRead(i) ==
+    /\ i \in live
+    /\ role[i] = "leader"
+    /\ readQ[i] + readWait[i] > 0
+    /\ IF readQ[i] > 0
+          THEN /\ readQ' = [readQ EXCEPT ![i] = @ - 1]
+               /\ UNCHANGED readWait
+          ELSE /\ readWait' = [readWait EXCEPT ![i] = @ - 1]
+               /\ UNCHANGED readQ
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, histVars>>
 
 -----------------------------------------------------------------------------
 (* Failures *)
@@ -383,6 +475,10 @@ Crash(i) ==
     /\ votesGranted' = [votesGranted EXCEPT ![i] = {}]
     /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
     /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
+    \* its inbox and its pending reads are lost
+    /\ readMsgs' = [readMsgs EXCEPT ![i] = 0]
+    /\ readQ' = [readQ EXCEPT ![i] = 0]
+    /\ readWait' = [readWait EXCEPT ![i] = 0]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, histVars>>
 
 \* i restarts from its durable state (term, vote, log, snapshot and commit
@@ -395,7 +491,7 @@ Restart(i) ==
     /\ votesRejected' = [votesRejected EXCEPT ![i] = {}]
     /\ matchIndex' = [matchIndex EXCEPT ![i] = [j \in Servers |-> 0]]
     /\ commitIndex' = [commitIndex EXCEPT ![i] = Max(@, snapshotIndex[i])]
-    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, histVars>>
+    /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, readVars, histVars>>
 
 -----------------------------------------------------------------------------
 (* The next-state relation for exhaustive checking: every message is one a  *)
@@ -451,14 +547,27 @@ Next ==
           /\ role[j] = "leader"
           /\ snapshotIndex[j] > 0
           /\ HandleSnapshot(i, j, currentTerm[j], snapshotIndex[j], snapshotTerm[j])
+    \* reads: at a leader, or asked of a leader by another server (which the
+    \* network may copy or lose); answered by a leader
+    \/ \E i \in Servers : ReadLocal(i) \/ ConfirmRead(i) \/ DuplicateReadIndex(i) \/ DropReadIndex(i)
+    \/ \E i, j \in Servers : /\ role[j] = "leader" /\ role[i] # "leader"
+                            /\ SendReadIndex(i, j)
+    \/ \E i, j \in Servers : HandleReadIndex(i, j)
 
 Spec == Init /\ [][Next]_vars
+
+\* The sum of a count over the servers.
+RECURSIVE SumOver(_, _)
+SumOver(f, S) == IF S = {} THEN 0 ELSE LET x == CHOOSE y \in S : TRUE IN f[x] + SumOver(f, S \ {x})
+ReadsAt(f) == SumOver(f, Servers)
 
 \* Exhaustive checking needs bounds; simulation does not use them.
 Bounded == /\ \A i \in Servers : currentTerm[i] <= MaxTerm /\ LastIndex(i) <= MaxLogLen
            /\ Cardinality(live) + 1 >= Cardinality(Servers)  \* one crashed at a time
            \* at most MaxTerm candidacies in all (a candidate votes for itself)
            /\ Cardinality({v \in votesCast : v[2] = v[3]}) <= MaxTerm
+           \* at most MaxReads reads at a time, in flight or at leaders
+           /\ ReadsAt(readMsgs) + ReadsAt(readQ) + ReadsAt(readWait) <= MaxReads
 
 -----------------------------------------------------------------------------
 (* Invariants *)
@@ -478,6 +587,11 @@ TypeOK ==
     /\ votesRejected \in [Servers -> SUBSET Servers]
     /\ matchIndex \in [Servers -> [Servers -> Nat]]
     /\ live \subseteq Servers
+    /\ readMsgs \in [Servers -> Nat]
+    /\ readQ \in [Servers -> Nat]
+    /\ readWait \in [Servers -> Nat]
+    \* only a leader waits to confirm reads
+    /\ \A i \in Servers : readQ[i] > 0 => role[i] = "leader"
 
 \* At most one leader per term.
 ElectionSafety == \A e, f \in elections : e[1] = f[1] => e[2] = f[2]
@@ -511,7 +625,7 @@ LeaderCompleteness ==
 -----------------------------------------------------------------------------
 (* Coverage abstractions: the campaign's cfg names one as its VIEW       *)
 (* (raft.cfg: View; raft_order.cfg: OrderView; raft_shape.cfg:           *)
-(* ShapeView; raft_standing.cfg: StandingView). `modelfuzz model size` counts the abstract states of each  *)
+(* ShapeView; raft_standing.cfg: StandingView; raft_reads.cfg: ReadingView). `modelfuzz model size` counts the abstract states of each  *)
 (* within bounds, so that a view's grain is measured, not guessed.       *)
 
 \* The paper's abstraction: the state with the terms of non-leaders
@@ -584,5 +698,15 @@ Standing(i) ==
         pending |-> Min(LastIndex(i) - commitIndex[i], 2)]
 StandingView ==
     LET st == [i \in Servers |-> Standing(i)]
+    IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
+
+\* StandingView with each server's reads: how many ReadIndex requests are on
+\* their way to it and how many reads it has taken and not answered (each
+\* up to 2). It rewards the arrangements reads go wrong in: a copy of a
+\* request still on its way after the read was answered, a read taken by a
+\* leader that has been deposed without knowing it.
+ReadingView ==
+    LET st == [i \in Servers |-> [s |-> Standing(i), inflight |-> Min(readMsgs[i], 2),
+                                   taken |-> Min(readQ[i] + readWait[i], 2)]]
     IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 =============================================================================

@@ -27,6 +27,8 @@
 #               iteration at which each kind of failure (spec-divergence,
 #               divergence, model-invariant, safety, panic, ...) showed.
 #   ENERGY      the guided campaigns' --energy (fixed or rare; default: run's)
+#   MODEL_CONFIG  the model strategy's --model-config (e.g. raft_reads.cfg;
+#               default raft.tla's own raft.cfg)
 #   OUT         directory for the raw results and the table (default: a
 #               temporary one, removed at the end).
 #   TABLE_ONLY  1: build and run nothing, print the tables from the results
@@ -112,7 +114,7 @@ run() {
   local b=$1 s=$2 seed=$3 d=$tmp/$1 bin args flags
   bin=$d/modelfuzz
   case $s in
-    model) args=(--model raft.tla --tlc inproc --strategy model) ;;
+    model) args=(--model raft.tla --tlc inproc --strategy model ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;
     line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
     pct|pctcp|pos|dpos|tapct|rounds) read -r -a args <<<"--adapter etcdraft --strategy $s ${online_flags}" ;;

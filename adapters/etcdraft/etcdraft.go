@@ -571,6 +571,10 @@ func (s *System) readStates(n *node, rss []raft.ReadState) {
 			continue
 		}
 		op := int(binary.BigEndian.Uint64(rs.RequestCtx))
+		// Every read state shows, answered or not (the read may have been
+		// forgotten in a crash): the model counts the reads a leader
+		// confirms.
+		s.event("readindex", int(n.id)-1, -1, "read", schedule.I("op", int64(op)), schedule.I("index", int64(rs.Index)))
 		for k := range n.reads {
 			if r := &n.reads[k]; r.op == op && !r.known {
 				r.index, r.known = rs.Index, true
