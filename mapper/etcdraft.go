@@ -226,6 +226,10 @@ type etcdMap struct {
 	committed map[int64]int64
 	// down marks the crashed processes: a message sent to one is lost.
 	down []bool
+	// reads follows the ReadIndex requests in flight: each message's
+	// request (the id of its first send), and per request its receiver,
+	// its copies in flight and whether one has been received.
+	reads readFlight
 	// answered counts the MsgReadIndexResp each process received whose
 	// read state has not shown yet: that read state is a follower's
 	// answer, not a read its own leadership confirmed.
@@ -237,7 +241,8 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	n := m.p.Nodes
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
 		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{},
-		down: make([]bool, n), answered: make([]int, n)}
+		down: make([]bool, n), answered: make([]int, n),
+		reads: readFlight{req: map[int]int{}, at: map[int]*readReq{}}}
 	for i := range st.role {
 		st.role[i] = roleFollower
 	}
@@ -333,6 +338,7 @@ func (st *etcdMap) event(k int) error {
 		}
 		switch {
 		case e.Type == "MsgReadIndex" && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
+			st.reads.send(e.Msg, e.Peer)
 			st.add(e, "SendReadIndex", map[string]any{"i": i, "j": int64(e.Peer + 1)})
 		case e.Type == "MsgReadIndexResp" && st.role[p] == roleLeader:
 			// A follower's read, confirmed (sent, or kept from leaving
@@ -347,11 +353,15 @@ func (st *etcdMap) event(k int) error {
 			st.skip(e.Kind)
 			return nil
 		}
-		name := "DuplicateReadIndex"
 		if e.Kind == "drop" {
-			name = "DropReadIndex"
+			st.add(e, "DropReadIndex", map[string]any{"i": i, "late": st.reads.drop(e.Msg)})
+			return nil
 		}
-		st.add(e, name, map[string]any{"i": i})
+		of, ok := arg(e, "of")
+		if !ok {
+			return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no \"of\"", p+1)
+		}
+		st.add(e, "DuplicateReadIndex", map[string]any{"i": i, "late": st.reads.copy(int(of), e.Msg)})
 	case "read":
 		if st.role[p] != roleLeader {
 			st.skip("read at a non-leader")
@@ -374,6 +384,7 @@ func (st *etcdMap) event(k int) error {
 		st.add(e, "Crash", map[string]any{"i": i})
 		st.role[p] = roleFollower
 		st.down[p], st.answered[p] = true, 0
+		st.reads.lose(p)
 	case schedule.EvRestart:
 		v, err := st.need(e, "term")
 		if err != nil {
@@ -579,7 +590,8 @@ func (st *etcdMap) recv(k int) error {
 			"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
 		st.raise(p, term)
 	case "MsgReadIndex":
-		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j})
+		late, copies := st.reads.recv(e.Msg)
+		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j, "late": late, "copies": int64(copies)})
 	case "MsgReadIndexResp":
 		// A follower (or anyone, when the answer raises its term) turns
 		// it into a read state; a stale one, or one at a candidate or
@@ -610,4 +622,69 @@ func (st *etcdMap) recv(k int) error {
 		st.skip("recv " + e.Type)
 	}
 	return nil
+}
+
+// readFlight follows the ReadIndex requests in flight, so that a copy of a
+// request its receiver has already taken is told apart (raft.tla's
+// readLate): the network's copies carry the id of the message copied.
+type readFlight struct {
+	req map[int]int      // message id → its request (the id of its first send)
+	at  map[int]*readReq // request → its state
+}
+
+type readReq struct {
+	to       int  // the receiver
+	inFlight int  // copies on their way
+	received bool // one has arrived
+}
+
+func (f *readFlight) send(msg, to int) {
+	f.req[msg] = msg
+	f.at[msg] = &readReq{to: to, inFlight: 1}
+}
+
+// copy records msg, a copy of message of; it says whether the copy is late.
+func (f *readFlight) copy(of, msg int) bool {
+	r, ok := f.at[f.req[of]]
+	if !ok {
+		return false
+	}
+	f.req[msg] = f.req[of]
+	r.inFlight++
+	return r.received
+}
+
+// drop records the loss of msg; it says whether msg was late.
+func (f *readFlight) drop(msg int) bool {
+	r, ok := f.at[f.req[msg]]
+	if !ok {
+		return false
+	}
+	r.inFlight--
+	return r.received
+}
+
+// recv records the receipt of msg: whether it is late, and otherwise how
+// many copies of its request are still on their way (late from now on).
+func (f *readFlight) recv(msg int) (late bool, copies int) {
+	r, ok := f.at[f.req[msg]]
+	if !ok {
+		return false, 0
+	}
+	r.inFlight--
+	if r.received {
+		return true, 0
+	}
+	r.received = true
+	return false, r.inFlight
+}
+
+// lose forgets the requests in flight to process p (it crashed: its inbox
+// is lost).
+func (f *readFlight) lose(p int) {
+	for k, r := range f.at {
+		if r.to == p {
+			delete(f.at, k)
+		}
+	}
 }

@@ -40,6 +40,7 @@ VARIABLES
     live,          \* the servers not crashed
     \* Reads (ReadIndex), as counts: the model keeps no messages.
     readMsgs,      \* ReadIndex requests on their way to i (a network copy counts)
+    readLate,      \* of those, copies of a request i has already received
     readQ,         \* leader i's reads waiting for a quorum's heartbeat answers
     readWait,      \* reads i holds back until it commits an entry of its term as leader
     \* History variables (not part of the protocol's state):
@@ -50,7 +51,7 @@ VARIABLES
 serverVars == <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, role>>
 candVars == <<votesGranted, votesRejected>>
 histVars == <<elections, leaderLog, votesCast>>
-readVars == <<readMsgs, readQ, readWait>>
+readVars == <<readMsgs, readLate, readQ, readWait>>
 vars == <<serverVars, candVars, matchIndex, live, readVars, histVars>>
 
 Roles == {"follower", "precandidate", "candidate", "leader"}
@@ -92,6 +93,7 @@ Init ==
     /\ matchIndex = [i \in Servers |-> [j \in Servers |-> 0]]
     /\ live = Servers
     /\ readMsgs = [i \in Servers |-> 0]
+    /\ readLate = [i \in Servers |-> 0]
     /\ readQ = [i \in Servers |-> 0]
     /\ readWait = [i \in Servers |-> 0]
     /\ elections = {}
@@ -152,7 +154,7 @@ LeaderStepDown(i) ==
     /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
     /\ DropReads(i)
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
-                   candVars, live, readMsgs, readWait, histVars>>
+                   candVars, live, readMsgs, readLate, readWait, histVars>>
 
 \* i handles j's vote request for term `term` (j's last entry: lastLogTerm,
 \* lastLogIndex) and answers `granted`. A vote is granted only for a term at
@@ -182,7 +184,7 @@ HandleVoteRequest(i, j, term, lastLogTerm, lastLogIndex, granted) ==
     /\ votedFor' = [votedFor EXCEPT ![i] = IF granted THEN j ELSE vote]
     /\ votesCast' = IF granted THEN votesCast \cup {<<term, i, j>>} ELSE votesCast
     /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live,
-                   readMsgs, readWait, elections, leaderLog>>
+                   readMsgs, readLate, readWait, elections, leaderLog>>
 
 \* i handles j's answer to its vote request. A granted vote must have been
 \* cast. A higher term makes i a follower; a lower one is ignored; a quorum
@@ -194,7 +196,7 @@ HandleVoteResponse(i, j, term, granted) ==
     /\ granted => <<term, j, i>> \in votesCast
     /\ \/ /\ term > currentTerm[i]
           /\ StepDown(i, term)
-          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readWait, histVars>>
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readLate, readWait, histVars>>
        \/ /\ term = currentTerm[i]
           /\ role[i] = "candidate"
           /\ IF granted
@@ -301,7 +303,7 @@ HandleAppendRequest(i, j, term, prevLogIndex, prevLogTerm, entries, commit, succ
                 ELSE /\ ~success
                      /\ UNCHANGED <<log, commitIndex>>
           /\ DropReads(i)
-          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, readMsgs, readWait, histVars>>
+          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, readMsgs, readLate, readWait, histVars>>
 
 \* Leader i handles j's answer to an append request. A success tells i that
 \* j holds i's log up to `index`; a refusal (rejectHint <= index) changes
@@ -313,7 +315,7 @@ HandleAppendResponse(i, j, term, success, index, rejectHint) ==
     /\ index \in Nat /\ rejectHint \in Nat
     /\ \/ /\ term > currentTerm[i]
           /\ StepDown(i, term)
-          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readWait, histVars>>
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readLate, readWait, histVars>>
        \/ /\ term = currentTerm[i]
           /\ role[i] = "leader"
           /\ IF success
@@ -344,7 +346,7 @@ AdvanceCommit(i, index) ==
     /\ readQ' = [readQ EXCEPT ![i] = @ + readWait[i]]
     /\ readWait' = [readWait EXCEPT ![i] = 0]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, role,
-                   candVars, matchIndex, live, readMsgs, elections, votesCast>>
+                   candVars, matchIndex, live, readMsgs, readLate, elections, votesCast>>
 
 -----------------------------------------------------------------------------
 (* Snapshots *)
@@ -391,7 +393,7 @@ HandleSnapshot(i, j, term, index, snapTerm) ==
                      /\ snapshotTerm' = [snapshotTerm EXCEPT ![i] = snapTerm]
                      /\ commitIndex' = [commitIndex EXCEPT ![i] = index]
           /\ DropReads(i)
-          /\ UNCHANGED <<live, readMsgs, readWait, histVars>>
+          /\ UNCHANGED <<live, readMsgs, readLate, readWait, histVars>>
 
 -----------------------------------------------------------------------------
 (* Reads (ReadIndex, etcd's linearizable reads)                            *)
@@ -420,32 +422,49 @@ ReadLocal(i) ==
     /\ i \in live
     /\ role[i] = "leader"
     /\ TakeRead(i)
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, histVars>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, histVars>>
 
 \* i sends (or forwards) a ReadIndex request to a live server j.
 SendReadIndex(i, j) ==
     /\ i # j
     /\ j \in live
     /\ readMsgs' = [readMsgs EXCEPT ![j] = @ + 1]
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readLate, readQ, readWait, histVars>>
 
-\* The network copies, or loses, a ReadIndex request on its way to i.
-DuplicateReadIndex(i) ==
-    /\ readMsgs[i] > 0
+\* The network copies, or loses, a ReadIndex request on its way to i: a
+\* late one (a copy of a request i has received) when `late`.
+DuplicateReadIndex(i, late) ==
+    /\ late \in BOOLEAN
+    /\ IF late THEN /\ readLate[i] > 0
+                    /\ readLate' = [readLate EXCEPT ![i] = @ + 1]
+       ELSE /\ readMsgs[i] > readLate[i]
+            /\ UNCHANGED readLate
     /\ readMsgs' = [readMsgs EXCEPT ![i] = @ + 1]
     /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
-DropReadIndex(i) ==
-    /\ readMsgs[i] > 0
+DropReadIndex(i, late) ==
+    /\ late \in BOOLEAN
+    /\ IF late THEN /\ readLate[i] > 0
+                    /\ readLate' = [readLate EXCEPT ![i] = @ - 1]
+       ELSE /\ readMsgs[i] > readLate[i]
+            /\ UNCHANGED readLate
     /\ readMsgs' = [readMsgs EXCEPT ![i] = @ - 1]
     /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
 
-\* i receives j's ReadIndex request: a leader takes the read; a follower
-\* forwards it to its leader (a SendReadIndex of its own) or drops it when
-\* it knows none; a candidate ignores it.
-HandleReadIndex(i, j) ==
+\* i receives j's ReadIndex request: a late copy when `late`; otherwise the
+\* first of its copies to arrive, and `copies` others of it, still on their
+\* way, are late from now on. A leader takes the read (a late copy too: to
+\* the library it is a new request); a follower forwards it to its leader
+\* (a SendReadIndex of its own) or drops it when it knows none; a
+\* candidate ignores it.
+HandleReadIndex(i, j, late, copies) ==
     /\ i \in live
     /\ i # j
-    /\ readMsgs[i] > 0
+    /\ late \in BOOLEAN /\ copies \in Nat
+    /\ IF late THEN /\ copies = 0
+                    /\ readLate[i] > 0
+                    /\ readLate' = [readLate EXCEPT ![i] = @ - 1]
+       ELSE /\ readMsgs[i] - readLate[i] > copies
+            /\ readLate' = [readLate EXCEPT ![i] = @ + copies]
     /\ readMsgs' = [readMsgs EXCEPT ![i] = @ - 1]
     /\ IF role[i] = "leader" THEN TakeRead(i) ELSE UNCHANGED <<readQ, readWait>>
     /\ UNCHANGED <<serverVars, candVars, matchIndex, live, histVars>>
@@ -461,7 +480,7 @@ ConfirmRead(i) ==
                /\ UNCHANGED readWait
           ELSE /\ readWait' = [readWait EXCEPT ![i] = @ - 1]
                /\ UNCHANGED readQ
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, histVars>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, histVars>>
 
 -----------------------------------------------------------------------------
 (* Failures *)
@@ -477,6 +496,7 @@ Crash(i) ==
     /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
     \* its inbox and its pending reads are lost
     /\ readMsgs' = [readMsgs EXCEPT ![i] = 0]
+    /\ readLate' = [readLate EXCEPT ![i] = 0]
     /\ readQ' = [readQ EXCEPT ![i] = 0]
     /\ readWait' = [readWait EXCEPT ![i] = 0]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, histVars>>
@@ -549,10 +569,12 @@ Next ==
           /\ HandleSnapshot(i, j, currentTerm[j], snapshotIndex[j], snapshotTerm[j])
     \* reads: at a leader, or asked of a leader by another server (which the
     \* network may copy or lose); answered by a leader
-    \/ \E i \in Servers : ReadLocal(i) \/ ConfirmRead(i) \/ DuplicateReadIndex(i) \/ DropReadIndex(i)
+    \/ \E i \in Servers : ReadLocal(i) \/ ConfirmRead(i)
+    \/ \E i \in Servers, late \in BOOLEAN : DuplicateReadIndex(i, late) \/ DropReadIndex(i, late)
     \/ \E i, j \in Servers : /\ role[j] = "leader" /\ role[i] # "leader"
                             /\ SendReadIndex(i, j)
-    \/ \E i, j \in Servers : HandleReadIndex(i, j)
+    \/ \E i, j \in Servers : \E late \in BOOLEAN, copies \in 0 .. readMsgs[i] :
+          HandleReadIndex(i, j, late, copies)
 
 Spec == Init /\ [][Next]_vars
 
@@ -588,6 +610,8 @@ TypeOK ==
     /\ matchIndex \in [Servers -> [Servers -> Nat]]
     /\ live \subseteq Servers
     /\ readMsgs \in [Servers -> Nat]
+    /\ readLate \in [Servers -> Nat]
+    /\ \A i \in Servers : readLate[i] <= readMsgs[i]
     /\ readQ \in [Servers -> Nat]
     /\ readWait \in [Servers -> Nat]
     \* only a leader waits to confirm reads
@@ -701,12 +725,12 @@ StandingView ==
     IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 
 \* StandingView with each server's reads: how many ReadIndex requests are on
-\* their way to it and how many reads it has taken and not answered (each
-\* up to 2). It rewards the arrangements reads go wrong in: a copy of a
+\* their way to it (up to 2), whether a late copy of one it has received is,
+\* and how many reads it has taken and not answered (up to 2). It rewards the arrangements reads go wrong in: a copy of a
 \* request still on its way after the read was answered, a read taken by a
 \* leader that has been deposed without knowing it.
 ReadingView ==
-    LET st == [i \in Servers |-> [s |-> Standing(i), inflight |-> Min(readMsgs[i], 2),
-                                   taken |-> Min(readQ[i] + readWait[i], 2)]]
+    LET st == [i \in Servers |-> [s |-> Standing(i), inflight |-> Min(readMsgs[i] - readLate[i], 2),
+                                   late |-> Min(readLate[i], 1), taken |-> Min(readQ[i] + readWait[i], 2)]]
     IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 =============================================================================

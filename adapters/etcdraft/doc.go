@@ -124,7 +124,11 @@
 //   - skip (schedule.EvSkip): Type says why the step could not run.
 //   - drop: Type is the message type, Msg the id of its send, Peer its
 //     sender. duplicate (schedule.EvDuplicate): the same, but Msg is the
-//     id of the copy, a message of its own whose recv adds copy=1.
+//     id of the copy, a message of its own whose recv adds copy=1. Args:
+//     of, the id of the message copied.
+//   - readindex, Type "read": a read state in the node's Ready (its read
+//     confirmed, by itself as leader or by a leader's MsgReadIndexResp),
+//     answered or not. Args: op (the read's operation), index.
 //   - unsent: a message of a Ready that a crash at after-persist kept from
 //     leaving; the fields of a send, no Msg id.
 //   - partition (Args: set) and heal: Node -1.

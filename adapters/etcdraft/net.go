@@ -103,7 +103,9 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 	c := e
 	c.id, c.copy = s.nextMsg, true
 	n.inbox = append(n.inbox, c)
-	s.record(schedule.EvDuplicate, p, e.from, c.id, typ, len(s.args))
+	start := len(s.args)
+	s.args = append(s.args, schedule.I("of", int64(e.id)))
+	s.record(schedule.EvDuplicate, p, e.from, c.id, typ, start)
 }
 
 // send puts m, sent by process from, in its receiver's inbox; a message to
