@@ -28,7 +28,7 @@ func (TraceMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (fuzzer.O
 // Every event gets a hash of its label (kind, type, args; never its step or
 // message id, which depend on the interleaving), its node's previous event
 // and, for a recv, the hash of the matching send (for a duplicate's copy, of
-// the duplicate). The hash of a node's last
+// the duplicate; a duplicate, of the send of the message it copies). The hash of a node's last
 // event thus covers the node's whole causal past, and the tuple of the last
 // hashes of all nodes identifies the partial order: it is invariant under
 // swapping adjacent independent events and changes otherwise (up to hash
@@ -52,12 +52,22 @@ func TraceHash(t schedule.Trace) uint64 {
 		d.Reset()
 		binary.LittleEndian.PutUint64(buf[:], last[e.Node])
 		d.Write(buf[:])
-		if e.Kind == schedule.EvRecv {
+		// A recv follows its send; a duplicate, the send of the message
+		// it copies.
+		from, linked := e.Msg, e.Kind == schedule.EvRecv
+		if e.Kind == schedule.EvDuplicate {
+			for _, a := range e.Args {
+				if a.Key == schedule.ArgCopyOf && !a.IsStr {
+					from, linked = int(a.Int), true
+				}
+			}
+		}
+		if linked {
 			var sh uint64
-			if e.Msg >= 0 && e.Msg < len(sendSlice) {
-				sh = sendSlice[e.Msg]
+			if from >= 0 && from < len(sendSlice) {
+				sh = sendSlice[from]
 			} else {
-				sh = sendMap[e.Msg]
+				sh = sendMap[from]
 			}
 			binary.LittleEndian.PutUint64(buf[:], sh)
 			d.Write(buf[:])
@@ -95,6 +105,9 @@ func hashLabel(d *xxhash.Digest, e *schedule.Event) {
 	d.WriteString(e.Type)
 	d.Write([]byte{0})
 	for _, a := range e.Args {
+		if e.Kind == schedule.EvDuplicate && a.Key == schedule.ArgCopyOf {
+			continue // an id: the partial order holds the link
+		}
 		d.WriteString(a.Key)
 		if a.IsStr {
 			d.Write([]byte{1})

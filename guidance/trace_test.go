@@ -51,3 +51,24 @@ func TestTraceHashLargeMessageIDs(t *testing.T) {
 	require.Equal(t, guidance.TraceHash(a), guidance.TraceHash(b))
 	require.Equal(t, guidance.TraceHash(a), guidance.TraceHash(c))
 }
+
+// A duplicate names the message it copies by id: the id is not part of the
+// class, the message copied is.
+func TestTraceHashDuplicateFollowsTheMessageCopied(t *testing.T) {
+	dup := func(node, peer, msg, of int, typ string) schedule.Event {
+		return schedule.Event{Kind: schedule.EvDuplicate, Node: node, Peer: peer, Msg: msg, Type: typ,
+			Args: []schedule.Arg{schedule.I(schedule.ArgCopyOf, int64(of))}}
+	}
+	// Node 0 sends a (term 1) then a (term 2) to node 1; the network copies one.
+	a1, a2 := send(0, 0, 1, 1, "a"), send(0, 0, 1, 2, "a")
+	a2.Args = []schedule.Arg{schedule.I("term", 2)}
+	first := schedule.Trace{a1, a2, dup(1, 0, 3, 1, "a"), recv(1, 1, 0, 3, "a")}
+	second := schedule.Trace{a1, a2, dup(1, 0, 3, 2, "a"), recv(1, 1, 0, 3, "a")}
+	require.NotEqual(t, guidance.TraceHash(first), guidance.TraceHash(second))
+	// Renumbered, the same class.
+	b1, b2 := send(0, 0, 1, 8, "a"), send(0, 0, 1, 9, "a")
+	b2.Args = a2.Args
+	renumbered := schedule.Trace{b1, b2, dup(1, 0, 4, 8, "a"), recv(1, 1, 0, 4, "a")}
+	require.Equal(t, guidance.TraceHash(first), guidance.TraceHash(renumbered))
+	require.Equal(t, "a", first[2].Label(), "the id of the message copied is not in the label")
+}

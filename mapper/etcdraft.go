@@ -357,9 +357,9 @@ func (st *etcdMap) event(k int) error {
 			st.add(e, "DropReadIndex", map[string]any{"i": i, "late": st.reads.drop(e.Msg)})
 			return nil
 		}
-		of, ok := arg(e, "of")
+		of, ok := arg(e, schedule.ArgCopyOf)
 		if !ok {
-			return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no \"of\"", p+1)
+			return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no %q", p+1, schedule.ArgCopyOf)
 		}
 		st.add(e, "DuplicateReadIndex", map[string]any{"i": i, "late": st.reads.copy(int(of), e.Msg)})
 	case "read":

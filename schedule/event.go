@@ -22,9 +22,16 @@ const (
 	EvResponse = "response" // Node answered a client request
 	EvSkip     = "skip"     // the step could not run in this state
 	// EvDuplicate: a second copy of a message pending at Node (sent by
-	// Peer) was put in its inbox; Msg is the copy's id, a new message.
+	// Peer) was put in its inbox; Msg is the copy's id, a new message, and
+	// the arg ArgCopyOf (when the adapter gives it) the id of the message
+	// copied.
 	EvDuplicate = "duplicate"
 )
+
+// ArgCopyOf is the arg of a duplicate event naming the message copied. It
+// is an id, like Msg: labels leave it out, and the trace's partial order
+// links the duplicate to that message's send.
+const ArgCopyOf = "of"
 
 // Arg is one named field of an event, an integer or a string.
 type Arg struct {
@@ -86,6 +93,9 @@ func (e *Event) labelWith(intArg func(key string, v int64) (string, bool)) strin
 	var b strings.Builder
 	b.WriteString(e.Type)
 	for _, a := range e.Args {
+		if e.Kind == EvDuplicate && a.Key == ArgCopyOf {
+			continue
+		}
 		b.WriteByte(' ')
 		b.WriteString(a.Key)
 		b.WriteByte('=')

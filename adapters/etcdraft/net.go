@@ -104,7 +104,7 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 	c.id, c.copy = s.nextMsg, true
 	n.inbox = append(n.inbox, c)
 	start := len(s.args)
-	s.args = append(s.args, schedule.I("of", int64(e.id)))
+	s.args = append(s.args, schedule.I(schedule.ArgCopyOf, int64(e.id)))
 	s.record(schedule.EvDuplicate, p, e.from, c.id, typ, start)
 }
 
