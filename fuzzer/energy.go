@@ -21,13 +21,14 @@ const (
 	// rarest of a few drawn from the pool (the one whose least-visited
 	// item the campaign has visited least often), and it gets
 	// min(Mutations * 2^min(s,4) / f, 16 * Mutations) mutants, s the times
-	// it was chosen before, f that visit count; half of them keep a random
-	// prefix of it and draw the rest of the steps at random (the prefix
-	// reaches its rare states, the tail explores beyond), the others are
-	// ordinary mutants, each of 1 to Stack rounds of mutation (AFL's
-	// stacked havoc: a mutant that differs in a few steps of a long
-	// schedule mostly retraces its parent). A share FreshShare of the
-	// iterations runs new random inputs.
+	// it was chosen before, f that visit count; half of them keep its
+	// prefix up to the step at which it reached that least-visited item (a
+	// random prefix when the guide does not say at which step) and draw the
+	// rest of the steps at random (the prefix reaches the rare state, the
+	// tail explores beyond), the others are ordinary mutants, each of 1 to
+	// Stack rounds of mutation (AFL's stacked havoc: a mutant that differs
+	// in a few steps of a long schedule mostly retraces its parent). A share
+	// FreshShare of the iterations runs new random inputs.
 	EnergyRare = "rare"
 )
 
@@ -42,6 +43,7 @@ type entry struct {
 	in     *schedule.Input
 	id     uint64
 	items  []uint64 // the guide's items it reached first (at most entryItems)
+	steps  []int    // parallel to items, the step that reached each (nil: unknown)
 	chosen uint32
 }
 
@@ -95,6 +97,25 @@ func (f *Fuzzer) rarer(a, b *entry) bool {
 	return a.chosen < b.chosen
 }
 
+// rareCut is where e's tail mutants cut it: right after the step at which
+// it reached its least-visited item, so that the new tail starts from that
+// state (0, a random cut, when the step is not known).
+func (f *Fuzzer) rareCut(e *entry) int {
+	if len(e.steps) != len(e.items) {
+		return 0
+	}
+	best, v := -1, ^uint32(0)
+	for k, x := range e.items {
+		if h := f.hits.Get(x); h < v {
+			best, v = k, h
+		}
+	}
+	if best < 0 || e.steps[best] < 0 {
+		return 0
+	}
+	return e.steps[best] + 1
+}
+
 // energy is the number of mutants e gets when chosen.
 func (f *Fuzzer) energy(e *entry) int {
 	n := uint64(max(f.opt.Mutations, 1)) << min(e.chosen, maxPower) / uint64(f.visits(e))
@@ -130,8 +151,9 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 		n := f.energy(e)
 		e.chosen++
 		_, regen := f.gen.(Regenerator)
+		keep := f.rareCut(e)
 		for k := 0; k < n; k++ {
-			f.push(queued{from: e.in, seed: r.Uint64(), parent: e.id, tail: regen && r.IntN(2) == 0})
+			f.push(queued{from: e.in, seed: r.Uint64(), parent: e.id, tail: regen && r.IntN(2) == 0, keep: keep})
 		}
 	}
 	return f.pop()

@@ -31,7 +31,7 @@ type Online interface {
 // Regenerator is a Generator that can also keep a prefix of an input and
 // draw the rest at random (the rare schedule's tail mutants).
 type Regenerator interface {
-	Regenerate(r *rand.Rand, in *schedule.Input) *schedule.Input
+	Regenerate(r *rand.Rand, in *schedule.Input, keep int) *schedule.Input
 }
 
 // Params are the loop's settings that shape a campaign's results: they
@@ -168,6 +168,7 @@ type queued struct {
 	parent uint64          // id of the parent in the corpus
 	rec    *InputRecord    // an imported input not run yet
 	tail   bool            // the mutant regenerates a tail (Regenerator) instead
+	keep   int             // of a tail mutant: the prefix kept (0: a random one)
 	online bool            // Options.Online builds the input, with the random choices of seed
 }
 
@@ -567,7 +568,7 @@ func (f *Fuzzer) pop() queued {
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
 	if q.in == nil && q.tail {
-		q.in = f.gen.(Regenerator).Regenerate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from)
+		q.in = f.gen.(Regenerator).Regenerate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from, q.keep)
 		q.from = nil
 	}
 	if q.in == nil {
@@ -810,6 +811,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 	newGuide := 0
 	var newItems map[string]int
 	var guideItems []uint64
+	var guideSteps []int
 	for i, m := range f.opt.Measures {
 		obs := j.obs[i]
 		ex.Failures = append(ex.Failures, obs.Failures...)
@@ -833,6 +835,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 		if guide {
 			newGuide = len(fresh)
 			guideItems = fresh[:min(len(fresh), entryItems)]
+			guideSteps = itemSteps(obs, guideItems)
 		}
 	}
 	if newGuide > 0 {
@@ -852,7 +855,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			batch.Coverage[i].InputID = id
 		}
 		if f.rare() {
-			f.addEntry(r, &entry{in: q.in, id: id, items: guideItems})
+			f.addEntry(r, &entry{in: q.in, id: id, items: guideItems, steps: guideSteps})
 		} else {
 			for k := 0; k < newGuide*f.opt.Mutations; k++ {
 				if !f.push(queued{from: q.in, seed: r.Uint64(), parent: id}) {

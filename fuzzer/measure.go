@@ -25,6 +25,29 @@ type BatchMeasure interface {
 
 // Observation is what a measure saw in one execution.
 type Observation struct {
-	Items    []uint64
+	Items []uint64
+	// Steps, when the measure knows them, are parallel to Items: the index
+	// of the input step after which the execution reached the item (-1:
+	// before the first step).
+	Steps    []int
 	Failures []schedule.Failure
+}
+
+// itemSteps returns the step at which obs first reached each of items (-1
+// when unknown or before the first step), or nil when obs has no steps.
+func itemSteps(obs Observation, items []uint64) []int {
+	if len(obs.Steps) != len(obs.Items) {
+		return nil
+	}
+	out := make([]int, len(items))
+	for k, x := range items {
+		out[k] = -1
+		for i, y := range obs.Items {
+			if y == x {
+				out[k] = obs.Steps[i]
+				break
+			}
+		}
+	}
+	return out
 }

@@ -119,6 +119,17 @@ func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
 // observe turns a simulation result into coverage items and failures.
 func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
 	obs := fuzzer.Observation{Items: res.Keys}
+	if len(res.States) == len(res.Keys) {
+		// The step after which each state was reached: state k follows
+		// action Index-1 (Index 0: the initial state).
+		obs.Steps = make([]int, len(res.Keys))
+		for k, st := range res.States {
+			obs.Steps[k] = -1
+			if i := st.Index - 1; i >= 0 && i < len(acts) {
+				obs.Steps[k] = acts[i].Step
+			}
+		}
+	}
 	if m.View != "" {
 		return obs
 	}

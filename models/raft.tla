@@ -733,4 +733,19 @@ ReadingView ==
     LET st == [i \in Servers |-> [s |-> Standing(i), inflight |-> Min(readMsgs[i] - readLate[i], 2),
                                    late |-> Min(readLate[i], 1), taken |-> Min(readQ[i] + readWait[i], 2)]]
     IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
+
+\* Reads alone: servers by symmetry, each by its role, liveness, whether its
+\* term and its commit index are behind the highest, and its reads as in
+\* ReadingView; no log shapes. Coarse on purpose: the states it has are few
+\* and the arrangements of reads among them rare, so that guidance by rare
+\* states goes to reads (ReadingView, also finer in logs, spreads it).
+ReadView ==
+    LET maxTerm == CHOOSE t \in {currentTerm[j] : j \in Servers} : \A j \in Servers : currentTerm[j] <= t
+        maxCommit == CHOOSE c \in {commitIndex[j] : j \in Servers} : \A j \in Servers : commitIndex[j] <= c
+        st == [i \in Servers |-> [role |-> role[i], live |-> i \in live,
+                                  staleTerm |-> currentTerm[i] < maxTerm,
+                                  staleCommit |-> commitIndex[i] < maxCommit,
+                                  inflight |-> Min(readMsgs[i] - readLate[i], 2),
+                                  late |-> Min(readLate[i], 1), taken |-> Min(readQ[i] + readWait[i], 2)]]
+    IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 =============================================================================

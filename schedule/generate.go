@@ -241,10 +241,19 @@ func randomConf(r *rand.Rand, n int) string {
 // there. Requests missing from the prefix (of Shape.Requests) are placed
 // at random in the tail, numbered after the prefix's; crashes stay within
 // the quota and restarts follow crashes. in is not modified.
-func (g *Generator) Regenerate(r *rand.Rand, in *Input) *Input {
-	keep := 1
-	if len(in.Steps) > 1 {
-		keep += r.IntN(len(in.Steps) - 1)
+//
+// keep, when positive, is the prefix's length instead (at most in's): a
+// caller that knows at which step in reached what made it interesting cuts
+// right after it.
+func (g *Generator) Regenerate(r *rand.Rand, in *Input, keep int) *Input {
+	switch {
+	case keep > 0:
+		keep = min(keep, len(in.Steps))
+	default:
+		keep = 1
+		if len(in.Steps) > 1 {
+			keep += r.IntN(len(in.Steps) - 1)
+		}
 	}
 	out := &Input{Steps: append(make([]Step, 0, max(g.p.Steps, keep)), in.Steps[:keep]...)}
 	crashed := make([]bool, g.spec.Processes)

@@ -70,7 +70,7 @@ func TestRegenerateKeepsAPrefixAndTheShape(t *testing.T) {
 	prefixes := map[int]bool{}
 	for i := 0; i < 2000; i++ {
 		before := EncodeInput(in)
-		m := g.Regenerate(r, in)
+		m := g.Regenerate(r, in, 0)
 		require.Equal(t, before, EncodeInput(in), "Regenerate must not modify its argument")
 		require.NoError(t, m.Validate(fullSpec))
 		require.Len(t, m.Steps, p.Steps)
@@ -170,4 +170,19 @@ func TestParamsValidate(t *testing.T) {
 	require.ErrorContains(t, err, "--requests (3) cannot exceed --steps (2)")
 	_, err = NewGenerator(&SystemSpec{Name: "x", Processes: 2, Actions: []Action{Deliver}}, Shape{Steps: 2, MaxMessages: 1, Requests: 1})
 	require.ErrorContains(t, err, "does not take client requests")
+}
+
+// A given prefix length is kept exactly (capped at the input's length).
+func TestRegenerateKeepsTheGivenPrefix(t *testing.T) {
+	p := Shape{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
+	g, err := NewGenerator(fullSpec, p)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(4, 2))
+	in := g.Random(r)
+	for _, keep := range []int{1, 7, 29, 30, 45} {
+		m := g.Regenerate(r, in, keep)
+		require.NoError(t, m.Validate(fullSpec))
+		require.Len(t, m.Steps, p.Steps)
+		require.Equal(t, in.Steps[:min(keep, len(in.Steps))], m.Steps[:min(keep, len(in.Steps))], "keep %d", keep)
+	}
 }
