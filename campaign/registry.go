@@ -252,7 +252,7 @@ var adapters = map[string]*Adapter{
 			}
 			cfg := fac.Cfg()
 			sys := &System{Factory: fac, Unmappable: mapper.EtcdraftUnmappable, mapper: func() (schedule.Mapper, []string) {
-				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum})
+				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum, ReadStates: true})
 				return m, m.Consts()
 			}}
 			if cfg.SpecTrace {

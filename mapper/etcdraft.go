@@ -119,6 +119,10 @@ type EtcdraftParams struct {
 	// CheckQuorum: a vote request of a higher term that gets no answer was
 	// ignored in a leader lease, not handled.
 	CheckQuorum bool
+	// ReadStates: the adapter reports every read state as a readindex
+	// event (adapters/etcdraft does; a process may not). Without them a
+	// leader's own reads are left out: their confirmation is not seen.
+	ReadStates bool
 }
 
 // Etcdraft maps adapters/etcdraft traces onto models/raft.tla. It is safe
@@ -354,20 +358,34 @@ func (st *etcdMap) event(k int) error {
 			return nil
 		}
 		if e.Kind == "drop" {
-			st.add(e, "DropReadIndex", map[string]any{"i": i, "late": st.reads.drop(e.Msg)})
+			// A message the mapper does not follow was never in flight:
+			// the process adapter reports a message to a crashed process
+			// as sent, then dropped.
+			if late, ok := st.reads.drop(e.Msg); ok {
+				st.add(e, "DropReadIndex", map[string]any{"i": i, "late": late})
+			} else {
+				st.skip("drop of a MsgReadIndex never in flight")
+			}
 			return nil
 		}
 		of, ok := arg(e, schedule.ArgCopyOf)
 		if !ok {
 			return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no %q", p+1, schedule.ArgCopyOf)
 		}
-		st.add(e, "DuplicateReadIndex", map[string]any{"i": i, "late": st.reads.copy(int(of), e.Msg)})
-	case "read":
-		if st.role[p] != roleLeader {
-			st.skip("read at a non-leader")
-			return nil
+		if late, ok := st.reads.copy(int(of), e.Msg); ok {
+			st.add(e, "DuplicateReadIndex", map[string]any{"i": i, "late": late})
+		} else {
+			st.skip("duplicate of a MsgReadIndex never in flight")
 		}
-		st.add(e, "ReadLocal", map[string]any{"i": i})
+	case "read":
+		switch {
+		case st.role[p] != roleLeader:
+			st.skip("read at a non-leader")
+		case !st.p.ReadStates:
+			st.skip("read at a leader (the adapter reports no read states)")
+		default:
+			st.add(e, "ReadLocal", map[string]any{"i": i})
+		}
 	case "readindex":
 		switch {
 		case st.answered[p] > 0:
@@ -643,25 +661,27 @@ func (f *readFlight) send(msg, to int) {
 	f.at[msg] = &readReq{to: to, inFlight: 1}
 }
 
-// copy records msg, a copy of message of; it says whether the copy is late.
-func (f *readFlight) copy(of, msg int) bool {
+// copy records msg, a copy of message of; it says whether the copy is
+// late, and whether of is a message in flight it follows.
+func (f *readFlight) copy(of, msg int) (late, ok bool) {
 	r, ok := f.at[f.req[of]]
 	if !ok {
-		return false
+		return false, false
 	}
 	f.req[msg] = f.req[of]
 	r.inFlight++
-	return r.received
+	return r.received, true
 }
 
-// drop records the loss of msg; it says whether msg was late.
-func (f *readFlight) drop(msg int) bool {
+// drop records the loss of msg; it says whether msg was late, and whether
+// it is a message in flight it follows.
+func (f *readFlight) drop(msg int) (late, ok bool) {
 	r, ok := f.at[f.req[msg]]
 	if !ok {
-		return false
+		return false, false
 	}
 	r.inFlight--
-	return r.received
+	return r.received, true
 }
 
 // recv records the receipt of msg: whether it is late, and otherwise how

@@ -24,7 +24,7 @@ type divergenceStats struct {
 
 // etcdraftParams is what the mapper needs of an adapter configuration.
 func etcdraftParams(c etcdraft.Config) mapper.EtcdraftParams {
-	return mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum}
+	return mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum, ReadStates: true}
 }
 
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
@@ -153,4 +153,31 @@ func TestEtcdraftReadsReplayOnModel(t *testing.T) {
 		// The reads were mapped, not left out.
 		require.NotContains(t, mp.Unmapped(), "readindex at a non-leader")
 	}
+}
+
+// A ReadIndex request to a crashed process was never in flight: the
+// process adapter reports it as sent, then dropped; neither is mapped.
+func TestEtcdraftReadToACrashedProcess(t *testing.T) {
+	msg := func(kind string, node, peer, id int) schedule.Event {
+		return schedule.Event{Step: 1, Kind: kind, Node: node, Peer: peer, Msg: id, Type: "MsgReadIndex",
+			Args: []schedule.Arg{schedule.I("term", 0), schedule.I("logterm", 0), schedule.I("index", 0),
+				schedule.I("commit", 0), schedule.I("reject", 0), schedule.I("rejecthint", 0)}}
+	}
+	tr := schedule.Trace{
+		{Step: 0, Kind: schedule.EvCrash, Node: 2, Peer: -1, Type: schedule.EvCrash},
+		msg(schedule.EvSend, 1, 2, 5),
+		{Step: 1, Kind: "drop", Node: 2, Peer: 1, Msg: 5, Type: "MsgReadIndex"},
+		msg(schedule.EvSend, 1, 0, 6),
+		msg(schedule.EvRecv, 0, 1, 6),
+	}
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3, ReadStates: true})
+	acts, err := mp.Map(nil, &schedule.Execution{Trace: tr})
+	require.NoError(t, err)
+	var names []string
+	for _, a := range acts {
+		names = append(names, a.Name)
+	}
+	require.Equal(t, []string{"Crash", "SendReadIndex", "HandleReadIndex"}, names)
+	require.Equal(t, 1, mp.Unmapped()["drop of a MsgReadIndex never in flight"])
+	require.Equal(t, map[string]any{"i": int64(1), "j": int64(2), "late": false, "copies": int64(0)}, acts[2].Params)
 }

@@ -13,6 +13,9 @@
 (* is a divergence, and the receiver's answer (granted, success) is        *)
 (* checked against what Raft allows.                                       *)
 (*                                                                         *)
+(* Reads (ReadIndex) are counted, not held: requests in flight to each     *)
+(* server, late copies among them, reads a leader has taken (see Reads).   *)
+(*                                                                         *)
 (* Logs are compacted: log[i] holds the entries after snapshotIndex[i];    *)
 (* the entry at index k (k > snapshotIndex[i]) is log[i][k - snapshotIndex[i]]. *)
 (***************************************************************************)
@@ -649,7 +652,7 @@ LeaderCompleteness ==
 -----------------------------------------------------------------------------
 (* Coverage abstractions: the campaign's cfg names one as its VIEW       *)
 (* (raft.cfg: View; raft_order.cfg: OrderView; raft_shape.cfg:           *)
-(* ShapeView; raft_standing.cfg: StandingView; raft_reads.cfg: ReadingView). `modelfuzz model size` counts the abstract states of each  *)
+(* ShapeView; raft_standing.cfg: StandingView; raft_reads.cfg: ReadView). `modelfuzz model size` counts the abstract states of each  *)
 (* within bounds, so that a view's grain is measured, not guessed.       *)
 
 \* The paper's abstraction: the state with the terms of non-leaders
@@ -724,21 +727,15 @@ StandingView ==
     LET st == [i \in Servers |-> Standing(i)]
     IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 
-\* StandingView with each server's reads: how many ReadIndex requests are on
-\* their way to it (up to 2), whether a late copy of one it has received is,
-\* and how many reads it has taken and not answered (up to 2). It rewards the arrangements reads go wrong in: a copy of a
-\* request still on its way after the read was answered, a read taken by a
-\* leader that has been deposed without knowing it.
-ReadingView ==
-    LET st == [i \in Servers |-> [s |-> Standing(i), inflight |-> Min(readMsgs[i] - readLate[i], 2),
-                                   late |-> Min(readLate[i], 1), taken |-> Min(readQ[i] + readWait[i], 2)]]
-    IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
-
 \* Reads alone: servers by symmetry, each by its role, liveness, whether its
-\* term and its commit index are behind the highest, and its reads as in
-\* ReadingView; no log shapes. Coarse on purpose: the states it has are few
-\* and the arrangements of reads among them rare, so that guidance by rare
-\* states goes to reads (ReadingView, also finer in logs, spreads it).
+\* term and its commit index are behind the highest, and its reads, as
+\* counts: how many ReadIndex requests are on their way to it (up to 2),
+\* whether a late copy of one it has received is, and how many reads it has
+\* taken and not answered (up to 2); no log shapes. Coarse on purpose: the
+\* arrangements of reads are rare among its states, so that guidance by rare
+\* states goes to them (the arrangements reads go wrong in: a copy of a
+\* request still on its way after the read was answered, a read taken by a
+\* leader deposed without knowing it).
 ReadView ==
     LET maxTerm == CHOOSE t \in {currentTerm[j] : j \in Servers} : \A j \in Servers : currentTerm[j] <= t
         maxCommit == CHOOSE c \in {commitIndex[j] : j \in Servers} : \A j \in Servers : commitIndex[j] <= c
