@@ -38,12 +38,19 @@ func TestRandomRespectsParams(t *testing.T) {
 	}
 }
 
-func TestMutantsStayValid(t *testing.T) {
+// smallShape is a generator of 30-step inputs over every action, a source
+// of randomness seeded with (s1, s2) and a first random input.
+func smallShape(t *testing.T, s1, s2 uint64) (Shape, *Generator, *rand.Rand, *Input) {
+	t.Helper()
 	p := Shape{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
 	g, err := NewGenerator(fullSpec, p)
 	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(7, 7))
-	in := g.Random(r)
+	r := rand.New(rand.NewPCG(s1, s2))
+	return p, g, r, g.Random(r)
+}
+
+func TestMutantsStayValid(t *testing.T) {
+	p, g, r, in := smallShape(t, 7, 7)
 	changed := 0
 	for i := 0; i < 5000; i++ {
 		before := EncodeInput(in)
@@ -62,11 +69,7 @@ func TestMutantsStayValid(t *testing.T) {
 }
 
 func TestRegenerateKeepsAPrefixAndTheShape(t *testing.T) {
-	p := Shape{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
-	g, err := NewGenerator(fullSpec, p)
-	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(3, 9))
-	in := g.Random(r)
+	p, g, r, in := smallShape(t, 3, 9)
 	prefixes := map[int]bool{}
 	for i := 0; i < 2000; i++ {
 		before := EncodeInput(in)
@@ -174,11 +177,7 @@ func TestParamsValidate(t *testing.T) {
 
 // A given prefix length is kept exactly (capped at the input's length).
 func TestRegenerateKeepsTheGivenPrefix(t *testing.T) {
-	p := Shape{Steps: 30, MaxMessages: 5, CrashQuota: 2, Requests: 3}
-	g, err := NewGenerator(fullSpec, p)
-	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(4, 2))
-	in := g.Random(r)
+	p, g, r, in := smallShape(t, 4, 2)
 	for _, keep := range []int{1, 7, 29, 30, 45} {
 		m := g.Regenerate(r, in, keep)
 		require.NoError(t, m.Validate(fullSpec))
