@@ -211,8 +211,7 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 	require.Contains(t, res.stderr, "--energy")
 	res = modelfuzz(t, append(args, "--stack", "2", "--iterations", "400")...)
 	require.NotEqual(t, 0, res.code)
-	require.Contains(t, res.stderr, "(not 2)")
-	require.Contains(t, res.stderr, "--stack")
+	require.Contains(t, res.stderr, "--stack 8 (not 2)", "a new campaign stacks up to 8 rounds")
 
 	res = modelfuzz(t, "run", "--adapter", "microbench", "--reference-view", "View", "--iterations", "10", "--corpus", filepath.Join(t.TempDir(), "m"))
 	require.NotEqual(t, 0, res.code)
