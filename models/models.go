@@ -102,8 +102,10 @@ func parse(s Spec) (*syntax.Loader, *syntax.Module, *cfg.Config, error) {
 		ld.Add(mods...)
 		mod = syntax.MainModule(name+".tla", mods)
 		if s.Config != "" {
-			if csrc, rerr := files.ReadFile(filepath.Base(s.Config)); rerr == nil && !fileExists(s.Config) {
-				conf, err = cfg.Parse(filepath.Base(s.Config), csrc) // an embedded cfg by name
+			// An embedded cfg by its bare name only: a path that names no
+			// file is an error, not the embedded cfg of the same name.
+			if csrc, rerr := files.ReadFile(s.Config); rerr == nil && filepath.Base(s.Config) == s.Config && !fileExists(s.Config) {
+				conf, err = cfg.Parse(s.Config, csrc)
 			} else {
 				conf, err = cfg.ParseFile(s.Config)
 			}

@@ -20,3 +20,12 @@ func TestConstOverridesAndErrors(t *testing.T) {
 	_, err = Load(Spec{})
 	require.ErrorContains(t, err, "no model given")
 }
+
+// An embedded cfg is found by its bare name; a path that names no file is
+// an error naming it, not the embedded cfg of the same base name.
+func TestConfigPathIsNotAnEmbeddedName(t *testing.T) {
+	_, err := Load(Spec{Model: "raft.tla", Config: "raft_reads.cfg"})
+	require.NoError(t, err)
+	_, err = Load(Spec{Model: "raft.tla", Config: "/nope/raft_reads.cfg"})
+	require.ErrorContains(t, err, "/nope/raft_reads.cfg")
+}
