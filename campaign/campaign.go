@@ -164,6 +164,14 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if given("queue-max") && s.QueueMax == 0 {
 		return fmt.Errorf("--queue-max must be at least 1, got 0")
 	}
+	if c.mapper != nil {
+		// The model and its cfg too: a cfg that does not load must not
+		// leave a campaign stored with it.
+		spec := models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}
+		if _, err := models.Load(spec); err != nil {
+			return modelError(spec.Model, err)
+		}
+	}
 	if err := c.checkReferenceViews(); err != nil {
 		return err
 	}

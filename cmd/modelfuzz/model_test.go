@@ -226,6 +226,14 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 		require.Equal(t, 1, strings.Count(strings.TrimSpace(res.stderr), "\n")+1, "one line: %s", res.stderr)
 		require.NoDirExists(t, fresh, "nothing stored for %v", bad)
 	}
+	// A cfg that does not load: its path named, nothing stored (the
+	// embedded raft_reads.cfg is not taken for a missing path of that name).
+	fresh := filepath.Join(t.TempDir(), "badcfg")
+	res = modelfuzz(t, "run", "--model", "raft.tla", "--model-config", "/nope/raft_reads.cfg", "--tlc", "inproc", "--iterations", "5", "--corpus", fresh)
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "/nope/raft_reads.cfg")
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(res.stderr), "\n")+1, "one line: %s", res.stderr)
+	require.NoDirExists(t, fresh, "nothing stored for a cfg that does not load")
 
 	res = modelfuzz(t, "model", "size", "--model", "raft.tla", "--view", "View,StandingView", "--max-depth", "6")
 	require.Equal(t, 0, res.code, res.stderr)
