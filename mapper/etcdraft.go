@@ -58,7 +58,13 @@
 //     DuplicateReadIndex(i), DropReadIndex(i); recv MsgReadIndex →
 //     HandleReadIndex(i, j); read at a leader → ReadLocal(i); a leader's
 //     send of MsgReadIndexResp, and a read state at a leader that is not
-//     the answer to a MsgReadIndexResp it received → ConfirmRead(i).
+//     the answer to a MsgReadIndexResp it received → ConfirmRead(i,
+//     stale), stale when answers to the heartbeats of the reads answered
+//     are still on their way (see hbFlight).
+//   - Stale answers: the end of one (its leader receives it, the network
+//     drops it or the heartbeat it answers, a crash loses it, its
+//     follower does not answer) → StaleAnswer(i, more), i the leader that
+//     sent the heartbeat.
 //
 // Unmapped events (counted by Unmapped), and why:
 //
@@ -67,7 +73,8 @@
 //     answer, which no one receives), except those of reads above: the
 //     model has no message bag; a message's effect is mapped when it is
 //     received. A MsgReadIndex sent to a crashed process is lost.
-//   - drop and duplicate of other messages: seen when (if) received.
+//   - drop and duplicate of other messages: seen when (if) received
+//     (those of a stale answer's chain are followed, see above).
 //   - read at a non-leader: forwarded (a send) or dropped (no leader
 //     known); recv MsgReadIndexResp and the read state it gives: the
 //     follower's side of a read its leader confirmed.
@@ -238,6 +245,9 @@ type etcdMap struct {
 	// read state has not shown yet: that read state is a follower's
 	// answer, not a read its own leadership confirmed.
 	answered []int
+	// hb follows the heartbeats that confirm reads and their answers,
+	// to tell the stale answers (raft.tla's readStale).
+	hb hbFlight
 }
 
 // Map implements schedule.Mapper.
@@ -246,7 +256,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
 		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{},
 		down: make([]bool, n), answered: make([]int, n),
-		reads: readFlight{req: map[int]int{}, at: map[int]*readReq{}}}
+		reads: readFlight{req: map[int]int{}, at: map[int]*readReq{}}, hb: newHBFlight()}
 	for i := range st.role {
 		st.role[i] = roleFollower
 	}
@@ -340,6 +350,7 @@ func (st *etcdMap) event(k int) error {
 		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" && e.Type != "MsgReadIndex" {
 			st.raise(p, t)
 		}
+		st.heartbeatSent(k)
 		switch {
 		case e.Type == "MsgReadIndex" && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
 			st.reads.send(e.Msg, e.Peer)
@@ -347,12 +358,15 @@ func (st *etcdMap) event(k int) error {
 		case e.Type == "MsgReadIndexResp" && st.role[p] == roleLeader:
 			// A follower's read, confirmed (sent, or kept from leaving
 			// by a crash: confirmed all the same).
-			st.add(e, "ConfirmRead", map[string]any{"i": i})
+			st.add(e, "ConfirmRead", st.readConfirmed(p))
 		default:
 			st.skip(e.Kind)
 		}
 		return nil
 	case schedule.EvDuplicate, "drop":
+		if isHeartbeat(e.Type) {
+			return st.heartbeatCopied(e)
+		}
 		if e.Type != "MsgReadIndex" {
 			st.skip(e.Kind)
 			return nil
@@ -362,7 +376,7 @@ func (st *etcdMap) event(k int) error {
 			// the process adapter reports a message to a crashed process
 			// as sent, then dropped.
 			if late, ok := st.reads.drop(e.Msg); ok {
-				st.add(e, "DropReadIndex", map[string]any{"i": i, "late": late})
+				st.add(e, "DropReadIndex", map[string]any{"i": i, "late": late, "twin": st.twin(p)})
 			} else {
 				st.skip("drop of a MsgReadIndex never in flight")
 			}
@@ -392,17 +406,21 @@ func (st *etcdMap) event(k int) error {
 			st.answered[p]--
 			st.skip("readindex answered by a leader")
 		case st.role[p] == roleLeader:
-			st.add(e, "ConfirmRead", map[string]any{"i": i})
+			st.add(e, "ConfirmRead", st.readConfirmed(p))
 		default:
 			st.skip("readindex at a non-leader")
 		}
 	case schedule.EvRecv:
-		return st.recv(k)
+		if err := st.recv(k); err != nil {
+			return err
+		}
+		st.heartbeatRecv(k)
 	case schedule.EvCrash:
 		st.add(e, "Crash", map[string]any{"i": i})
 		st.role[p] = roleFollower
 		st.down[p], st.answered[p] = true, 0
 		st.reads.lose(p)
+		st.heartbeatCrash(e, p)
 	case schedule.EvRestart:
 		v, err := st.need(e, "term")
 		if err != nil {
@@ -461,6 +479,7 @@ func (st *etcdMap) event(k int) error {
 				st.add(e, "Timeout", map[string]any{"i": i})
 			}
 			st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
+			st.hb.newTerm(p)
 			st.leaderTerm[p] = v[0]
 		case roleFollower:
 			if st.role[p] == roleLeader && v[0] == st.leaderTerm[p] {
@@ -609,7 +628,10 @@ func (st *etcdMap) recv(k int) error {
 		st.raise(p, term)
 	case "MsgReadIndex":
 		late, copies := st.reads.recv(e.Msg)
-		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j, "late": late, "copies": int64(copies)})
+		if st.role[p] == roleLeader {
+			st.readTaken(p, e.Msg)
+		}
+		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j, "late": late, "copies": int64(copies), "twin": st.twin(p)})
 	case "MsgReadIndexResp":
 		// A follower (or anyone, when the answer raises its term) turns
 		// it into a read state; a stale one, or one at a candidate or
@@ -697,6 +719,12 @@ func (f *readFlight) recv(msg int) (late bool, copies int) {
 	}
 	r.received = true
 	return false, r.inFlight
+}
+
+// lateTo says whether late copies of request q are on their way to p.
+func (f *readFlight) lateTo(q, p int) bool {
+	r, ok := f.at[q]
+	return ok && r.to == p && r.received && r.inFlight > 0
 }
 
 // lose forgets the requests in flight to process p (it crashed: its inbox

@@ -20,6 +20,7 @@ type divergenceStats struct {
 	reasons        map[string]int // "Action: reason" → executions
 	violations     map[string]int // model invariant → executions
 	example        map[string]string
+	actions        map[string]int // model action (ConfirmRead split by stale) → times mapped
 }
 
 // etcdraftParams is what the mapper needs of an adapter configuration.
@@ -40,7 +41,7 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Shape, runs 
 	g, err := schedule.NewGenerator(fac.Spec(), p)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(seed, seed))
-	ds := divergenceStats{reasons: map[string]int{}, violations: map[string]int{}, example: map[string]string{}}
+	ds := divergenceStats{reasons: map[string]int{}, violations: map[string]int{}, example: map[string]string{}, actions: map[string]int{}}
 	for n := 0; n < runs; n++ {
 		in := g.Random(r)
 		ex, err := sys.Execute(in)
@@ -52,6 +53,16 @@ func simulateEtcdraft(t *testing.T, cfg etcdraft.Config, p schedule.Shape, runs 
 		require.NoError(t, err)
 		res := replay(t, s, acts)
 		ds.runs++
+		for _, a := range acts {
+			name := a.Name
+			if a.Name == "ConfirmRead" && a.Params["stale"] == true {
+				name += " stale"
+			}
+			if a.Params["twin"] == true {
+				name += " twin"
+			}
+			ds.actions[name]++
+		}
 		seen := map[string]bool{}
 		for _, v := range res.Violations {
 			if !seen[v.Invariant] {
@@ -150,8 +161,16 @@ func TestEtcdraftReadsReplayOnModel(t *testing.T) {
 		ds.log(t, mp)
 		require.Zero(t, ds.diverged, "read-only %s: divergences: %v", readOnly, ds.reasons)
 		require.Empty(t, ds.violations, "read-only %s", readOnly)
-		// The reads were mapped, not left out.
+		// The reads were mapped, not left out, stale answers too.
 		require.NotContains(t, mp.Unmapped(), "readindex at a non-leader")
+		t.Logf("read-only %s: ConfirmRead %d (stale %d, twin %d), StaleAnswer %d (twin %d)", readOnly,
+			ds.actions["ConfirmRead"]+ds.actions["ConfirmRead stale"]+ds.actions["ConfirmRead stale twin"],
+			ds.actions["ConfirmRead stale"]+ds.actions["ConfirmRead stale twin"], ds.actions["ConfirmRead stale twin"],
+			ds.actions["StaleAnswer"]+ds.actions["StaleAnswer twin"], ds.actions["StaleAnswer twin"])
+		if readOnly == etcdraft.ReadSafe {
+			require.Positive(t, ds.actions["ConfirmRead stale"])
+			require.Positive(t, ds.actions["StaleAnswer"])
+		}
 	}
 }
 
@@ -179,5 +198,49 @@ func TestEtcdraftReadToACrashedProcess(t *testing.T) {
 	}
 	require.Equal(t, []string{"Crash", "SendReadIndex", "HandleReadIndex"}, names)
 	require.Equal(t, 1, mp.Unmapped()["drop of a MsgReadIndex never in flight"])
-	require.Equal(t, map[string]any{"i": int64(1), "j": int64(2), "late": false, "copies": int64(0)}, acts[2].Params)
+	require.Equal(t, map[string]any{"i": int64(1), "j": int64(2), "late": false, "copies": int64(0), "twin": false}, acts[2].Params)
+}
+
+// Stale answers: a leader confirms a read on one follower's answer while
+// its heartbeat to the other follower is still on its way, and a network
+// copy of the read's request too (twins); the crash of the follower that
+// holds the heartbeat ends the last stale answer.
+func TestEtcdraftStaleAnswers(t *testing.T) {
+	fields := func(extra ...schedule.Arg) []schedule.Arg {
+		return append([]schedule.Arg{schedule.I("term", 1), schedule.I("logterm", 0), schedule.I("index", 0),
+			schedule.I("commit", 1), schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", "")}, extra...)
+	}
+	msg := func(step int, kind, typ string, node, peer, id int, extra ...schedule.Arg) schedule.Event {
+		return schedule.Event{Step: step, Kind: kind, Node: node, Peer: peer, Msg: id, Type: typ, Args: fields(extra...)}
+	}
+	read := schedule.I("read", 1)
+	tr := schedule.Trace{
+		{Step: 0, Kind: "role", Node: 0, Peer: -1, Type: "leader", Args: []schedule.Arg{schedule.I("term", 1)}},
+		msg(1, schedule.EvSend, "MsgReadIndex", 1, 0, 10),
+		{Step: 1, Kind: schedule.EvDuplicate, Node: 0, Peer: 1, Msg: 11, Type: "MsgReadIndex", Args: []schedule.Arg{schedule.I(schedule.ArgCopyOf, 10)}},
+		msg(2, schedule.EvRecv, "MsgReadIndex", 0, 1, 10),
+		msg(2, schedule.EvSend, "MsgHeartbeat", 0, 1, 12, read),
+		msg(2, schedule.EvSend, "MsgHeartbeat", 0, 2, 13, read),
+		msg(3, schedule.EvRecv, "MsgHeartbeat", 1, 0, 12, read),
+		msg(3, schedule.EvSend, "MsgHeartbeatResp", 1, 0, 14, read),
+		msg(4, schedule.EvRecv, "MsgHeartbeatResp", 0, 1, 14, read),
+		msg(4, schedule.EvSend, "MsgReadIndexResp", 0, 1, 15),
+		{Step: 5, Kind: schedule.EvCrash, Node: 2, Peer: -1, Type: schedule.EvCrash},
+	}
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3, ReadStates: true})
+	acts, err := mp.Map(nil, &schedule.Execution{Trace: tr})
+	require.NoError(t, err)
+	var got []string
+	for _, a := range acts {
+		s := a.Name
+		for _, k := range []string{"stale", "more", "twin"} {
+			if v, ok := a.Params[k]; ok {
+				s += fmt.Sprintf(" %s=%v", k, v)
+			}
+		}
+		got = append(got, s)
+	}
+	require.Equal(t, []string{"Timeout", "BecomeLeader", "SendReadIndex", "DuplicateReadIndex",
+		"HandleReadIndex twin=false", "HandleAppendRequest", "ConfirmRead stale=true twin=true",
+		"Crash", "StaleAnswer more=false twin=false"}, got)
 }

@@ -14,7 +14,9 @@
 (* checked against what Raft allows.                                       *)
 (*                                                                         *)
 (* Reads (ReadIndex) are counted, not held: requests in flight to each     *)
-(* server, late copies among them, reads a leader has taken (see Reads).   *)
+(* server, late copies among them, reads a leader has taken, and whether   *)
+(* stale answers to a leader's heartbeats for reads are on their way (see  *)
+(* Reads).                                                                 *)
 (*                                                                         *)
 (* Logs are compacted: log[i] holds the entries after snapshotIndex[i];    *)
 (* the entry at index k (k > snapshotIndex[i]) is log[i][k - snapshotIndex[i]]. *)
@@ -46,6 +48,9 @@ VARIABLES
     readLate,      \* of those, copies of a request i has already received
     readQ,         \* leader i's reads waiting for a quorum's heartbeat answers
     readWait,      \* reads i holds back until it commits an entry of its term as leader
+    readStale,     \* answers to i's heartbeats for reads it has answered are on their way
+    readTwin,      \* ... and one of those reads has a late copy on its way to i too
+    readBehind,    \* the last read i took, it took while another server had committed past i
     \* History variables (not part of the protocol's state):
     elections,     \* {<<term, server>>}: who became leader in which term
     leaderLog,     \* leaderLog[t]: what the leader of term t held and committed
@@ -54,7 +59,7 @@ VARIABLES
 serverVars == <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, role>>
 candVars == <<votesGranted, votesRejected>>
 histVars == <<elections, leaderLog, votesCast>>
-readVars == <<readMsgs, readLate, readQ, readWait>>
+readVars == <<readMsgs, readLate, readQ, readWait, readStale, readTwin, readBehind>>
 vars == <<serverVars, candVars, matchIndex, live, readVars, histVars>>
 
 Roles == {"follower", "precandidate", "candidate", "leader"}
@@ -99,6 +104,9 @@ Init ==
     /\ readLate = [i \in Servers |-> 0]
     /\ readQ = [i \in Servers |-> 0]
     /\ readWait = [i \in Servers |-> 0]
+    /\ readStale = [i \in Servers |-> FALSE]
+    /\ readTwin = [i \in Servers |-> FALSE]
+    /\ readBehind = [i \in Servers |-> FALSE]
     /\ elections = {}
     /\ leaderLog = [t \in {} |-> 0]
     /\ votesCast = {}
@@ -157,7 +165,7 @@ LeaderStepDown(i) ==
     /\ matchIndex' = [matchIndex EXCEPT ![i] = NoMatch]
     /\ DropReads(i)
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex,
-                   candVars, live, readMsgs, readLate, readWait, histVars>>
+                   candVars, live, readMsgs, readLate, readWait, readStale, readTwin, readBehind, histVars>>
 
 \* i handles j's vote request for term `term` (j's last entry: lastLogTerm,
 \* lastLogIndex) and answers `granted`. A vote is granted only for a term at
@@ -187,7 +195,7 @@ HandleVoteRequest(i, j, term, lastLogTerm, lastLogIndex, granted) ==
     /\ votedFor' = [votedFor EXCEPT ![i] = IF granted THEN j ELSE vote]
     /\ votesCast' = IF granted THEN votesCast \cup {<<term, i, j>>} ELSE votesCast
     /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live,
-                   readMsgs, readLate, readWait, elections, leaderLog>>
+                   readMsgs, readLate, readWait, readStale, readTwin, readBehind, elections, leaderLog>>
 
 \* i handles j's answer to its vote request. A granted vote must have been
 \* cast. A higher term makes i a follower; a lower one is ignored; a quorum
@@ -199,7 +207,7 @@ HandleVoteResponse(i, j, term, granted) ==
     /\ granted => <<term, j, i>> \in votesCast
     /\ \/ /\ term > currentTerm[i]
           /\ StepDown(i, term)
-          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readLate, readWait, histVars>>
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readLate, readWait, readStale, readTwin, readBehind, histVars>>
        \/ /\ term = currentTerm[i]
           /\ role[i] = "candidate"
           /\ IF granted
@@ -306,7 +314,7 @@ HandleAppendRequest(i, j, term, prevLogIndex, prevLogTerm, entries, commit, succ
                 ELSE /\ ~success
                      /\ UNCHANGED <<log, commitIndex>>
           /\ DropReads(i)
-          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, readMsgs, readLate, readWait, histVars>>
+          /\ UNCHANGED <<snapshotIndex, snapshotTerm, live, readMsgs, readLate, readWait, readStale, readTwin, readBehind, histVars>>
 
 \* Leader i handles j's answer to an append request. A success tells i that
 \* j holds i's log up to `index`; a refusal (rejectHint <= index) changes
@@ -318,7 +326,7 @@ HandleAppendResponse(i, j, term, success, index, rejectHint) ==
     /\ index \in Nat /\ rejectHint \in Nat
     /\ \/ /\ term > currentTerm[i]
           /\ StepDown(i, term)
-          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readLate, readWait, histVars>>
+          /\ UNCHANGED <<log, snapshotIndex, snapshotTerm, commitIndex, live, readMsgs, readLate, readWait, readStale, readTwin, readBehind, histVars>>
        \/ /\ term = currentTerm[i]
           /\ role[i] = "leader"
           /\ IF success
@@ -349,7 +357,7 @@ AdvanceCommit(i, index) ==
     /\ readQ' = [readQ EXCEPT ![i] = @ + readWait[i]]
     /\ readWait' = [readWait EXCEPT ![i] = 0]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, role,
-                   candVars, matchIndex, live, readMsgs, readLate, elections, votesCast>>
+                   candVars, matchIndex, live, readMsgs, readLate, readStale, readTwin, readBehind, elections, votesCast>>
 
 -----------------------------------------------------------------------------
 (* Snapshots *)
@@ -396,7 +404,7 @@ HandleSnapshot(i, j, term, index, snapTerm) ==
                      /\ snapshotTerm' = [snapshotTerm EXCEPT ![i] = snapTerm]
                      /\ commitIndex' = [commitIndex EXCEPT ![i] = index]
           /\ DropReads(i)
-          /\ UNCHANGED <<live, readMsgs, readLate, readWait, histVars>>
+          /\ UNCHANGED <<live, readMsgs, readLate, readWait, readStale, readTwin, readBehind, histVars>>
 
 -----------------------------------------------------------------------------
 (* Reads (ReadIndex, etcd's linearizable reads)                            *)
@@ -406,7 +414,10 @@ HandleSnapshot(i, j, term, index, snapTerm) ==
 (* counts), how many a leader waits to confirm, how many it holds back     *)
 (* because it has not yet committed an entry of its term. A confirmed read *)
 (* is one its leader answered (a MsgReadIndexResp to the follower that     *)
-(* asked, or a read state of its own).                                     *)
+(* asked, or a read state of its own). A leader confirms reads with        *)
+(* heartbeats; answers to them still on its way after the reads they were  *)
+(* for were answered are stale (readStale: whether there are any;         *)
+(* readTwin: whether one of those reads also has a late copy on its way).  *)
 
 \* i has committed an entry of its current term.
 CommittedInTerm(i) == TermAt(i, commitIndex[i]) = currentTerm[i]
@@ -414,25 +425,36 @@ CommittedInTerm(i) == TermAt(i, commitIndex[i]) = currentTerm[i]
 \* Leader i takes a read: queued for confirmation, or held back until its
 \* first commit of the term.
 TakeRead(i) ==
-    IF CommittedInTerm(i)
-       THEN /\ readQ' = [readQ EXCEPT ![i] = @ + 1]
-            /\ UNCHANGED readWait
-       ELSE /\ readWait' = [readWait EXCEPT ![i] = @ + 1]
-            /\ UNCHANGED readQ
+    /\ IF CommittedInTerm(i)
+          THEN /\ readQ' = [readQ EXCEPT ![i] = @ + 1]
+               /\ UNCHANGED readWait
+          ELSE /\ readWait' = [readWait EXCEPT ![i] = @ + 1]
+               /\ UNCHANGED readQ
+    \* a read answered at i's commit index would miss what another server
+    \* committed: a correct leader never answers it (it is deposed)
+    /\ readBehind' = [readBehind EXCEPT ![i] = \E j \in Servers : commitIndex[j] > commitIndex[i]]
 
 \* A client reads at leader i.
 ReadLocal(i) ==
     /\ i \in live
     /\ role[i] = "leader"
     /\ TakeRead(i)
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, histVars>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, readStale, readTwin, histVars>>
 
 \* i sends (or forwards) a ReadIndex request to a live server j.
 SendReadIndex(i, j) ==
     /\ i # j
     /\ j \in live
     /\ readMsgs' = [readMsgs EXCEPT ![j] = @ + 1]
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readLate, readQ, readWait, histVars>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readLate, readQ, readWait, readStale, readTwin, readBehind, histVars>>
+
+\* A late copy of a request on its way to i arrives or is lost: `twin`
+\* says whether, after it, late copies of a read answered on stale answers
+\* (readTwin) are still on their way.
+LateCopyGone(i, twin) ==
+    /\ twin \in BOOLEAN
+    /\ twin => readTwin[i] /\ readLate'[i] > 0
+    /\ readTwin' = [readTwin EXCEPT ![i] = twin]
 
 \* The network copies, or loses, a ReadIndex request on its way to i: a
 \* late one (a copy of a request i has received) when `late`.
@@ -443,47 +465,75 @@ DuplicateReadIndex(i, late) ==
        ELSE /\ readMsgs[i] > readLate[i]
             /\ UNCHANGED readLate
     /\ readMsgs' = [readMsgs EXCEPT ![i] = @ + 1]
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
-DropReadIndex(i, late) ==
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, readStale, readTwin, readBehind, histVars>>
+DropReadIndex(i, late, twin) ==
     /\ late \in BOOLEAN
     /\ IF late THEN /\ readLate[i] > 0
                     /\ readLate' = [readLate EXCEPT ![i] = @ - 1]
+                    /\ LateCopyGone(i, twin)
        ELSE /\ readMsgs[i] > readLate[i]
-            /\ UNCHANGED readLate
+            /\ twin = readTwin[i]
+            /\ UNCHANGED <<readLate, readTwin>>
     /\ readMsgs' = [readMsgs EXCEPT ![i] = @ - 1]
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, histVars>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readQ, readWait, readStale, readBehind, histVars>>
 
 \* i receives j's ReadIndex request: a late copy when `late`; otherwise the
 \* first of its copies to arrive, and `copies` others of it, still on their
 \* way, are late from now on. A leader takes the read (a late copy too: to
 \* the library it is a new request); a follower forwards it to its leader
 \* (a SendReadIndex of its own) or drops it when it knows none; a
-\* candidate ignores it.
-HandleReadIndex(i, j, late, copies) ==
+\* candidate ignores it. `twin` as in LateCopyGone.
+HandleReadIndex(i, j, late, copies, twin) ==
     /\ i \in live
     /\ i # j
     /\ late \in BOOLEAN /\ copies \in Nat
     /\ IF late THEN /\ copies = 0
                     /\ readLate[i] > 0
                     /\ readLate' = [readLate EXCEPT ![i] = @ - 1]
+                    /\ LateCopyGone(i, twin)
        ELSE /\ readMsgs[i] - readLate[i] > copies
             /\ readLate' = [readLate EXCEPT ![i] = @ + copies]
+            /\ twin = readTwin[i]
+            /\ UNCHANGED readTwin
     /\ readMsgs' = [readMsgs EXCEPT ![i] = @ - 1]
-    /\ IF role[i] = "leader" THEN TakeRead(i) ELSE UNCHANGED <<readQ, readWait>>
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, histVars>>
+    /\ IF role[i] = "leader" THEN TakeRead(i) ELSE UNCHANGED <<readQ, readWait, readBehind>>
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readStale, histVars>>
 
 \* Leader i answers a read: a quorum confirmed its leadership after the
 \* read arrived (or, lease-based, at once). Only a leader answers reads.
-ConfirmRead(i) ==
+\* `stale`: answers to heartbeats i sent for the reads it has now answered
+\* are still on their way to it (a heartbeat not yet answered, an answer
+\* not yet received), stale from now on; `twin`: and a late copy of one of
+\* those reads is on its way to i too, the arrangement in which etcd raft
+\* before go.etcd.io/raft 63903dd answered a later read on the stale
+\* answers (a copy is a new request with the same context).
+ConfirmRead(i, stale, twin) ==
     /\ i \in live
     /\ role[i] = "leader"
+    /\ stale \in BOOLEAN /\ twin \in BOOLEAN
     /\ readQ[i] + readWait[i] > 0
     /\ IF readQ[i] > 0
           THEN /\ readQ' = [readQ EXCEPT ![i] = @ - 1]
                /\ UNCHANGED readWait
           ELSE /\ readWait' = [readWait EXCEPT ![i] = @ - 1]
                /\ UNCHANGED readQ
-    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, histVars>>
+    /\ readStale' = [readStale EXCEPT ![i] = @ \/ stale]
+    /\ twin => readStale'[i] /\ readLate[i] > 0
+    /\ readTwin' = [readTwin EXCEPT ![i] = @ \/ twin]
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, readBehind, histVars>>
+
+\* One of the stale answers on their way to i arrives at i, or is lost (the
+\* network drops it, or the heartbeat it answers, or a server holding one
+\* crashes); `more` of them are still on their way, `twin` as in
+\* ConfirmRead. The model does not say what i does with it: to a correct
+\* leader it confirms nothing new.
+StaleAnswer(i, more, twin) ==
+    /\ readStale[i]
+    /\ more \in BOOLEAN /\ twin \in BOOLEAN
+    /\ twin => more /\ readTwin[i]
+    /\ readStale' = [readStale EXCEPT ![i] = more]
+    /\ readTwin' = [readTwin EXCEPT ![i] = twin]
+    /\ UNCHANGED <<serverVars, candVars, matchIndex, live, readMsgs, readLate, readQ, readWait, readBehind, histVars>>
 
 -----------------------------------------------------------------------------
 (* Failures *)
@@ -502,6 +552,9 @@ Crash(i) ==
     /\ readLate' = [readLate EXCEPT ![i] = 0]
     /\ readQ' = [readQ EXCEPT ![i] = 0]
     /\ readWait' = [readWait EXCEPT ![i] = 0]
+    /\ readStale' = [readStale EXCEPT ![i] = FALSE]
+    /\ readTwin' = [readTwin EXCEPT ![i] = FALSE]
+    /\ readBehind' = [readBehind EXCEPT ![i] = FALSE]
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, commitIndex, histVars>>
 
 \* i restarts from its durable state (term, vote, log, snapshot and commit
@@ -572,12 +625,13 @@ Next ==
           /\ HandleSnapshot(i, j, currentTerm[j], snapshotIndex[j], snapshotTerm[j])
     \* reads: at a leader, or asked of a leader by another server (which the
     \* network may copy or lose); answered by a leader
-    \/ \E i \in Servers : ReadLocal(i) \/ ConfirmRead(i)
-    \/ \E i \in Servers, late \in BOOLEAN : DuplicateReadIndex(i, late) \/ DropReadIndex(i, late)
+    \/ \E i \in Servers : ReadLocal(i)
+    \/ \E i \in Servers, b, c \in BOOLEAN : ConfirmRead(i, b, c) \/ StaleAnswer(i, b, c)
+    \/ \E i \in Servers, late \in BOOLEAN : DuplicateReadIndex(i, late) \/ \E twin \in BOOLEAN : DropReadIndex(i, late, twin)
     \/ \E i, j \in Servers : /\ role[j] = "leader" /\ role[i] # "leader"
                             /\ SendReadIndex(i, j)
-    \/ \E i, j \in Servers : \E late \in BOOLEAN, copies \in 0 .. readMsgs[i] :
-          HandleReadIndex(i, j, late, copies)
+    \/ \E i, j \in Servers : \E late, twin \in BOOLEAN, copies \in 0 .. readMsgs[i] :
+          HandleReadIndex(i, j, late, copies, twin)
 
 Spec == Init /\ [][Next]_vars
 
@@ -593,6 +647,16 @@ Bounded == /\ \A i \in Servers : currentTerm[i] <= MaxTerm /\ LastIndex(i) <= Ma
            /\ Cardinality({v \in votesCast : v[2] = v[3]}) <= MaxTerm
            \* at most MaxReads reads at a time, in flight or at leaders
            /\ ReadsAt(readMsgs) + ReadsAt(readQ) + ReadsAt(readWait) <= MaxReads
+
+\* For exhaustive checking (raft_check.cfg): every variable but the stale
+\* answers' flags and readBehind. Nothing else reads readStale, readTwin
+\* and readBehind (but StaleAnswer's guard, which changes nothing but
+\* them; readBehind is read by views only), so the states
+\* this view tells apart are exactly those of the other variables (their
+\* non-deterministic values would multiply the states several times over
+\* and add none of the other variables). The flags are checked in
+\* simulation, against the library's traces.
+CheckView == <<serverVars, candVars, matchIndex, live, readMsgs, readLate, readQ, readWait, histVars>>
 
 -----------------------------------------------------------------------------
 (* Invariants *)
@@ -617,6 +681,10 @@ TypeOK ==
     /\ \A i \in Servers : readLate[i] <= readMsgs[i]
     /\ readQ \in [Servers -> Nat]
     /\ readWait \in [Servers -> Nat]
+    /\ readStale \in [Servers -> BOOLEAN]
+    /\ readTwin \in [Servers -> BOOLEAN]
+    /\ readBehind \in [Servers -> BOOLEAN]
+    /\ \A i \in Servers : readTwin[i] => readStale[i] /\ readLate[i] > 0
     \* only a leader waits to confirm reads
     /\ \A i \in Servers : readQ[i] > 0 => role[i] = "leader"
 
@@ -730,12 +798,15 @@ StandingView ==
 \* Reads alone: servers by symmetry, each by its role, liveness, whether its
 \* term and its commit index are behind the highest, and its reads, as
 \* counts: how many ReadIndex requests are on their way to it (up to 2),
-\* whether a late copy of one it has received is, and how many reads it has
-\* taken and not answered (up to 2); no log shapes. Coarse on purpose: the
+\* whether a late copy of one it has received is, how many reads it has
+\* taken and not answered (up to 2), and whether stale answers to its
+\* heartbeats are on their way to it (1; 2: and a late copy of a read they
+\* confirmed); no log shapes. Coarse on purpose: the
 \* arrangements of reads are rare among its states, so that guidance by rare
 \* states goes to them (the arrangements reads go wrong in: a copy of a
-\* request still on its way after the read was answered, a read taken by a
-\* leader deposed without knowing it).
+\* request still on its way after the read was answered, an answer to a
+\* heartbeat still on its way after its reads were answered, a read taken
+\* by a leader deposed without knowing it).
 ReadView ==
     LET maxTerm == CHOOSE t \in {currentTerm[j] : j \in Servers} : \A j \in Servers : currentTerm[j] <= t
         maxCommit == CHOOSE c \in {commitIndex[j] : j \in Servers} : \A j \in Servers : commitIndex[j] <= c
@@ -743,6 +814,8 @@ ReadView ==
                                   staleTerm |-> currentTerm[i] < maxTerm,
                                   staleCommit |-> commitIndex[i] < maxCommit,
                                   inflight |-> Min(readMsgs[i] - readLate[i], 2),
-                                  late |-> Min(readLate[i], 1), taken |-> Min(readQ[i] + readWait[i], 2)]]
+                                  late |-> Min(readLate[i], 1), taken |-> Min(readQ[i] + readWait[i], 2),
+                                  behind |-> readQ[i] + readWait[i] > 0 /\ readBehind[i],
+                                  stale |-> IF readTwin[i] THEN 2 ELSE IF readStale[i] THEN 1 ELSE 0]]
     IN [s \in {st[i] : i \in Servers} |-> Cardinality({i \in Servers : st[i] = s})]
 =============================================================================

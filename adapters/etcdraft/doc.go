@@ -101,8 +101,10 @@
 //     (string "term:data,term:data", data empty for an empty entry, e.g.
 //     "1:v=3,2:"); MsgVote and MsgPreVote add vote (the candidate's
 //     process, which is also the sender); MsgSnap adds snapindex, snapterm;
-//     MsgHeartbeat adds committerm, the term of the entry at its commit
-//     index in the sender's log (when the sender holds it).
+//     MsgHeartbeat and MsgHeartbeatResp add read=1 when they carry a
+//     context (a leader's heartbeat round that confirms reads, and its
+//     answers); MsgHeartbeat then adds committerm, the term of the entry
+//     at its commit index in the sender's log (when the sender holds it).
 //   - crash (schedule.EvCrash), Type "crash", no args.
 //   - restart (schedule.EvRestart), Type "restart". Args: term, vote (process of
 //     the vote, -1 for none), commit, snapindex, lastindex: the durable state

@@ -658,6 +658,10 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message, extra 
 	case pb.MsgSnap:
 		md := m.GetSnapshot().GetMetadata()
 		s.args = append(s.args, schedule.I("snapindex", int64(md.GetIndex())), schedule.I("snapterm", int64(md.GetTerm())))
+	case pb.MsgHeartbeat, pb.MsgHeartbeatResp:
+		if len(m.GetContext()) > 0 {
+			s.args = append(s.args, schedule.I("read", 1))
+		}
 	}
 	s.args = append(s.args, extra...)
 	s.record(kind, node, peer, id, msgTypeName(typ), start)
