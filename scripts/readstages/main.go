@@ -1,0 +1,243 @@
+// Command readstages measures how far a campaign's corpus gets along the
+// scenario of bugs/etcdraft/readindex-duplicate-ctx, in raft.tla's terms
+// (docs/results.md, issue 14). It executes every input of an exported
+// corpus (modelfuzz corpus export) on adapters/etcdraft with the
+// campaign's configuration, maps the trace onto raft.tla and replays it,
+// and reports the furthest stage each input reached:
+//
+//  1. a leader holds stale answers to its heartbeats that are twins of a
+//     late copy of a read they confirmed (readTwin);
+//  2. ... while another server's term is higher (it was deposed without
+//     knowing);
+//  3. ... and another server has committed past it;
+//  4. ... and it has taken a read since then (readBehind).
+//
+// With -tails N, each input that reached stage 3 or 4 is cut right after
+// the step that reached its furthest stage and continued with N random
+// tails (the campaign's shape): how many of them fail. Build it against
+// a patched library (scripts/library-bugs.sh's recipe) to count failures.
+//
+//	go run -tags with_tla ./scripts/readstages [-tails N] [-list] DIR
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+)
+
+type campaign struct {
+	Adapter     string          `json:"adapter"`
+	Cfg         json.RawMessage `json:"adapter_config"`
+	Steps       int             `json:"steps"`
+	MaxMessages int             `json:"max_messages"`
+	CrashQuota  int             `json:"crash_quota"`
+	Requests    int             `json:"requests"`
+	Actions     string          `json:"actions"`
+}
+
+func main() {
+	tails := flag.Int("tails", 0, "random tails per input that reached stage 3 or 4")
+	list := flag.Bool("list", false, "print each input that reached stage 3 or 4")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: readstages [-tails N] [-list] EXPORTED_CORPUS_DIR")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(flag.Arg(0), *tails, *list); err != nil {
+		fmt.Fprintln(os.Stderr, "readstages:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, tails int, list bool) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "campaign.json"))
+	if err != nil {
+		return fmt.Errorf("%w (give the directory that modelfuzz corpus export wrote)", err)
+	}
+	var c campaign
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, "campaign.json"), err)
+	}
+	if c.Adapter != "etcdraft" {
+		return fmt.Errorf("%s: a campaign of adapter %q; readstages reads etcdraft campaigns", dir, c.Adapter)
+	}
+	var cfg etcdraft.Config
+	if err := json.Unmarshal(c.Cfg, &cfg); err != nil {
+		return fmt.Errorf("adapter_config: %w", err)
+	}
+	fac, err := etcdraft.NewFactory(cfg)
+	if err != nil {
+		return err
+	}
+	sys, err := fac.New()
+	if err != nil {
+		return err
+	}
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum, ReadStates: true})
+	m, err := models.Load(models.Spec{Model: "raft.tla", Consts: mp.Consts(), NoView: true})
+	if err != nil {
+		return err
+	}
+	sm, err := sim.New(m, 0)
+	if err != nil {
+		return err
+	}
+	g, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: c.Steps, MaxMessages: c.MaxMessages,
+		CrashQuota: c.CrashQuota, Requests: c.Requests, Actions: c.Actions})
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "inputs", "*.json"))
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%s: no inputs/*.json", dir)
+	}
+	sort.Strings(files)
+	reached := make([]int, 5)
+	yes := true
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		in, _, err := schedule.DecodeInputFile(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		ex, err := sys.Execute(in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		acts, err := mp.Map(in, ex)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		req := &sim.Request{Actions: make([]sim.Action, len(acts)), States: &yes}
+		for k, a := range acts {
+			req.Actions[k] = sim.Action{Name: a.Name, Params: a.Params}
+		}
+		res, err := sm.Simulate(req)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		best, at := 0, 0
+		for _, s := range res.States {
+			if g, err := stage(s.State); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			} else if g > best {
+				best, at = g, s.Index
+			}
+		}
+		for k := 1; k <= best; k++ {
+			reached[k]++
+		}
+		if best < 3 {
+			continue
+		}
+		cut := acts[at-1].Step + 1
+		if list {
+			fmt.Printf("%s: stage %d at step %d\n", f, best, cut-1)
+		}
+		if tails > 0 {
+			r := rand.New(rand.NewPCG(uint64(len(f)), uint64(cut)))
+			fails := 0
+			for t := 0; t < tails; t++ {
+				tail := g.Random(r).Steps
+				steps := append(append([]schedule.Step(nil), in.Steps[:min(cut, len(in.Steps))]...),
+					tail[:max(0, min(len(tail), c.Steps-cut))]...)
+				ex, err := sys.Execute(&schedule.Input{Steps: steps})
+				if err != nil {
+					return err
+				}
+				if len(ex.Failures) > 0 {
+					fails++
+				}
+			}
+			fmt.Printf("%s: stage %d, cut after step %d: %d of %d random tails fail\n", f, best, cut-1, fails, tails)
+		}
+	}
+	fmt.Printf("%s: %d inputs; reached stage 1: %d, 2: %d, 3: %d, 4: %d\n", dir, len(files), reached[1], reached[2], reached[3], reached[4])
+	return nil
+}
+
+// stage is the furthest stage a model state shows (0: none).
+func stage(s map[string]json.RawMessage) (int, error) {
+	var v struct {
+		Role   fn[string] `json:"role"`
+		Term   fn[int]    `json:"currentTerm"`
+		Commit fn[int]    `json:"commitIndex"`
+		Late   fn[int]    `json:"readLate"`
+		Twin   fn[bool]   `json:"readTwin"`
+		Q      fn[int]    `json:"readQ"`
+		Wait   fn[int]    `json:"readWait"`
+		Behind fn[bool]   `json:"readBehind"`
+	}
+	parts := make([]string, 0, len(s))
+	for k, x := range s {
+		parts = append(parts, fmt.Sprintf("%q:%s", k, x))
+	}
+	if err := json.Unmarshal([]byte("{"+strings.Join(parts, ",")+"}"), &v); err != nil {
+		return 0, fmt.Errorf("model state: %w", err)
+	}
+	maxT, maxC := 0, 0
+	for k := range v.Term {
+		maxT, maxC = max(maxT, v.Term[k]), max(maxC, v.Commit[k])
+	}
+	best := 0
+	for x := range v.Role {
+		if v.Role[x] != "leader" || !v.Twin[x] || v.Late[x] == 0 {
+			continue
+		}
+		g := 1
+		if v.Term[x] < maxT {
+			g = 2
+			if v.Commit[x] < maxC {
+				g = 3
+				if v.Q[x]+v.Wait[x] > 0 && v.Behind[x] {
+					g = 4
+				}
+			}
+		}
+		best = max(best, g)
+	}
+	return best, nil
+}
+
+// fn is a function of the servers as the simulator writes it: a JSON
+// array (servers 1..n) or object.
+type fn[T any] map[string]T
+
+func (f *fn[T]) UnmarshalJSON(b []byte) error {
+	m := map[string]T{}
+	if err := json.Unmarshal(b, &m); err == nil {
+		*f = m
+		return nil
+	}
+	var arr []T
+	if err := json.Unmarshal(b, &arr); err != nil {
+		return err
+	}
+	for i, x := range arr {
+		m[fmt.Sprint(i+1)] = x
+	}
+	*f = m
+	return nil
+}
