@@ -55,16 +55,17 @@
 //   - crash → Crash(i); restart → Restart(i).
 //   - Reads (ReadIndex), counted: send MsgReadIndex to a live process →
 //     SendReadIndex(i, j); duplicate and drop of a MsgReadIndex →
-//     DuplicateReadIndex(i), DropReadIndex(i); recv MsgReadIndex →
-//     HandleReadIndex(i, j); read at a leader → ReadLocal(i); a leader's
-//     send of MsgReadIndexResp, and a read state at a leader that is not
-//     the answer to a MsgReadIndexResp it received → ConfirmRead(i,
-//     stale), stale when answers to the heartbeats of the reads answered
-//     are still on their way (see hbFlight).
+//     DuplicateReadIndex(i, late), DropReadIndex(i, late, twin); recv
+//     MsgReadIndex → HandleReadIndex(i, j, late, copies, twin); read at a
+//     leader → ReadLocal(i); a leader's send of MsgReadIndexResp, and a
+//     read state at a leader that is not the answer to a MsgReadIndexResp
+//     it received → ConfirmRead(i, stale, twin): stale when answers to the
+//     heartbeats of the reads answered are still on their way, twin when
+//     a late copy of one of those reads is too (see hbFlight).
 //   - Stale answers: the end of one (its leader receives it, the network
 //     drops it or the heartbeat it answers, a crash loses it, its
-//     follower does not answer) → StaleAnswer(i, more), i the leader that
-//     sent the heartbeat.
+//     follower does not answer) → StaleAnswer(i, more, twin), i the
+//     leader that sent the heartbeat.
 //
 // Unmapped events (counted by Unmapped), and why:
 //
@@ -256,7 +257,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
 		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{},
 		down: make([]bool, n), answered: make([]int, n),
-		reads: readFlight{req: map[int]int{}, at: map[int]*readReq{}}, hb: newHBFlight()}
+		reads: newReadFlight(), hb: newHBFlight()}
 	for i := range st.role {
 		st.role[i] = roleFollower
 	}
@@ -627,10 +628,10 @@ func (st *etcdMap) recv(k int) error {
 			"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
 		st.raise(p, term)
 	case "MsgReadIndex":
-		late, copies := st.reads.recv(e.Msg)
-		if st.role[p] == roleLeader {
-			st.readTaken(p, e.Msg)
+		if q, ok := st.reads.request(e.Msg); ok && st.role[p] == roleLeader {
+			st.hb.taken[p] = append(st.hb.taken[p], q)
 		}
+		late, copies := st.reads.recv(e.Msg)
 		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j, "late": late, "copies": int64(copies), "twin": st.twin(p)})
 	case "MsgReadIndexResp":
 		// A follower (or anyone, when the answer raises its term) turns
@@ -666,73 +667,69 @@ func (st *etcdMap) recv(k int) error {
 
 // readFlight follows the ReadIndex requests in flight, so that a copy of a
 // request its receiver has already taken is told apart (raft.tla's
-// readLate): the network's copies carry the id of the message copied.
+// readLate): the network's copies carry the id of the message copied. A
+// request is a family of messages, named by the id of its first send.
 type readFlight struct {
-	req map[int]int      // message id → its request (the id of its first send)
-	at  map[int]*readReq // request → its state
+	msgs flight
+	at   map[int]*readReq // request → its state
 }
 
 type readReq struct {
 	to       int  // the receiver
-	inFlight int  // copies on their way
-	received bool // one has arrived
+	received bool // one of its messages has arrived
 }
 
+func newReadFlight() readFlight { return readFlight{msgs: newFlight(), at: map[int]*readReq{}} }
+
 func (f *readFlight) send(msg, to int) {
-	f.req[msg] = msg
-	f.at[msg] = &readReq{to: to, inFlight: 1}
+	f.msgs.add(msg, msg, to)
+	f.at[msg] = &readReq{to: to}
 }
 
 // copy records msg, a copy of message of; it says whether the copy is
 // late, and whether of is a message in flight it follows.
 func (f *readFlight) copy(of, msg int) (late, ok bool) {
-	r, ok := f.at[f.req[of]]
-	if !ok {
-		return false, false
-	}
-	f.req[msg] = f.req[of]
-	r.inFlight++
-	return r.received, true
+	q, ok := f.msgs.copy(of, msg)
+	return ok && f.at[q].received, ok
 }
 
 // drop records the loss of msg; it says whether msg was late, and whether
 // it is a message in flight it follows.
 func (f *readFlight) drop(msg int) (late, ok bool) {
-	r, ok := f.at[f.req[msg]]
-	if !ok {
-		return false, false
-	}
-	r.inFlight--
-	return r.received, true
+	q, ok := f.msgs.end(msg)
+	return ok && f.at[q].received, ok
 }
 
 // recv records the receipt of msg: whether it is late, and otherwise how
 // many copies of its request are still on their way (late from now on).
 func (f *readFlight) recv(msg int) (late bool, copies int) {
-	r, ok := f.at[f.req[msg]]
-	if !ok {
+	q, ok := f.msgs.end(msg)
+	switch {
+	case !ok:
 		return false, 0
-	}
-	r.inFlight--
-	if r.received {
+	case f.at[q].received:
 		return true, 0
 	}
-	r.received = true
-	return false, r.inFlight
+	f.at[q].received = true
+	return false, f.msgs.inFlight(q)
+}
+
+// request is the request of message msg, if it is one in flight.
+func (f *readFlight) request(msg int) (int, bool) {
+	q, ok := f.msgs.fam[msg]
+	return q, ok
 }
 
 // lateTo says whether late copies of request q are on their way to p.
 func (f *readFlight) lateTo(q, p int) bool {
 	r, ok := f.at[q]
-	return ok && r.to == p && r.received && r.inFlight > 0
+	return ok && r.to == p && r.received && f.msgs.inFlight(q) > 0
 }
 
 // lose forgets the requests in flight to process p (it crashed: its inbox
 // is lost).
 func (f *readFlight) lose(p int) {
-	for k, r := range f.at {
-		if r.to == p {
-			delete(f.at, k)
-		}
+	for _, msg := range f.msgs.held(p) {
+		f.msgs.end(msg)
 	}
 }

@@ -3,7 +3,6 @@ package mapper
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -29,30 +28,29 @@ import (
 // answers, which carry that context, confirmed it and every read queued
 // before it.
 type hbFlight struct {
-	round  map[int]int      // message id → its round (the id of the round's first heartbeat)
-	holder map[int]int      // message id → the process whose inbox holds it
-	at     map[int]*hbRound // round → its state
-	last   map[int]int      // process → the round of the answer it received last, in this step
-	taken  map[int][]int    // leader process → the requests it took and has not seen confirmed
+	msgs  flight           // a round's heartbeats and answers: a family named by its first heartbeat
+	at    map[int]*hbRound // round → its state, while some of it is in flight
+	last  map[int]int      // process → the round of the answer it received last, in this step
+	taken map[int][]int    // leader process → the requests it took and has not seen confirmed
 }
 
 type hbRound struct {
 	leader int
-	chains int // heartbeats and answers of the round on their way
 	spent  bool
 	reqs   []int // the requests its leader had taken and not seen confirmed
 }
 
 func newHBFlight() hbFlight {
-	return hbFlight{round: map[int]int{}, holder: map[int]int{}, at: map[int]*hbRound{}, last: map[int]int{}, taken: map[int][]int{}}
+	return hbFlight{msgs: newFlight(), at: map[int]*hbRound{}, last: map[int]int{}, taken: map[int][]int{}}
 }
 
 func isHeartbeat(typ string) bool { return typ == "MsgHeartbeat" || typ == "MsgHeartbeatResp" }
 
-// stale says whether answers of leader p's spent rounds are on their way.
+// stale says whether answers of leader p's spent rounds are on their way
+// (a round is kept while some of it is).
 func (f *hbFlight) stale(p int) bool {
 	for _, r := range f.at {
-		if r.leader == p && r.spent && r.chains > 0 {
+		if r.leader == p && r.spent {
 			return true
 		}
 	}
@@ -63,7 +61,7 @@ func (f *hbFlight) stale(p int) bool {
 // stale answers confirmed has a late copy on its way to p.
 func (st *etcdMap) twin(p int) bool {
 	for _, r := range st.hb.at {
-		if r.leader != p || !r.spent || r.chains == 0 {
+		if r.leader != p || !r.spent {
 			continue
 		}
 		for _, q := range r.reqs {
@@ -75,32 +73,22 @@ func (st *etcdMap) twin(p int) bool {
 	return false
 }
 
-// end ends the chain of message msg; it says whose round it was and
-// whether that round was spent (a stale answer ended).
+// end ends message msg; it says whose round it was and whether that round
+// was spent (a stale answer ended).
 func (f *hbFlight) end(msg int) (leader int, spent, ok bool) {
-	id, ok := f.round[msg]
-	delete(f.round, msg)
-	delete(f.holder, msg)
-	r, found := f.at[id]
-	if !ok || !found {
+	id, ok := f.msgs.end(msg)
+	r := f.at[id]
+	if !ok || r == nil {
 		return 0, false, false
 	}
-	r.chains--
-	if r.chains == 0 {
+	if f.msgs.inFlight(id) == 0 {
 		delete(f.at, id) // nothing of it left to be stale
 	}
 	return r.leader, r.spent, true
 }
 
-// pass moves the chain of message from to message to, held by process
-// holder (a heartbeat answered, or a copy made).
-func (f *hbFlight) pass(from, to, holder int) {
-	f.round[to] = f.round[from]
-	f.holder[to] = holder
-}
-
 // staleEnded maps the end of a stale answer's chain: StaleAnswer(leader,
-// more).
+// more, twin).
 func (st *etcdMap) staleEnded(e *schedule.Event, leader int) {
 	st.add(e, "StaleAnswer", map[string]any{"i": int64(leader + 1), "more": st.hb.stale(leader), "twin": st.twin(leader)})
 }
@@ -120,7 +108,7 @@ func (st *etcdMap) heartbeatSent(k int) {
 		// same step, is part of its broadcast.
 		prev := &st.t[k-1]
 		if prev.Kind == schedule.EvSend && prev.Type == "MsgHeartbeat" && prev.Node == e.Node && prev.Step == e.Step {
-			if pid, ok := st.hb.round[prev.Msg]; ok {
+			if pid, ok := st.hb.msgs.fam[prev.Msg]; ok {
 				id = pid
 			}
 		}
@@ -128,9 +116,7 @@ func (st *etcdMap) heartbeatSent(k int) {
 	if id == e.Msg {
 		st.hb.at[id] = &hbRound{leader: e.Node, reqs: append([]int(nil), st.hb.taken[e.Node]...)}
 	}
-	st.hb.round[e.Msg] = id
-	st.hb.holder[e.Msg] = e.Peer
-	st.hb.at[id].chains++
+	st.hb.msgs.add(e.Msg, id, e.Peer)
 }
 
 // heartbeatCopied follows the network's copy, or loss, of a heartbeat or
@@ -146,12 +132,7 @@ func (st *etcdMap) heartbeatCopied(e *schedule.Event) error {
 	if !ok {
 		return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no %q", e.Node+1, schedule.ArgCopyOf)
 	}
-	id, followed := st.hb.round[int(of)]
-	if !followed {
-		return nil
-	}
-	st.hb.pass(int(of), e.Msg, st.hb.holder[int(of)])
-	st.hb.at[id].chains++
+	st.hb.msgs.copy(int(of), e.Msg)
 	return nil
 }
 
@@ -162,31 +143,26 @@ func (st *etcdMap) heartbeatRecv(k int) {
 	e := &st.t[k]
 	p := e.Node
 	delete(st.hb.last, p)
-	if _, followed := st.hb.round[e.Msg]; !followed {
+	id, followed := st.hb.msgs.fam[e.Msg]
+	if !followed {
 		return
 	}
 	if e.Type == "MsgHeartbeat" {
 		if r := st.response(k, "MsgHeartbeatResp"); r != nil && r.Kind == schedule.EvSend &&
 			r.Peer >= 0 && r.Peer < len(st.down) && !st.down[r.Peer] {
-			st.hb.pass(e.Msg, r.Msg, r.Peer)
-			delete(st.hb.round, e.Msg)
-			delete(st.hb.holder, e.Msg)
+			st.hb.msgs.add(r.Msg, id, r.Peer) // the answer goes on before the heartbeat ends
+			st.hb.msgs.end(e.Msg)
 			return
 		}
 	}
-	id := st.hb.round[e.Msg]
-	leader, spent, _ := st.hb.end(e.Msg)
+	leader, spent, ok := st.hb.end(e.Msg)
 	switch {
+	case !ok: // a round of a leader that crashed since
 	case spent:
 		st.staleEnded(e, leader)
 	case e.Type == "MsgHeartbeatResp" && leader == p:
 		st.hb.last[p] = id
 	}
-}
-
-// readTaken records that leader p took the request of message msg.
-func (st *etcdMap) readTaken(p, msg int) {
-	st.hb.taken[p] = append(st.hb.taken[p], st.reads.req[msg])
 }
 
 // readConfirmed gives the parameters of ConfirmRead at p: whether stale
@@ -230,22 +206,9 @@ func (st *etcdMap) heartbeatCrash(e *schedule.Event, p int) {
 	}
 	delete(st.hb.last, p)
 	delete(st.hb.taken, p)
-	var ended []int
-	for msg, h := range st.hb.holder {
-		if h == p {
-			ended = append(ended, msg)
-		}
-	}
-	sort.Ints(ended)
-	for _, msg := range ended {
+	for _, msg := range st.hb.msgs.held(p) {
 		if leader, spent, ok := st.hb.end(msg); ok && spent {
 			st.staleEnded(e, leader)
-		}
-	}
-	for msg, id := range st.hb.round {
-		if _, ok := st.hb.at[id]; !ok {
-			delete(st.hb.round, msg)
-			delete(st.hb.holder, msg)
 		}
 	}
 }
