@@ -28,24 +28,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
-
-type campaign struct {
-	Adapter     string          `json:"adapter"`
-	Cfg         json.RawMessage `json:"adapter_config"`
-	Steps       int             `json:"steps"`
-	MaxMessages int             `json:"max_messages"`
-	CrashQuota  int             `json:"crash_quota"`
-	Requests    int             `json:"requests"`
-	Actions     string          `json:"actions"`
-}
 
 func main() {
 	tails := flag.Int("tails", 0, "random tails per input that reached stage 3 or 4")
@@ -70,15 +60,22 @@ func run(dir string, tails int, list bool) error {
 	if err != nil {
 		return fmt.Errorf("%w (give the directory that modelfuzz corpus export wrote)", err)
 	}
-	var c campaign
-	if err := json.Unmarshal(raw, &c); err != nil {
+	// campaign.json is the campaign's metadata with its input shape
+	// alongside (the fields of schedule.Shape).
+	var c fuzzer.Campaign
+	var shape schedule.Shape
+	err = json.Unmarshal(raw, &c)
+	if err == nil {
+		err = json.Unmarshal(raw, &shape)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, "campaign.json"), err)
 	}
 	if c.Adapter != "etcdraft" {
 		return fmt.Errorf("%s: a campaign of adapter %q; readstages reads etcdraft campaigns", dir, c.Adapter)
 	}
 	var cfg etcdraft.Config
-	if err := json.Unmarshal(c.Cfg, &cfg); err != nil {
+	if err := json.Unmarshal(c.AdapterConfig, &cfg); err != nil {
 		return fmt.Errorf("adapter_config: %w", err)
 	}
 	fac, err := etcdraft.NewFactory(cfg)
@@ -98,8 +95,7 @@ func run(dir string, tails int, list bool) error {
 	if err != nil {
 		return err
 	}
-	g, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: c.Steps, MaxMessages: c.MaxMessages,
-		CrashQuota: c.CrashQuota, Requests: c.Requests, Actions: c.Actions})
+	g, err := schedule.NewGenerator(fac.Spec(), shape)
 	if err != nil {
 		return err
 	}
@@ -162,7 +158,7 @@ func run(dir string, tails int, list bool) error {
 			for t := 0; t < tails; t++ {
 				tail := g.Random(r).Steps
 				steps := append(append([]schedule.Step(nil), in.Steps[:min(cut, len(in.Steps))]...),
-					tail[:max(0, min(len(tail), c.Steps-cut))]...)
+					tail[:max(0, min(len(tail), shape.Steps-cut))]...)
 				ex, err := sys.Execute(&schedule.Input{Steps: steps})
 				if err != nil {
 					return err
@@ -180,38 +176,32 @@ func run(dir string, tails int, list bool) error {
 
 // stage is the furthest stage a model state shows (0: none).
 func stage(s map[string]json.RawMessage) (int, error) {
-	var v struct {
-		Role   fn[string] `json:"role"`
-		Term   fn[int]    `json:"currentTerm"`
-		Commit fn[int]    `json:"commitIndex"`
-		Late   fn[int]    `json:"readLate"`
-		Twin   fn[bool]   `json:"readTwin"`
-		Q      fn[int]    `json:"readQ"`
-		Wait   fn[int]    `json:"readWait"`
-		Behind fn[bool]   `json:"readBehind"`
-	}
-	parts := make([]string, 0, len(s))
-	for k, x := range s {
-		parts = append(parts, fmt.Sprintf("%q:%s", k, x))
-	}
-	if err := json.Unmarshal([]byte("{"+strings.Join(parts, ",")+"}"), &v); err != nil {
-		return 0, fmt.Errorf("model state: %w", err)
+	var (
+		role                     fn[string]
+		term, commit, late, q, w fn[int]
+		twin, behind             fn[bool]
+	)
+	for name, v := range map[string]any{"role": &role, "currentTerm": &term, "commitIndex": &commit,
+		"readLate": &late, "readQ": &q, "readWait": &w, "readTwin": &twin, "readBehind": &behind} {
+		if err := json.Unmarshal(s[name], v); err != nil {
+			return 0, fmt.Errorf("model state, %s: %w", name, err)
+		}
 	}
 	maxT, maxC := 0, 0
-	for k := range v.Term {
-		maxT, maxC = max(maxT, v.Term[k]), max(maxC, v.Commit[k])
+	for k := range term {
+		maxT, maxC = max(maxT, term[k]), max(maxC, commit[k])
 	}
 	best := 0
-	for x := range v.Role {
-		if v.Role[x] != "leader" || !v.Twin[x] || v.Late[x] == 0 {
+	for x := range role {
+		if role[x] != "leader" || !twin[x] || late[x] == 0 {
 			continue
 		}
 		g := 1
-		if v.Term[x] < maxT {
+		if term[x] < maxT {
 			g = 2
-			if v.Commit[x] < maxC {
+			if commit[x] < maxC {
 				g = 3
-				if v.Q[x]+v.Wait[x] > 0 && v.Behind[x] {
+				if q[x]+w[x] > 0 && behind[x] {
 					g = 4
 				}
 			}
