@@ -26,12 +26,21 @@ const (
 	// the arg ArgCopyOf (when the adapter gives it) the id of the message
 	// copied.
 	EvDuplicate = "duplicate"
+	// EvDrop: the network lost message Msg on its way to Node (sent by
+	// Peer); Type is the message's.
+	EvDrop = "drop"
+	// EvExit: Node's process exited by itself (a system of real
+	// processes); it is crashed from then on.
+	EvExit = "exit"
 )
 
 // ArgCopyOf is the arg of a duplicate event naming the message copied. It
 // is an id, like Msg: labels leave it out, and the trace's partial order
 // links the duplicate to that message's send.
 const ArgCopyOf = "of"
+
+// ArgCopy is 1 on the recv of a copy that a duplicate event made.
+const ArgCopy = "copy"
 
 // Arg is one named field of an event, an integer or a string.
 type Arg struct {

@@ -237,7 +237,7 @@ func NewFactory(cfg Config) (*Factory, error) {
 		Actions:      schedule.AllActions,
 		CrashPoints:  schedule.CrashPoints,
 		ProcessNames: names,
-		ProcessArgs:  []string{"vote"},
+		ProcessArgs:  []string{schedule.ArgVote},
 	}}, nil
 }
 

@@ -92,8 +92,10 @@
 //
 // # Events
 //
-// Node is the process (ID-1), Peer the other process or -1. Args are in the
-// order listed.
+// The kinds, types and arg keys are the Raft event vocabulary declared in
+// package schedule (schedule/raft.go: schedule.EvRole, schedule.ArgTerm,
+// ...), which the mappers read. Node is the process (ID-1), Peer the other
+// process or -1. Args are in the order listed.
 //
 //   - send / recv (schedule.EvSend, schedule.EvRecv): Type is the raftpb message
 //     type name ("MsgApp", "MsgVote", ...), Msg links a recv to its send.

@@ -404,17 +404,17 @@ func (s *System) act(n *node, st schedule.Step) {
 		s.dropOrDuplicate(n, st)
 	case schedule.Partition:
 		s.cut = st.Set
-		s.event("partition", -1, -1, "partition", schedule.S("set", st.Set.String()))
+		s.event(schedule.EvPartition, -1, -1, schedule.EvPartition, schedule.S(schedule.ArgSet, st.Set.String()))
 	case schedule.Heal:
 		s.cut = 0
-		s.event("heal", -1, -1, "heal")
+		s.event(schedule.EvHeal, -1, -1, schedule.EvHeal)
 	case schedule.Crash:
 		if st.Point == "" {
 			s.crash(n, "")
 			break
 		}
 		n.crashAt = st.Point
-		s.event("arm", p, -1, "crash", schedule.S("point", st.Point))
+		s.event(schedule.EvArm, p, -1, schedule.EvCrash, schedule.S(schedule.ArgPoint, st.Point))
 	case schedule.Restart:
 		if n.rn != nil {
 			s.skip(p, "restart of a live node")
@@ -422,10 +422,10 @@ func (s *System) act(n *node, st schedule.Step) {
 		}
 		s.restart(n)
 	case schedule.Timeout:
-		s.event(schedule.EvTimeout, p, -1, schedule.EvTimeout, schedule.I("term", int64(n.term)))
+		s.event(schedule.EvTimeout, p, -1, schedule.EvTimeout, schedule.I(schedule.ArgTerm, int64(n.term)))
 		_ = n.rn.Campaign()
 	case schedule.Tick:
-		s.event("tick", p, -1, "tick", schedule.I("n", int64(st.N)))
+		s.event(schedule.EvTick, p, -1, schedule.EvTick, schedule.I(schedule.ArgTicks, int64(st.N)))
 		for k := 0; k < st.N && n.rn != nil; k++ {
 			s.tick(n)
 			s.drain(n)
@@ -435,7 +435,7 @@ func (s *System) act(n *node, st schedule.Step) {
 	case schedule.Read:
 		s.read(n)
 	case schedule.TransferLeader:
-		s.event("transfer", p, st.To, "transfer")
+		s.event(schedule.EvTransfer, p, st.To, schedule.EvTransfer)
 		n.rn.TransferLeader(uint64(st.To + 1))
 	case schedule.ConfChange:
 		s.proposeConf(n, st.Conf)
@@ -452,7 +452,7 @@ func (s *System) crash(n *node, point string) {
 	if point == "" {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
 	} else {
-		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S("point", point))
+		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S(schedule.ArgPoint, point))
 	}
 	s.stop(n)
 	for _, e := range n.inbox {
@@ -527,21 +527,21 @@ func (s *System) restart(n *node) {
 	snap, _ := n.disk.Snapshot()
 	last, _ := n.disk.LastIndex()
 	s.event(schedule.EvRestart, p, -1, schedule.EvRestart,
-		schedule.I("term", int64(hs.GetTerm())), schedule.I("vote", int64(hs.GetVote())-1),
-		schedule.I("commit", int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I("snapindex", int64(snap.GetMetadata().GetIndex())),
-		schedule.I("lastindex", int64(last)))
+		schedule.I(schedule.ArgTerm, int64(hs.GetTerm())), schedule.I(schedule.ArgVote, int64(hs.GetVote())-1),
+		schedule.I(schedule.ArgCommit, int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I(schedule.ArgSnapIndex, int64(snap.GetMetadata().GetIndex())),
+		schedule.I(schedule.ArgLastIndex, int64(last)))
 	s.start(n, nil)
 }
 
 // request proposes the client's put of value at n.
 func (s *System) request(n *node, value int) {
 	p := int(n.id) - 1
-	s.event(schedule.EvRequest, p, -1, "request", schedule.I("value", int64(value)))
+	s.event(schedule.EvRequest, p, -1, schedule.EvRequest, schedule.I(schedule.ArgValue, int64(value)))
 	op := linearize.Op{Process: p, Value: value, Step: s.step, Put: true, Key: "v", Arg: strconv.Itoa(value), Call: int64(len(s.trace))}
 	data := []byte("v=" + strconv.Itoa(value))
 	if err := n.rn.Propose(data); errors.Is(err, raft.ErrProposalDropped) {
 		// The client is told: the put did not happen.
-		s.event("dropped", p, -1, "proposal", schedule.I("value", int64(value)))
+		s.event(schedule.EvDropped, p, -1, schedule.TypeProposal, schedule.I(schedule.ArgValue, int64(value)))
 		return
 	}
 	n.puts = append(n.puts, len(s.hist))
@@ -552,12 +552,12 @@ func (s *System) request(n *node, value int) {
 // operation's number.
 func (s *System) read(n *node) {
 	p := int(n.id) - 1
-	kind := "index"
+	kind := schedule.ReadByIndex
 	if s.cfg.readOnly(n.id) == raft.ReadOnlyLeaseBased {
-		kind = "lease"
+		kind = schedule.ReadByLease
 	}
 	i := len(s.hist)
-	s.event("read", p, -1, "read", schedule.I("op", int64(i)), schedule.S("kind", kind))
+	s.event(schedule.EvRead, p, -1, schedule.EvRead, schedule.I(schedule.ArgOp, int64(i)), schedule.S(schedule.ArgReadKind, kind))
 	s.hist = append(s.hist, linearize.Op{Process: p, Step: s.step, Key: "v", Call: int64(len(s.trace))})
 	n.reads = append(n.reads, pendingRead{op: i, floor: s.maxCommit})
 	n.rn.ReadIndex(binary.BigEndian.AppendUint64(nil, uint64(i)))
@@ -574,7 +574,7 @@ func (s *System) readStates(n *node, rss []raft.ReadState) {
 		// Every read state shows, answered or not (the read may have been
 		// forgotten in a crash): the model counts the reads a leader
 		// confirms.
-		s.event("readindex", int(n.id)-1, -1, "read", schedule.I("op", int64(op)), schedule.I("index", int64(rs.Index)))
+		s.event(schedule.EvReadIndex, int(n.id)-1, -1, schedule.EvRead, schedule.I(schedule.ArgOp, int64(op)), schedule.I(schedule.ArgIndex, int64(rs.Index)))
 		for k := range n.reads {
 			if r := &n.reads[k]; r.op == op && !r.known {
 				r.index, r.known = rs.Index, true
@@ -597,8 +597,8 @@ func (s *System) answerReads(n *node) {
 		o := &s.hist[r.op]
 		o.Out, o.Return, o.RetStep = out, int64(len(s.trace)), s.step
 		s.reads++
-		s.event(schedule.EvResponse, int(n.id)-1, -1, "read", schedule.I("op", int64(r.op)),
-			schedule.I("index", int64(r.index)), schedule.S("value", out))
+		s.event(schedule.EvResponse, int(n.id)-1, -1, schedule.EvRead, schedule.I(schedule.ArgOp, int64(r.op)),
+			schedule.I(schedule.ArgIndex, int64(r.index)), schedule.S(schedule.ArgValue, out))
 	}
 	n.reads = kept
 }
@@ -647,20 +647,20 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message, extra 
 		s.buf = appendEntryData(s.buf, e)
 	}
 	s.args = append(s.args,
-		schedule.I("term", int64(m.GetTerm())), schedule.I("logterm", int64(m.GetLogTerm())),
-		schedule.I("index", int64(m.GetIndex())), schedule.I("commit", int64(m.GetCommit())),
-		schedule.I("reject", reject), schedule.I("rejecthint", int64(m.GetRejectHint())),
-		schedule.S("entries", string(s.buf)))
+		schedule.I(schedule.ArgTerm, int64(m.GetTerm())), schedule.I(schedule.ArgLogTerm, int64(m.GetLogTerm())),
+		schedule.I(schedule.ArgIndex, int64(m.GetIndex())), schedule.I(schedule.ArgCommit, int64(m.GetCommit())),
+		schedule.I(schedule.ArgReject, reject), schedule.I(schedule.ArgRejectHint, int64(m.GetRejectHint())),
+		schedule.S(schedule.ArgEntries, string(s.buf)))
 	typ := m.GetType()
 	switch typ {
 	case pb.MsgVote, pb.MsgPreVote:
-		s.args = append(s.args, schedule.I("vote", int64(m.GetFrom())-1))
+		s.args = append(s.args, schedule.I(schedule.ArgVote, int64(m.GetFrom())-1))
 	case pb.MsgSnap:
 		md := m.GetSnapshot().GetMetadata()
-		s.args = append(s.args, schedule.I("snapindex", int64(md.GetIndex())), schedule.I("snapterm", int64(md.GetTerm())))
+		s.args = append(s.args, schedule.I(schedule.ArgSnapIndex, int64(md.GetIndex())), schedule.I(schedule.ArgSnapTerm, int64(md.GetTerm())))
 	case pb.MsgHeartbeat, pb.MsgHeartbeatResp:
 		if len(m.GetContext()) > 0 {
-			s.args = append(s.args, schedule.I("read", 1))
+			s.args = append(s.args, schedule.I(schedule.ArgRead, 1))
 		}
 	}
 	s.args = append(s.args, extra...)

@@ -64,7 +64,7 @@ func (s *System) receive(n *node, i int) {
 	if err := n.rn.Step(m); errors.Is(err, raft.ErrProposalDropped) {
 		// A leader refused a forwarded proposal (a leader transfer is
 		// under way); other errors are for local or unknown-peer messages.
-		s.event("dropped", p, e.from, "proposal")
+		s.event(schedule.EvDropped, p, e.from, schedule.TypeProposal)
 	}
 	s.drain(n)
 }
@@ -90,7 +90,7 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 	typ := msgTypeName(e.m.GetType())
 	if st.Action == schedule.Drop {
 		n.inbox = append(n.inbox[:i], n.inbox[i+1:]...)
-		s.record("drop", p, e.from, e.id, typ, len(s.args))
+		s.record(schedule.EvDrop, p, e.from, e.id, typ, len(s.args))
 		if e.m.GetType() == pb.MsgSnap {
 			s.reportSnapshot(e, raft.SnapshotFailure)
 		}
@@ -151,10 +151,10 @@ func (s *System) reportSnapshot(e envelope, status raft.SnapshotStatus) {
 func (e envelope) extra() []schedule.Arg {
 	var out []schedule.Arg
 	if e.m.GetType() == pb.MsgHeartbeat && e.commitTerm >= 0 {
-		out = append(out, schedule.I("committerm", e.commitTerm))
+		out = append(out, schedule.I(schedule.ArgCommitTerm, e.commitTerm))
 	}
 	if e.copy {
-		out = append(out, schedule.I("copy", 1))
+		out = append(out, schedule.I(schedule.ArgCopy, 1))
 	}
 	return out
 }

@@ -147,7 +147,7 @@ func (s *System) applyQueued(n *node) {
 func (s *System) unsent(p int, msgs []*pb.Message) {
 	for _, m := range msgs {
 		if m.GetTo() != uint64(p+1) && m.GetTo() != raft.LocalAppendThread && m.GetTo() != raft.LocalApplyThread {
-			s.msgEvent("unsent", p, int(m.GetTo())-1, 0, m)
+			s.msgEvent(schedule.EvUnsent, p, int(m.GetTo())-1, 0, m)
 		}
 	}
 }
@@ -171,7 +171,7 @@ func (s *System) softState(n *node, rd raft.Ready) {
 	}
 	if rd.SoftState != nil && rd.SoftState.RaftState != n.role {
 		n.role = rd.SoftState.RaftState
-		s.event("role", int(n.id)-1, -1, roleName(n.role), schedule.I("term", int64(n.term)))
+		s.event(schedule.EvRole, int(n.id)-1, -1, roleName(n.role), schedule.I(schedule.ArgTerm, int64(n.term)))
 		if n.role == raft.StateLeader {
 			s.checkLeader(n)
 		}
@@ -180,7 +180,7 @@ func (s *System) softState(n *node, rd raft.Ready) {
 		s.recordCommit(n, n.commit, c)
 		n.commit = c
 		s.maxCommit = max(s.maxCommit, c)
-		s.event("commit", int(n.id)-1, -1, "commit", schedule.I("index", int64(c)))
+		s.event(schedule.EvCommit, int(n.id)-1, -1, schedule.EvCommit, schedule.I(schedule.ArgIndex, int64(c)))
 	}
 }
 
@@ -195,7 +195,7 @@ func (s *System) persist(n *node, snap *pb.Snapshot, ents []*pb.Entry, hs *pb.Ha
 		if s.cfg.Inject == InjectAppliedIndexFirst {
 			n.smKV, n.smIndex = append(n.smKV[:0], n.kv...), md.GetIndex()
 		}
-		s.event("install", int(n.id)-1, -1, "install", schedule.I("index", int64(md.GetIndex())), schedule.I("term", int64(md.GetTerm())))
+		s.event(schedule.EvInstall, int(n.id)-1, -1, schedule.EvInstall, schedule.I(schedule.ArgIndex, int64(md.GetIndex())), schedule.I(schedule.ArgTerm, int64(md.GetTerm())))
 		s.answerReads(n)
 	}
 	if len(ents) > 0 {
@@ -237,7 +237,7 @@ func (s *System) maybeSnapshot(n *node) {
 		}
 	})
 	n.snapIndex = i
-	s.event("snapshot", int(n.id)-1, -1, "snapshot", schedule.I("index", int64(i)), schedule.I("term", int64(term)))
+	s.event(schedule.EvSnapshot, int(n.id)-1, -1, schedule.EvSnapshot, schedule.I(schedule.ArgIndex, int64(i)), schedule.I(schedule.ArgTerm, int64(term)))
 }
 
 // write makes a storage change: durable at once, or, with
@@ -281,7 +281,7 @@ func (s *System) apply(n *node, e *pb.Entry) {
 	case pb.EntryConfChange, pb.EntryConfChangeV2:
 		s.applyConf(n, e)
 	}
-	s.event("apply", p, -1, "apply", schedule.I("index", int64(e.GetIndex())), schedule.I("term", int64(e.GetTerm())), schedule.S("data", data))
+	s.event(schedule.EvApply, p, -1, schedule.EvApply, schedule.I(schedule.ArgIndex, int64(e.GetIndex())), schedule.I(schedule.ArgTerm, int64(e.GetTerm())), schedule.S(schedule.ArgData, data))
 	s.checkApplied(n, e, data, e.GetIndex() > n.smSkip)
 	if e.GetType() == pb.EntryNormal {
 		s.answerPut(n, data)
@@ -298,12 +298,12 @@ func (s *System) applyConf(n *node, e *pb.Entry) {
 		panic(fmt.Sprintf("n%d: entry %d: %v", n.id, e.GetIndex(), err))
 	}
 	if err := validConf(n.conf, cc); err != nil {
-		s.event("conf-refused", int(n.id)-1, -1, "conf", schedule.S("why", err.Error()))
+		s.event(schedule.EvConfRefused, int(n.id)-1, -1, schedule.EvConf, schedule.S(schedule.ArgWhy, err.Error()))
 		cc = &pb.ConfChangeV2{Changes: []*pb.ConfChangeSingle{{Type: pb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(uint64(0))}}}
 	}
 	n.conf = n.rn.ApplyConfChange(cc)
 	conf := confText(n.conf)
-	s.event("conf", int(n.id)-1, -1, "conf", schedule.I("index", int64(e.GetIndex())), schedule.S("config", conf))
+	s.event(schedule.EvConf, int(n.id)-1, -1, schedule.EvConf, schedule.I(schedule.ArgIndex, int64(e.GetIndex())), schedule.S(schedule.ArgConfig, conf))
 	s.checkConf(n, e.GetIndex(), conf)
 }
 
@@ -367,9 +367,9 @@ func (s *System) proposeConf(n *node, conf string) {
 			cc.Transition = pb.ConfChangeTransition_ConfChangeTransitionJointExplicit.Enum()
 		}
 	}
-	s.event("propose-conf", p, -1, "conf", schedule.S("changes", conf))
+	s.event(schedule.EvProposeConf, p, -1, schedule.EvConf, schedule.S(schedule.ArgChanges, conf))
 	if err := n.rn.ProposeConfChange(cc); err != nil {
-		s.event("dropped", p, -1, "conf", schedule.S("changes", conf))
+		s.event(schedule.EvDropped, p, -1, schedule.EvConf, schedule.S(schedule.ArgChanges, conf))
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 var msgTypeNames = map[pb.MessageType]string{}
@@ -28,13 +30,13 @@ func init() {
 func roleName(r raft.StateType) string {
 	switch r {
 	case raft.StateLeader:
-		return "leader"
+		return schedule.RoleLeader
 	case raft.StateCandidate:
-		return "candidate"
+		return schedule.RoleCandidate
 	case raft.StatePreCandidate:
-		return "precandidate"
+		return schedule.RolePreCandidate
 	}
-	return "follower"
+	return schedule.RoleFollower
 }
 
 // cloneStorage copies a storage: the RawNode's view of the disk after a
