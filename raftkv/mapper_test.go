@@ -16,16 +16,6 @@ import (
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
-// The order of params in trace args, as the etcdraft adapter writes them.
-var (
-	msgArgOrder   = []string{"term", "logterm", "index", "commit", "reject", "rejecthint", "entries", "vote", "snapindex", "snapterm"}
-	eventArgOrder = map[string][]string{
-		"role": {"term"}, "commit": {"index"}, "apply": {"index", "term", "data"}, "snapshot": {"index", "term"},
-		"install": {"index", "term"}, "restart": {"term", "vote", "commit", "snapindex", "lastindex"},
-		"timeout": {"term"}, "request": {"value"}, "proposal": {"value"},
-	}
-)
-
 func toArgs(t *testing.T, params map[string]any, order []string) []schedule.Arg {
 	var keys []string
 	var rest []string
@@ -79,7 +69,7 @@ func (f *fakeFuzzer) trace(t *testing.T) schedule.Trace {
 				msgNo[e.ID] = no
 			}
 			ev := schedule.Event{Step: it.step, Kind: schedule.EvSend, Node: process(t, e.From), Peer: process(t, e.To), Msg: no,
-				Type: e.Type, Args: toArgs(t, e.Params, msgArgOrder)}
+				Type: e.Type, Args: toArgs(t, e.Params, schedule.RaftMessageArgs())}
 			if it.recv {
 				ev.Kind, ev.Node, ev.Peer = schedule.EvRecv, ev.Peer, ev.Node
 			}
@@ -91,14 +81,17 @@ func (f *fakeFuzzer) trace(t *testing.T) schedule.Trace {
 				params[k] = v
 			}
 			switch kind {
-			case "role":
-				typ = params["role"].(string)
-				delete(params, "role")
-			case "proposal":
-				kind = "dropped"
+			case schedule.EvRole:
+				typ = params[schedule.ArgRole].(string)
+				delete(params, schedule.ArgRole)
+			case schedule.TypeProposal:
+				kind = schedule.EvDropped
 			}
+			// The order of params in trace args, as the etcdraft adapter
+			// writes them.
+			order, _ := schedule.RaftEventArgs(it.ev.Type)
 			tr = append(tr, schedule.Event{Step: it.step, Kind: kind, Node: process(t, it.ev.Replica), Peer: -1, Type: typ,
-				Args: toArgs(t, params, eventArgOrder[it.ev.Type])})
+				Args: toArgs(t, params, order)})
 		}
 	}
 	return tr

@@ -142,6 +142,14 @@ func readValue(b []byte) string {
 	return strings.TrimSuffix(string(b), "\n")
 }
 
+// The args of the adapter's own events, beside the Raft vocabulary's
+// (package schedule).
+const (
+	argKey    = "key"    // the key of a client request (request, read, response)
+	argStatus = "status" // a client answer's HTTP status; how a replica exited
+	argOut    = "out"    // the value a get returned
+)
+
 // recordResponses records the client answers, in the order of the
 // requests, after the last step: when an answer arrives depends on the
 // scheduling of the replica's goroutines and of the fuzzer's, so its place
@@ -153,9 +161,9 @@ func (e *execution) recordResponses(step int) {
 		if !o.done {
 			continue
 		}
-		args := []schedule.Arg{schedule.I("value", int64(o.Value)), schedule.S("key", o.Key), schedule.I("status", int64(o.status))}
+		args := []schedule.Arg{schedule.I(schedule.ArgValue, int64(o.Value)), schedule.S(argKey, o.Key), schedule.I(argStatus, int64(o.status))}
 		if !o.Put && o.known {
-			args = append(args, schedule.S("out", o.Out))
+			args = append(args, schedule.S(argOut, o.Out))
 		}
 		e.record(schedule.EvResponse, o.Process, -1, 0, o.opName(), args)
 	}

@@ -145,12 +145,13 @@
 //     ("status 2", "signal killed"); it is crashed from then on.
 //   - skip (schedule.EvSkip): Type says why the step could not run.
 //
-// Args are in a fixed order: for messages the etcdraft order term,
-// logterm, index, commit, reject, rejecthint, entries, vote, snapindex,
-// snapterm; for role term; commit index; apply index, term, data;
-// snapshot and install index, term; restart term, vote, commit, snapindex,
-// lastindex; timeout term; request and proposal value; then any other
-// params sorted by name. Numbers are integers (a fraction is kept as a
+// Args are in a fixed order, the Raft event vocabulary's (package
+// schedule: RaftMessageArgs, RaftEventArgs): for messages the etcdraft
+// order term, logterm, index, commit, reject, rejecthint, entries, vote,
+// snapindex, snapterm; for role term; commit index; apply index, term,
+// data; snapshot and install index, term; restart term, vote, commit,
+// snapindex, lastindex; timeout term; request and proposal value; then any
+// other params sorted by name. Numbers are integers (a fraction is kept as a
 // string), booleans 0/1, objects and arrays their compact JSON.
 //
 // # Failures

@@ -113,7 +113,7 @@ func newFactory(cl *Cluster, opts Options) (*Factory, error) {
 	}
 	return &Factory{
 		cl: cl, command: command, opts: opts, reg: reg, config: config,
-		spec:    &schedule.SystemSpec{Name: cl.Name, Processes: cl.Processes, Actions: actions, ProcessNames: names, ProcessArgs: []string{"vote"}},
+		spec:    &schedule.SystemSpec{Name: cl.Name, Processes: cl.Processes, Actions: actions, ProcessNames: names, ProcessArgs: []string{schedule.ArgVote}},
 		systems: map[*System]bool{},
 	}, nil
 }

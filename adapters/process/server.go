@@ -21,26 +21,7 @@ const maxBody = 16 << 20
 
 // The kinds the adapter records itself; a replica's event may not claim
 // them.
-var reservedKinds = []string{schedule.EvSend, schedule.EvRecv, schedule.EvCrash, schedule.EvSkip, schedule.EvResponse, "drop", "exit", "dropped"}
-
-// msgOrder is the order of a message's params in send and recv events:
-// the etcdraft adapter's (mapper/etcdraft.go reads them by name); other
-// params follow, sorted.
-var msgOrder = []string{"term", "logterm", "index", "commit", "reject", "rejecthint", "entries", "vote", "snapindex", "snapterm"}
-
-// eventOrder is the order of the params of the events raftkv reports, as
-// the etcdraft adapter writes them; other params follow, sorted.
-var eventOrder = map[string][]string{
-	"role":     {"term"},
-	"commit":   {"index"},
-	"apply":    {"index", "term", "data"},
-	"snapshot": {"index", "term"},
-	"install":  {"index", "term"},
-	"restart":  {"term", "vote", "commit", "snapindex", "lastindex"},
-	"timeout":  {"term"},
-	"request":  {"value"},
-	"proposal": {"value"},
-}
+var reservedKinds = []string{schedule.EvSend, schedule.EvRecv, schedule.EvCrash, schedule.EvSkip, schedule.EvResponse, schedule.EvDrop, schedule.EvExit, schedule.EvDropped}
 
 func (e *execution) handler() http.Handler {
 	mux := http.NewServeMux()
@@ -163,7 +144,9 @@ func (e *execution) handleMessage(w http.ResponseWriter, r *http.Request) {
 		e.reply(w, r, problem)
 		return
 	}
-	args, problem := paramArgs(m.Params, msgOrder, nil)
+	// A message's params in the etcdraft adapter's order (mapper/etcdraft.go
+	// reads them by name); other params follow, sorted.
+	args, problem := paramArgs(m.Params, schedule.RaftMessageArgs(), nil)
 	if problem != "" {
 		e.reply(w, r, problem)
 		return
@@ -195,7 +178,7 @@ func (e *execution) message(fromID, toID replicaID, typ string, args []schedule.
 	id := e.nextMsg
 	e.record(schedule.EvSend, from.index, to.index, id, typ, args)
 	if !to.up() {
-		e.record("drop", to.index, from.index, id, typ, nil)
+		e.record(schedule.EvDrop, to.index, from.index, id, typ, nil)
 		return fmt.Sprintf("to: replica %s is crashed; message dropped", toID)
 	}
 	to.inbox = append(to.inbox, envelope{id: id, from: from.index, typ: typ, args: args, body: body})
@@ -222,8 +205,11 @@ func (e *execution) handleEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	kind, typ := ev.Type, ev.Type
 	var role string
-	args, problem := paramArgs(ev.Params, eventOrder[ev.Type], func(k string, v json.RawMessage) bool {
-		if ev.Type == "role" && k == "role" {
+	// The params of the Raft events raftkv reports in the etcdraft
+	// adapter's order; other params follow, sorted.
+	order, _ := schedule.RaftEventArgs(ev.Type)
+	args, problem := paramArgs(ev.Params, order, func(k string, v json.RawMessage) bool {
+		if ev.Type == schedule.EvRole && k == schedule.ArgRole {
 			_ = json.Unmarshal(v, &role)
 			return false
 		}
@@ -234,13 +220,13 @@ func (e *execution) handleEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch ev.Type {
-	case "role":
-		typ = "role"
+	case schedule.EvRole:
+		typ = schedule.EvRole
 		if role != "" {
 			typ = role
 		}
-	case "proposal": // a dropped proposal, as the etcdraft adapter names it
-		kind = "dropped"
+	case schedule.TypeProposal: // a dropped proposal, as the etcdraft adapter names it
+		kind = schedule.EvDropped
 	}
 	e.reply(w, r, e.event(ev.Replica, kind, typ, args))
 }

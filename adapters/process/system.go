@@ -494,7 +494,7 @@ func (e *execution) exited(r *replica, p *proc) {
 	if e.startup {
 		return // begin reports it
 	}
-	e.record("exit", r.index, -1, 0, "exit", []schedule.Arg{schedule.S("status", status)})
+	e.record(schedule.EvExit, r.index, -1, 0, schedule.EvExit, []schedule.Arg{schedule.S(argStatus, status)})
 	sig := "exit: " + status
 	if first := panicLine(r.out.stderr.String()); first != "" {
 		sig = "exit: " + first
@@ -673,9 +673,9 @@ func (e *execution) request(r *replica, v int) {
 	o := e.newOp(r, v)
 	kind := schedule.EvRequest // a put: a proposal
 	if !o.Put {
-		kind = kindRead
+		kind = schedule.EvRead // not an EvRequest, which a raft mapper takes for a proposal
 	}
-	e.own(kind, r.index, []schedule.Arg{schedule.I("value", int64(v)), schedule.S("key", o.Key)})
+	e.own(kind, r.index, []schedule.Arg{schedule.I(schedule.ArgValue, int64(v)), schedule.S(argKey, o.Key)})
 	e.mu.Unlock()
 	written := e.issue(r, o)
 	timer := time.NewTimer(e.cl.callTimeout)
@@ -694,10 +694,6 @@ func (e *execution) request(r *replica, v int) {
 	timer.Stop()
 	e.settle(r)
 }
-
-// kindRead is the kind of the event of a request step that reads (a get):
-// not an EvRequest, which a raft mapper takes for a proposal.
-const kindRead = "read"
 
 // own records the step's own event (restart, timeout, request), which the
 // replica's report of the same kind in this step completes.
