@@ -216,13 +216,6 @@ func mTerm(k, t int64) int64 {
 // them out is the intended no-op.
 const staleResponse = "recv stale MsgVoteResp/MsgAppResp (ignored by etcd)"
 
-const (
-	roleFollower     = "follower"
-	roleCandidate    = "candidate"
-	rolePreCandidate = "precandidate"
-	roleLeader       = "leader"
-)
-
 // etcdMap is the state of one Map call.
 type etcdMap struct {
 	p        EtcdraftParams
@@ -259,7 +252,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 		down: make([]bool, n), answered: make([]int, n),
 		reads: newReadFlight(), hb: newHBFlight()}
 	for i := range st.role {
-		st.role[i] = roleFollower
+		st.role[i] = schedule.RoleFollower
 	}
 	for k := range st.t {
 		if err := st.event(k); err != nil {
@@ -303,7 +296,7 @@ func (st *etcdMap) response(k int, typ string) *schedule.Event {
 		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
 			return nil
 		}
-		if (e.Kind == schedule.EvSend || e.Kind == "unsent") && e.Peer == r.Peer && e.Type == typ {
+		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent) && e.Peer == r.Peer && e.Type == typ {
 			return e
 		}
 	}
@@ -313,7 +306,7 @@ func (st *etcdMap) response(k int, typ string) *schedule.Event {
 // dropped reports whether the event after k says that k's proposal was
 // dropped (the adapter's "dropped" event, at the same node).
 func (st *etcdMap) dropped(k int) bool {
-	return k+1 < len(st.t) && st.t[k+1].Kind == "dropped" && st.t[k+1].Node == st.t[k].Node
+	return k+1 < len(st.t) && st.t[k+1].Kind == schedule.EvDropped && st.t[k+1].Node == st.t[k].Node
 }
 
 // raise records that process p is at least in term t.
@@ -347,16 +340,16 @@ func (st *etcdMap) event(k int) error {
 	p := e.Node
 	i := int64(p + 1)
 	switch e.Kind {
-	case schedule.EvSend, "unsent":
-		if t, ok := arg(e, "term"); ok && e.Type != "MsgProp" && e.Type != "MsgPreVote" && e.Type != "MsgPreVoteResp" && e.Type != "MsgReadIndex" {
+	case schedule.EvSend, schedule.EvUnsent:
+		if t, ok := arg(e, schedule.ArgTerm); ok && e.Type != schedule.MsgProp && e.Type != schedule.MsgPreVote && e.Type != schedule.MsgPreVoteResp && e.Type != schedule.MsgReadIndex {
 			st.raise(p, t)
 		}
 		st.heartbeatSent(k)
 		switch {
-		case e.Type == "MsgReadIndex" && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
+		case e.Type == schedule.MsgReadIndex && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
 			st.reads.send(e.Msg, e.Peer)
 			st.add(e, "SendReadIndex", map[string]any{"i": i, "j": int64(e.Peer + 1)})
-		case e.Type == "MsgReadIndexResp" && st.role[p] == roleLeader:
+		case e.Type == schedule.MsgReadIndexResp && st.role[p] == schedule.RoleLeader:
 			// A follower's read, confirmed (sent, or kept from leaving
 			// by a crash: confirmed all the same).
 			st.add(e, "ConfirmRead", st.readConfirmed(p))
@@ -364,15 +357,15 @@ func (st *etcdMap) event(k int) error {
 			st.skip(e.Kind)
 		}
 		return nil
-	case schedule.EvDuplicate, "drop":
+	case schedule.EvDuplicate, schedule.EvDrop:
 		if isHeartbeat(e.Type) {
 			return st.heartbeatCopied(e)
 		}
-		if e.Type != "MsgReadIndex" {
+		if e.Type != schedule.MsgReadIndex {
 			st.skip(e.Kind)
 			return nil
 		}
-		if e.Kind == "drop" {
+		if e.Kind == schedule.EvDrop {
 			// A message the mapper does not follow was never in flight:
 			// the process adapter reports a message to a crashed process
 			// as sent, then dropped.
@@ -392,21 +385,21 @@ func (st *etcdMap) event(k int) error {
 		} else {
 			st.skip("duplicate of a MsgReadIndex never in flight")
 		}
-	case "read":
+	case schedule.EvRead:
 		switch {
-		case st.role[p] != roleLeader:
+		case st.role[p] != schedule.RoleLeader:
 			st.skip("read at a non-leader")
 		case !st.p.ReadStates:
 			st.skip("read at a leader (the adapter reports no read states)")
 		default:
 			st.add(e, "ReadLocal", map[string]any{"i": i})
 		}
-	case "readindex":
+	case schedule.EvReadIndex:
 		switch {
 		case st.answered[p] > 0:
 			st.answered[p]--
 			st.skip("readindex answered by a leader")
-		case st.role[p] == roleLeader:
+		case st.role[p] == schedule.RoleLeader:
 			st.add(e, "ConfirmRead", st.readConfirmed(p))
 		default:
 			st.skip("readindex at a non-leader")
@@ -418,37 +411,37 @@ func (st *etcdMap) event(k int) error {
 		st.heartbeatRecv(k)
 	case schedule.EvCrash:
 		st.add(e, "Crash", map[string]any{"i": i})
-		st.role[p] = roleFollower
+		st.role[p] = schedule.RoleFollower
 		st.down[p], st.answered[p] = true, 0
 		st.reads.lose(p)
 		st.heartbeatCrash(e, p)
 	case schedule.EvRestart:
-		v, err := st.need(e, "term")
+		v, err := st.need(e, schedule.ArgTerm)
 		if err != nil {
 			return err
 		}
 		st.term[p] = v[0]
 		st.add(e, "Restart", map[string]any{"i": i})
 		st.down[p] = false
-		st.role[p] = roleFollower
+		st.role[p] = schedule.RoleFollower
 	case schedule.EvTimeout:
 		switch {
-		case st.role[p] == roleLeader:
+		case st.role[p] == schedule.RoleLeader:
 			st.skip("timeout at a leader")
 		case st.p.PreVote:
 			st.add(e, "BecomePreCandidate", map[string]any{"i": i})
-			st.role[p] = rolePreCandidate
+			st.role[p] = schedule.RolePreCandidate
 		default:
 			st.add(e, "Timeout", map[string]any{"i": i})
-			st.role[p] = roleCandidate
+			st.role[p] = schedule.RoleCandidate
 			st.term[p]++
 		}
 	case schedule.EvRequest:
-		v, err := st.need(e, "value")
+		v, err := st.need(e, schedule.ArgValue)
 		if err != nil {
 			return err
 		}
-		if st.role[p] != roleLeader {
+		if st.role[p] != schedule.RoleLeader {
 			st.skip("request at a non-leader")
 			return nil
 		}
@@ -457,33 +450,33 @@ func (st *etcdMap) event(k int) error {
 			return nil
 		}
 		st.add(e, "ClientRequest", map[string]any{"i": i, "value": "v=" + strconv.FormatInt(v[0], 10)})
-	case "role":
-		v, err := st.need(e, "term")
+	case schedule.EvRole:
+		v, err := st.need(e, schedule.ArgTerm)
 		if err != nil {
 			return err
 		}
 		switch e.Type {
-		case roleCandidate:
-			if st.role[p] != roleCandidate {
+		case schedule.RoleCandidate:
+			if st.role[p] != schedule.RoleCandidate {
 				st.add(e, "Timeout", map[string]any{"i": i})
 			} else {
 				st.skip("role candidate")
 			}
-		case rolePreCandidate:
-			if st.role[p] != rolePreCandidate {
+		case schedule.RolePreCandidate:
+			if st.role[p] != schedule.RolePreCandidate {
 				st.add(e, "BecomePreCandidate", map[string]any{"i": i})
 			} else {
 				st.skip("role precandidate")
 			}
-		case roleLeader:
-			if st.role[p] != roleCandidate {
+		case schedule.RoleLeader:
+			if st.role[p] != schedule.RoleCandidate {
 				st.add(e, "Timeout", map[string]any{"i": i})
 			}
 			st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
 			st.hb.newTerm(p)
 			st.leaderTerm[p] = v[0]
-		case roleFollower:
-			if st.role[p] == roleLeader && v[0] == st.leaderTerm[p] {
+		case schedule.RoleFollower:
+			if st.role[p] == schedule.RoleLeader && v[0] == st.leaderTerm[p] {
 				// A leader steps down in its own term: CheckQuorum found no
 				// quorum active in an election timeout.
 				st.add(e, "LeaderStepDown", map[string]any{"i": i})
@@ -495,37 +488,37 @@ func (st *etcdMap) event(k int) error {
 		}
 		st.role[p] = e.Type
 		st.term[p] = v[0]
-	case "commit":
-		v, err := st.need(e, "index")
+	case schedule.EvCommit:
+		v, err := st.need(e, schedule.ArgIndex)
 		if err != nil {
 			return err
 		}
-		if st.role[p] != roleLeader {
+		if st.role[p] != schedule.RoleLeader {
 			st.skip("commit at a non-leader")
 			return nil
 		}
 		st.add(e, "AdvanceCommit", map[string]any{"i": i, "index": mIndex(v[0])})
-	case "snapshot":
-		v, err := st.need(e, "index", "term")
+	case schedule.EvSnapshot:
+		v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
 		if err != nil {
 			return err
 		}
 		st.committed[v[0]] = v[1]
 		st.add(e, "Snapshot", map[string]any{"i": i, "index": mIndex(v[0])})
-	case "install":
-		v, err := st.need(e, "index", "term")
+	case schedule.EvInstall:
+		v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
 		if err != nil {
 			return err
 		}
 		st.committed[v[0]] = v[1]
-		st.skip("install")
-	case "apply":
-		v, err := st.need(e, "index", "term")
+		st.skip(schedule.EvInstall)
+	case schedule.EvApply:
+		v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
 		if err != nil {
 			return err
 		}
 		st.committed[v[0]] = v[1]
-		st.skip("apply")
+		st.skip(schedule.EvApply)
 	default:
 		st.skip(e.Kind)
 	}
@@ -536,14 +529,14 @@ func (st *etcdMap) recv(k int) error {
 	e := &st.t[k]
 	p := e.Node
 	i, j := int64(p+1), int64(e.Peer+1)
-	v, err := st.need(e, "term", "logterm", "index", "commit", "reject", "rejecthint")
+	v, err := st.need(e, schedule.ArgTerm, schedule.ArgLogTerm, schedule.ArgIndex, schedule.ArgCommit, schedule.ArgReject, schedule.ArgRejectHint)
 	if err != nil {
 		return err
 	}
 	term, logterm, index, commit, reject, hint := v[0], v[1], v[2], v[3], v[4] != 0, v[5]
 	switch e.Type {
-	case "MsgVote":
-		r := st.response(k, "MsgVoteResp")
+	case schedule.MsgVote:
+		r := st.response(k, schedule.MsgVoteResp)
 		if r == nil && st.p.CheckQuorum && term > st.term[p] {
 			// In its leader lease, a CheckQuorum node ignores the request
 			// altogether (no new term, no answer): as if it were lost.
@@ -552,7 +545,7 @@ func (st *etcdMap) recv(k int) error {
 		}
 		granted := false
 		if r != nil {
-			rj, _ := arg(r, "reject")
+			rj, _ := arg(r, schedule.ArgReject)
 			granted = rj == 0
 		}
 		st.add(e, "HandleVoteRequest", map[string]any{"i": i, "j": j, "term": term,
@@ -560,40 +553,40 @@ func (st *etcdMap) recv(k int) error {
 		if r != nil { // with CheckQuorum, a vote request in the lease is ignored: no answer, no new term
 			st.raise(p, term)
 		}
-	case "MsgVoteResp":
+	case schedule.MsgVoteResp:
 		if term < st.term[p] {
 			st.skip(staleResponse)
 			return nil
 		}
 		st.add(e, "HandleVoteResponse", map[string]any{"i": i, "j": j, "term": term, "granted": !reject})
 		st.raise(p, term)
-	case "MsgPreVoteResp":
+	case schedule.MsgPreVoteResp:
 		if reject && term > st.term[p] {
 			st.add(e, "HandleVoteResponse", map[string]any{"i": i, "j": j, "term": term, "granted": false})
 			st.raise(p, term)
 			return nil
 		}
 		st.skip("recv MsgPreVoteResp")
-	case "MsgApp":
-		s, _ := sarg(e, "entries")
+	case schedule.MsgApp:
+		s, _ := sarg(e, schedule.ArgEntries)
 		ents, err := parseEntries(s)
 		if err != nil {
 			return err
 		}
-		r := st.response(k, "MsgAppResp")
+		r := st.response(k, schedule.MsgAppResp)
 		success := false
 		if r != nil {
-			rj, _ := arg(r, "reject")
-			rt, _ := arg(r, "term")
+			rj, _ := arg(r, schedule.ArgReject)
+			rt, _ := arg(r, schedule.ArgTerm)
 			success = rj == 0 && rt == term
 		}
 		st.add(e, "HandleAppendRequest", map[string]any{"i": i, "j": j, "term": term,
 			"prevLogIndex": mIndex(index), "prevLogTerm": mTerm(index, logterm),
 			"entries": ents, "commit": mIndex(commit), "success": success})
 		st.raise(p, term)
-	case "MsgHeartbeat":
+	case schedule.MsgHeartbeat:
 		ct, ok := st.committed[commit]
-		if t, known := arg(e, "committerm"); known {
+		if t, known := arg(e, schedule.ArgCommitTerm); known {
 			ct, ok = t, true // the adapter read it in the sender's log
 		}
 		if commit <= 1 {
@@ -605,12 +598,12 @@ func (st *etcdMap) recv(k int) error {
 			st.skip("heartbeat with an unknown commit term")
 			ct = term
 		}
-		success := st.response(k, "MsgHeartbeatResp") != nil
+		success := st.response(k, schedule.MsgHeartbeatResp) != nil
 		st.add(e, "HandleAppendRequest", map[string]any{"i": i, "j": j, "term": term,
 			"prevLogIndex": mIndex(commit), "prevLogTerm": mTerm(commit, ct),
 			"entries": []any{}, "commit": mIndex(commit), "success": success})
 		st.raise(p, term)
-	case "MsgAppResp":
+	case schedule.MsgAppResp:
 		if term < st.term[p] {
 			st.skip(staleResponse)
 			return nil
@@ -619,31 +612,31 @@ func (st *etcdMap) recv(k int) error {
 		st.add(e, "HandleAppendResponse", map[string]any{"i": i, "j": j, "term": term,
 			"success": !reject, "index": idx, "rejectHint": min(h, idx)})
 		st.raise(p, term)
-	case "MsgSnap":
-		sv, err := st.need(e, "snapindex", "snapterm")
+	case schedule.MsgSnap:
+		sv, err := st.need(e, schedule.ArgSnapIndex, schedule.ArgSnapTerm)
 		if err != nil {
 			return err
 		}
 		st.add(e, "HandleSnapshot", map[string]any{"i": i, "j": j, "term": term,
 			"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
 		st.raise(p, term)
-	case "MsgReadIndex":
-		if q, ok := st.reads.request(e.Msg); ok && st.role[p] == roleLeader {
+	case schedule.MsgReadIndex:
+		if q, ok := st.reads.request(e.Msg); ok && st.role[p] == schedule.RoleLeader {
 			st.hb.taken[p] = append(st.hb.taken[p], q)
 		}
 		late, copies := st.reads.recv(e.Msg)
 		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j, "late": late, "copies": int64(copies), "twin": st.twin(p)})
-	case "MsgReadIndexResp":
+	case schedule.MsgReadIndexResp:
 		// A follower (or anyone, when the answer raises its term) turns
 		// it into a read state; a stale one, or one at a candidate or
 		// leader of the same term, is ignored.
-		if term > st.term[p] || term == st.term[p] && st.role[p] == roleFollower {
+		if term > st.term[p] || term == st.term[p] && st.role[p] == schedule.RoleFollower {
 			st.answered[p]++
 		}
 		st.skip("recv MsgReadIndexResp")
 		st.raise(p, term)
-	case "MsgProp":
-		if st.role[p] != roleLeader {
+	case schedule.MsgProp:
+		if st.role[p] != schedule.RoleLeader {
 			st.skip("recv MsgProp at a non-leader")
 			return nil
 		}
@@ -651,7 +644,7 @@ func (st *etcdMap) recv(k int) error {
 			st.skip("proposal dropped by a leader")
 			return nil
 		}
-		s, _ := sarg(e, "entries")
+		s, _ := sarg(e, schedule.ArgEntries)
 		ents, err := parseEntries(s)
 		if err != nil {
 			return err

@@ -44,7 +44,9 @@ func newHBFlight() hbFlight {
 	return hbFlight{msgs: newFlight(), at: map[int]*hbRound{}, last: map[int]int{}, taken: map[int][]int{}}
 }
 
-func isHeartbeat(typ string) bool { return typ == "MsgHeartbeat" || typ == "MsgHeartbeatResp" }
+func isHeartbeat(typ string) bool {
+	return typ == schedule.MsgHeartbeat || typ == schedule.MsgHeartbeatResp
+}
 
 // stale says whether answers of leader p's spent rounds are on their way
 // (a round is kept while some of it is).
@@ -96,10 +98,10 @@ func (st *etcdMap) staleEnded(e *schedule.Event, leader int) {
 // heartbeatSent follows a heartbeat of a read round, sent to a live process.
 func (st *etcdMap) heartbeatSent(k int) {
 	e := &st.t[k]
-	if e.Kind != schedule.EvSend || e.Type != "MsgHeartbeat" || e.Peer < 0 || e.Peer >= len(st.down) || st.down[e.Peer] {
+	if e.Kind != schedule.EvSend || e.Type != schedule.MsgHeartbeat || e.Peer < 0 || e.Peer >= len(st.down) || st.down[e.Peer] {
 		return
 	}
-	if r, _ := arg(e, "read"); r != 1 {
+	if r, _ := arg(e, schedule.ArgRead); r != 1 {
 		return
 	}
 	id := e.Msg
@@ -107,7 +109,7 @@ func (st *etcdMap) heartbeatSent(k int) {
 		// A heartbeat right after another of the same leader's, in the
 		// same step, is part of its broadcast.
 		prev := &st.t[k-1]
-		if prev.Kind == schedule.EvSend && prev.Type == "MsgHeartbeat" && prev.Node == e.Node && prev.Step == e.Step {
+		if prev.Kind == schedule.EvSend && prev.Type == schedule.MsgHeartbeat && prev.Node == e.Node && prev.Step == e.Step {
 			if pid, ok := st.hb.msgs.fam[prev.Msg]; ok {
 				id = pid
 			}
@@ -122,7 +124,7 @@ func (st *etcdMap) heartbeatSent(k int) {
 // heartbeatCopied follows the network's copy, or loss, of a heartbeat or
 // an answer of a read round.
 func (st *etcdMap) heartbeatCopied(e *schedule.Event) error {
-	if e.Kind == "drop" {
+	if e.Kind == schedule.EvDrop {
 		if leader, spent, ok := st.hb.end(e.Msg); ok && spent {
 			st.staleEnded(e, leader)
 		}
@@ -147,8 +149,8 @@ func (st *etcdMap) heartbeatRecv(k int) {
 	if !followed {
 		return
 	}
-	if e.Type == "MsgHeartbeat" {
-		if r := st.response(k, "MsgHeartbeatResp"); r != nil && r.Kind == schedule.EvSend &&
+	if e.Type == schedule.MsgHeartbeat {
+		if r := st.response(k, schedule.MsgHeartbeatResp); r != nil && r.Kind == schedule.EvSend &&
 			r.Peer >= 0 && r.Peer < len(st.down) && !st.down[r.Peer] {
 			st.hb.msgs.add(r.Msg, id, r.Peer) // the answer goes on before the heartbeat ends
 			st.hb.msgs.end(e.Msg)
@@ -160,7 +162,7 @@ func (st *etcdMap) heartbeatRecv(k int) {
 	case !ok: // a round of a leader that crashed since
 	case spent:
 		st.staleEnded(e, leader)
-	case e.Type == "MsgHeartbeatResp" && leader == p:
+	case e.Type == schedule.MsgHeartbeatResp && leader == p:
 		st.hb.last[p] = id
 	}
 }
