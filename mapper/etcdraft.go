@@ -335,325 +335,469 @@ func parseEntries(s string) ([]any, error) {
 	return ents, nil
 }
 
+// server is the model's server of process p.
+func server(p int) int64 { return int64(p + 1) }
+
+// event maps event k of the trace, by its kind.
 func (st *etcdMap) event(k int) error {
 	e := &st.t[k]
-	p := e.Node
-	i := int64(p + 1)
 	switch e.Kind {
 	case schedule.EvSend, schedule.EvUnsent:
-		if t, ok := arg(e, schedule.ArgTerm); ok && e.Type != schedule.MsgProp && e.Type != schedule.MsgPreVote && e.Type != schedule.MsgPreVoteResp && e.Type != schedule.MsgReadIndex {
-			st.raise(p, t)
-		}
-		st.heartbeatSent(k)
-		switch {
-		case e.Type == schedule.MsgReadIndex && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
-			st.reads.send(e.Msg, e.Peer)
-			st.add(e, "SendReadIndex", map[string]any{"i": i, "j": int64(e.Peer + 1)})
-		case e.Type == schedule.MsgReadIndexResp && st.role[p] == schedule.RoleLeader:
-			// A follower's read, confirmed (sent, or kept from leaving
-			// by a crash: confirmed all the same).
-			st.add(e, "ConfirmRead", st.readConfirmed(p))
-		default:
-			st.skip(e.Kind)
-		}
-		return nil
+		st.sent(k)
 	case schedule.EvDuplicate, schedule.EvDrop:
-		if isHeartbeat(e.Type) {
-			return st.heartbeatCopied(e)
-		}
-		if e.Type != schedule.MsgReadIndex {
-			st.skip(e.Kind)
-			return nil
-		}
-		if e.Kind == schedule.EvDrop {
-			// A message the mapper does not follow was never in flight:
-			// the process adapter reports a message to a crashed process
-			// as sent, then dropped.
-			if late, ok := st.reads.drop(e.Msg); ok {
-				st.add(e, "DropReadIndex", map[string]any{"i": i, "late": late, "twin": st.twin(p)})
-			} else {
-				st.skip("drop of a MsgReadIndex never in flight")
-			}
-			return nil
-		}
-		of, ok := arg(e, schedule.ArgCopyOf)
-		if !ok {
-			return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no %q", p+1, schedule.ArgCopyOf)
-		}
-		if late, ok := st.reads.copy(int(of), e.Msg); ok {
-			st.add(e, "DuplicateReadIndex", map[string]any{"i": i, "late": late})
-		} else {
-			st.skip("duplicate of a MsgReadIndex never in flight")
-		}
+		return st.copiedOrDropped(e)
 	case schedule.EvRead:
-		switch {
-		case st.role[p] != schedule.RoleLeader:
-			st.skip("read at a non-leader")
-		case !st.p.ReadStates:
-			st.skip("read at a leader (the adapter reports no read states)")
-		default:
-			st.add(e, "ReadLocal", map[string]any{"i": i})
-		}
+		st.readStarted(e)
 	case schedule.EvReadIndex:
-		switch {
-		case st.answered[p] > 0:
-			st.answered[p]--
-			st.skip("readindex answered by a leader")
-		case st.role[p] == schedule.RoleLeader:
-			st.add(e, "ConfirmRead", st.readConfirmed(p))
-		default:
-			st.skip("readindex at a non-leader")
-		}
+		st.readState(e)
 	case schedule.EvRecv:
 		if err := st.recv(k); err != nil {
 			return err
 		}
 		st.heartbeatRecv(k)
 	case schedule.EvCrash:
-		st.add(e, "Crash", map[string]any{"i": i})
-		st.role[p] = schedule.RoleFollower
-		st.down[p], st.answered[p] = true, 0
-		st.reads.lose(p)
-		st.heartbeatCrash(e, p)
+		st.crashed(e)
 	case schedule.EvRestart:
-		v, err := st.need(e, schedule.ArgTerm)
-		if err != nil {
-			return err
-		}
-		st.term[p] = v[0]
-		st.add(e, "Restart", map[string]any{"i": i})
-		st.down[p] = false
-		st.role[p] = schedule.RoleFollower
+		return st.restarted(e)
 	case schedule.EvTimeout:
-		switch {
-		case st.role[p] == schedule.RoleLeader:
-			st.skip("timeout at a leader")
-		case st.p.PreVote:
-			st.add(e, "BecomePreCandidate", map[string]any{"i": i})
-			st.role[p] = schedule.RolePreCandidate
-		default:
-			st.add(e, "Timeout", map[string]any{"i": i})
-			st.role[p] = schedule.RoleCandidate
-			st.term[p]++
-		}
+		st.timedOut(e)
 	case schedule.EvRequest:
-		v, err := st.need(e, schedule.ArgValue)
-		if err != nil {
-			return err
-		}
-		if st.role[p] != schedule.RoleLeader {
-			st.skip("request at a non-leader")
-			return nil
-		}
-		if st.dropped(k) {
-			st.skip("proposal dropped by a leader")
-			return nil
-		}
-		st.add(e, "ClientRequest", map[string]any{"i": i, "value": "v=" + strconv.FormatInt(v[0], 10)})
+		return st.requested(k)
 	case schedule.EvRole:
-		v, err := st.need(e, schedule.ArgTerm)
-		if err != nil {
-			return err
-		}
-		switch e.Type {
-		case schedule.RoleCandidate:
-			if st.role[p] != schedule.RoleCandidate {
-				st.add(e, "Timeout", map[string]any{"i": i})
-			} else {
-				st.skip("role candidate")
-			}
-		case schedule.RolePreCandidate:
-			if st.role[p] != schedule.RolePreCandidate {
-				st.add(e, "BecomePreCandidate", map[string]any{"i": i})
-			} else {
-				st.skip("role precandidate")
-			}
-		case schedule.RoleLeader:
-			if st.role[p] != schedule.RoleCandidate {
-				st.add(e, "Timeout", map[string]any{"i": i})
-			}
-			st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
-			st.hb.newTerm(p)
-			st.leaderTerm[p] = v[0]
-		case schedule.RoleFollower:
-			if st.role[p] == schedule.RoleLeader && v[0] == st.leaderTerm[p] {
-				// A leader steps down in its own term: CheckQuorum found no
-				// quorum active in an election timeout.
-				st.add(e, "LeaderStepDown", map[string]any{"i": i})
-			} else {
-				st.skip("role follower")
-			}
-		default:
-			st.skip("role " + e.Type)
-		}
-		st.role[p] = e.Type
-		st.term[p] = v[0]
+		return st.roleChanged(e)
 	case schedule.EvCommit:
-		v, err := st.need(e, schedule.ArgIndex)
-		if err != nil {
-			return err
-		}
-		if st.role[p] != schedule.RoleLeader {
-			st.skip("commit at a non-leader")
-			return nil
-		}
-		st.add(e, "AdvanceCommit", map[string]any{"i": i, "index": mIndex(v[0])})
+		return st.commitAdvanced(e)
 	case schedule.EvSnapshot:
-		v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
-		if err != nil {
-			return err
-		}
-		st.committed[v[0]] = v[1]
-		st.add(e, "Snapshot", map[string]any{"i": i, "index": mIndex(v[0])})
-	case schedule.EvInstall:
-		v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
-		if err != nil {
-			return err
-		}
-		st.committed[v[0]] = v[1]
-		st.skip(schedule.EvInstall)
-	case schedule.EvApply:
-		v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
-		if err != nil {
-			return err
-		}
-		st.committed[v[0]] = v[1]
-		st.skip(schedule.EvApply)
+		return st.snapshotted(e)
+	case schedule.EvInstall, schedule.EvApply:
+		return st.entryCommitted(e)
 	default:
 		st.skip(e.Kind)
 	}
 	return nil
 }
 
-func (st *etcdMap) recv(k int) error {
+// sent maps a send (or an unsent message): the sender's term, a read
+// request to a live process, a follower's read confirmed by its leader.
+func (st *etcdMap) sent(k int) {
 	e := &st.t[k]
 	p := e.Node
-	i, j := int64(p+1), int64(e.Peer+1)
+	if t, ok := arg(e, schedule.ArgTerm); ok && e.Type != schedule.MsgProp && e.Type != schedule.MsgPreVote && e.Type != schedule.MsgPreVoteResp && e.Type != schedule.MsgReadIndex {
+		st.raise(p, t)
+	}
+	st.heartbeatSent(k)
+	switch {
+	case e.Type == schedule.MsgReadIndex && e.Kind == schedule.EvSend && e.Peer >= 0 && e.Peer < len(st.down) && !st.down[e.Peer]:
+		st.reads.send(e.Msg, e.Peer)
+		st.add(e, "SendReadIndex", map[string]any{"i": server(p), "j": server(e.Peer)})
+	case e.Type == schedule.MsgReadIndexResp && st.role[p] == schedule.RoleLeader:
+		// A follower's read, confirmed (sent, or kept from leaving
+		// by a crash: confirmed all the same).
+		st.add(e, "ConfirmRead", st.readConfirmed(p))
+	default:
+		st.skip(e.Kind)
+	}
+}
+
+// copiedOrDropped maps the network's copy or loss of a message: those of
+// a read round's heartbeats and answers, and of read requests, are
+// followed.
+func (st *etcdMap) copiedOrDropped(e *schedule.Event) error {
+	p := e.Node
+	if isHeartbeat(e.Type) {
+		return st.heartbeatCopied(e)
+	}
+	if e.Type != schedule.MsgReadIndex {
+		st.skip(e.Kind)
+		return nil
+	}
+	if e.Kind == schedule.EvDrop {
+		// A message the mapper does not follow was never in flight:
+		// the process adapter reports a message to a crashed process
+		// as sent, then dropped.
+		if late, ok := st.reads.drop(e.Msg); ok {
+			st.add(e, "DropReadIndex", map[string]any{"i": server(p), "late": late, "twin": st.twin(p)})
+		} else {
+			st.skip("drop of a MsgReadIndex never in flight")
+		}
+		return nil
+	}
+	of, ok := arg(e, schedule.ArgCopyOf)
+	if !ok {
+		return fmt.Errorf("etcdraft mapper: duplicate event of n%d has no %q", p+1, schedule.ArgCopyOf)
+	}
+	if late, ok := st.reads.copy(int(of), e.Msg); ok {
+		st.add(e, "DuplicateReadIndex", map[string]any{"i": server(p), "late": late})
+	} else {
+		st.skip("duplicate of a MsgReadIndex never in flight")
+	}
+	return nil
+}
+
+// readStarted maps a client read: a leader's own read (ReadLocal).
+func (st *etcdMap) readStarted(e *schedule.Event) {
+	switch {
+	case st.role[e.Node] != schedule.RoleLeader:
+		st.skip("read at a non-leader")
+	case !st.p.ReadStates:
+		st.skip("read at a leader (the adapter reports no read states)")
+	default:
+		st.add(e, "ReadLocal", map[string]any{"i": server(e.Node)})
+	}
+}
+
+// readState maps a read state: a leader's read confirmed, unless it is
+// the answer of a MsgReadIndexResp.
+func (st *etcdMap) readState(e *schedule.Event) {
+	p := e.Node
+	switch {
+	case st.answered[p] > 0:
+		st.answered[p]--
+		st.skip("readindex answered by a leader")
+	case st.role[p] == schedule.RoleLeader:
+		st.add(e, "ConfirmRead", st.readConfirmed(p))
+	default:
+		st.skip("readindex at a non-leader")
+	}
+}
+
+func (st *etcdMap) crashed(e *schedule.Event) {
+	p := e.Node
+	st.add(e, "Crash", map[string]any{"i": server(p)})
+	st.role[p] = schedule.RoleFollower
+	st.down[p], st.answered[p] = true, 0
+	st.reads.lose(p)
+	st.heartbeatCrash(e, p)
+}
+
+func (st *etcdMap) restarted(e *schedule.Event) error {
+	p := e.Node
+	v, err := st.need(e, schedule.ArgTerm)
+	if err != nil {
+		return err
+	}
+	st.term[p] = v[0]
+	st.add(e, "Restart", map[string]any{"i": server(p)})
+	st.down[p] = false
+	st.role[p] = schedule.RoleFollower
+	return nil
+}
+
+// timedOut maps a timeout: a campaign, or a pre-campaign with PreVote;
+// a leader ignores it.
+func (st *etcdMap) timedOut(e *schedule.Event) {
+	p := e.Node
+	switch {
+	case st.role[p] == schedule.RoleLeader:
+		st.skip("timeout at a leader")
+	case st.p.PreVote:
+		st.add(e, "BecomePreCandidate", map[string]any{"i": server(p)})
+		st.role[p] = schedule.RolePreCandidate
+	default:
+		st.add(e, "Timeout", map[string]any{"i": server(p)})
+		st.role[p] = schedule.RoleCandidate
+		st.term[p]++
+	}
+}
+
+// requested maps the client request of event k: a leader's proposal,
+// unless the leader dropped it.
+func (st *etcdMap) requested(k int) error {
+	e := &st.t[k]
+	v, err := st.need(e, schedule.ArgValue)
+	if err != nil {
+		return err
+	}
+	if st.role[e.Node] != schedule.RoleLeader {
+		st.skip("request at a non-leader")
+		return nil
+	}
+	if st.dropped(k) {
+		st.skip("proposal dropped by a leader")
+		return nil
+	}
+	st.add(e, "ClientRequest", map[string]any{"i": server(e.Node), "value": "v=" + strconv.FormatInt(v[0], 10)})
+	return nil
+}
+
+// roleChanged maps a role change the mapped messages did not already
+// show: a won (pre-)vote, a new leader, a CheckQuorum step down.
+func (st *etcdMap) roleChanged(e *schedule.Event) error {
+	p := e.Node
+	i := server(p)
+	v, err := st.need(e, schedule.ArgTerm)
+	if err != nil {
+		return err
+	}
+	switch e.Type {
+	case schedule.RoleCandidate:
+		if st.role[p] != schedule.RoleCandidate {
+			st.add(e, "Timeout", map[string]any{"i": i})
+		} else {
+			st.skip("role candidate")
+		}
+	case schedule.RolePreCandidate:
+		if st.role[p] != schedule.RolePreCandidate {
+			st.add(e, "BecomePreCandidate", map[string]any{"i": i})
+		} else {
+			st.skip("role precandidate")
+		}
+	case schedule.RoleLeader:
+		if st.role[p] != schedule.RoleCandidate {
+			st.add(e, "Timeout", map[string]any{"i": i})
+		}
+		st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
+		st.hb.newTerm(p)
+		st.leaderTerm[p] = v[0]
+	case schedule.RoleFollower:
+		if st.role[p] == schedule.RoleLeader && v[0] == st.leaderTerm[p] {
+			// A leader steps down in its own term: CheckQuorum found no
+			// quorum active in an election timeout.
+			st.add(e, "LeaderStepDown", map[string]any{"i": i})
+		} else {
+			st.skip("role follower")
+		}
+	default:
+		st.skip("role " + e.Type)
+	}
+	st.role[p] = e.Type
+	st.term[p] = v[0]
+	return nil
+}
+
+// commitAdvanced maps a leader's commit (a follower's is part of the
+// message that advanced it).
+func (st *etcdMap) commitAdvanced(e *schedule.Event) error {
+	v, err := st.need(e, schedule.ArgIndex)
+	if err != nil {
+		return err
+	}
+	if st.role[e.Node] != schedule.RoleLeader {
+		st.skip("commit at a non-leader")
+		return nil
+	}
+	st.add(e, "AdvanceCommit", map[string]any{"i": server(e.Node), "index": mIndex(v[0])})
+	return nil
+}
+
+func (st *etcdMap) snapshotted(e *schedule.Event) error {
+	v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
+	if err != nil {
+		return err
+	}
+	st.committed[v[0]] = v[1]
+	st.add(e, "Snapshot", map[string]any{"i": server(e.Node), "index": mIndex(v[0])})
+	return nil
+}
+
+// entryCommitted learns the term of a committed entry from an install or
+// an apply, which map to no action of their own.
+func (st *etcdMap) entryCommitted(e *schedule.Event) error {
+	v, err := st.need(e, schedule.ArgIndex, schedule.ArgTerm)
+	if err != nil {
+		return err
+	}
+	st.committed[v[0]] = v[1]
+	st.skip(e.Kind)
+	return nil
+}
+
+// msgFields are the fields every received Raft message carries, and its
+// receiver i and sender j as the model's servers.
+type msgFields struct {
+	i, j                               int64
+	term, logterm, index, commit, hint int64
+	reject                             bool
+}
+
+// recv maps the receipt of event k's message, by its type.
+func (st *etcdMap) recv(k int) error {
+	e := &st.t[k]
 	v, err := st.need(e, schedule.ArgTerm, schedule.ArgLogTerm, schedule.ArgIndex, schedule.ArgCommit, schedule.ArgReject, schedule.ArgRejectHint)
 	if err != nil {
 		return err
 	}
-	term, logterm, index, commit, reject, hint := v[0], v[1], v[2], v[3], v[4] != 0, v[5]
+	m := msgFields{i: server(e.Node), j: server(e.Peer),
+		term: v[0], logterm: v[1], index: v[2], commit: v[3], reject: v[4] != 0, hint: v[5]}
 	switch e.Type {
 	case schedule.MsgVote:
-		r := st.response(k, schedule.MsgVoteResp)
-		if r == nil && st.p.CheckQuorum && term > st.term[p] {
-			// In its leader lease, a CheckQuorum node ignores the request
-			// altogether (no new term, no answer): as if it were lost.
-			st.skip("recv MsgVote ignored in a CheckQuorum lease")
-			return nil
-		}
-		granted := false
-		if r != nil {
-			rj, _ := arg(r, schedule.ArgReject)
-			granted = rj == 0
-		}
-		st.add(e, "HandleVoteRequest", map[string]any{"i": i, "j": j, "term": term,
-			"lastLogTerm": mTerm(index, logterm), "lastLogIndex": mIndex(index), "granted": granted})
-		if r != nil { // with CheckQuorum, a vote request in the lease is ignored: no answer, no new term
-			st.raise(p, term)
-		}
+		st.recvVote(k, m)
 	case schedule.MsgVoteResp:
-		if term < st.term[p] {
-			st.skip(staleResponse)
-			return nil
-		}
-		st.add(e, "HandleVoteResponse", map[string]any{"i": i, "j": j, "term": term, "granted": !reject})
-		st.raise(p, term)
+		st.recvVoteResp(e, m)
 	case schedule.MsgPreVoteResp:
-		if reject && term > st.term[p] {
-			st.add(e, "HandleVoteResponse", map[string]any{"i": i, "j": j, "term": term, "granted": false})
-			st.raise(p, term)
-			return nil
-		}
-		st.skip("recv MsgPreVoteResp")
+		st.recvPreVoteResp(e, m)
 	case schedule.MsgApp:
-		s, _ := sarg(e, schedule.ArgEntries)
-		ents, err := parseEntries(s)
-		if err != nil {
-			return err
-		}
-		r := st.response(k, schedule.MsgAppResp)
-		success := false
-		if r != nil {
-			rj, _ := arg(r, schedule.ArgReject)
-			rt, _ := arg(r, schedule.ArgTerm)
-			success = rj == 0 && rt == term
-		}
-		st.add(e, "HandleAppendRequest", map[string]any{"i": i, "j": j, "term": term,
-			"prevLogIndex": mIndex(index), "prevLogTerm": mTerm(index, logterm),
-			"entries": ents, "commit": mIndex(commit), "success": success})
-		st.raise(p, term)
+		return st.recvApp(k, m)
 	case schedule.MsgHeartbeat:
-		ct, ok := st.committed[commit]
-		if t, known := arg(e, schedule.ArgCommitTerm); known {
-			ct, ok = t, true // the adapter read it in the sender's log
-		}
-		if commit <= 1 {
-			ct, ok = 0, true
-		}
-		if !ok {
-			// Not seen applied: cannot happen on the correct adapter (the
-			// leader applied everything it committed before it ticks).
-			st.skip("heartbeat with an unknown commit term")
-			ct = term
-		}
-		success := st.response(k, schedule.MsgHeartbeatResp) != nil
-		st.add(e, "HandleAppendRequest", map[string]any{"i": i, "j": j, "term": term,
-			"prevLogIndex": mIndex(commit), "prevLogTerm": mTerm(commit, ct),
-			"entries": []any{}, "commit": mIndex(commit), "success": success})
-		st.raise(p, term)
+		st.recvHeartbeat(k, m)
 	case schedule.MsgAppResp:
-		if term < st.term[p] {
-			st.skip(staleResponse)
-			return nil
-		}
-		idx, h := mIndex(index), mIndex(hint)
-		st.add(e, "HandleAppendResponse", map[string]any{"i": i, "j": j, "term": term,
-			"success": !reject, "index": idx, "rejectHint": min(h, idx)})
-		st.raise(p, term)
+		st.recvAppResp(e, m)
 	case schedule.MsgSnap:
-		sv, err := st.need(e, schedule.ArgSnapIndex, schedule.ArgSnapTerm)
-		if err != nil {
-			return err
-		}
-		st.add(e, "HandleSnapshot", map[string]any{"i": i, "j": j, "term": term,
-			"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
-		st.raise(p, term)
+		return st.recvSnap(e, m)
 	case schedule.MsgReadIndex:
-		if q, ok := st.reads.request(e.Msg); ok && st.role[p] == schedule.RoleLeader {
-			st.hb.taken[p] = append(st.hb.taken[p], q)
-		}
-		late, copies := st.reads.recv(e.Msg)
-		st.add(e, "HandleReadIndex", map[string]any{"i": i, "j": j, "late": late, "copies": int64(copies), "twin": st.twin(p)})
+		st.recvReadIndex(e, m)
 	case schedule.MsgReadIndexResp:
-		// A follower (or anyone, when the answer raises its term) turns
-		// it into a read state; a stale one, or one at a candidate or
-		// leader of the same term, is ignored.
-		if term > st.term[p] || term == st.term[p] && st.role[p] == schedule.RoleFollower {
-			st.answered[p]++
-		}
-		st.skip("recv MsgReadIndexResp")
-		st.raise(p, term)
+		st.recvReadIndexResp(e, m)
 	case schedule.MsgProp:
-		if st.role[p] != schedule.RoleLeader {
-			st.skip("recv MsgProp at a non-leader")
-			return nil
-		}
-		if st.dropped(k) {
-			st.skip("proposal dropped by a leader")
-			return nil
-		}
-		s, _ := sarg(e, schedule.ArgEntries)
-		ents, err := parseEntries(s)
-		if err != nil {
-			return err
-		}
-		for _, x := range ents {
-			st.add(e, "ClientRequest", map[string]any{"i": i, "value": x.(map[string]any)["value"]})
-		}
+		return st.recvProp(k, m)
 	default:
 		st.skip("recv " + e.Type)
+	}
+	return nil
+}
+
+func (st *etcdMap) recvVote(k int, m msgFields) {
+	e := &st.t[k]
+	p := e.Node
+	r := st.response(k, schedule.MsgVoteResp)
+	if r == nil && st.p.CheckQuorum && m.term > st.term[p] {
+		// In its leader lease, a CheckQuorum node ignores the request
+		// altogether (no new term, no answer): as if it were lost.
+		st.skip("recv MsgVote ignored in a CheckQuorum lease")
+		return
+	}
+	granted := false
+	if r != nil {
+		rj, _ := arg(r, schedule.ArgReject)
+		granted = rj == 0
+	}
+	st.add(e, "HandleVoteRequest", map[string]any{"i": m.i, "j": m.j, "term": m.term,
+		"lastLogTerm": mTerm(m.index, m.logterm), "lastLogIndex": mIndex(m.index), "granted": granted})
+	if r != nil { // with CheckQuorum, a vote request in the lease is ignored: no answer, no new term
+		st.raise(p, m.term)
+	}
+}
+
+func (st *etcdMap) recvVoteResp(e *schedule.Event, m msgFields) {
+	if m.term < st.term[e.Node] {
+		st.skip(staleResponse)
+		return
+	}
+	st.add(e, "HandleVoteResponse", map[string]any{"i": m.i, "j": m.j, "term": m.term, "granted": !m.reject})
+	st.raise(e.Node, m.term)
+}
+
+// recvPreVoteResp maps a rejected pre-vote answer of a higher term: etcd
+// steps down to that term.
+func (st *etcdMap) recvPreVoteResp(e *schedule.Event, m msgFields) {
+	if m.reject && m.term > st.term[e.Node] {
+		st.add(e, "HandleVoteResponse", map[string]any{"i": m.i, "j": m.j, "term": m.term, "granted": false})
+		st.raise(e.Node, m.term)
+		return
+	}
+	st.skip("recv MsgPreVoteResp")
+}
+
+func (st *etcdMap) recvApp(k int, m msgFields) error {
+	e := &st.t[k]
+	s, _ := sarg(e, schedule.ArgEntries)
+	ents, err := parseEntries(s)
+	if err != nil {
+		return err
+	}
+	r := st.response(k, schedule.MsgAppResp)
+	success := false
+	if r != nil {
+		rj, _ := arg(r, schedule.ArgReject)
+		rt, _ := arg(r, schedule.ArgTerm)
+		success = rj == 0 && rt == m.term
+	}
+	st.add(e, "HandleAppendRequest", map[string]any{"i": m.i, "j": m.j, "term": m.term,
+		"prevLogIndex": mIndex(m.index), "prevLogTerm": mTerm(m.index, m.logterm),
+		"entries": ents, "commit": mIndex(m.commit), "success": success})
+	st.raise(e.Node, m.term)
+	return nil
+}
+
+// recvHeartbeat maps a heartbeat as an append request with no entries at
+// the commit index it carries (see the package documentation).
+func (st *etcdMap) recvHeartbeat(k int, m msgFields) {
+	e := &st.t[k]
+	commit := m.commit
+	ct, ok := st.committed[commit]
+	if t, known := arg(e, schedule.ArgCommitTerm); known {
+		ct, ok = t, true // the adapter read it in the sender's log
+	}
+	if commit <= 1 {
+		ct, ok = 0, true
+	}
+	if !ok {
+		// Not seen applied: cannot happen on the correct adapter (the
+		// leader applied everything it committed before it ticks).
+		st.skip("heartbeat with an unknown commit term")
+		ct = m.term
+	}
+	success := st.response(k, schedule.MsgHeartbeatResp) != nil
+	st.add(e, "HandleAppendRequest", map[string]any{"i": m.i, "j": m.j, "term": m.term,
+		"prevLogIndex": mIndex(commit), "prevLogTerm": mTerm(commit, ct),
+		"entries": []any{}, "commit": mIndex(commit), "success": success})
+	st.raise(e.Node, m.term)
+}
+
+func (st *etcdMap) recvAppResp(e *schedule.Event, m msgFields) {
+	if m.term < st.term[e.Node] {
+		st.skip(staleResponse)
+		return
+	}
+	idx, h := mIndex(m.index), mIndex(m.hint)
+	st.add(e, "HandleAppendResponse", map[string]any{"i": m.i, "j": m.j, "term": m.term,
+		"success": !m.reject, "index": idx, "rejectHint": min(h, idx)})
+	st.raise(e.Node, m.term)
+}
+
+func (st *etcdMap) recvSnap(e *schedule.Event, m msgFields) error {
+	sv, err := st.need(e, schedule.ArgSnapIndex, schedule.ArgSnapTerm)
+	if err != nil {
+		return err
+	}
+	st.add(e, "HandleSnapshot", map[string]any{"i": m.i, "j": m.j, "term": m.term,
+		"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
+	st.raise(e.Node, m.term)
+	return nil
+}
+
+func (st *etcdMap) recvReadIndex(e *schedule.Event, m msgFields) {
+	p := e.Node
+	if q, ok := st.reads.request(e.Msg); ok && st.role[p] == schedule.RoleLeader {
+		st.hb.taken[p] = append(st.hb.taken[p], q)
+	}
+	late, copies := st.reads.recv(e.Msg)
+	st.add(e, "HandleReadIndex", map[string]any{"i": m.i, "j": m.j, "late": late, "copies": int64(copies), "twin": st.twin(p)})
+}
+
+// recvReadIndexResp counts the answers that will show as a follower's read
+// state; the follower's side of a read is not mapped.
+func (st *etcdMap) recvReadIndexResp(e *schedule.Event, m msgFields) {
+	p := e.Node
+	// A follower (or anyone, when the answer raises its term) turns
+	// it into a read state; a stale one, or one at a candidate or
+	// leader of the same term, is ignored.
+	if m.term > st.term[p] || m.term == st.term[p] && st.role[p] == schedule.RoleFollower {
+		st.answered[p]++
+	}
+	st.skip("recv MsgReadIndexResp")
+	st.raise(p, m.term)
+}
+
+// recvProp maps a proposal forwarded to a leader: one ClientRequest per
+// entry, unless the leader dropped it.
+func (st *etcdMap) recvProp(k int, m msgFields) error {
+	e := &st.t[k]
+	if st.role[e.Node] != schedule.RoleLeader {
+		st.skip("recv MsgProp at a non-leader")
+		return nil
+	}
+	if st.dropped(k) {
+		st.skip("proposal dropped by a leader")
+		return nil
+	}
+	s, _ := sarg(e, schedule.ArgEntries)
+	ents, err := parseEntries(s)
+	if err != nil {
+		return err
+	}
+	for _, x := range ents {
+		st.add(e, "ClientRequest", map[string]any{"i": m.i, "value": x.(map[string]any)["value"]})
 	}
 	return nil
 }
