@@ -154,7 +154,7 @@ func (ft *FilterTest) Run() (*FilterResult, error) {
 		res.Satisfied++
 		fails := slices.Clone(ex.Failures)
 		if rej, at := ch.mon.Rejected(); rej {
-			fails = append(fails, schedule.Failure{Kind: "scenario", Signature: "scenario: " + t.Reject,
+			fails = append(fails, schedule.Failure{Kind: schedule.FailureScenario, Signature: "scenario: " + t.Reject,
 				Message: fmt.Sprintf("the scenario entered its rejecting state %s", t.Reject), Step: at})
 		}
 		if len(fails) == 0 {

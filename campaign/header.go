@@ -101,29 +101,23 @@ func (s *Settings) FlagsText() string {
 // KindText says what a bug kind means and who saw it: the system's own
 // oracles, or the model (a divergence may be a bug of the model as well).
 func KindText(kind string) string {
-	switch kind {
-	case "panic":
+	switch schedule.FailureKind(kind) {
+	case schedule.FailurePanic:
 		return "the system panicked or crashed"
-	case "safety":
+	case schedule.FailureSafety:
 		return "a safety property of the system's own state failed"
-	case "linearizability":
+	case schedule.FailureLinearizability:
 		return "the client history is not linearizable"
-	case "hang":
+	case schedule.FailureHang:
 		return "an execution ran longer than --exec-timeout"
-	case "divergence":
+	case schedule.FailureDivergence:
 		return "the model does not allow what the system did (a bug of the system, or of the model)"
-	case "model-invariant":
+	case schedule.FailureModelInvariant:
 		return "an invariant of the model fails in a state the execution reached"
-	case "spec-divergence":
+	case schedule.FailureSpecDivergence:
 		return "the maintainers' spec does not allow the library's own trace"
 	}
 	return kind
-}
-
-// ModelKind reports whether bugs of kind are seen by the model rather than
-// by the system's own oracles.
-func ModelKind(kind string) bool {
-	return kind == "divergence" || kind == "model-invariant" || kind == "spec-divergence"
 }
 
 // InputSystem is the campaign's system as an input file names it.

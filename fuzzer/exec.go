@@ -140,7 +140,7 @@ func hangFailure(in *schedule.Input, t schedule.Trace, timeout time.Duration) sc
 		where = fmt.Sprintf("in step %d (%s)", step, in.Steps[step])
 		sig = "hang: in a " + string(in.Steps[step].Action) + " step"
 	}
-	return schedule.Failure{Kind: schedule.KindHang, Signature: sig, Step: step,
+	return schedule.Failure{Kind: schedule.FailureHang, Signature: sig, Step: step,
 		Message: fmt.Sprintf("the execution did not finish within %v; it hung %s", timeout, where)}
 }
 

@@ -59,7 +59,7 @@ func TestAHangingSystemIsReplaced(t *testing.T) {
 	ex, _, err := chk.Run(hang)
 	require.NoError(t, err)
 	require.Len(t, ex.Failures, 1)
-	require.Equal(t, schedule.KindHang, ex.Failures[0].Kind)
+	require.Equal(t, schedule.FailureHang, ex.Failures[0].Kind)
 	require.Equal(t, "hang: unknown step", ex.Failures[0].Signature)
 	ok := &schedule.Input{Steps: []schedule.Step{{Action: schedule.Request, Value: 2}}}
 	ex, _, err = chk.Run(ok)
@@ -90,7 +90,7 @@ func TestHangsAreBugsAndTheCampaignGoesOn(t *testing.T) {
 	require.Equal(t, int64(600), sum.Iterations)
 	require.Len(t, sum.Bugs, 1, "one distinct hang")
 	b := sum.Bugs[0]
-	require.Equal(t, schedule.KindHang, b.Kind)
+	require.Equal(t, string(schedule.FailureHang), b.Kind)
 	require.Equal(t, "hang: in a deliver step", b.Signature)
 	require.NotNil(t, b.Minimized)
 	require.Less(t, b.Minimized.Len(), b.Input.Len())

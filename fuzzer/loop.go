@@ -870,7 +870,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 	}
 	var fresh []*BugRecord
 	for i := range ex.Failures {
-		if k := ex.Failures[i].Kind; k == "divergence" || k == "spec-divergence" {
+		if k := ex.Failures[i].Kind; k == schedule.FailureDivergence || k == schedule.FailureSpecDivergence {
 			f.counters.Divergences++
 			break
 		}
@@ -883,7 +883,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			batch.Bugs = append(batch.Bugs, b)
 			continue
 		}
-		b := &BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: fl.Kind, Signature: fl.Signature,
+		b := &BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: string(fl.Kind), Signature: fl.Signature,
 			Message: fl.Message, Detail: fl.Detail, Step: fl.Step, FirstIteration: iter, LastIteration: iter,
 			Hits: 1, Input: q.in}
 		f.counters.NextBugID++

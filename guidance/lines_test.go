@@ -170,7 +170,7 @@ func TestLineCoverageInterruptsAnInterruptibleSystem(t *testing.T) {
 		in := gen.Random(r)
 		want, _, err := plain.Run(in)
 		require.NoError(t, err)
-		if len(want.Failures) == 0 || want.Failures[0].Kind != schedule.KindHang {
+		if len(want.Failures) == 0 || want.Failures[0].Kind != schedule.FailureHang {
 			continue
 		}
 		got, _, err := chk.Run(in)
@@ -200,7 +200,7 @@ func TestLineCoverageStopsAnExecutionWaitingForTheCounters(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), interruptGrace)
 	require.Len(t, ex.Failures, 1)
-	require.Equal(t, schedule.KindHang, ex.Failures[0].Kind)
+	require.Equal(t, schedule.FailureHang, ex.Failures[0].Kind)
 	require.Empty(t, ex.Trace)
 	require.Zero(t, bf.running.Load(), "it never started")
 	ex, _, err = chk.Run(requests(2))

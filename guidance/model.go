@@ -153,7 +153,7 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 			sig += ": " + d.Conjunct + " (" + d.At + ")"
 			msg += fmt.Sprintf(": %s is false (%s)", d.Conjunct, d.At)
 		}
-		obs.Failures = append(obs.Failures, schedule.Failure{Kind: "divergence", Signature: sig, Message: msg, Step: stepOf(d.Index)})
+		obs.Failures = append(obs.Failures, schedule.Failure{Kind: schedule.FailureDivergence, Signature: sig, Message: msg, Step: stepOf(d.Index)})
 	}
 	seen := map[string]bool{}
 	for _, v := range res.Violations {
@@ -162,7 +162,7 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 		}
 		seen[v.Invariant] = true
 		obs.Failures = append(obs.Failures, schedule.Failure{
-			Kind:      "model-invariant",
+			Kind:      schedule.FailureModelInvariant,
 			Signature: "model-invariant: " + v.Invariant,
 			Message:   fmt.Sprintf("model invariant %s is violated after %d action(s)", v.Invariant, v.Index),
 			Step:      stepOf(v.Index - 1),

@@ -68,7 +68,7 @@ func TestDivergenceIsReported(t *testing.T) {
 	obs, err := mm.Measure(&schedule.Input{}, ex)
 	require.NoError(t, err)
 	require.Len(t, obs.Failures, 1)
-	require.Equal(t, "divergence", obs.Failures[0].Kind)
+	require.Equal(t, schedule.FailureDivergence, obs.Failures[0].Kind)
 	// The signature names the condition that failed and where it is.
 	require.Equal(t, "divergence: Execute: not enabled: IsReq(r) (microbench.tla:79:8)", obs.Failures[0].Signature)
 	require.Contains(t, obs.Failures[0].Message, "IsReq(r) is false (microbench.tla:79:8)")

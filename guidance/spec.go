@@ -21,11 +21,6 @@ import (
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
-// SpecDivergence is the kind of failure of an execution whose own trace
-// (the system's trace points, Execution.Spec) a trace spec does not match:
-// the implementation did something its maintainers' spec does not allow.
-const SpecDivergence = "spec-divergence"
-
 // SpecMeasure covers the states of a TLA+ trace spec (etcd raft's
 // Traceetcdraft.tla): each execution's own trace is validated against it,
 // as TLC's trace validation does, and the spec states the validation
@@ -169,11 +164,11 @@ func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
 	}
 	switch {
 	case res.Result == "invariant":
-		return &schedule.Failure{Kind: "model-invariant", Signature: "model-invariant: " + res.Invariant,
+		return &schedule.Failure{Kind: schedule.FailureModelInvariant, Signature: "model-invariant: " + res.Invariant,
 			Message: fmt.Sprintf("invariant %s of the spec is violated after event %d of the library's trace", res.Invariant, tr.Consumed),
 			Step:    stepOf(tr.Consumed)}
 	case res.ExitCode != check.ExitSuccess:
-		return &schedule.Failure{Kind: SpecDivergence, Signature: SpecDivergence + ": evaluation error: " + schedule.BlankNumbers(firstLine(res.Error)),
+		return &schedule.Failure{Kind: schedule.FailureSpecDivergence, Signature: string(schedule.FailureSpecDivergence) + ": evaluation error: " + schedule.BlankNumbers(firstLine(res.Error)),
 			Message: fmt.Sprintf("validating the library's trace stopped after event %d: %s", tr.Consumed, firstLine(res.Error)),
 			Step:    stepOf(tr.Consumed + 1)}
 	case tr.Matched:
@@ -181,7 +176,7 @@ func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
 	}
 	k := tr.Consumed + 1
 	name, desc := eventText(ex, k)
-	sig := SpecDivergence + ": " + name
+	sig := string(schedule.FailureSpecDivergence) + ": " + name
 	if len(tr.Probes) > 0 {
 		// Where the spec's furthest action stopped names the condition
 		// the event broke: the same event broken the same way is the same
@@ -192,7 +187,7 @@ func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
 			sig += " (" + text + ")"
 		}
 	}
-	f := &schedule.Failure{Kind: SpecDivergence, Signature: sig,
+	f := &schedule.Failure{Kind: schedule.FailureSpecDivergence, Signature: sig,
 		Message: fmt.Sprintf("the spec does not allow event %d of %d of the library's trace: %s", k, len(tr.Log), desc),
 		Step:    stepOf(k)}
 	var d strings.Builder

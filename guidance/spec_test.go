@@ -114,7 +114,7 @@ func TestSpecMeasureDivergence(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, obs.Failures, 1)
 		fl := obs.Failures[0]
-		require.Equal(t, guidance.SpecDivergence, fl.Kind)
+		require.Equal(t, schedule.FailureSpecDivergence, fl.Kind)
 		require.True(t, strings.HasPrefix(fl.Signature, "spec-divergence: BecomeLeader at Traceetcdraft.tla:"), fl.Signature)
 		require.Contains(t, fl.Message, "event "+itoa(k+1)+" of")
 		require.Equal(t, ev.Step, fl.Step)

@@ -44,10 +44,6 @@ type Op struct {
 // Reads whose outcome is unknown are left out (they constrain nothing).
 type History []Op
 
-// KindLinearizability is the kind of the failure of a client history that
-// is not linearizable; its signature is "linearizability: kv".
-const KindLinearizability = "linearizability"
-
 // checkTimeout bounds porcupine's search; an undecided history is not
 // reported.
 const checkTimeout = 5 * time.Second
@@ -159,7 +155,7 @@ func Check(h History, steps int) *schedule.Failure {
 	if steps > 0 {
 		step = min(step, steps-1)
 	}
-	return &schedule.Failure{Kind: KindLinearizability, Signature: "linearizability: kv", Step: step,
+	return &schedule.Failure{Kind: schedule.FailureLinearizability, Signature: "linearizability: kv", Step: step,
 		Message: fmt.Sprintf("the client history of key %s (%d operations) is not linearizable", key, n)}
 }
 

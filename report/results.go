@@ -3,6 +3,8 @@ package report
 import (
 	"cmp"
 	"slices"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Point is a coverage value after an iteration of a campaign, and the
@@ -110,7 +112,7 @@ const MeasureFirstGuidedBug = "first bug after the initial population"
 func FirstBugAfter(bugs []BugHit, after int64) *int64 {
 	var first *int64
 	for _, b := range bugs {
-		if b.Kind == "divergence" || b.FirstIteration <= after {
+		if b.Kind == string(schedule.FailureDivergence) || b.FirstIteration <= after {
 			continue
 		}
 		if first == nil || b.FirstIteration < *first {

@@ -82,7 +82,7 @@ func TestGoTestReproducesApplicationBug(t *testing.T) {
 	require.NotEmpty(t, ex.Failures)
 	fl := ex.Failures[0]
 
-	b := Bug{ID: "B7", Kind: fl.Kind, Signature: fl.Signature, Message: fl.Message, Config: f.Config(), Input: in,
+	b := Bug{ID: "B7", Kind: string(fl.Kind), Signature: fl.Signature, Message: fl.Message, Config: f.Config(), Input: in,
 		Header: []string{"modelfuzz: test"}}
 	ok, out := exportAndRun(t, b)
 	require.False(t, ok, "the exported test fails under the bug:\n%s", out)

@@ -285,7 +285,7 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 	}
 	crashedAt := -1 // a panic ends an in-process execution
 	for _, f := range ex.Failures {
-		if f.Kind == "panic" && (crashedAt < 0 || f.Step < crashedAt) {
+		if f.Kind == FailurePanic && (crashedAt < 0 || f.Step < crashedAt) {
 			crashedAt = f.Step
 		}
 	}

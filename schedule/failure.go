@@ -6,6 +6,59 @@ import (
 	"strings"
 )
 
+// FailureKind says which oracle saw a failure: what kind of bug it is.
+// The strings are the wire form (executions' and bugs' JSON, the corpus,
+// reports).
+type FailureKind string
+
+// The kinds of failure.
+const (
+	// FailurePanic: the system panicked or crashed (Guard, PanicFailure).
+	FailurePanic FailureKind = "panic"
+	// FailureSafety: a safety property of the system's own state failed
+	// (the etcdraft adapter's oracles).
+	FailureSafety FailureKind = "safety"
+	// FailureLinearizability: the client history is not linearizable
+	// (package linearize).
+	FailureLinearizability FailureKind = "linearizability"
+	// FailureHang: an execution did not finish within the execution
+	// timeout.
+	FailureHang FailureKind = "hang"
+	// FailureDivergence: the model does not allow what the system did (a
+	// bug of the system, or of the model).
+	FailureDivergence FailureKind = "divergence"
+	// FailureModelInvariant: an invariant of the model, or of the
+	// maintainers' spec, fails in a state the execution reached.
+	FailureModelInvariant FailureKind = "model-invariant"
+	// FailureSpecDivergence: the maintainers' spec does not allow the
+	// library's own trace (trace validation).
+	FailureSpecDivergence FailureKind = "spec-divergence"
+	// FailureScenario: a filter test's scenario entered its rejecting
+	// state.
+	FailureScenario FailureKind = "scenario"
+	// FailureExit: a replica (a real process) exited by itself.
+	FailureExit FailureKind = "exit"
+	// FailureRestart: a restarted replica could not start or was not
+	// ready in time.
+	FailureRestart FailureKind = "restart"
+	// FailureUnresponsive: a replica did not answer a call in time.
+	FailureUnresponsive FailureKind = "unresponsive"
+	// FailureProtocol: a replica answered the fuzzer's call outside the
+	// interception API.
+	FailureProtocol FailureKind = "protocol"
+)
+
+// FromModel reports whether failures of kind k are seen by the model (the
+// campaign's, or the maintainers' spec) rather than by the system's own
+// oracles: a test of the system alone cannot show them.
+func (k FailureKind) FromModel() bool {
+	switch k {
+	case FailureDivergence, FailureModelInvariant, FailureSpecDivergence:
+		return true
+	}
+	return false
+}
+
 // Guard runs f, the steps of an in-process system, and turns a panic of the
 // system under test into a Failure whose signature is built from the panic
 // message (with numbers blanked out) and the top frames of the panicking
@@ -62,7 +115,7 @@ func PanicFailureSkipping(step int, r any, frames int, skip ...string) *Failure 
 	}
 	msg := fmt.Sprint(r)
 	return &Failure{
-		Kind:      "panic",
+		Kind:      FailurePanic,
 		Signature: "panic: " + BlankNumbers(msg) + " @ " + strings.Join(top, " < "),
 		Message:   msg,
 		Step:      step,

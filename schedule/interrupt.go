@@ -8,7 +8,3 @@ package schedule
 type Interruptible interface {
 	Interrupt()
 }
-
-// KindHang is the kind of the failure recorded for an execution that did
-// not finish within the execution timeout.
-const KindHang = "hang"

@@ -92,9 +92,9 @@ type SpecEvent struct {
 // Failure is one bug observation: what went wrong, where, and a signature
 // that is equal for two observations of the same bug.
 type Failure struct {
-	Kind      string `json:"kind"`      // "panic", "safety", "hang", ...
-	Signature string `json:"signature"` // deduplication key, stable across runs
-	Message   string `json:"message"`
-	Step      int    `json:"step"` // index of the step during which it happened
-	Detail    string `json:"detail,omitempty"`
+	Kind      FailureKind `json:"kind"`      // FailurePanic, FailureSafety, FailureHang, ...
+	Signature string      `json:"signature"` // deduplication key, stable across runs
+	Message   string      `json:"message"`
+	Step      int         `json:"step"` // index of the step during which it happened
+	Detail    string      `json:"detail,omitempty"`
 }

@@ -38,7 +38,7 @@ func TestNodeAPIPanicIsAFailure(t *testing.T) {
 			_ = s.nodes[p].rn.Step(m)
 		})
 		require.NotNil(t, f, "node %d", p+1)
-		require.Equal(t, "panic", f.Kind)
+		require.Equal(t, schedule.FailurePanic, f.Kind)
 		require.Contains(t, f.Message, "is out of range")
 		sigs = append(sigs, f.Signature)
 		s.stopNodes()

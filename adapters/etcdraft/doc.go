@@ -150,8 +150,8 @@
 //
 // # Oracles
 //
-// Failures of Kind "safety", each reported once per execution at the step
-// where it is first seen:
+// Failures of Kind "safety" (schedule.FailureSafety), each reported once
+// per execution at the step where it is first seen:
 //
 //   - "safety: two leaders in one term": at most one leader per term, over
 //     the whole execution;
@@ -183,11 +183,12 @@
 //     first; lease reads are left to the history (the fuzzer's ticks do
 //     not keep the bounded clock drift leases rely on).
 //
-// Failures of Kind "linearizability" (package linearize): the client
-// history of puts (request steps; answered when the proposing node applies
-// the entry, pending when it crashed or the proposal was lost) and reads
-// (read steps; unanswered reads are left out) is checked with porcupine at
-// the end of every execution that answered a read.
+// Failures of Kind "linearizability" (schedule.FailureLinearizability,
+// from package linearize): the client history of puts (request steps;
+// answered when the proposing node applies the entry, pending when it
+// crashed or the proposal was lost) and reads (read steps; unanswered
+// reads are left out) is checked with porcupine at the end of every
+// execution that answered a read.
 //
 // A panic of the library is caught by schedule.Guard and ends the execution.
 //

@@ -172,7 +172,7 @@ func TestStaleReadFails(t *testing.T) {
 	}
 	s.checkHistory(4)
 	require.Len(t, s.ex.Failures, 1)
-	require.Equal(t, linearize.KindLinearizability, s.ex.Failures[0].Kind)
+	require.Equal(t, schedule.FailureLinearizability, s.ex.Failures[0].Kind)
 	s.ex = &schedule.Execution{}
 	s.hist[2].Out = "2"
 	s.checkHistory(4)
@@ -222,7 +222,7 @@ func requireFailure(t *testing.T, cfg Config, in *schedule.Input, sig string) {
 	f, s := newSystem(t, cfg)
 	ex, _ := run(t, s, in)
 	require.NotEmpty(t, ex.Failures, "want %q\n%s", sig, schedule.Timeline(f.Spec(), in, ex))
-	require.Equal(t, "safety", ex.Failures[0].Kind)
+	require.Equal(t, schedule.FailureSafety, ex.Failures[0].Kind)
 	require.Equal(t, sig, ex.Failures[0].Signature, "%s", schedule.Timeline(f.Spec(), in, ex))
 
 	clean := cfg

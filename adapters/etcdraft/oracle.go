@@ -231,7 +231,7 @@ func (s *System) fail(sig, msg string) {
 		return
 	}
 	s.reported = append(s.reported, sig)
-	s.ex.Failures = append(s.ex.Failures, schedule.Failure{Kind: "safety", Signature: sig, Message: msg, Step: s.step})
+	s.ex.Failures = append(s.ex.Failures, schedule.Failure{Kind: schedule.FailureSafety, Signature: sig, Message: msg, Step: s.step})
 }
 
 func fmtIDs[V any](m map[uint64]V) string {

@@ -82,7 +82,7 @@ func TestInjectedBugCrashesTheWorker(t *testing.T) {
 	ex, _ = run(t, s, in)
 	require.Len(t, ex.Failures, 1)
 	f := ex.Failures[0]
-	require.Equal(t, "panic", f.Kind)
+	require.Equal(t, schedule.FailurePanic, f.Kind)
 	require.Equal(t, 8, f.Step)
 	require.Equal(t, "panic: worker-N: flush processed right before the last execute (request N, task N) @ microbench.(*System).handleWorker < microbench.(*System).handle < microbench.(*System).run", f.Signature)
 

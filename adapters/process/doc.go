@@ -156,6 +156,9 @@
 //
 // # Failures
 //
+// By Kind (schedule.FailureLinearizability, FailureExit, FailureRestart,
+// FailureUnresponsive):
+//
 //   - "linearizability", signature "linearizability: kv": the execution's
 //     client history (System.History) is not linearizable for a key-value
 //     store, checked with porcupine per key. Puts without a known outcome

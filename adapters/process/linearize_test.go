@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 func TestStaleReadIsNotLinearizable(t *testing.T) {
@@ -18,7 +19,7 @@ func TestStaleReadIsNotLinearizable(t *testing.T) {
 	ex, _ := execute(t, s, in)
 	require.Len(t, ex.Failures, 1, "%+v", ex.Failures)
 	f := ex.Failures[0]
-	require.Equal(t, linearize.KindLinearizability, f.Kind)
+	require.Equal(t, schedule.FailureLinearizability, f.Kind)
 	require.Equal(t, "linearizability: kv", f.Signature)
 	require.Equal(t, "the client history of key k0 (2 operations) is not linearizable", f.Message)
 	require.Equal(t, 3, f.Step)

@@ -499,7 +499,7 @@ func (e *execution) exited(r *replica, p *proc) {
 	if first := panicLine(r.out.stderr.String()); first != "" {
 		sig = "exit: " + first
 	}
-	e.failLocked("exit", sig, fmt.Sprintf("n%d exited by itself (%s)", r.index+1, status))
+	e.failLocked(schedule.FailureExit, sig, fmt.Sprintf("n%d exited by itself (%s)", r.index+1, status))
 }
 
 // panicLine finds the first line of a Go panic or fatal error in a log,
@@ -627,14 +627,14 @@ func (e *execution) restart(r *replica) {
 	e.mu.Unlock()
 	r.out.mark("restart")
 	if err := e.startReplica(r); err != nil {
-		e.fail("restart", "restart: cannot start", err.Error())
+		e.fail(schedule.FailureRestart, "restart: cannot start", err.Error())
 		return
 	}
 	err := e.waitReady(r, time.Now().Add(e.cl.readyTimeout))
 	switch {
 	case err == nil:
 	case errors.Is(err, errNotReady):
-		e.fail("restart", "restart: not ready", fmt.Sprintf("n%d did not become ready within %v of its restart", r.index+1, e.cl.readyTimeout))
+		e.fail(schedule.FailureRestart, "restart: not ready", fmt.Sprintf("n%d did not become ready within %v of its restart", r.index+1, e.cl.readyTimeout))
 		e.mu.Lock()
 		p := r.proc
 		r.proc, r.addr, r.inbox = nil, "", nil
@@ -740,7 +740,7 @@ func (e *execution) call(r *replica, addr, path string, body []byte) (status int
 		switch {
 		case e.ctx.Err() != nil, gone:
 		case ctx.Err() != nil:
-			e.fail("unresponsive", "unresponsive: "+strings.TrimPrefix(path, "/"),
+			e.fail(schedule.FailureUnresponsive, "unresponsive: "+strings.TrimPrefix(path, "/"),
 				fmt.Sprintf("n%d did not answer POST %s within %v", r.index+1, path, e.cl.callTimeout))
 		default:
 			e.s.log.Warn("replica call failed", "replica", r.index+1, "path", path, "error", err)
@@ -776,7 +776,7 @@ func (e *execution) settle(r *replica) {
 				Answered *int `json:"answered"`
 			}
 			if json.Unmarshal(answer, &a) != nil || a.Answered == nil {
-				e.fail("protocol", "protocol: idle", fmt.Sprintf("n%d answered POST /idle with %q, not {\"answered\": N}", r.index+1, answer))
+				e.fail(schedule.FailureProtocol, "protocol: idle", fmt.Sprintf("n%d answered POST /idle with %q, not {\"answered\": N}", r.index+1, answer))
 				return
 			}
 			e.awaitAnswers(r, *a.Answered)
@@ -848,14 +848,14 @@ func (e *execution) record(kind string, node, peer, msg int, typ string, args []
 	e.trace = append(e.trace, schedule.Event{Step: e.step, Kind: kind, Node: node, Peer: peer, Msg: msg, Type: typ, Args: args})
 }
 
-func (e *execution) fail(kind, sig, msg string) {
+func (e *execution) fail(kind schedule.FailureKind, sig, msg string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.failLocked(kind, sig, msg)
 }
 
 // failLocked records a failure, once per signature and execution.
-func (e *execution) failLocked(kind, sig, msg string) {
+func (e *execution) failLocked(kind schedule.FailureKind, sig, msg string) {
 	for _, f := range e.failures {
 		if f.Signature == sig {
 			return

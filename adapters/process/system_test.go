@@ -196,7 +196,7 @@ func TestExitIsAFailure(t *testing.T) {
 	ex, _ := execute(t, s, input(to(0), d(1, 1), d(1, 1), to(1), rs(1), to(1)))
 	require.Len(t, ex.Failures, 1)
 	f := ex.Failures[0]
-	require.Equal(t, "exit", f.Kind)
+	require.Equal(t, schedule.FailureExit, f.Kind)
 	require.Equal(t, "exit: panic: fake N: received N messages", f.Signature)
 	require.Equal(t, 1, f.Step)
 	require.Contains(t, f.Detail, "== n2 stderr ==\npanic: fake 2: received 1 messages")
@@ -274,7 +274,7 @@ func TestUnresponsiveReplica(t *testing.T) {
 	ex, _ := execute(t, s, input(to(0), to(1)))
 	// Once per execution: n2 does not answer either.
 	require.Len(t, ex.Failures, 1)
-	require.Equal(t, schedule.Failure{Kind: "unresponsive", Signature: "unresponsive: timeout", Step: 0,
+	require.Equal(t, schedule.Failure{Kind: schedule.FailureUnresponsive, Signature: "unresponsive: timeout", Step: 0,
 		Message: "n1 did not answer POST /timeout within 200ms", Detail: ex.Failures[0].Detail}, ex.Failures[0])
 	require.Equal(t, "timeout", ex.Trace[1].Kind, "the run went on")
 	require.Equal(t, 1, ex.Trace[1].Step)

@@ -116,7 +116,7 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 	for _, model := range []bool{false, true} {
 		var group []*fuzzer.BugRecord
 		for _, b := range bugs {
-			if campaign.ModelKind(b.Kind) == model {
+			if schedule.FailureKind(b.Kind).FromModel() == model {
 				group = append(group, b)
 			}
 		}
@@ -187,7 +187,7 @@ func showBug(w io.Writer, env *campaign.Env, b *fuzzer.BugRecord, original bool,
 		return err
 	}
 	fmt.Fprintf(w, "\n%s", r.Timeline)
-	if b.Kind == linearize.KindLinearizability {
+	if b.Kind == string(schedule.FailureLinearizability) {
 		// porcupine's picture of the history that is not linearizable:
 		// the replay's when it showed the bug, else the stored one.
 		detail := r.Detail

@@ -163,7 +163,7 @@ func exportFromFile(fs *pflag.FlagSet, af campaign.SystemFlags, file string, tim
 		return nil, fmt.Errorf("%s shows no failure on this system: there is no bug to export (the adapter flags must be those it ran with)", file)
 	}
 	f := ex.Failures[0]
-	b := &fuzzer.BugRecord{ID: "B1", Kind: f.Kind, Signature: f.Signature, Message: f.Message, Step: f.Step, Input: in}
+	b := &fuzzer.BugRecord{ID: "B1", Kind: string(f.Kind), Signature: f.Signature, Message: f.Message, Step: f.Step, Input: in}
 	var flags []string
 	fs.Visit(func(f *pflag.Flag) {
 		if f.Name == "adapter" || campaign.IsSystemFlag(f.Name) {
@@ -186,24 +186,18 @@ func exportFromFile(fs *pflag.FlagSet, af campaign.SystemFlags, file string, tim
 	return e, nil
 }
 
-// modelKinds are the bugs only the model sees: a Go test of the system
-// alone cannot show them.
-var modelKinds = []string{"divergence", "model-invariant", "spec-divergence"}
-
 func writeGoTest(w io.Writer, dir string, e *exported) error {
 	b := e.bug
 	if e.adapter != "etcdraft" {
 		return fmt.Errorf("bugs export --go-test: only the etcdraft adapter's bugs become Go tests; %s is a bug of the %s adapter (--out DIR writes its input and replay command)", b.ID, e.adapter)
 	}
-	for _, k := range modelKinds {
-		if b.Kind == k {
-			if e.specTrace != nil {
-				return fmt.Errorf("bugs export --go-test: %s is a %s, which only the maintainers' spec sees; a Go test of the library alone cannot show it (--out DIR writes the library's trace, trace.ndjson, and the validate.sh and TLC command lines that reproduce it)", b.ID, b.Kind)
-			}
-			return fmt.Errorf("bugs export --go-test: %s is a %s, which only the model sees; a Go test of the library alone cannot show it (--out DIR writes its input and replay command)", b.ID, b.Kind)
+	if schedule.FailureKind(b.Kind).FromModel() {
+		if e.specTrace != nil {
+			return fmt.Errorf("bugs export --go-test: %s is a %s, which only the maintainers' spec sees; a Go test of the library alone cannot show it (--out DIR writes the library's trace, trace.ndjson, and the validate.sh and TLC command lines that reproduce it)", b.ID, b.Kind)
 		}
+		return fmt.Errorf("bugs export --go-test: %s is a %s, which only the model sees; a Go test of the library alone cannot show it (--out DIR writes its input and replay command)", b.ID, b.Kind)
 	}
-	if b.Kind == schedule.KindHang {
+	if b.Kind == string(schedule.FailureHang) {
 		return fmt.Errorf("bugs export --go-test: %s is a hang, which the Go test cannot tell from a slow run", b.ID)
 	}
 	var lines []string
