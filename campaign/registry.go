@@ -332,7 +332,7 @@ var adapters = map[string]*Adapter{
 
 // etcdraftSpecUnmappable are the actions of adapters/etcdraft whose traces
 // etcd raft's own trace spec (Traceetcdraft.tla, v3.7.0) cannot validate,
-// even on the correct library (docs/results.md, issue 15).
+// even on the correct library (docs/benchmarks.md, "Trace validation").
 var etcdraftSpecUnmappable = map[schedule.Action]string{
 	schedule.Crash:      "the library traces a restarted node's InitState before it loads its term, vote and configuration (newRaft), so the spec's RestartIfLogged never matches a node that had any",
 	schedule.Restart:    "the library traces a restarted node's InitState before it loads its term, vote and configuration (newRaft), so the spec's RestartIfLogged never matches a node that had any",

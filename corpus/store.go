@@ -168,7 +168,7 @@ func dbOptions(path string, s *Store) badger.Options {
 		WithSyncWrites(false).
 		// Memory: a memtable's arena and the builder that flushes it are
 		// allocated whole, so the memtable size sets the database's peaks
-		// (16 MiB tables swung the heap by 100 MiB; docs/results.md).
+		// (16 MiB tables swung the heap by 100 MiB; docs/benchmarks.md).
 		WithMemTableSize(8 << 20).
 		// Small tables keep compactions' table builders small (2 MiB
 		// tables held 200 MiB of builders at times). Values stay in the

@@ -66,7 +66,7 @@ func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) erro
 		if p.Faults == 0 {
 			// None by default: in episodes of a few steps the faults take
 			// the steps that reach new states (a walk of 25 steps reaches a
-			// third of raft.tla's states with 2 of each, docs/results.md).
+			// third of raft.tla's states with 2 of each, docs/benchmarks.md).
 			p.Faults = -1
 		}
 		return p.defaultFaults()

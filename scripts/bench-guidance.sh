@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures what model guidance costs (issue 18), back to back: the same
+# Measures what model guidance costs, back to back: the same
 # campaign (fixed seed, N iterations, a fresh corpus in a temp dir) without
 # a model and with it, in process and through the sidecar, on one core
 # (taskset -c 0 when there is taskset; the sidecar inherits the core) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The learning strategies on etcd raft (issue 21; chapter 4 of the ModelFuzz
+# The learning strategies on etcd raft (chapter 4 of the ModelFuzz
 # thesis): distinct states over EPISODES episodes of a horizon of 25 steps,
 # per strategy and seed, and how many episodes pass each waypoint sequence
 # of tests/etcdraft/raft_waypoints.tla (waypointrl against the walk).

@@ -6,7 +6,7 @@
 #
 # Prints the total statement coverage, the never-reached functions outside
 # the parts no RawNode application reaches (listed apart: the goroutine
-# Node API in node.go, logging, the Describe and String helpers, the
+# Node API in node.go, logging, the Describe and String functions, the
 # generated protobuf code), and a count of those.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -360,7 +360,7 @@ func benchExecute(b *testing.B, cfg Config, shape schedule.Shape) {
 
 // The defaults make progress in random inputs: leaders are elected, entries
 // committed, reads answered, configurations changed, snapshots installed.
-// The figures are logged (docs/results.md cites them).
+// The figures are logged (docs/benchmarks.md cites them).
 func TestDefaultsMakeProgress(t *testing.T) {
 	for _, c := range []struct {
 		name  string

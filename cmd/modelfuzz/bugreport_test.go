@@ -107,7 +107,7 @@ func TestBugsExportGoTestFromFile(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "bugs", "export", "--adapter", "etcdraft", in, "--go-test", dir), "shows no failure on this system")
 }
 
-// The messages and help texts a new user tripped over (issue 19).
+// The messages and help texts a new user trips over.
 func TestMessagesANewUserReads(t *testing.T) {
 	tmp := t.TempDir()
 	// What a command wants, not cobra's "accepts 1 arg(s), received 0".

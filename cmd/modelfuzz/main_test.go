@@ -375,7 +375,7 @@ func TestSignalsStopACampaignCleanly(t *testing.T) {
 	}
 }
 
-// The acceptance run of compare on the micro-benchmark: three strategies,
+// compare end to end on the micro-benchmark: three strategies,
 // five runs each; results.json and report.html hold all three with U and
 // A12 values, and the plots are written.
 func TestCompareMicrobench(t *testing.T) {

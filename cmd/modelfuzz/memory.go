@@ -10,7 +10,7 @@ import (
 // runs under a soft memory limit: twice the heap between collections
 // instead of Go's default of one. With the limit in place the collector
 // still works harder near it, so memory stays bounded, and a model-guided
-// campaign spends 13% less CPU (docs/results.md, issue 18).
+// campaign spends 6-13% less CPU (docs/benchmarks.md, "Throughput").
 const gcPercentUnderLimit = 200
 
 // applyMemoryLimit sets the process's soft memory limit of mib MiB (0:

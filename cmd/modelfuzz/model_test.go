@@ -34,7 +34,7 @@ func lastModelJSON(t *testing.T, stdout string) modelRunJSON {
 	return r
 }
 
-// The acceptance run of the model guidance: through the subprocess
+// Model guidance end to end: through the subprocess
 // sidecar (the default), the correct system reaches model states and never
 // diverges from the model.
 func TestModelGuidedRunThroughTheSidecar(t *testing.T) {
@@ -244,7 +244,7 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 	require.Contains(t, res.stderr, "Nope")
 }
 
-// The acceptance run of minimization and triage: a campaign on etcd raft
+// Minimization and triage end to end: a campaign on etcd raft
 // with a seeded bug finds it, minimizes every bug to at most half its
 // length, and each minimized input replays to the same signature;
 // `bugs` lists one row per distinct bug and `bugs show` walks the model.

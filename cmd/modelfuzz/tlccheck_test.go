@@ -20,7 +20,7 @@ import (
 
 // updateTLC rewrites testdata/tlc/*.golden: go test ./cmd/modelfuzz/ -run
 // TestTLCCheckGolden -update-tlc. Review every change against TLC's
-// output (docs/results.md says where ours differs).
+// output (docs/benchmarks.md, "TLC's output", says where ours differs).
 var updateTLC = flag.Bool("update-tlc", false, "rewrite testdata/tlc/*.golden")
 
 // tlcIn runs the modelfuzz binary in dir.

@@ -1,6 +1,6 @@
 // Command readstages measures how far a campaign's corpus gets along the
 // scenario of bugs/etcdraft/readindex-duplicate-ctx, in raft.tla's terms
-// (docs/results.md, issue 14). It executes every input of an exported
+// (docs/benchmarks.md, "readindex-duplicate-ctx"). It executes every input of an exported
 // corpus (modelfuzz corpus export) on adapters/etcdraft with the
 // campaign's configuration, maps the trace onto raft.tla and replays it,
 // and reports the furthest stage each input reached:

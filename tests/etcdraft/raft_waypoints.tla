@@ -21,7 +21,7 @@ RestartThenCommit == <<SomeoneDown, AllLive, SomeLeader, SomeCommit>>
 \* a commit, then a leader of a later term (a second election)
 CommitThenNewTerm == <<SomeCommit, LeaderTerm2>>
 \* after a restart, a leader with a shorter log than a follower (rare in
-\* 25 steps: the walk passed it once in 50,000 episodes; docs/results.md)
+\* 25 steps: the walk passed it once in 50,000 episodes; docs/benchmarks.md)
 RestartLeaderBehind == <<SomeoneDown, AllLive, LeaderBehindFollower>>
 
 Waypoints == CommitThenNewTerm

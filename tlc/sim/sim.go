@@ -123,7 +123,7 @@ type Stats struct {
 // the bound is what keeps a long campaign's engine in bounded memory;
 // hits come from the common prefixes of executions, which a small cache
 // keeps (raft.tla campaigns: 2^14 entries run as fast as 2^20, with a
-// fraction of the memory; docs/results.md).
+// fraction of the memory; docs/benchmarks.md).
 const DefaultCache = 1 << 14
 
 // New prepares a simulator; cacheSize bounds the memoized transitions

@@ -1,5 +1,5 @@
 ---- MODULE PropCnt ----
-\* The issue's example: x counts 0..5 and stops. [](x < 3) fails at x = 3
+\* A counter: x counts 0..5 and stops. [](x < 3) fails at x = 3
 \* (checked as an invariant, exit 12, as TLC reports it); the search stops
 \* there, before <>(x = 10) is looked at.
 EXTENDS Naturals

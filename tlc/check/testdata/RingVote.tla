@@ -4,7 +4,7 @@
 \* two neighbours, computed from a function of the state (alive, built once
 \* per state) and a constant LET definition (offsets, computed once), as
 \* the Examples' GameOfLife does. With K = 16 this is 65,536 initial states
-\* (the measurement in docs/results.md); the test uses K = 8.
+\* (the measurement in docs/benchmarks.md); the test uses K = 8.
 \* Reference TLC (K = 8): 256 distinct states, 512 generated, depth 1.
 EXTENDS Integers
 CONSTANT K
