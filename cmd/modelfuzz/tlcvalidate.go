@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
@@ -213,15 +213,13 @@ func prepareTrace(name, out string) (*traceFile, error) {
 
 // validateOne validates one trace, writing its report to w.
 func validateOne(w io.Writer, spec, config string, tf *traceFile) (int, error) {
-	env := stdlib.ProcessEnv()
-	env["JSON"] = tf.path
-	m, err := eval.LoadWith(spec, config, eval.LoadOptions{Env: env})
+	m, err := tlc.TraceSpec{Spec: spec, Config: config}.Load(tf.path)
 	if err != nil {
 		code, _ := check.LoadFailure(err)
 		return code, fmt.Errorf("%s: %v", tf.name, err)
 	}
 	m.Out = io.Discard // the spec's progress lines
-	tr, err := check.ValidateTrace(m, check.DefaultTraceSpec, check.Options{Workers: 1})
+	tr, err := tlc.ValidateTrace(m, check.Options{Workers: 1})
 	if err != nil {
 		return check.ExitFailure, fmt.Errorf("%s: %v", tf.name, err)
 	}
@@ -329,7 +327,7 @@ func callString(p eval.ActionProbe) string {
 
 // sourceLine is ": <the source line>" of file:line, or "".
 func sourceLine(file string, line int) string {
-	if t := guidance.SourceLine(file, line); t != "" {
+	if t := tlc.SourceLine(file, line); t != "" {
 		return ": " + t
 	}
 	return ""
