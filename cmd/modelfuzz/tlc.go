@@ -1,12 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
-
-	"github.com/modelfuzz/modelfuzz/tlc/check"
 )
 
 func newTLCCmd() *cobra.Command {
@@ -19,12 +14,4 @@ func newTLCCmd() *cobra.Command {
 	cmd.AddCommand(newTLCSimulateCmd())
 	cmd.AddCommand(newTLCValidateCmd())
 	return cmd
-}
-
-// printUnchecked ends the output of a run that found no error but did not
-// check every property: never "No error has been found" about those.
-func printUnchecked(w io.Writer, res *check.Result) {
-	if res.Result == "not-checked" {
-		fmt.Fprintf(w, "Model checking completed without finding an error, but %s.\n", res.Error)
-	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/output"
 )
 
 // tlcCheckSettings are the options of one `tlc check` run, declared once:
@@ -313,18 +314,18 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := &tlcPrinter{w: w, json: s.jsonOut, diff: s.diffTrace, view: s.view, start: start}
-	out.banner(s, workers, spec, cfgPath)
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
+	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
 	m, err := models.Load(models.Spec{Model: spec, Config: cfgPath, Consts: s.consts})
 	if err != nil {
 		code, res := check.LoadFailure(err)
 		if s.jsonOut {
-			out.json1(&tlcJSON{Result: res, Error: err.Error(), DurationS: round3(time.Since(start).Seconds())})
+			out.LoadFailed(res, err)
 			return &exitError{code, fmt.Errorf("")}
 		}
 		return &exitError{code, err}
 	}
-	out.m = m
+	out.SetModel(m)
 	if s.noDeadlock {
 		m.CheckDeadlock = false
 	}
@@ -352,9 +353,9 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		return err
 	}
 	if s.recover == "" {
-		out.starting()
+		out.Starting()
 	} else {
-		out.recovering(s.recover)
+		out.Recovering(s.recover)
 	}
 	if s.metadir != "" {
 		// TLC's metadata directory: where the search's queue spills to
@@ -365,8 +366,8 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		opt.QueueDir = s.metadir
 	}
 	if !s.jsonOut {
-		opt.InitDone = out.initDone
-		opt.Progress = out.progress
+		opt.InitDone = out.InitDone
+		opt.Progress = out.Progress
 		opt.ProgressEvery = time.Minute
 	}
 	violations := 0
@@ -374,15 +375,15 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		opt.Violation = func(r *check.Result) { // called under the checker's lock
 			violations++
 			if !s.jsonOut {
-				out.violation(r)
+				out.Violation(r)
 			}
 		}
 	}
-	var cov *coverage
+	var cov *output.Coverage
 	if s.coverage >= 0 {
-		cov = newCoverage(m)
+		cov = output.NewCoverage(m)
 	}
-	var dumps []*stateDump
+	var dumps []*output.StateDump
 	for _, d := range []struct {
 		path string
 		dot  bool
@@ -390,7 +391,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		if d.path == "" {
 			continue
 		}
-		sd, err := newStateDump(d.path, d.dot, s.dotOptions, m)
+		sd, err := output.NewStateDump(d.path, d.dot, s.dotOptions, m)
 		if err != nil {
 			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
 		}
@@ -399,37 +400,33 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if cov != nil || len(dumps) > 0 {
 		opt.Step = func(t check.Transition) {
 			if cov != nil {
-				cov.step(t)
+				cov.Step(t)
 			}
 			for _, d := range dumps {
-				if !t.Cut { // as TLC's dump without "constrained"
-					d.step(t.From, t.To, t.Action, t.Fresh)
-				}
+				d.Step(t)
 			}
 		}
 	}
 	stopCoverage := func() {}
 	if cov != nil && s.coverage > 0 && !s.jsonOut {
 		stopCoverage = every(time.Duration(s.coverage)*time.Minute, func() {
-			out.mu.Lock() // not inside a progress line
-			defer out.mu.Unlock()
-			cov.print(w)
+			out.Coverage(cov) // not inside a progress line
 		})
 	}
 	res := check.CheckWithProperties(m, opt)
 	stopCoverage()
 	for _, d := range dumps {
-		if err := d.close(); err != nil {
+		if err := d.Close(); err != nil {
 			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
 		}
 	}
 	if s.jsonOut {
-		out.resultJSON(res, time.Since(start))
+		out.ResultJSON(res)
 	} else {
 		if cov != nil {
-			cov.print(w)
+			cov.Print(w)
 		}
-		out.result(res, violations)
+		out.Result(res, violations)
 	}
 	if res.ExitCode != 0 {
 		return &exitError{res.ExitCode, fmt.Errorf("")}
@@ -438,7 +435,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 }
 
 // checkpointing sets the options of -checkpoint and -recover.
-func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, spec, cfgPath string) error {
+func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *output.Printer, spec, cfgPath string) error {
 	if s.checkpoint == 0 && s.checkpointLevels == 0 && s.recover == "" {
 		return nil
 	}
@@ -459,7 +456,7 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 	if s.recover != "" {
 		opt.Recover = s.recover
 		if !s.jsonOut {
-			opt.Recovered = out.recovered
+			opt.Recovered = out.Recovered
 		}
 	}
 	if s.checkpoint > 0 || s.checkpointLevels > 0 {
@@ -476,7 +473,7 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 			ck.Dir = filepath.Join(filepath.Dir(spec), "states", time.Now().Format("06-01-02-15-04-05"))
 		}
 		if !s.jsonOut {
-			ck.Start, ck.Done = out.checkpointStart, out.checkpointDone
+			ck.Start, ck.Done = out.CheckpointStart, out.CheckpointDone
 		}
 		if s.killAfterCheckpoint {
 			done := ck.Done
@@ -494,9 +491,8 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 
 // runTLCSimulate generates random behaviours (-simulate) until num=N of
 // them are done, a violation is found or the run is interrupted.
-func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers int) error {
-	out.starting()
-	out.initLabel = m.InitLabel()
+func runTLCSimulate(out *output.Printer, m *eval.Model, s *tlcCheckSettings, workers int) error {
+	out.StartingSimulation()
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
@@ -509,15 +505,13 @@ func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers
 	}()
 	opt := check.SimOptions{Seed: s.seed, Workers: workers, Depth: s.depth, Traces: s.traces, Stop: stop}
 	if !s.jsonOut {
-		opt.Progress = out.simProgress
+		opt.Progress = out.SimProgress
 	}
 	res := check.Simulate(m, opt)
 	if s.jsonOut {
-		obj := out.resultObject(&res.Result, time.Since(out.start))
-		obj.Seed, obj.Traces = s.seed, res.Traces
-		out.json1(obj)
+		out.SimResultJSON(res, s.seed)
 	} else {
-		out.simResult(res, s.seed)
+		out.SimResult(res, s.seed)
 	}
 	if res.ExitCode != 0 {
 		return &exitError{res.ExitCode, fmt.Errorf("")}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -275,15 +274,4 @@ func TestTLCExitCodesDocumented(t *testing.T) {
 	help := tlcIn(t, ".", "tlc", "check", "-h")
 	require.Equal(t, 0, help.code)
 	assert.Contains(t, help.stdout, "   14  Assert failed\n")
-}
-
-// TestProgressLine checks TLC's progress line: counts with thousands
-// separators and the rates per minute since the last line.
-func TestProgressLine(t *testing.T) {
-	var b bytes.Buffer
-	p := &tlcPrinter{w: &b}
-	p.last.at = time.Now().Add(-30 * time.Second)
-	p.progress(check.Progress{Depth: 7, Generated: 12000, Distinct: 3000, Queue: 1500})
-	line := b.String()
-	assert.Regexp(t, `^Progress\(7\) at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: 12,000 states generated \([\d,]+ s/min\), 3,000 distinct states found \([\d,]+ ds/min\), 1,500 states left on queue.\n$`, line)
 }
