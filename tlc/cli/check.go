@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"crypto/sha256"
@@ -16,15 +16,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
-	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/output"
 )
 
-// tlcCheckSettings are the options of one `tlc check` run, declared once:
+// checkSettings are the options of one `tlc check` run, declared once:
 // the flags fill them.
-type tlcCheckSettings struct {
+type checkSettings struct {
 	spec, config string
 	consts       []string
 	workers      string // a number or "auto"
@@ -60,8 +60,8 @@ type tlcCheckSettings struct {
 	depthSet             bool
 }
 
-func newTLCCheckCmd() *cobra.Command {
-	s := &tlcCheckSettings{}
+func newCheckCmd() *cobra.Command {
+	s := &checkSettings{}
 	cmd := &cobra.Command{
 		Use:   "check SPEC[.tla] [flags]",
 		Short: "Explore every reachable state of a TLA+ spec and check its invariants, as TLC does",
@@ -146,7 +146,7 @@ Exit codes are TLC's:
 			if !cmd.Flags().Changed("coverage") {
 				s.coverage = -1
 			}
-			return profiled(s.cpuProfile, func() error { return runTLCCheck(cmd.OutOrStdout(), s) })
+			return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
 		},
 	}
 	f := cmd.Flags()
@@ -198,7 +198,7 @@ func exitCodeTable() string {
 }
 
 // validate refuses what the check does not implement.
-func (s *tlcCheckSettings) validate() error {
+func (s *checkSettings) validate() error {
 	switch {
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
@@ -238,7 +238,7 @@ func (s *tlcCheckSettings) validate() error {
 
 // noEffect names the options given that change nothing here, so that
 // none is ignored silently.
-func (s *tlcCheckSettings) noEffect() []string {
+func (s *checkSettings) noEffect() []string {
 	var out []string
 	if s.fpSet {
 		out = append(out, fmt.Sprintf("-fp %d has no effect: the check has one fingerprint function", s.fp))
@@ -253,7 +253,7 @@ func (s *tlcCheckSettings) noEffect() []string {
 }
 
 // workerCount parses -workers (TLC: a number or auto).
-func (s *tlcCheckSettings) workerCount() (int, error) {
+func (s *checkSettings) workerCount() (int, error) {
 	switch s.workers {
 	case "", "auto":
 		return runtime.NumCPU(), nil
@@ -280,7 +280,7 @@ func resolveSpec(spec string) (string, error) {
 	if err == nil {
 		err = fmt.Errorf("%s is a directory", spec)
 	}
-	return "", &exitError{check.ExitError, fmt.Errorf("tlc check: %v", err)}
+	return "", &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: %v", err)}
 }
 
 // resolveConfig finds the configuration: SPEC.cfg by default; -config
@@ -297,7 +297,7 @@ func resolveConfig(config, spec string) string {
 	return config
 }
 
-func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
+func runCheck(w io.Writer, s *checkSettings) error {
 	start := time.Now()
 	if err := s.validate(); err != nil {
 		return err
@@ -316,14 +316,14 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	}
 	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
-	m, err := models.Load(models.Spec{Model: spec, Config: cfgPath, Consts: s.consts})
+	m, err := tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
 	if err != nil {
-		code, res := check.LoadFailure(err)
+		code, res := tlc.LoadFailure(err)
 		if s.jsonOut {
 			out.LoadFailed(res, err)
-			return &exitError{code, fmt.Errorf("")}
+			return &ExitError{Code: code, Err: fmt.Errorf("")}
 		}
-		return &exitError{code, err}
+		return &ExitError{Code: code, Err: err}
 	}
 	out.SetModel(m)
 	if s.noDeadlock {
@@ -335,7 +335,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if s.userFile != "" {
 		f, err := os.Create(s.userFile)
 		if err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -userFile: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -userFile: %v", err)}
 		}
 		defer f.Close()
 		m.Out = f
@@ -346,7 +346,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		}
 	}
 	if s.simulate {
-		return runTLCSimulate(out, m, s, workers)
+		return runSimulate(out, m, s, workers)
 	}
 	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
 	if err := s.checkpointing(&opt, out, spec, cfgPath); err != nil {
@@ -361,7 +361,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		// TLC's metadata directory: where the search's queue spills to
 		// disk.
 		if err := os.MkdirAll(s.metadir, 0o755); err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -metadir: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -metadir: %v", err)}
 		}
 		opt.QueueDir = s.metadir
 	}
@@ -393,7 +393,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		}
 		sd, err := output.NewStateDump(d.path, d.dot, s.dotOptions, m)
 		if err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
 		}
 		dumps = append(dumps, sd)
 	}
@@ -413,11 +413,11 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 			out.Coverage(cov) // not inside a progress line
 		})
 	}
-	res := check.CheckWithProperties(m, opt)
+	res := tlc.Check(m, opt)
 	stopCoverage()
 	for _, d := range dumps {
 		if err := d.Close(); err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
 		}
 	}
 	if s.jsonOut {
@@ -429,13 +429,13 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		out.Result(res, violations)
 	}
 	if res.ExitCode != 0 {
-		return &exitError{res.ExitCode, fmt.Errorf("")}
+		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
 }
 
 // checkpointing sets the options of -checkpoint and -recover.
-func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *output.Printer, spec, cfgPath string) error {
+func (s *checkSettings) checkpointing(opt *check.Options, out *output.Printer, spec, cfgPath string) error {
 	if s.checkpoint == 0 && s.checkpointLevels == 0 && s.recover == "" {
 		return nil
 	}
@@ -445,7 +445,7 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *output.Printer
 	for _, p := range []string{spec, cfgPath} {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: %v", err)}
 		}
 		fmt.Fprintf(h, "%d\n", len(b))
 		h.Write(b)
@@ -489,9 +489,9 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *output.Printer
 	return nil
 }
 
-// runTLCSimulate generates random behaviours (-simulate) until num=N of
+// runSimulate generates random behaviours (-simulate) until num=N of
 // them are done, a violation is found or the run is interrupted.
-func runTLCSimulate(out *output.Printer, m *eval.Model, s *tlcCheckSettings, workers int) error {
+func runSimulate(out *output.Printer, m *tlc.Model, s *checkSettings, workers int) error {
 	out.StartingSimulation()
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
@@ -507,14 +507,14 @@ func runTLCSimulate(out *output.Printer, m *eval.Model, s *tlcCheckSettings, wor
 	if !s.jsonOut {
 		opt.Progress = out.SimProgress
 	}
-	res := check.Simulate(m, opt)
+	res := tlc.Simulate(m, opt)
 	if s.jsonOut {
 		out.SimResultJSON(res, s.seed)
 	} else {
 		out.SimResult(res, s.seed)
 	}
 	if res.ExitCode != 0 {
-		return &exitError{res.ExitCode, fmt.Errorf("")}
+		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
 }
