@@ -9,16 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
-	"github.com/modelfuzz/modelfuzz/tlc/cfg"
-	"github.com/modelfuzz/modelfuzz/tlc/check"
-	"github.com/modelfuzz/modelfuzz/tlc/eval"
-	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
-	"github.com/modelfuzz/modelfuzz/tlc/syntax"
-	"github.com/modelfuzz/modelfuzz/tlc/value"
+	"github.com/modelfuzz/modelfuzz/tlc"
 )
 
 // SpecMeasure covers the states of a TLA+ trace spec (etcd raft's
@@ -45,17 +39,14 @@ func NewSpecMeasure(spec, config string) (*SpecMeasure, error) {
 	if config == "" {
 		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
 	}
-	if _, err := syntax.NewLoader().LoadFile(spec); err != nil {
-		return nil, fmt.Errorf("trace spec: %v", err)
-	}
-	if _, err := cfg.ParseFile(config); err != nil {
+	if err := tlc.Parse(tlc.Spec{Module: spec, Config: config}); err != nil {
 		return nil, fmt.Errorf("trace spec: %v", err)
 	}
 	dir, err := os.MkdirTemp("", "modelfuzz-spec-")
 	if err != nil {
 		return nil, err
 	}
-	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, env: stdlib.ProcessEnv(), dir: dir}, nil
+	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, env: tlc.ProcessEnv(), dir: dir}, nil
 }
 
 // Close removes the measure's temporary files.
@@ -67,8 +58,8 @@ func (m *SpecMeasure) Name() string { return MeasureModel }
 
 // SpecValidation is one execution's trace validated.
 type SpecValidation struct {
-	Trace *check.TraceResult
-	Model *eval.Model
+	Trace *tlc.TraceResult
+	Model *tlc.Model
 	// Keys are the abstract states reached, in the order they were first
 	// reached.
 	Keys []uint64
@@ -90,12 +81,7 @@ func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) 
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		return nil, fmt.Errorf("writing the trace: %v", errorsJoin(werr, cerr))
 	}
-	env := make(map[string]string, len(m.env)+1)
-	for k, v := range m.env {
-		env[k] = v
-	}
-	env["JSON"] = f.Name()
-	model, err := eval.LoadWith(m.Spec, m.Config, eval.LoadOptions{Env: env})
+	model, err := tlc.TraceSpec{Spec: m.Spec, Config: m.Config, Env: m.env}.Load(f.Name())
 	if err != nil {
 		return nil, fmt.Errorf("loading %s with the execution's trace: %v", m.Spec, err)
 	}
@@ -111,21 +97,21 @@ func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) 
 	}
 	v := &SpecValidation{Model: model}
 	seen := map[uint64]bool{}
-	var buf []value.Value
-	visit := func(s []value.Value, _ func() []check.State) {
+	var buf []tlc.Value
+	visit := func(s []tlc.Value, _ func() []tlc.State) {
 		buf = buf[:0]
 		for i, x := range s {
 			if keep[i] {
 				buf = append(buf, x)
 			}
 		}
-		k := value.FingerprintState(buf)
+		k := tlc.FingerprintState(buf)
 		if !seen[k] {
 			seen[k] = true
 			v.Keys = append(v.Keys, k)
 		}
 	}
-	tr, err := check.ValidateTrace(model, check.DefaultTraceSpec, check.Options{Workers: 1, Visit: visit})
+	tr, err := tlc.ValidateTrace(model, tlc.CheckOptions{Workers: 1, Visit: visit})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +153,7 @@ func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
 		return &schedule.Failure{Kind: schedule.FailureModelInvariant, Signature: "model-invariant: " + res.Invariant,
 			Message: fmt.Sprintf("invariant %s of the spec is violated after event %d of the library's trace", res.Invariant, tr.Consumed),
 			Step:    stepOf(tr.Consumed)}
-	case res.ExitCode != check.ExitSuccess:
+	case res.ExitCode != tlc.ExitSuccess:
 		return &schedule.Failure{Kind: schedule.FailureSpecDivergence, Signature: string(schedule.FailureSpecDivergence) + ": evaluation error: " + schedule.BlankNumbers(firstLine(res.Error)),
 			Message: fmt.Sprintf("validating the library's trace stopped after event %d: %s", tr.Consumed, firstLine(res.Error)),
 			Step:    stepOf(tr.Consumed + 1)}
@@ -242,30 +228,10 @@ func eventText(ex *schedule.Execution, k int) (string, string) {
 	return name, desc
 }
 
-var sources sync.Map // file -> []string, the spec files' lines
-
-// SourceLine is line n of a spec file, trimmed ("" when unreadable). The
-// files are read once.
-func SourceLine(file string, n int) string {
-	v, ok := sources.Load(file)
-	if !ok {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return ""
-		}
-		v, _ = sources.LoadOrStore(file, strings.Split(string(data), "\n"))
-	}
-	lines := v.([]string)
-	if n < 1 || n > len(lines) {
-		return ""
-	}
-	return strings.TrimSpace(lines[n-1])
-}
-
-// sourceText is SourceLine without a leading conjunction or disjunction
+// sourceText is tlc.SourceLine without a leading conjunction or disjunction
 // bullet: the condition itself.
 func sourceText(file string, n int) string {
-	t := SourceLine(file, n)
+	t := tlc.SourceLine(file, n)
 	t = strings.TrimPrefix(t, "/\\ ")
 	return strings.TrimPrefix(t, "\\/ ")
 }

@@ -5,14 +5,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/modelfuzz/modelfuzz/tlc/check"
-	"github.com/modelfuzz/modelfuzz/tlc/eval"
-	"github.com/modelfuzz/modelfuzz/tlc/value"
+	"github.com/modelfuzz/modelfuzz/tlc"
 )
 
 // SizeOptions bound the search that measures abstractions.
 type SizeOptions struct {
-	MaxDepth  int   // states within this many steps of an initial state (as check.Options)
+	MaxDepth  int   // states within this many steps of an initial state (as tlc.CheckOptions)
 	MaxStates int64 // stop after this many distinct states (0: none)
 	Workers   int
 }
@@ -50,7 +48,7 @@ func Size(s Spec, views []string, opt SizeOptions) (*SizeResult, error) {
 	}
 	type counter struct {
 		name string
-		m    *eval.Model
+		m    *tlc.Model
 		evs  sync.Pool
 		mu   sync.Mutex
 		seen map[uint64]struct{}
@@ -69,9 +67,9 @@ func Size(s Spec, views []string, opt SizeOptions) (*SizeResult, error) {
 	}
 	var mu sync.Mutex
 	var viewErr error
-	visit := func(st []value.Value, _ func() []check.State) {
+	visit := func(st []tlc.Value, _ func() []tlc.State) {
 		for _, c := range cs {
-			ev := c.evs.Get().(*eval.Evaluator)
+			ev := c.evs.Get().(*tlc.Evaluator)
 			v, err := ev.ViewOf(st)
 			c.evs.Put(ev)
 			if err != nil {
@@ -82,13 +80,13 @@ func Size(s Spec, views []string, opt SizeOptions) (*SizeResult, error) {
 				mu.Unlock()
 				continue
 			}
-			fp := value.Fingerprint(v)
+			fp := tlc.Fingerprint(v)
 			c.mu.Lock()
 			c.seen[fp] = struct{}{}
 			c.mu.Unlock()
 		}
 	}
-	res := check.Check(m, check.Options{Workers: opt.Workers, MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Visit: visit})
+	res := tlc.Explore(m, tlc.CheckOptions{Workers: opt.Workers, MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Visit: visit})
 	if viewErr != nil {
 		return nil, viewErr
 	}

@@ -122,7 +122,6 @@ func TestMessagesANewUserReads(t *testing.T) {
 		{[]string{"test"}, "test needs FILE.filter... (usage: modelfuzz test FILE.filter...)"},
 		{[]string{"corpus", "repair", "a", "b"}, `corpus repair takes DIR, not "a b"`},
 		{[]string{"corpus", "export", "--corpus", tmp, "a", "b"}, `corpus export takes (--out DIR | DIR), not "a b"`},
-		{[]string{"tlc", "check"}, "tlc check: needs the spec to check: SPEC.tla or a module name"},
 	} {
 		res := modelfuzz(t, tc.args...)
 		oneLineError(t, res, tc.want)
@@ -145,11 +144,6 @@ func TestMessagesANewUserReads(t *testing.T) {
 	res = modelfuzz(t, "replay", bad)
 	oneLineError(t, res, `line 1, column 36: "process" is a string, want an integer`)
 	require.NotContains(t, res.stderr, "Go ")
-	acts := filepath.Join(tmp, "acts.json")
-	require.NoError(t, os.WriteFile(acts, []byte(`[1]`), 0o644))
-	res = modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", acts)
-	oneLineError(t, res, "the value is a number, want an object")
-	require.NotContains(t, res.stderr, "sim.Action")
 
 	// A campaign too short for a plot gets none, and says why.
 	short := filepath.Join(tmp, "short")

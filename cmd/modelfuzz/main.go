@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"github.com/modelfuzz/modelfuzz/tlc/cli"
 )
 
 // exitFailed is the exit code of a command whose subject failed, as a
@@ -36,8 +37,12 @@ func main() {
 	if err := root.Execute(); err != nil {
 		code := 1
 		var ee *exitError
-		if errors.As(err, &ee) {
+		var ce *cli.ExitError
+		switch {
+		case errors.As(err, &ee):
 			code = ee.code
+		case errors.As(err, &ce):
+			code = ce.Code
 		}
 		msg := err.Error()
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
@@ -75,7 +80,7 @@ The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 		Version:       buildinfo.Read().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), newTLCCmd(), newModelCmd(), newTestCmd())
+	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), cli.NewCommand(), newModelCmd(), newTestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %s (see '%s --help')", c.CommandPath(), flagErrorText(err), c.CommandPath())
 	})

@@ -519,7 +519,6 @@ func TestCompareJobsFlag(t *testing.T) {
 func TestMemoryLimitFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "--adapter", "microbench", "--iterations", "1", "--memory-limit", "-1", "--corpus", t.TempDir()},
-		{"tlc", "serve", "--model", "microbench.tla", "--memory-limit", "-1"},
 	} {
 		r := modelfuzz(t, args...)
 		require.NotEqual(t, 0, r.code, args)

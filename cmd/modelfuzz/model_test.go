@@ -143,32 +143,6 @@ func TestModelErrorsAreOneLine(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "run", "--model", bad, "--iterations", "1", "--corpus", filepath.Join(tmp, "b")), "Bad.tla:4:6: expected definition or declaration")
 	oneLineError(t, modelfuzz(t, "run", "--model", "microbench.tla", "--tlc", "carrier-pigeon", "--iterations", "1"), `unknown --tlc "carrier-pigeon"`)
 	oneLineError(t, modelfuzz(t, "run", "--model", "microbench.tla", "--tlc-url", "http://127.0.0.1:1", "--iterations", "1", "--corpus", filepath.Join(tmp, "c")), "--tlc-url http://127.0.0.1:1")
-	oneLineError(t, modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", filepath.Join(tmp, "none.json")), "no such file")
-	acts := filepath.Join(tmp, "acts.json")
-	require.NoError(t, os.WriteFile(acts, []byte(`[{"name":"Start","params":{"p":1}}, {"nme":"x"}]`), 0o644))
-	oneLineError(t, modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", acts), `unknown field "nme"`)
-}
-
-func TestTLCSimulate(t *testing.T) {
-	tmp := t.TempDir()
-	acts := filepath.Join(tmp, "acts.json")
-	require.NoError(t, os.WriteFile(acts, []byte(`[
-		{"name":"Start","params":{"p":1}},
-		{"name":"RecvRegister","params":{"p":1}},
-		{"name":"Execute","params":{"w":2,"r":1,"k":1}}
-	]`), 0o644))
-	res := modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", "--const", "Workers=1", acts)
-	require.Equal(t, 12, res.code, res.stderr)
-	require.Contains(t, res.stdout, "State 1: <Initial predicate>")
-	require.Contains(t, res.stdout, `/\ registered = [1]`)
-	require.Contains(t, res.stdout, "Divergence at action 2 (Execute): not enabled: IsReq(r) is false (microbench.tla:79:8)")
-	res = modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", "--json", acts)
-	var r struct {
-		States     []map[string]any `json:"states"`
-		Divergence *struct{ Index int }
-	}
-	require.NoError(t, json.Unmarshal([]byte(res.stdout), &r), res.stdout)
-	require.Equal(t, 2, r.Divergence.Index)
 }
 
 func TestModelMustBeTheAdaptersModel(t *testing.T) {

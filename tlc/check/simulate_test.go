@@ -26,7 +26,7 @@ func TestSimulateIsDeterministicForASeed(t *testing.T) {
 	assert.Equal(t, a.Traces, b.Traces)
 	assert.Equal(t, a.Trace, b.Trace)
 
-	m, err = eval.Load("../../cmd/modelfuzz/testdata/tlc/Commit.tla", "")
+	m, err = eval.Load("../cli/testdata/Commit.tla", "")
 	require.NoError(t, err)
 	m.CheckDeadlock = false // as -deadlock: behaviours run until the invariant fails
 	r := Simulate(m, SimOptions{Seed: 1, Workers: 1, Depth: 20})

@@ -11,7 +11,7 @@ import (
 // The split of a next-state relation into TLC's actions: one per disjunct,
 // per binding of a constant \E and per expanded call, named and located.
 func TestNextActionsSplitAsTLC(t *testing.T) {
-	m, err := Load("../../cmd/modelfuzz/testdata/tlc/Commit.tla", "")
+	m, err := Load("../cli/testdata/Commit.tla", "")
 	require.NoError(t, err)
 	var labels []string
 	for _, a := range m.NextActions() {
@@ -31,7 +31,7 @@ func TestNextActionsSplitAsTLC(t *testing.T) {
 // An instance with substitutions is one action, as in TLC: unnamed when
 // it is the whole next-state relation, located at the INSTANCE statement.
 func TestNextActionsOfAnInstance(t *testing.T) {
-	m, err := Load("../../cmd/modelfuzz/testdata/tlc/MCCommit.tla", "")
+	m, err := Load("../cli/testdata/MCCommit.tla", "")
 	require.NoError(t, err)
 	require.Len(t, m.NextActions(), 1)
 	a := m.NextActions()[0]

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 func ckptSpec(t *testing.T) string {
 	dir := t.TempDir()
 	for _, f := range []string{"CkptRing.tla", "CkptRing.cfg"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "tlc", "check", "testdata", f))
+		b, err := os.ReadFile(filepath.Join("..", "check", "testdata", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
 	}

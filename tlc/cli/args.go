@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -151,5 +151,5 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 
 // usageErrorf is a command line the check refuses: TLC's exit code 1.
 func usageErrorf(format string, args ...any) error {
-	return &exitError{check.ExitUsage, fmt.Errorf("tlc check: "+format, args...)}
+	return &ExitError{Code: check.ExitUsage, Err: fmt.Errorf("tlc check: "+format, args...)}
 }

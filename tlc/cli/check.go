@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"crypto/sha256"
@@ -16,14 +16,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
-	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/output"
 )
 
-// tlcCheckSettings are the options of one `tlc check` run, declared once:
+// checkSettings are the options of one `tlc check` run, declared once:
 // the flags fill them.
-type tlcCheckSettings struct {
+type checkSettings struct {
 	spec, config string
 	consts       []string
 	workers      string // a number or "auto"
@@ -59,8 +60,8 @@ type tlcCheckSettings struct {
 	depthSet             bool
 }
 
-func newTLCCheckCmd() *cobra.Command {
-	s := &tlcCheckSettings{}
+func newCheckCmd() *cobra.Command {
+	s := &checkSettings{}
 	cmd := &cobra.Command{
 		Use:   "check SPEC[.tla] [flags]",
 		Short: "Explore every reachable state of a TLA+ spec and check its invariants, as TLC does",
@@ -145,7 +146,7 @@ Exit codes are TLC's:
 			if !cmd.Flags().Changed("coverage") {
 				s.coverage = -1
 			}
-			return profiled(s.cpuProfile, func() error { return runTLCCheck(cmd.OutOrStdout(), s) })
+			return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
 		},
 	}
 	f := cmd.Flags()
@@ -197,7 +198,7 @@ func exitCodeTable() string {
 }
 
 // validate refuses what the check does not implement.
-func (s *tlcCheckSettings) validate() error {
+func (s *checkSettings) validate() error {
 	switch {
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
@@ -237,7 +238,7 @@ func (s *tlcCheckSettings) validate() error {
 
 // noEffect names the options given that change nothing here, so that
 // none is ignored silently.
-func (s *tlcCheckSettings) noEffect() []string {
+func (s *checkSettings) noEffect() []string {
 	var out []string
 	if s.fpSet {
 		out = append(out, fmt.Sprintf("-fp %d has no effect: the check has one fingerprint function", s.fp))
@@ -252,7 +253,7 @@ func (s *tlcCheckSettings) noEffect() []string {
 }
 
 // workerCount parses -workers (TLC: a number or auto).
-func (s *tlcCheckSettings) workerCount() (int, error) {
+func (s *checkSettings) workerCount() (int, error) {
 	switch s.workers {
 	case "", "auto":
 		return runtime.NumCPU(), nil
@@ -279,7 +280,7 @@ func resolveSpec(spec string) (string, error) {
 	if err == nil {
 		err = fmt.Errorf("%s is a directory", spec)
 	}
-	return "", &exitError{check.ExitError, fmt.Errorf("tlc check: %v", err)}
+	return "", &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: %v", err)}
 }
 
 // resolveConfig finds the configuration: SPEC.cfg by default; -config
@@ -296,7 +297,7 @@ func resolveConfig(config, spec string) string {
 	return config
 }
 
-func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
+func runCheck(w io.Writer, s *checkSettings) error {
 	start := time.Now()
 	if err := s.validate(); err != nil {
 		return err
@@ -313,18 +314,18 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := &tlcPrinter{w: w, json: s.jsonOut, diff: s.diffTrace, view: s.view, start: start}
-	out.banner(s, workers, spec, cfgPath)
-	m, err := models.Load(models.Spec{Model: spec, Config: cfgPath, Consts: s.consts})
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
+	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
+	m, err := tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
 	if err != nil {
-		code, res := check.LoadFailure(err)
+		code, res := tlc.LoadFailure(err)
 		if s.jsonOut {
-			out.json1(&tlcJSON{Result: res, Error: err.Error(), DurationS: round3(time.Since(start).Seconds())})
-			return &exitError{code, fmt.Errorf("")}
+			out.LoadFailed(res, err)
+			return &ExitError{Code: code, Err: fmt.Errorf("")}
 		}
-		return &exitError{code, err}
+		return &ExitError{Code: code, Err: err}
 	}
-	out.m = m
+	out.SetModel(m)
 	if s.noDeadlock {
 		m.CheckDeadlock = false
 	}
@@ -334,7 +335,7 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 	if s.userFile != "" {
 		f, err := os.Create(s.userFile)
 		if err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -userFile: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -userFile: %v", err)}
 		}
 		defer f.Close()
 		m.Out = f
@@ -345,28 +346,28 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		}
 	}
 	if s.simulate {
-		return runTLCSimulate(out, m, s, workers)
+		return runSimulate(out, m, s, workers)
 	}
 	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
 	if err := s.checkpointing(&opt, out, spec, cfgPath); err != nil {
 		return err
 	}
 	if s.recover == "" {
-		out.starting()
+		out.Starting()
 	} else {
-		out.recovering(s.recover)
+		out.Recovering(s.recover)
 	}
 	if s.metadir != "" {
 		// TLC's metadata directory: where the search's queue spills to
 		// disk.
 		if err := os.MkdirAll(s.metadir, 0o755); err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -metadir: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -metadir: %v", err)}
 		}
 		opt.QueueDir = s.metadir
 	}
 	if !s.jsonOut {
-		opt.InitDone = out.initDone
-		opt.Progress = out.progress
+		opt.InitDone = out.InitDone
+		opt.Progress = out.Progress
 		opt.ProgressEvery = time.Minute
 	}
 	violations := 0
@@ -374,15 +375,15 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		opt.Violation = func(r *check.Result) { // called under the checker's lock
 			violations++
 			if !s.jsonOut {
-				out.violation(r)
+				out.Violation(r)
 			}
 		}
 	}
-	var cov *coverage
+	var cov *output.Coverage
 	if s.coverage >= 0 {
-		cov = newCoverage(m)
+		cov = output.NewCoverage(m)
 	}
-	var dumps []*stateDump
+	var dumps []*output.StateDump
 	for _, d := range []struct {
 		path string
 		dot  bool
@@ -390,55 +391,51 @@ func runTLCCheck(w io.Writer, s *tlcCheckSettings) error {
 		if d.path == "" {
 			continue
 		}
-		sd, err := newStateDump(d.path, d.dot, s.dotOptions, m)
+		sd, err := output.NewStateDump(d.path, d.dot, s.dotOptions, m)
 		if err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
 		}
 		dumps = append(dumps, sd)
 	}
 	if cov != nil || len(dumps) > 0 {
 		opt.Step = func(t check.Transition) {
 			if cov != nil {
-				cov.step(t)
+				cov.Step(t)
 			}
 			for _, d := range dumps {
-				if !t.Cut { // as TLC's dump without "constrained"
-					d.step(t.From, t.To, t.Action, t.Fresh)
-				}
+				d.Step(t)
 			}
 		}
 	}
 	stopCoverage := func() {}
 	if cov != nil && s.coverage > 0 && !s.jsonOut {
 		stopCoverage = every(time.Duration(s.coverage)*time.Minute, func() {
-			out.mu.Lock() // not inside a progress line
-			defer out.mu.Unlock()
-			cov.print(w)
+			out.Coverage(cov) // not inside a progress line
 		})
 	}
-	res := check.CheckWithProperties(m, opt)
+	res := tlc.Check(m, opt)
 	stopCoverage()
 	for _, d := range dumps {
-		if err := d.close(); err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: -dump: %v", err)}
+		if err := d.Close(); err != nil {
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
 		}
 	}
 	if s.jsonOut {
-		out.resultJSON(res, time.Since(start))
+		out.ResultJSON(res)
 	} else {
 		if cov != nil {
-			cov.print(w)
+			cov.Print(w)
 		}
-		out.result(res, violations)
+		out.Result(res, violations)
 	}
 	if res.ExitCode != 0 {
-		return &exitError{res.ExitCode, fmt.Errorf("")}
+		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
 }
 
 // checkpointing sets the options of -checkpoint and -recover.
-func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, spec, cfgPath string) error {
+func (s *checkSettings) checkpointing(opt *check.Options, out *output.Printer, spec, cfgPath string) error {
 	if s.checkpoint == 0 && s.checkpointLevels == 0 && s.recover == "" {
 		return nil
 	}
@@ -448,7 +445,7 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 	for _, p := range []string{spec, cfgPath} {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return &exitError{check.ExitError, fmt.Errorf("tlc check: %v", err)}
+			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: %v", err)}
 		}
 		fmt.Fprintf(h, "%d\n", len(b))
 		h.Write(b)
@@ -459,7 +456,7 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 	if s.recover != "" {
 		opt.Recover = s.recover
 		if !s.jsonOut {
-			opt.Recovered = out.recovered
+			opt.Recovered = out.Recovered
 		}
 	}
 	if s.checkpoint > 0 || s.checkpointLevels > 0 {
@@ -476,7 +473,7 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 			ck.Dir = filepath.Join(filepath.Dir(spec), "states", time.Now().Format("06-01-02-15-04-05"))
 		}
 		if !s.jsonOut {
-			ck.Start, ck.Done = out.checkpointStart, out.checkpointDone
+			ck.Start, ck.Done = out.CheckpointStart, out.CheckpointDone
 		}
 		if s.killAfterCheckpoint {
 			done := ck.Done
@@ -492,11 +489,10 @@ func (s *tlcCheckSettings) checkpointing(opt *check.Options, out *tlcPrinter, sp
 	return nil
 }
 
-// runTLCSimulate generates random behaviours (-simulate) until num=N of
+// runSimulate generates random behaviours (-simulate) until num=N of
 // them are done, a violation is found or the run is interrupted.
-func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers int) error {
-	out.starting()
-	out.initLabel = m.InitLabel()
+func runSimulate(out *output.Printer, m *tlc.Model, s *checkSettings, workers int) error {
+	out.StartingSimulation()
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
@@ -509,18 +505,16 @@ func runTLCSimulate(out *tlcPrinter, m *eval.Model, s *tlcCheckSettings, workers
 	}()
 	opt := check.SimOptions{Seed: s.seed, Workers: workers, Depth: s.depth, Traces: s.traces, Stop: stop}
 	if !s.jsonOut {
-		opt.Progress = out.simProgress
+		opt.Progress = out.SimProgress
 	}
-	res := check.Simulate(m, opt)
+	res := tlc.Simulate(m, opt)
 	if s.jsonOut {
-		obj := out.resultObject(&res.Result, time.Since(out.start))
-		obj.Seed, obj.Traces = s.seed, res.Traces
-		out.json1(obj)
+		out.SimResultJSON(res, s.seed)
 	} else {
-		out.simResult(res, s.seed)
+		out.SimResult(res, s.seed)
 	}
 	if res.ExitCode != 0 {
-		return &exitError{res.ExitCode, fmt.Errorf("")}
+		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
 }

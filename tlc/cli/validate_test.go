@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -99,8 +99,8 @@ func TestTLCValidateBadInput(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "tlc", "validate", "--spec", filepath.Join(tmp, "None.tla"), good), "None.tla: no such file")
 
 	// Without --spec, the module cache is looked up; an empty one is named.
-	cmd := exec.Command(binary, "tlc", "validate", good)
-	cmd.Env = append(os.Environ(), "GOMODCACHE="+filepath.Join(tmp, "emptycache"))
+	cmd := command(t, "", "tlc", "validate", good)
+	cmd.Env = append(cmd.Env, "GOMODCACHE="+filepath.Join(tmp, "emptycache"))
 	var errb strings.Builder
 	cmd.Stderr = &errb
 	err := cmd.Run()

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -9,13 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
-func newTLCSimulateCmd() *cobra.Command {
+func newSimulateCmd() *cobra.Command {
 	var (
 		spec    models.Spec
 		jsonOut bool
@@ -36,7 +37,7 @@ ACTIONS.json is either an array of actions or a request object:
 
 Parameter values: numbers, strings (or the name of a model value), booleans,
 arrays (tuples) and objects (records).`,
-		Args: exactArgs(1),
+		Args: cmdline.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])
 			if err != nil {
@@ -48,16 +49,16 @@ arrays (tuples) and objects (records).`,
 			}
 			m, err := models.Load(spec)
 			if err != nil {
-				code, _ := check.LoadFailure(err)
-				return &exitError{code, err}
+				code, _ := tlc.LoadFailure(err)
+				return &ExitError{Code: code, Err: err}
 			}
-			s, err := sim.New(m, 0)
+			s, err := tlc.NewSimulator(m, 0)
 			if err != nil {
-				return &exitError{check.ExitFailure, err}
+				return &ExitError{Code: check.ExitFailure, Err: err}
 			}
 			res, err := s.Simulate(req)
 			if err != nil {
-				return &exitError{check.ExitFailure, err}
+				return &ExitError{Code: check.ExitFailure, Err: err}
 			}
 			w := cmd.OutOrStdout()
 			if jsonOut {
@@ -67,7 +68,7 @@ arrays (tuples) and objects (records).`,
 			}
 			printSimulation(w, req, res)
 			if res.Divergence != nil || len(res.Violations) > 0 {
-				return &exitError{check.ExitSafety, fmt.Errorf("")}
+				return &ExitError{Code: check.ExitSafety, Err: fmt.Errorf("")}
 			}
 			return nil
 		},
@@ -84,7 +85,8 @@ func printSimulation(w io.Writer, req *sim.Request, res *sim.Result) {
 		what := "<Initial predicate>"
 		if st.Index > 0 {
 			a := req.Actions[st.Index-1]
-			what = fmt.Sprintf("<%s %s> (action %d)", a.Name, campaign.ParamsText(a.Params), st.Index-1)
+			params, _ := json.Marshal(a.Params) // an object, its keys sorted
+			what = fmt.Sprintf("<%s %s> (action %d)", a.Name, params, st.Index-1)
 		}
 		fmt.Fprintf(w, "State %d: %s key %s\n", i+1, what, st.Key)
 		names := make([]string, 0, len(st.State))

@@ -1,16 +1,13 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,29 +15,12 @@ import (
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 )
 
-// updateTLC rewrites testdata/tlc/*.golden: go test ./cmd/modelfuzz/ -run
+// updateTLC rewrites testdata/*.golden: go test ./tlc/cli/ -run
 // TestTLCCheckGolden -update-tlc. Review every change against TLC's
 // output (docs/benchmarks.md, "TLC's output", says where ours differs).
-var updateTLC = flag.Bool("update-tlc", false, "rewrite testdata/tlc/*.golden")
+var updateTLC = flag.Bool("update-tlc", false, "rewrite testdata/*.golden")
 
-// tlcIn runs the modelfuzz binary in dir.
-func tlcIn(t *testing.T, dir string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return result{out.String(), errb.String(), code}
-}
-
-const tlcData = "testdata/tlc"
+const tlcData = "testdata"
 
 // stable drops the lines of TLC's output that change from run to run:
 // the banner (version, pid, cores), start and end times.
@@ -61,7 +41,7 @@ func stable(out string) string {
 }
 
 func TestTranslateTLCArgs(t *testing.T) {
-	flags := newTLCCheckCmd().Flags()
+	flags := newCheckCmd().Flags()
 	for _, c := range []struct {
 		in, want string
 	}{
@@ -90,9 +70,9 @@ func TestTranslateTLCArgs(t *testing.T) {
 		_, err := translateTLCArgs(strings.Fields(c.in), flags)
 		require.Error(t, err, c.in)
 		assert.Contains(t, err.Error(), c.err, c.in)
-		var ee *exitError
+		var ee *ExitError
 		require.ErrorAs(t, err, &ee)
-		assert.Equal(t, 1, ee.code, "TLC exits 1 on a command line it refuses")
+		assert.Equal(t, 1, ee.Code, "TLC exits 1 on a command line it refuses")
 	}
 }
 
@@ -275,15 +255,4 @@ func TestTLCExitCodesDocumented(t *testing.T) {
 	help := tlcIn(t, ".", "tlc", "check", "-h")
 	require.Equal(t, 0, help.code)
 	assert.Contains(t, help.stdout, "   14  Assert failed\n")
-}
-
-// TestProgressLine checks TLC's progress line: counts with thousands
-// separators and the rates per minute since the last line.
-func TestProgressLine(t *testing.T) {
-	var b bytes.Buffer
-	p := &tlcPrinter{w: &b}
-	p.last.at = time.Now().Add(-30 * time.Second)
-	p.progress(check.Progress{Depth: 7, Generated: 12000, Distinct: 3000, Queue: 1500})
-	line := b.String()
-	assert.Regexp(t, `^Progress\(7\) at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: 12,000 states generated \([\d,]+ s/min\), 3,000 distinct states found \([\d,]+ ds/min\), 1,500 states left on queue.\n$`, line)
 }

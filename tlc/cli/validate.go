@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -15,8 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
@@ -30,7 +31,7 @@ const exitNotMatched = 13
 // raftModule is the module whose tla/ folder holds the default trace spec.
 const raftModule = models.RaftModule
 
-func newTLCValidateCmd() *cobra.Command {
+func newValidateCmd() *cobra.Command {
 	var (
 		spec, config, cpuProfile string
 		parallel                 int
@@ -53,10 +54,10 @@ action could take, the spec's state there and how far each action got.
 Exit codes: 0 every trace matched, 13 a trace not matched, 12 an invariant
 violated, 75 an evaluation error, 150/151 a spec or configuration error, 1
 bad input.`,
-		Args: minimumArgs(1),
+		Args: cmdline.MinimumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return profiled(cpuProfile, func() error {
-				return runTLCValidate(cmd.OutOrStdout(), spec, config, parallel, args)
+			return cmdline.Profiled(cpuProfile, func() error {
+				return runValidate(cmd.OutOrStdout(), spec, config, parallel, args)
 			})
 		},
 	}
@@ -74,21 +75,21 @@ func raftTLADir() (string, string) {
 	return dir, dir
 }
 
-func runTLCValidate(w io.Writer, spec, config string, parallel int, traces []string) error {
+func runValidate(w io.Writer, spec, config string, parallel int, traces []string) error {
 	if spec == "" {
 		dir, looked := raftTLADir()
 		spec = filepath.Join(dir, "Traceetcdraft.tla")
 		if _, err := os.Stat(spec); err != nil {
-			return &exitError{check.ExitParse, fmt.Errorf("tlc validate: no --spec given and Traceetcdraft.tla is not in %s (the tla/ folder of %s in the module cache; run go mod download %s, or give --spec)", looked, raftModule, raftModule)}
+			return &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: no --spec given and Traceetcdraft.tla is not in %s (the tla/ folder of %s in the module cache; run go mod download %s, or give --spec)", looked, raftModule, raftModule)}
 		}
 	} else if _, err := os.Stat(spec); err != nil {
-		return &exitError{check.ExitParse, fmt.Errorf("tlc validate: %v", err)}
+		return &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: %v", err)}
 	}
 	if config == "" {
 		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
 	}
 	if _, err := os.Stat(config); err != nil {
-		return &exitError{check.ExitConfig, fmt.Errorf("tlc validate: %v", err)}
+		return &ExitError{Code: check.ExitConfig, Err: fmt.Errorf("tlc validate: %v", err)}
 	}
 	// Bad input is reported before anything runs.
 	prepared := make([]*traceFile, len(traces))
@@ -100,7 +101,7 @@ func runTLCValidate(w io.Writer, spec, config string, parallel int, traces []str
 	for i, t := range traces {
 		tf, err := prepareTrace(t, filepath.Join(tmp, fmt.Sprintf("%d.ndjson", i)))
 		if err != nil {
-			return &exitError{1, fmt.Errorf("tlc validate: %v", err)}
+			return &ExitError{Code: 1, Err: fmt.Errorf("tlc validate: %v", err)}
 		}
 		prepared[i] = tf
 	}
@@ -151,13 +152,13 @@ func runTLCValidate(w io.Writer, spec, config string, parallel int, traces []str
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return &exitError{code, firstErr}
+		return &ExitError{Code: code, Err: firstErr}
 	}
 	if len(traces) > 1 {
 		fmt.Fprintf(w, "%d of %d traces matched\n", matched, len(traces))
 	}
 	if code != 0 {
-		return &exitError{code, errors.New("")}
+		return &ExitError{Code: code, Err: errors.New("")}
 	}
 	return nil
 }
@@ -213,15 +214,13 @@ func prepareTrace(name, out string) (*traceFile, error) {
 
 // validateOne validates one trace, writing its report to w.
 func validateOne(w io.Writer, spec, config string, tf *traceFile) (int, error) {
-	env := stdlib.ProcessEnv()
-	env["JSON"] = tf.path
-	m, err := eval.LoadWith(spec, config, eval.LoadOptions{Env: env})
+	m, err := tlc.TraceSpec{Spec: spec, Config: config}.Load(tf.path)
 	if err != nil {
-		code, _ := check.LoadFailure(err)
+		code, _ := tlc.LoadFailure(err)
 		return code, fmt.Errorf("%s: %v", tf.name, err)
 	}
 	m.Out = io.Discard // the spec's progress lines
-	tr, err := check.ValidateTrace(m, check.DefaultTraceSpec, check.Options{Workers: 1})
+	tr, err := tlc.ValidateTrace(m, check.Options{Workers: 1})
 	if err != nil {
 		return check.ExitFailure, fmt.Errorf("%s: %v", tf.name, err)
 	}
@@ -329,7 +328,7 @@ func callString(p eval.ActionProbe) string {
 
 // sourceLine is ": <the source line>" of file:line, or "".
 func sourceLine(file string, line int) string {
-	if t := guidance.SourceLine(file, line); t != "" {
+	if t := tlc.SourceLine(file, line); t != "" {
 		return ": " + t
 	}
 	return ""

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"github.com/modelfuzz/modelfuzz/models"
-	"github.com/modelfuzz/modelfuzz/tlc/check"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
-	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
 
-type tlcServeFlags struct {
+type serveFlags struct {
 	model, config string
 	consts        []string
 	addr          string
@@ -29,8 +29,8 @@ type tlcServeFlags struct {
 	memoryLimit   int64
 }
 
-func newTLCServeCmd() *cobra.Command {
-	var f tlcServeFlags
+func newServeCmd() *cobra.Command {
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve --model FILE|NAME",
 		Short: "Serve trace simulation of a TLA+ model over HTTP (the fuzzer's sidecar)",
@@ -52,9 +52,9 @@ token is made and printed on stderr. The protocol (JSON):
 --model is a .tla file (with FILE.cfg unless --config names another) or
 the name of an embedded model (` + fmt.Sprint(models.Embedded()) + `). SIGINT or SIGTERM
 stops the server after the requests in flight.`,
-		Args: noArgs,
+		Args: cmdline.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTLCServe(cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
+			return runServe(cmd.OutOrStdout(), cmd.ErrOrStderr(), &f)
 		},
 	}
 	fs := cmd.Flags()
@@ -70,8 +70,8 @@ stops the server after the requests in flight.`,
 	return cmd
 }
 
-func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
-	if err := applyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
+func runServe(stdout, stderr io.Writer, f *serveFlags) error {
+	if err := cmdline.ApplyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
 		return err
 	}
 	if f.cpuProfile != "" {
@@ -84,7 +84,7 @@ func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
 		}
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
-	logger, err := newLogger(f.logLevel)
+	logger, err := cmdline.NewLogger(f.logLevel)
 	if err != nil {
 		return err
 	}
@@ -101,11 +101,11 @@ func runTLCServe(stdout, stderr io.Writer, f *tlcServeFlags) error {
 	defer ln.Close()
 	m, err := models.Load(models.Spec{Model: f.model, Config: f.config, Consts: f.consts})
 	if err != nil {
-		code, _ := check.LoadFailure(err)
-		return &exitError{code, err}
+		code, _ := tlc.LoadFailure(err)
+		return &ExitError{Code: code, Err: err}
 	}
 	m.Out = stderr // Print and PrintT must not mix with the ready line
-	s, err := sim.New(m, f.cache)
+	s, err := tlc.NewSimulator(m, f.cache)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "model "+f.model+":") {
 			return err // it names the model already

@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 // propertyViolation prints a violated temporal property with its lasso
 // ("Back to state N: <action>" or "State N: Stuttering"), or a property
 // violated by an initial state, as TLC prints them.
-func (p *tlcPrinter) propertyViolation(res *check.Result) {
+func (p *Printer) propertyViolation(res *check.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "Error: %s\n", res.Error)

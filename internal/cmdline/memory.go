@@ -1,4 +1,4 @@
-package main
+package cmdline
 
 import (
 	"fmt"
@@ -6,17 +6,17 @@ import (
 	"runtime/debug"
 )
 
-// gcPercentUnderLimit is the garbage collector's target for a process that
+// GCPercentUnderLimit is the garbage collector's target for a process that
 // runs under a soft memory limit: twice the heap between collections
 // instead of Go's default of one. With the limit in place the collector
 // still works harder near it, so memory stays bounded, and a model-guided
 // campaign spends 6-13% less CPU (docs/benchmarks.md, "Throughput").
-const gcPercentUnderLimit = 200
+const GCPercentUnderLimit = 200
 
-// applyMemoryLimit sets the process's soft memory limit of mib MiB (0:
-// none) and, under a limit, the collector's target gcPercentUnderLimit.
+// ApplyMemoryLimit sets the process's soft memory limit of mib MiB (0:
+// none) and, under a limit, the collector's target GCPercentUnderLimit.
 // The environment wins: $GOMEMLIMIT over the limit, $GOGC over the target.
-func applyMemoryLimit(flag string, mib int64) error {
+func ApplyMemoryLimit(flag string, mib int64) error {
 	if mib < 0 {
 		return fmt.Errorf("%s must not be negative", flag)
 	}
@@ -26,7 +26,7 @@ func applyMemoryLimit(flag string, mib int64) error {
 		limited = true
 	}
 	if limited && os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercentUnderLimit)
+		debug.SetGCPercent(GCPercentUnderLimit)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"encoding/json"
@@ -18,9 +18,11 @@ import (
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
-// tlcPrinter prints a check as TLC does: a banner, progress lines with
-// rates, error traces whose steps name their action, the final counts.
-type tlcPrinter struct {
+// Printer prints a check as TLC does: a banner, progress lines with
+// rates, error traces whose steps name their action, the final counts;
+// with JSON, one JSON object with the result instead. Its methods may be
+// called from several goroutines (the checker's progress callbacks).
+type Printer struct {
 	w     io.Writer
 	m     *eval.Model
 	json  bool
@@ -37,6 +39,22 @@ type tlcPrinter struct {
 		generated, distinct int64
 	}
 }
+
+// Options say how a Printer prints.
+type Options struct {
+	JSON      bool // print one JSON object with the result, and nothing else
+	DiffTrace bool // print only the variables a trace step changes (-difftrace)
+	View      bool // print trace states through the cfg's VIEW (-view)
+}
+
+// New is a Printer writing to w for a run that started at start.
+func New(w io.Writer, start time.Time, opt Options) *Printer {
+	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, start: start}
+}
+
+// SetModel gives the printer the model once it is loaded: traces are
+// printed through it (its actions, ALIAS and VIEW).
+func (p *Printer) SetModel(m *eval.Model) { p.m = m }
 
 // tlcDate is TLC's format of a time of day.
 const tlcDate = "2006-01-02 15:04:05"
@@ -68,21 +86,24 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func (p *tlcPrinter) banner(s *tlcCheckSettings, workers int, spec, cfgPath string) {
+// Banner prints TLC's first lines: the version, the mode (the search, or
+// the simulation with its seed), the machine, the spec and its cfg.
+func (p *Printer) Banner(spec, cfgPath string, workers int, simulate bool, seed int64) {
 	if p.json {
 		return
 	}
 	fmt.Fprintf(p.w, "modelfuzz tlc check, version %s\n", version())
 	env := fmt.Sprintf("on %d cores [pid: %d] (%s %s, %s)", runtime.NumCPU(), os.Getpid(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	if s.simulate {
-		fmt.Fprintf(p.w, "Running Random Simulation with seed %d with %d %s %s.\n", s.seed, workers, plural(workers, "worker", "workers"), env)
+	if simulate {
+		fmt.Fprintf(p.w, "Running Random Simulation with seed %d with %d %s %s.\n", seed, workers, plural(workers, "worker", "workers"), env)
 	} else {
 		fmt.Fprintf(p.w, "Running breadth-first search Model-Checking with %d %s %s.\n", workers, plural(workers, "worker", "workers"), env)
 	}
 	fmt.Fprintf(p.w, "Parsing file %s with configuration %s\n", spec, cfgPath)
 }
 
-func (p *tlcPrinter) starting() {
+// Starting prints TLC's lines at the start of the search.
+func (p *Printer) Starting() {
 	p.last.at = time.Now()
 	if p.json {
 		return
@@ -91,8 +112,15 @@ func (p *tlcPrinter) starting() {
 	fmt.Fprintln(p.w, "Computing initial states...")
 }
 
-// recovering replaces starting for a run recovered from a checkpoint.
-func (p *tlcPrinter) recovering(dir string) {
+// StartingSimulation prints TLC's lines at the start of a simulation,
+// whose traces start with the initial predicate's name.
+func (p *Printer) StartingSimulation() {
+	p.Starting()
+	p.initLabel = p.m.InitLabel()
+}
+
+// Recovering replaces Starting for a run recovered from a checkpoint.
+func (p *Printer) Recovering(dir string) {
 	p.last.at = time.Now()
 	if p.json {
 		return
@@ -101,39 +129,39 @@ func (p *tlcPrinter) recovering(dir string) {
 	fmt.Fprintf(p.w, "Starting recovery from checkpoint %s\n", dir)
 }
 
-// recovered prints TLC's line once a checkpoint is read.
-func (p *tlcPrinter) recovered(r check.Recovery) {
+// Recovered prints TLC's line once a checkpoint is read.
+func (p *Printer) Recovered(r check.Recovery) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "Recovery completed. %d states examined. %d states on queue.\n", r.Distinct, r.Queue)
 	p.last.generated, p.last.distinct = r.Generated, r.Distinct
 }
 
-// checkpointStart and checkpointDone print TLC's lines around a
+// CheckpointStart and CheckpointDone print TLC's lines around a
 // checkpoint.
-func (p *tlcPrinter) checkpointStart(dir string) {
+func (p *Printer) CheckpointStart(dir string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "Checkpointing of run %s\n", dir)
 }
 
-func (p *tlcPrinter) checkpointDone(string, check.Progress) {
+func (p *Printer) CheckpointDone(string, check.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "Checkpointing completed at (%s)\n", time.Now().Format(tlcDate))
 }
 
-// initDone prints TLC's line after the initial states.
-func (p *tlcPrinter) initDone(pr check.Progress) {
+// InitDone prints TLC's line after the initial states.
+func (p *Printer) InitDone(pr check.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "Finished computing initial states: %d distinct %s generated at %s.\n",
 		pr.Distinct, plural(int(pr.Distinct), "state", "states"), time.Now().Format(tlcDate))
 }
 
-// progress prints TLC's progress line, with the rates since the last one
+// Progress prints TLC's progress line, with the rates since the last one
 // per minute.
-func (p *tlcPrinter) progress(pr check.Progress) {
+func (p *Printer) Progress(pr check.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
@@ -150,7 +178,8 @@ func (p *tlcPrinter) progress(pr check.Progress) {
 	p.last.at, p.last.generated, p.last.distinct = now, pr.Generated, pr.Distinct
 }
 
-func (p *tlcPrinter) simProgress(pr check.SimProgress) {
+// SimProgress prints the progress line of a simulation.
+func (p *Printer) SimProgress(pr check.SimProgress) {
 	fmt.Fprintf(p.w, "Progress: %s states checked, %s traces generated.\n", thousands(pr.States), thousands(pr.Traces))
 }
 
@@ -166,9 +195,9 @@ func thousands(n int64) string {
 	return s
 }
 
-// violation prints an error and its trace (also each violation of
+// Violation prints an error and its trace (also each violation of
 // -continue, as found).
-func (p *tlcPrinter) violation(r *check.Result) {
+func (p *Printer) Violation(r *check.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	fmt.Fprintf(p.w, "Error: %s\n", r.Error)
@@ -183,7 +212,7 @@ func (p *tlcPrinter) violation(r *check.Result) {
 // that led to it (see traceStates), only the changed variables with
 // -difftrace. A lasso's printer ends it with "Back to state N: " and
 // stepLabel(last state, state N).
-func (p *tlcPrinter) states(tr []check.State) {
+func (p *Printer) states(tr []check.State) {
 	var prev *traceState
 	for i, st := range p.traceStates(tr) {
 		fmt.Fprintf(p.w, "State %d: %s\n", i+1, st.label)
@@ -204,46 +233,47 @@ func (p *tlcPrinter) states(tr []check.State) {
 	}
 }
 
-// result prints the end of a check; violations is the number of
+// Result prints the end of a check; violations is the number of
 // invariant violations -continue found (and printed as found).
-func (p *tlcPrinter) result(res *check.Result, violations int) {
+func (p *Printer) Result(res *check.Result, violations int) {
 	switch {
 	case res.Result == "success":
 		fmt.Fprintln(p.w, "Model checking completed. No error has been found.")
 	case res.Result == "not-checked":
-		// Said at the end (printUnchecked).
+		// Said at the end (unchecked).
 	case res.Result == "liveness" || res.Result == "property-initial":
 		p.propertyViolation(res)
 	case violations > 0 && res.Result == "invariant":
 		// TLC says "No error has been found" here, and exits 0.
 		fmt.Fprintf(p.w, "Model checking completed. %d invariant %s found (printed above).\n", violations, plural(violations, "violation was", "violations were"))
 	default:
-		p.violation(res)
+		p.Violation(res)
 	}
 	fmt.Fprintf(p.w, "%d states generated, %d distinct states found, 0 states left on queue.\n", res.Generated, res.Distinct)
 	fmt.Fprintf(p.w, "The depth of the complete state graph search is %d.\n", res.Depth)
 	p.finished()
-	printUnchecked(p.w, res)
+	unchecked(p.w, res)
 }
 
-func (p *tlcPrinter) simResult(res *check.SimResult, seed int64) {
+// SimResult prints the end of a simulation with its seed.
+func (p *Printer) SimResult(res *check.SimResult, seed int64) {
 	switch res.Result.Result {
 	case "success", "not-checked":
 	case "liveness", "property-initial":
 		p.propertyViolation(&res.Result)
 	default:
-		p.violation(&res.Result)
+		p.Violation(&res.Result)
 	}
 	fmt.Fprintf(p.w, "The number of states generated: %d\n", res.Generated)
 	fmt.Fprintf(p.w, "Simulation using seed %d and aril 0\n", seed)
 	fmt.Fprintf(p.w, "Progress: %d states checked, %d traces generated (trace length: mean=%.0f, var(x)=%.0f, sd=%.0f)\n",
 		res.Generated, res.Traces, res.MeanLength, res.VarLength, math.Sqrt(res.VarLength))
 	p.finished()
-	printUnchecked(p.w, &res.Result)
+	unchecked(p.w, &res.Result)
 }
 
 // finished prints TLC's last line: "Finished in 01min 05s at (DATE)".
-func (p *tlcPrinter) finished() {
+func (p *Printer) finished() {
 	d := time.Since(p.start)
 	var took string
 	switch {
@@ -259,7 +289,7 @@ func (p *tlcPrinter) finished() {
 
 // stepLabel is the label of the action that leads from s to t, as a trace
 // prints it ("<Action>" when no action of the split does).
-func (p *tlcPrinter) stepLabel(s, t []value.Value) string {
+func (p *Printer) stepLabel(s, t []value.Value) string {
 	ev := p.m.NewEvaluator()
 	if a, err := ev.StepAction(s, t); err == nil && a >= 0 {
 		return p.m.NextActions()[a].Label()
@@ -290,7 +320,7 @@ func (t *traceState) same(name string, v value.Value) bool {
 // (the first of TLC's split that leads there, as TLC finds it) and applies
 // the cfg's ALIAS, evaluated in each state and its successor (the last
 // state is its own successor, as in TLC).
-func (p *tlcPrinter) traceStates(tr []check.State) []traceState {
+func (p *Printer) traceStates(tr []check.State) []traceState {
 	ev := p.m.NewEvaluator()
 	out := make([]traceState, len(tr))
 	for i, st := range tr {
@@ -314,7 +344,7 @@ func (p *tlcPrinter) traceStates(tr []check.State) []traceState {
 // stateValues are the names and values printed for state i of a trace:
 // the variables in alphabetical order (as TLC prints them), or the
 // ALIAS's fields.
-func (p *tlcPrinter) stateValues(ev *eval.Evaluator, tr []check.State, i int) ([]string, []value.Value) {
+func (p *Printer) stateValues(ev *eval.Evaluator, tr []check.State, i int) ([]string, []value.Value) {
 	st := tr[i]
 	if p.view && p.m.HasView() {
 		if v, err := ev.ViewOf(st.Values); err == nil {
@@ -410,8 +440,8 @@ func aliasFields(f *value.Func, order []string) ([]string, []value.Value) {
 	return names, vals
 }
 
-// tlcJSON is the result of --json: one object.
-type tlcJSON struct {
+// jsonResult is the result of --json: one object.
+type jsonResult struct {
 	Result          string      `json:"result"`
 	DistinctStates  int64       `json:"distinct_states"`
 	StatesGenerated int64       `json:"states_generated"`
@@ -440,19 +470,35 @@ type jsonState struct {
 	Vars     map[string]json.RawMessage `json:"vars"`
 }
 
-func (p *tlcPrinter) json1(v *tlcJSON) {
+func (p *Printer) json1(v *jsonResult) {
 	enc := json.NewEncoder(p.w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 }
 
-func (p *tlcPrinter) resultJSON(res *check.Result, d time.Duration) {
-	p.json1(p.resultObject(res, d))
+// LoadFailed prints, with JSON, the object of a run whose model did not
+// load: result is the result's name (LoadFailure's); without JSON the
+// error is the command's to print.
+func (p *Printer) LoadFailed(result string, err error) {
+	p.json1(&jsonResult{Result: result, Error: err.Error(), DurationS: round3(time.Since(p.start).Seconds())})
+}
+
+// ResultJSON prints the JSON object of a check's result.
+func (p *Printer) ResultJSON(res *check.Result) {
+	p.json1(p.resultObject(res, time.Since(p.start)))
+}
+
+// SimResultJSON prints the JSON object of a simulation's result, with its
+// seed and the number of behaviours generated.
+func (p *Printer) SimResultJSON(res *check.SimResult, seed int64) {
+	obj := p.resultObject(&res.Result, time.Since(p.start))
+	obj.Seed, obj.Traces = seed, res.Traces
+	p.json1(obj)
 }
 
 // resultObject is the --json object of a result.
-func (p *tlcPrinter) resultObject(res *check.Result, d time.Duration) *tlcJSON {
-	out := &tlcJSON{Result: res.Result, DistinctStates: res.Distinct, StatesGenerated: res.Generated,
+func (p *Printer) resultObject(res *check.Result, d time.Duration) *jsonResult {
+	out := &jsonResult{Result: res.Result, DistinctStates: res.Distinct, StatesGenerated: res.Generated,
 		Depth: res.Depth, DurationS: round3(d.Seconds()), Error: res.Error,
 		BackToState: res.LoopBack, Stuttering: res.Stuttering}
 	for _, pr := range res.Unchecked {
@@ -482,3 +528,13 @@ func jsonValue(v value.Value) json.RawMessage {
 	b, _ := json.Marshal(v.String())
 	return b
 }
+
+// unchecked ends the output of a run that found no error but did not
+// check every property: never "No error has been found" about those.
+func unchecked(w io.Writer, res *check.Result) {
+	if res.Result == "not-checked" {
+		fmt.Fprintf(w, "Model checking completed without finding an error, but %s.\n", res.Error)
+	}
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
