@@ -21,6 +21,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 )
@@ -396,7 +397,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 	}
 	if s.MemProfile != "" {
 		var peak int64
-		opt.OnSnapshot = func(r *fuzzer.StatsRecord) {
+		opt.OnSnapshot = func(r *record.StatsRecord) {
 			if r.HeapBytes > peak {
 				peak = r.HeapBytes
 				if err := writeHeapProfile(s.MemProfile, false); err != nil {

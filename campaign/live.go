@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -260,7 +261,7 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 	return report.WriteLiveHTML(w, p)
 }
 
-func (l *Live) bugRow(b *fuzzer.BugRecord) report.LiveBug {
+func (l *Live) bugRow(b *record.BugRecord) report.LiveBug {
 	repro := fmt.Sprintf("%d steps", b.Input.Len())
 	if b.Minimized != nil {
 		repro = fmt.Sprintf("%d steps, minimized from %d", b.Minimized.Len(), b.Input.Len())
@@ -270,7 +271,7 @@ func (l *Live) bugRow(b *fuzzer.BugRecord) report.LiveBug {
 		Replay: "modelfuzz replay --corpus " + l.c.Settings.CorpusDir + " " + b.ID}
 }
 
-func (l *Live) writeBug(w *bytes.Buffer, b *fuzzer.BugRecord) error {
+func (l *Live) writeBug(w *bytes.Buffer, b *record.BugRecord) error {
 	row := l.bugRow(b)
 	in, err := json.MarshalIndent(b.Reproducer(), "", "  ")
 	if err != nil {
@@ -291,7 +292,7 @@ const replayTimeout = 30 * time.Second
 
 // replay replays b's reproducer once (the result is kept while the
 // reproducer stays the same).
-func (l *Live) replay(b *fuzzer.BugRecord) (*BugReplay, error) {
+func (l *Live) replay(b *record.BugRecord) (*BugReplay, error) {
 	key := fmt.Sprintf("%s/%d/%v", b.ID, b.Reproducer().Len(), b.Minimized != nil)
 	l.replayMu.Lock()
 	defer l.replayMu.Unlock()
@@ -317,7 +318,7 @@ func (l *Live) replay(b *fuzzer.BugRecord) (*BugReplay, error) {
 type liveStatus struct {
 	Stats *fuzzer.Stats       `json:"stats"`
 	Rate  float64             `json:"execs_per_sec_10s"`
-	Bugs  []*fuzzer.BugRecord `json:"bugs"`
+	Bugs  []*record.BugRecord `json:"bugs"`
 }
 
 func (l *Live) writeJSON(w *bytes.Buffer) error {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -139,7 +139,7 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 // later session of a campaign started: the time of the last snapshot of
 // the session before it (a session ends with a snapshot; after a kill -9
 // the campaign continues from the counters of its last one).
-func resumedAt(stats []*fuzzer.StatsRecord) []float64 {
+func resumedAt(stats []*record.StatsRecord) []float64 {
 	var at []float64
 	for i := 1; i < len(stats); i++ {
 		if stats[i].Session != stats[i-1].Session {

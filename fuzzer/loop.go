@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -102,10 +103,10 @@ type Options struct {
 	Online   Online
 	Measures []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
-	OnSnapshot func(*StatsRecord)
+	OnSnapshot func(*record.StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
 	// is recorded, with the fuzzing time so far (over all sessions, as
-	// StatsRecord.RunSeconds) and the coverage: coverage over iterations
+	// record.StatsRecord.RunSeconds) and the coverage: coverage over iterations
 	// and over time.
 	Observe      func(iteration int64, seconds float64, coverage map[string]int)
 	ObserveEvery int64
@@ -142,7 +143,7 @@ type Summary struct {
 	ExecsPerSec  float64
 	CorpusSize   int
 	Coverage     map[string]int
-	Bugs         []*BugRecord
+	Bugs         []*record.BugRecord
 	Divergences  int64 // executions that diverged from the model, over all sessions
 	Dropped      int64 // queue or pool entries dropped at QueueMax this session
 	Interrupted  bool
@@ -162,14 +163,14 @@ const resumeInputs = 1000
 // the seed of its mutation, and made when it is taken from the queue: a
 // queue entry costs a few words instead of a whole input.
 type queued struct {
-	in     *schedule.Input // a random or imported input; nil for a mutant not made yet
-	from   *schedule.Input // the parent of a mutant
-	seed   uint64          // of the mutant's random choices
-	parent uint64          // id of the parent in the corpus
-	rec    *InputRecord    // an imported input not run yet
-	tail   bool            // the mutant regenerates a tail (Regenerator) instead
-	keep   int             // of a tail mutant: the prefix kept (0: a random one)
-	online bool            // Options.Online builds the input, with the random choices of seed
+	in     *schedule.Input     // a random or imported input; nil for a mutant not made yet
+	from   *schedule.Input     // the parent of a mutant
+	seed   uint64              // of the mutant's random choices
+	parent uint64              // id of the parent in the corpus
+	rec    *record.InputRecord // an imported input not run yet
+	tail   bool                // the mutant regenerates a tail (Regenerator) instead
+	keep   int                 // of a tail mutant: the prefix kept (0: a random one)
+	online bool                // Options.Online builds the input, with the random choices of seed
 }
 
 // Fuzzer runs one campaign.
@@ -178,11 +179,11 @@ type Fuzzer struct {
 	fac      schedule.Factory
 	execs    []*executor // one per parallel worker
 	gen      Generator
-	store    Store
-	counters Counters
+	store    record.Store
+	counters record.Counters
 	cov      map[string]*Coverage
-	bugs     map[string]*BugRecord // by signature
-	bugList  []*BugRecord
+	bugs     map[string]*record.BugRecord // by signature
+	bugList  []*record.BugRecord
 	corpus   int
 	queue    []queued
 	qhead    int
@@ -205,7 +206,7 @@ const stopGrace = 2 * time.Second
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
 // for the background minimizer.
-func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer, error) {
+func New(opt Options, fac schedule.Factory, gen Generator, store record.Store) (*Fuzzer, error) {
 	if err := CheckSettings(opt.Params, opt.Limits); err != nil {
 		return nil, err
 	}
@@ -234,7 +235,7 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 		}
 	}
 	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
-		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
+		cov: map[string]*Coverage{}, bugs: map[string]*record.BugRecord{}}
 	if f.rare() {
 		f.hits = NewHits()
 	}
@@ -340,7 +341,7 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	var runErr error
 	startIter := f.counters.Iterations
 	f.issued, f.committed = f.counters.Iterations, f.counters.Iterations
-	if fr, ok := f.store.(FaultReporter); ok {
+	if fr, ok := f.store.(record.FaultReporter); ok {
 		f.faults = fr.Fault()
 	}
 	if f.opt.Minimize {
@@ -357,11 +358,11 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	var pending *batch
 	handle := func(b *batch) (stop bool) {
 		if !b.waitUnless(f.faults) {
-			runErr = f.storeFailed(f.store.(FaultReporter).Err())
+			runErr = f.storeFailed(f.store.(record.FaultReporter).Err())
 			return true
 		}
 		// A batch's results are committed in one transaction.
-		acc := &Batch{Counters: &f.counters}
+		acc := &record.Batch{Counters: &f.counters}
 		for _, j := range b.jobs {
 			bugsBefore := len(f.bugList)
 			err := f.finish(j, acc)
@@ -426,7 +427,7 @@ loop:
 		select {
 		case <-f.faults:
 			// Found between commits: stop now, not at the next commit.
-			runErr = f.storeFailed(f.store.(FaultReporter).Err())
+			runErr = f.storeFailed(f.store.(record.FaultReporter).Err())
 			f.abandon(pending)
 			break loop
 		default:
@@ -497,7 +498,7 @@ loop:
 	var storeErr *StoreError
 	if errors.As(runErr, &storeErr) {
 		session = f.committed - startIter
-		sum.Unstored, sum.StoreLost = storeErr.Unstored, errors.Is(runErr, ErrStoreLost)
+		sum.Unstored, sum.StoreLost = storeErr.Unstored, errors.Is(runErr, record.ErrStoreLost)
 	}
 	sum.Iterations = f.counters.Iterations
 	sum.Session = session
@@ -509,7 +510,7 @@ loop:
 	sum.Divergences = f.counters.Divergences
 	sum.Dropped = f.dropped
 	sum.Coverage = f.coverageCounts()
-	sum.Bugs = append([]*BugRecord(nil), f.bugList...)
+	sum.Bugs = append([]*record.BugRecord(nil), f.bugList...)
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
 	if f.opt.Progress != nil {
 		f.opt.Progress(f.stats(session, elapsed))
@@ -522,12 +523,12 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 	f.counters.RunSeconds = spent + elapsed.Seconds()
 	f.counters.NextStats++
 	st := f.stats(session, elapsed)
-	rec := &StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
+	rec := &record.StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
 		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
 		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes(),
 		Queue: st.Queue, Pool: st.Pool, Dropped: st.Dropped}
-	if err := f.commit(&Batch{Counters: &f.counters, Stats: rec}); err != nil {
+	if err := f.commit(&record.Batch{Counters: &f.counters, Stats: rec}); err != nil {
 		return err
 	}
 	if f.opt.OnSnapshot != nil {
@@ -751,7 +752,7 @@ func (f *Fuzzer) abandon(bs ...*batch) {
 
 // commit writes b to the store. A failure of the store stops the
 // campaign: it becomes a StoreError.
-func (f *Fuzzer) commit(b *Batch) error {
+func (f *Fuzzer) commit(b *record.Batch) error {
 	if err := f.store.Commit(b); err != nil {
 		return f.storeFailed(err)
 	}
@@ -791,7 +792,7 @@ func (f *Fuzzer) push(q queued) bool {
 
 // finish records one executed and measured input: coverage, corpus,
 // mutants, bugs, all committed in one transaction.
-func (f *Fuzzer) finish(j *job, batch *Batch) error {
+func (f *Fuzzer) finish(j *job, batch *record.Batch) error {
 	iter, r, q, ex := j.iter, j.r, j.q, j.ex
 	f.counters.Iterations = iter
 	if q.rec != nil { // an imported input ran: record when
@@ -827,7 +828,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			continue
 		}
 		c.Add(fresh)
-		batch.Coverage = append(batch.Coverage, CoverageItems{Measure: m.Name(), Items: fresh})
+		batch.Coverage = append(batch.Coverage, record.CoverageItems{Measure: m.Name(), Items: fresh})
 		if newItems == nil {
 			newItems = map[string]int{}
 		}
@@ -845,7 +846,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			f.counters.NextInputID++
 			f.counters.Interesting++
 			f.corpus++
-			batch.Inputs = append(batch.Inputs, &InputRecord{ID: id, Iteration: iter, Source: "fuzz",
+			batch.Inputs = append(batch.Inputs, &record.InputRecord{ID: id, Iteration: iter, Source: "fuzz",
 				Parent: q.parent, NewItems: newItems, GuideItems: guideItems, Input: q.in})
 		} else {
 			id = q.rec.ID
@@ -868,7 +869,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 	if len(ex.Failures) > 0 {
 		f.counters.Failures++
 	}
-	var fresh []*BugRecord
+	var fresh []*record.BugRecord
 	for i := range ex.Failures {
 		if k := ex.Failures[i].Kind; k == "divergence" || k == "spec-divergence" {
 			f.counters.Divergences++
@@ -883,7 +884,7 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			batch.Bugs = append(batch.Bugs, b)
 			continue
 		}
-		b := &BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: fl.Kind, Signature: fl.Signature,
+		b := &record.BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: fl.Kind, Signature: fl.Signature,
 			Message: fl.Message, Detail: fl.Detail, Step: fl.Step, FirstIteration: iter, LastIteration: iter,
 			Hits: 1, Input: q.in}
 		f.counters.NextBugID++

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -114,7 +114,7 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 	// divergence may be a bug of the model as much as of the system.
 	printed := false
 	for _, model := range []bool{false, true} {
-		var group []*fuzzer.BugRecord
+		var group []*record.BugRecord
 		for _, b := range bugs {
 			if campaign.ModelKind(b.Kind) == model {
 				group = append(group, b)
@@ -146,7 +146,7 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 	return nil
 }
 
-func minimizedText(b *fuzzer.BugRecord) string {
+func minimizedText(b *record.BugRecord) string {
 	switch {
 	case b.MinimizeNote != "":
 		return "flaky"
@@ -159,7 +159,7 @@ func minimizedText(b *fuzzer.BugRecord) string {
 }
 
 // showBug prints a bug, the timeline of its reproducer and the model's view.
-func showBug(w io.Writer, env *campaign.Env, b *fuzzer.BugRecord, original bool, timeout time.Duration) error {
+func showBug(w io.Writer, env *campaign.Env, b *record.BugRecord, original bool, timeout time.Duration) error {
 	in, which := b.Reproducer(), "minimized"
 	if original || b.Minimized == nil {
 		in, which = b.Input, "original (not minimized)"

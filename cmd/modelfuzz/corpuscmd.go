@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/corpus"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 )
 
 func newCorpusCmd() *cobra.Command {
@@ -175,7 +175,7 @@ func listCorpus(w io.Writer, st *corpus.Store) error {
 
 // printStats prints stats snapshots as CSV (one column per measure) or
 // JSON lines.
-func printStats(w io.Writer, recs []*fuzzer.StatsRecord, asJSON bool) error {
+func printStats(w io.Writer, recs []*record.StatsRecord, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		for _, r := range recs {

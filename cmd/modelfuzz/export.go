@@ -16,6 +16,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/repro"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -23,7 +24,7 @@ import (
 // exported is a bug ready to be written out: what the export's files
 // need, whether it comes from a corpus or from an input file.
 type exported struct {
-	bug     *fuzzer.BugRecord
+	bug     *record.BugRecord
 	in      *schedule.Input
 	adapter string
 	config  []byte
@@ -163,7 +164,7 @@ func exportFromFile(fs *pflag.FlagSet, af campaign.SystemFlags, file string, tim
 		return nil, fmt.Errorf("%s shows no failure on this system: there is no bug to export (the adapter flags must be those it ran with)", file)
 	}
 	f := ex.Failures[0]
-	b := &fuzzer.BugRecord{ID: "B1", Kind: f.Kind, Signature: f.Signature, Message: f.Message, Step: f.Step, Input: in}
+	b := &record.BugRecord{ID: "B1", Kind: f.Kind, Signature: f.Signature, Message: f.Message, Step: f.Step, Input: in}
 	var flags []string
 	fs.Visit(func(f *pflag.Flag) {
 		if f.Name == "adapter" || campaign.IsSystemFlag(f.Name) {
