@@ -11,15 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/mutate"
 	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
-
-// Generator makes inputs; package schedule implements it.
-type Generator interface {
-	Random(r *rand.Rand) *schedule.Input
-	Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input
-}
 
 // Online is an online strategy: it builds each input while the system
 // executes it, from the events the system has enabled at each point, and
@@ -27,12 +22,6 @@ type Generator interface {
 // same execution) with its execution.
 type Online interface {
 	Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)
-}
-
-// Regenerator is a Generator that can also keep a prefix of an input and
-// draw the rest at random (the rare schedule's tail mutants).
-type Regenerator interface {
-	Regenerate(r *rand.Rand, in *schedule.Input, keep int) *schedule.Input
 }
 
 // Params are the loop's settings that shape a campaign's results: they
@@ -160,17 +149,14 @@ type Summary struct {
 const resumeInputs = 1000
 
 // queued is an input waiting to run. A mutant is kept as its parent and
-// the seed of its mutation, and made when it is taken from the queue: a
-// queue entry costs a few words instead of a whole input.
+// how to make it (mutate.Mutant), and made when it is taken from the
+// queue: a queue entry costs a few words instead of a whole input.
 type queued struct {
 	in     *schedule.Input     // a random or imported input; nil for a mutant not made yet
 	from   *schedule.Input     // the parent of a mutant
-	seed   uint64              // of the mutant's random choices
+	mutant mutate.Mutant       // how the mutant is made from its parent
 	parent uint64              // id of the parent in the corpus
 	rec    *record.InputRecord // an imported input not run yet
-	tail   bool                // the mutant regenerates a tail (Regenerator) instead
-	keep   int                 // of a tail mutant: the prefix kept (0: a random one)
-	online bool                // Options.Online builds the input, with the random choices of seed
 }
 
 // Fuzzer runs one campaign.
@@ -178,7 +164,8 @@ type Fuzzer struct {
 	opt      Options
 	fac      schedule.Factory
 	execs    []*executor // one per parallel worker
-	gen      Generator
+	gen      *schedule.Generator
+	mut      *mutate.Mutator
 	store    record.Store
 	counters record.Counters
 	cov      map[string]*Coverage
@@ -206,7 +193,7 @@ const stopGrace = 2 * time.Second
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
 // for the background minimizer.
-func New(opt Options, fac schedule.Factory, gen Generator, store record.Store) (*Fuzzer, error) {
+func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store record.Store) (*Fuzzer, error) {
 	if err := CheckSettings(opt.Params, opt.Limits); err != nil {
 		return nil, err
 	}
@@ -234,7 +221,7 @@ func New(opt Options, fac schedule.Factory, gen Generator, store record.Store) (
 			opt.Measures = append(opt.Measures, opt.Guide)
 		}
 	}
-	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
+	f := &Fuzzer{opt: opt, fac: fac, gen: gen, mut: mutate.New(gen), store: store,
 		cov: map[string]*Coverage{}, bugs: map[string]*record.BugRecord{}}
 	if f.rare() {
 		f.hits = NewHits()
@@ -289,7 +276,7 @@ func New(opt Options, fac schedule.Factory, gen Generator, store record.Store) (
 			// again which states are rare.
 			f.pool = append(f.pool, &entry{in: rec.Input, id: rec.ID, items: rec.GuideItems})
 		default:
-			f.queue = append(f.queue, queued{from: rec.Input, seed: r.Uint64(), parent: rec.ID})
+			f.queue = append(f.queue, queued{from: rec.Input, mutant: mutate.Ordinary(r), parent: rec.ID})
 		}
 	}
 	if f.counters.NextInputID == 0 {
@@ -544,6 +531,8 @@ type job struct {
 	iter    int64
 	r       *rand.Rand
 	q       queued
+	online  bool   // Options.Online builds the input, with the random choices of seed
+	seed    uint64 // of an online input
 	ex      *schedule.Execution
 	execErr error
 	obs     []Observation
@@ -568,18 +557,12 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 func (f *Fuzzer) pop() queued {
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
-	if q.in == nil && q.tail {
-		q.in = f.gen.(Regenerator).Regenerate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from, q.keep)
-		q.from = nil
-	}
 	if q.in == nil {
-		r := rand.New(rand.NewPCG(q.seed, q.parent))
-		q.in = f.gen.Mutate(r, q.from)
-		if f.rare() && f.opt.Stack > 1 {
-			for k := r.IntN(f.opt.Stack); k > 0; k-- {
-				q.in = f.gen.Mutate(r, q.in)
-			}
+		stack := 1 // EnergyFixed mutants get one round (the thesis's)
+		if f.rare() {
+			stack = f.opt.Stack
 		}
+		q.in = f.mut.Make(q.from, q.parent, q.mutant, stack)
 		q.from = nil
 	}
 	f.qhead++
@@ -603,7 +586,7 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
 		if f.opt.Online != nil {
-			jobs[k] = &job{iter: iter, r: r, q: queued{online: true, seed: r.Uint64()}}
+			jobs[k] = &job{iter: iter, r: r, online: true, seed: r.Uint64()}
 			continue
 		}
 		jobs[k] = &job{iter: iter, r: r, q: f.next(iter, r)}
@@ -686,8 +669,8 @@ func (f *Fuzzer) measure(jobs []*job) {
 
 // execute runs one job on e.
 func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
-	if j.q.online {
-		j.q.in, j.ex, j.execErr = e.runWith(nil, f.opt.Online, rand.New(rand.NewPCG(j.q.seed, uint64(j.iter))))
+	if j.online {
+		j.q.in, j.ex, j.execErr = e.runWith(nil, f.opt.Online, rand.New(rand.NewPCG(j.seed, uint64(j.iter))))
 	} else {
 		j.ex, j.execErr = e.run(j.q.in)
 	}
@@ -859,7 +842,7 @@ func (f *Fuzzer) finish(j *job, batch *record.Batch) error {
 			f.addEntry(r, &entry{in: q.in, id: id, items: guideItems, steps: guideSteps})
 		} else {
 			for k := 0; k < newGuide*f.opt.Mutations; k++ {
-				if !f.push(queued{from: q.in, seed: r.Uint64(), parent: id}) {
+				if !f.push(queued{from: q.in, mutant: mutate.Ordinary(r), parent: id}) {
 					f.dropped += int64(newGuide*f.opt.Mutations - k - 1)
 					break
 				}
