@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -165,9 +168,12 @@ func CompactJSON(b []byte) string { return string(compactJSON(b)) }
 // created is the time stamp of a new campaign.
 func created() string { return time.Now().UTC().Format(time.RFC3339) }
 
-// validate checks the settings a command line gave and fills the
-// strategy's default.
-func (s *Settings) validate(given func(string) bool) error {
+// Validate checks the settings a command line gave, before anything is
+// opened or stored, and fills the strategy's default; given reports
+// whether a flag was on the command line. What depends on the system is
+// checked once it is known (fitSystem), what depends on the model when it
+// is loaded.
+func (s *Settings) Validate(given func(string) bool) error {
 	if s.Strategy == "" {
 		s.Strategy = "trace"
 		if s.Model != "" {
@@ -198,6 +204,98 @@ func (s *Settings) validate(given func(string) bool) error {
 		return fmt.Errorf("--series-every must be at least 1, got %d", s.SeriesEvery)
 	case s.MinimizeBudget.MaxTries < 1:
 		return fmt.Errorf("--minimize-tries must be at least 1, got %d", s.MinimizeBudget.MaxTries)
+	case s.CrashQuota < 0 && given("crash-quota"):
+		return fmt.Errorf("--crash-quota must not be negative, got %d", s.CrashQuota)
+	case given("queue-max") && s.QueueMax == 0:
+		return fmt.Errorf("--queue-max must be at least 1, got 0")
 	}
+	// The loop's own settings, as the loop checks them.
+	if err := fuzzer.CheckSettings(s.Params, s.Limits); err != nil {
+		return err
+	}
+	return s.validateLearning()
+}
+
+// validateLearning checks the settings of the learning strategies.
+func (s *Settings) validateLearning() error {
+	learning := guidance.IsLearning(s.Strategy)
+	switch s.RLState {
+	case "", "system":
+	case "model":
+		if !learning {
+			return fmt.Errorf("--rl-state is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
+		}
+	default:
+		return fmt.Errorf("--rl-state must be system or model, not %q", s.RLState)
+	}
+	if s.Strategy == "waypointrl" && s.Waypoints == "" {
+		return fmt.Errorf("--strategy waypointrl needs --waypoints FILE.tla[:DEF] (a module of TLA+ predicates over the model's variables, e.g. tests/etcdraft/raft_waypoints.tla) and --model")
+	}
+	if s.Waypoints != "" && !learning {
+		return fmt.Errorf("--waypoints is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
+	}
+	return nil
+}
+
+// chooseSystem settles the system the campaign runs: the model names its
+// adapter unless --adapter is given (raft.tla goes with etcdraft), and
+// validating etcd raft's own trace (--model etcdraft.tla) runs etcdraft.
+func (s *Settings) chooseSystem(given func(string) bool) error {
+	if s.Model != "" && !given("adapter") {
+		if name := AdapterForModel(s.Model); name != "" {
+			s.System.Adapter = name // the model names its system: raft.tla goes with etcdraft
+		}
+	}
+	s.System.forModel = s.Model != ""
+	s.System.traceSpec = models.IsEtcdraftSpec(s.Model)
+	s.System.given = given
+	if s.System.traceSpec {
+		if given("adapter") && s.System.Adapter != "etcdraft" {
+			return fmt.Errorf("--model %s validates the traces of adapter etcdraft, not %s", s.Model, s.System.Adapter)
+		}
+		s.System.Adapter = "etcdraft"
+		if !given("parallel") {
+			// The library sleeps 1 ms in every traced receive
+			// (traceReceiveMessage): executions wait far more than they
+			// compute, so more of them overlap.
+			s.Parallel = 8 * runtime.NumCPU()
+		}
+	}
+	return nil
+}
+
+// fitSystem completes the settings with what depends on the system: the
+// input shape's defaults, the actions of a new campaign, the online
+// strategies' defaults (checked against the system), the corpus's default
+// directory, and the stored fields that name the system.
+func (c *Campaign) fitSystem() error {
+	s, ad, spec := c.Settings, c.System.Adapter, c.System.Spec()
+	if s.Steps == 0 {
+		s.Steps = ad.Steps
+	}
+	if s.Requests < 0 {
+		s.Requests = ad.Requests
+	}
+	if s.CrashQuota < 0 { // not given (Validate refuses a negative one)
+		s.CrashQuota = 0
+		if spec.Supports(schedule.Crash) {
+			s.CrashQuota = ad.CrashQuota
+		}
+	}
+	if s.Actions == "" {
+		s.Actions = c.defaultActions(spec)
+	}
+	if err := s.OnlineParams.Defaults(s.Strategy, spec); err != nil {
+		return err
+	}
+	if s.CorpusDir == "" {
+		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
+		if s.System.traceSpec {
+			// Not the raft.tla campaign's: its settings differ.
+			s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-spec-" + s.Strategy
+		}
+	}
+	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
+	s.Tool = buildinfo.Read().String()
 	return nil
 }
