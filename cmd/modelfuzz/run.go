@@ -12,8 +12,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,7 +22,6 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/guidance"
 )
 
 // runFlags are run's command line: the campaign's settings, and what
@@ -212,7 +209,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	sum, runErr := c.Run(ctx)
 	prog.done()
 	if sum != nil {
-		printSummary(cmd.OutOrStdout(), sum, f.CorpusDir, f.jsonOut, c.Unmapped(), c.OnlineReport())
+		printSummary(cmd.OutOrStdout(), c.Outcome(sum), f.jsonOut)
 		runErr = errors.Join(runErr, unc.write(sum))
 	}
 	return runErr
@@ -293,7 +290,7 @@ func newProgress(w *os.File, logger hclog.Logger) *progress {
 }
 
 func (p *progress) update(s fuzzer.Stats) {
-	cov := coverageText(s.Coverage)
+	cov := campaign.CoverageText(s.Coverage)
 	if p.tty {
 		minimizing := ""
 		if s.Minimizing > 0 {
@@ -349,123 +346,17 @@ func (p *progress) done() {
 	}
 }
 
-func coverageText(c map[string]int) string {
-	var parts []string
-	for _, m := range slices.Sorted(maps.Keys(c)) {
-		parts = append(parts, fmt.Sprintf("%s %d", m, c[m]))
-	}
-	return strings.Join(parts, "  ")
-}
-
-type jsonBug struct {
-	ID             string `json:"id"`
-	Signature      string `json:"signature"`
-	Kind           string `json:"kind"`
-	FirstIteration int64  `json:"first_iteration"`
-}
-
-// printSummary prints a campaign's summary; unmapped counts, by type, the
-// events the model mapper does not turn into model actions (nil: none).
-// online are an online strategy's quantities (nil: none).
-func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmapped map[string]int, online []guidance.Quantity) {
+// printSummary prints how the campaign ended: for people, or as one JSON
+// object.
+func printSummary(w io.Writer, o *campaign.Outcome, asJSON bool) {
 	if asJSON {
-		out := struct {
-			Iterations   int64               `json:"iterations"`
-			DurationS    float64             `json:"duration_s"`
-			ExecsPerSec  float64             `json:"execs_per_sec"`
-			Strategy     string              `json:"strategy"`
-			UniqueTraces int                 `json:"unique_traces"`
-			ModelStates  *int                `json:"model_states,omitempty"`
-			LinesCovered *int                `json:"lines_covered,omitempty"`
-			Divergences  *int64              `json:"divergences,omitempty"`
-			Unmapped     map[string]int      `json:"unmapped_events,omitempty"`
-			CorpusSize   int                 `json:"corpus_size"`
-			Bugs         []jsonBug           `json:"bugs"`
-			Interrupted  bool                `json:"interrupted"`
-			Corpus       string              `json:"corpus,omitempty"`
-			CorpusLost   bool                `json:"corpus_lost,omitempty"`
-			Unstored     int64               `json:"unstored,omitempty"`
-			Dropped      int64               `json:"dropped,omitempty"`
-			Coverage     map[string]int      `json:"coverage"`
-			Online       []guidance.Quantity `json:"online,omitempty"`
-		}{Online: online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
-			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
-			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped,
-			CorpusLost: s.StoreLost, Unstored: s.Unstored}
-		if s.StoreLost {
-			out.Corpus = "" // never point at a corpus that is not there
-		}
-		for _, b := range s.Bugs {
-			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
-		}
-		if n, ok := s.Coverage[guidance.MeasureLines]; ok {
-			out.LinesCovered = &n
-		}
-		if n, ok := s.Coverage[guidance.MeasureModel]; ok {
-			d := s.Divergences
-			out.ModelStates, out.Divergences = &n, &d
-		}
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		enc.Encode(out)
+		enc.Encode(o.JSON())
 		return
 	}
-	state := "done"
-	switch {
-	case s.Interrupted:
-		state = "interrupted"
-	case s.StoppedEarly != "":
-		state = "stopped: " + s.StoppedEarly
-	}
-	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
-		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
-	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
-	if len(online) > 0 {
-		var parts []string
-		for _, q := range online {
-			parts = append(parts, fmt.Sprintf("%s %s", q.Name, strconv.FormatFloat(q.Value, 'g', 4, 64)))
-		}
-		fmt.Fprintf(w, "online strategy %s: %s\n", s.Strategy, strings.Join(parts, ", "))
-	}
-	if s.Dropped > 0 {
-		fmt.Fprintf(w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
-	}
-	if _, ok := s.Coverage[guidance.MeasureModel]; ok {
-		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[guidance.MeasureModel], s.Divergences)
-		if len(unmapped) > 0 {
-			fmt.Fprintf(w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", coverageText(unmapped))
-		}
-	}
-	// After a failure of the store, bugs found after its last commit
-	// (iteration s.Iterations) are not in the corpus, and a lost corpus
-	// holds nothing.
-	replayable := ""
-	if len(s.Bugs) == 0 {
-		fmt.Fprintln(w, "no bugs found")
-	} else {
-		fmt.Fprintf(w, "%d bug(s):\n", len(s.Bugs))
-		for _, b := range s.Bugs {
-			stored, note := !s.StoreLost && b.FirstIteration <= s.Iterations, ""
-			if !stored && !s.StoreLost {
-				note = " (not stored)"
-			}
-			if stored && replayable == "" {
-				replayable = b.ID
-			}
-			fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s)%s: %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, note, b.Message)
-		}
-		if replayable != "" {
-			fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", dir, replayable)
-		}
-	}
-	switch {
-	case s.StoreLost:
-		fmt.Fprintf(w, "corpus: %s is lost; nothing of this campaign can be replayed from it\n", dir)
-	case s.Unstored > 0:
-		fmt.Fprintf(w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
-	default:
-		fmt.Fprintf(w, "corpus: %s\n", dir)
-	}
+	fmt.Fprint(w, o.Text())
 }
 
+// round3 rounds x to three decimals, as JSON output shows durations.
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
