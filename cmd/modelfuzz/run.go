@@ -32,7 +32,7 @@ type runFlags struct {
 	logLevel    string
 	cpuProfile  string
 	memoryLimit int64
-	uncovered   string // uncovered.go
+	uncovered   string // campaign.Uncovered
 	httpAddr    string // live.go
 }
 
@@ -161,11 +161,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	if err := applyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
 		return err
 	}
-	unc, err := openUncovered(f.uncovered)
+	unc, err := campaign.OpenUncovered(f.uncovered)
 	if err != nil {
 		return err
 	}
-	defer unc.abandon()
+	defer unc.Abandon()
 	ln, err := listenLive(f.httpAddr)
 	if err != nil {
 		return err
@@ -201,7 +201,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 		prog.clearLine()
 		fmt.Fprintf(os.Stderr, "live view: http://%s/\n", ln.Addr())
 	}
-	if err := unc.check(c.System.Adapter); err != nil {
+	if err := unc.Check(c.System.Adapter); err != nil {
 		return err
 	}
 	ctx, stop := signalContext(logger, prog)
@@ -210,7 +210,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	prog.done()
 	if sum != nil {
 		printSummary(cmd.OutOrStdout(), c.Outcome(sum), f.jsonOut)
-		runErr = errors.Join(runErr, unc.write(sum))
+		runErr = errors.Join(runErr, unc.Write(sum))
 	}
 	return runErr
 }
