@@ -173,6 +173,29 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 	now := time.Now()
 	p.State = fmt.Sprintf("Running since %s (%s); page built at %s.", l.started.Format("15:04:05"),
 		now.Sub(l.started).Round(time.Second), now.Format("15:04:05"))
+	l.rates(p, st, samples)
+	set := func(k, v string) { p.Settings = append(p.Settings, [2]string{k, v}) }
+	set("corpus", s.CorpusDir)
+	set("adapter", s.Adapter+" "+CompactJSON(s.AdapterConfig))
+	if s.Model != "" {
+		set("model", s.Model)
+	}
+	set("strategy", s.Strategy)
+	set("seed", fmt.Sprint(s.Seed))
+
+	if err := l.plots(p, stats, samples); err != nil {
+		return err
+	}
+	for _, b := range bugs {
+		p.Bugs = append(p.Bugs, l.bugRow(b))
+	}
+	return report.WriteLiveHTML(w, p)
+}
+
+// rates fills the live page's rates and queue from the campaign's stats
+// (nil before its first progress) and recent samples.
+func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample) {
+	s := l.c.Settings
 	addRate := func(k, v string) { p.Rates = append(p.Rates, [2]string{k, v}) }
 	queue := func(k, v string) { p.Queue = append(p.Queue, [2]string{k, v}) }
 	if st == nil {
@@ -196,15 +219,10 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		queue("dropped", fmt.Sprintf("%d entries dropped this session at --queue-max %d", st.Dropped, s.QueueMax))
 		queue("minimizing", fmt.Sprintf("%d bug(s) waiting for or under minimization", st.Minimizing))
 	}
-	set := func(k, v string) { p.Settings = append(p.Settings, [2]string{k, v}) }
-	set("corpus", s.CorpusDir)
-	set("adapter", s.Adapter+" "+CompactJSON(s.AdapterConfig))
-	if s.Model != "" {
-		set("model", s.Model)
-	}
-	set("strategy", s.Strategy)
-	set("seed", fmt.Sprint(s.Seed))
+}
 
+// plots adds the live page's coverage plots over fuzzing time.
+func (l *Live) plots(p *report.LivePage, stats []*record.StatsRecord, samples []liveSample) error {
 	// Coverage over fuzzing time: the stored snapshots of every session,
 	// and this session's progress, from nothing at time 0 (as report's).
 	series := map[string][]report.XY{}
@@ -255,10 +273,7 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		p.Plots = append(p.Plots, report.Figure{Name: "coverage-" + m + ".png", Title: m + " coverage over time",
 			Caption: caption, PNG: png})
 	}
-	for _, b := range bugs {
-		p.Bugs = append(p.Bugs, l.bugRow(b))
-	}
-	return report.WriteLiveHTML(w, p)
+	return nil
 }
 
 func (l *Live) bugRow(b *record.BugRecord) report.LiveBug {
