@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 )
@@ -69,166 +69,35 @@ func Prepare(s *Settings, given func(flag string) bool, h Hooks) (*Campaign, err
 
 func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	s := c.Settings
-	if err := s.validate(given); err != nil {
+	// The settings alone are checked before anything is opened: a bad
+	// command line stores nothing.
+	if err := s.Validate(given); err != nil {
 		return err
 	}
-	if s.Model != "" && !given("adapter") {
-		if name := AdapterForModel(s.Model); name != "" {
-			s.System.Adapter = name // the model names its system: raft.tla goes with etcdraft
-		}
-	}
-	s.System.forModel = s.Model != ""
-	s.System.traceSpec = models.IsEtcdraftSpec(s.Model)
-	s.System.given = given
-	if s.System.traceSpec {
-		if given("adapter") && s.System.Adapter != "etcdraft" {
-			return fmt.Errorf("--model %s validates the traces of adapter etcdraft, not %s", s.Model, s.System.Adapter)
-		}
-		s.System.Adapter = "etcdraft"
-		if !given("parallel") {
-			// The library sleeps 1 ms in every traced receive
-			// (traceReceiveMessage): executions wait far more than they
-			// compute, so more of them overlap.
-			s.Parallel = 8 * runtime.NumCPU()
-		}
+	if err := s.chooseSystem(given); err != nil {
+		return err
 	}
 	if c.System, err = s.System.Open(h.Logger); err != nil {
 		return err
 	}
 	c.closers = append(c.closers, func() error { c.System.Close(); return nil })
-	ad := c.System.Adapter
-	// Line coverage: measured for every strategy in a coverage build, for
-	// the adapters whose system runs in this process.
-	var lines schedule.Factory // the system, recording the lines every execution covers
-	if ad.LineCoverage {
-		lines, err = guidance.LineCoverage(c.System)
-		if err != nil && s.Strategy == "line" {
-			return fmt.Errorf("--strategy line needs a coverage build of modelfuzz: make cover, then run ./modelfuzz-cover (%v)", err)
-		}
-	} else if s.Strategy == "line" {
-		return fmt.Errorf("--strategy line: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", ad.Name)
-	}
-	if lines != nil && (guidance.IsOnline(s.Strategy) || guidance.IsLearning(s.Strategy)) {
-		// The line counters wrap Execute only; an online strategy steps
-		// the system itself.
-		c.logger.Info("the online strategies do not measure lines_covered", "strategy", s.Strategy)
-		lines = nil
-	}
-	spec := c.System.Spec()
-	if s.Steps == 0 {
-		s.Steps = ad.Steps
-	}
-	if s.Requests < 0 {
-		s.Requests = ad.Requests
-	}
-	switch {
-	case s.CrashQuota < 0 && given("crash-quota"):
-		return fmt.Errorf("--crash-quota must not be negative, got %d", s.CrashQuota)
-	case s.CrashQuota < 0 && spec.Supports(schedule.Crash):
-		s.CrashQuota = ad.CrashQuota
-	case s.CrashQuota < 0:
-		s.CrashQuota = 0
-	}
-	if s.Actions == "" {
-		s.Actions = c.defaultActions(spec)
-	}
-	if err := s.OnlineParams.Defaults(s.Strategy, spec); err != nil {
-		return err
-	}
-	if s.CorpusDir == "" {
-		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
-		if s.System.traceSpec {
-			// Not the raft.tla campaign's: its settings differ.
-			s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-spec-" + s.Strategy
-		}
-	}
-	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
-	s.Tool = buildinfo.Read().String()
-	if s.Model != "" {
-		if st, err := os.Stat(s.Model); (err != nil || st.IsDir()) && IsEmbeddedModel(s.Model) && trimTLA(s.Model) != trimTLA(ad.Model) {
-			return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", ad.Name, ad.Model, s.Model)
-		}
-		if c.System.TraceSpec != nil {
-			if err := c.prepareTraceSpec(); err != nil {
-				return err
-			}
-		} else if c.mapper, s.ModelConsts, err = c.System.Mapper(); err != nil {
-			return err
-		}
-	}
-	// The loop's settings and the reference views are checked before the
-	// corpus is opened: a bad command line stores nothing.
-	if err := fuzzer.CheckSettings(s.Params, s.Limits); err != nil {
-		return err
-	}
-	if given("queue-max") && s.QueueMax == 0 {
-		return fmt.Errorf("--queue-max must be at least 1, got 0")
-	}
-	if c.mapper != nil {
-		// The model and its cfg too: a cfg that does not load must not
-		// leave a campaign stored with it.
-		spec := models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}
-		if _, err := models.Load(spec); err != nil {
-			return modelError(spec.Model, err)
-		}
-	}
-	if err := c.checkReferenceViews(); err != nil {
-		return err
-	}
-	var waypoints *guidance.Waypoints
-	var modelStates *guidance.ModelStates
-	switch s.RLState {
-	case "", "system":
-	case "model":
-		if !guidance.IsLearning(s.Strategy) {
-			return fmt.Errorf("--rl-state is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
-		}
-		if c.mapper == nil {
-			return fmt.Errorf("--rl-state model needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla)")
-		}
-		sm, err := loadSimulator(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts})
-		if err != nil {
-			return err
-		}
-		modelStates = &guidance.ModelStates{Mapper: c.mapper, Sim: sm}
-	default:
-		return fmt.Errorf("--rl-state must be system or model, not %q", s.RLState)
-	}
-	if s.Strategy == "waypointrl" && s.Waypoints == "" {
-		return fmt.Errorf("--strategy waypointrl needs --waypoints FILE.tla[:DEF] (a module of TLA+ predicates over the model's variables, e.g. tests/etcdraft/raft_waypoints.tla) and --model")
-	}
-	if s.Waypoints != "" {
-		switch {
-		case !guidance.IsLearning(s.Strategy):
-			return fmt.Errorf("--waypoints is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
-		case c.mapper == nil:
-			return fmt.Errorf("--waypoints needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla)")
-		}
-		if waypoints, err = LoadWaypoints(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Waypoints, c.mapper); err != nil {
-			return err
-		}
-	}
-	// The actions are checked before the corpus is opened (a bad
-	// command line leaves no corpus behind), and again when a continued
-	// campaign brings its own.
-	actions := s.Actions
-	if err := c.refuseUnmappable(); err != nil {
-		return err
-	}
-	gen, err := schedule.NewGenerator(spec, s.Shape)
+	lines, err := c.lineCoverage()
 	if err != nil {
 		return err
 	}
-	if err := c.openStore(given); err != nil {
+	if err := c.fitSystem(); err != nil {
 		return err
 	}
-	if s.Actions != actions {
-		if err := c.refuseUnmappable(); err != nil {
-			return err
-		}
-		if gen, err = schedule.NewGenerator(spec, s.Shape); err != nil {
-			return err
-		}
+	if err := c.prepareModel(); err != nil {
+		return err
+	}
+	waypoints, modelStates, err := c.learningModel()
+	if err != nil {
+		return err
+	}
+	gen, err := c.openStoreAndGenerator(given)
+	if err != nil {
+		return err
 	}
 	opt, err := c.options(lines != nil)
 	if err != nil {
@@ -239,6 +108,128 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if lines != nil {
 		fac = lines
 	}
+	if err := c.onlineStrategy(&opt, fac, waypoints, modelStates); err != nil {
+		return err
+	}
+	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
+	return err
+}
+
+// lineCoverage is the system recording the lines every execution covers:
+// measured for every strategy in a coverage build, for the adapters whose
+// system runs in this process (nil otherwise).
+func (c *Campaign) lineCoverage() (schedule.Factory, error) {
+	s, ad := c.Settings, c.System.Adapter
+	var lines schedule.Factory
+	var err error
+	if ad.LineCoverage {
+		lines, err = guidance.LineCoverage(c.System)
+		if err != nil && s.Strategy == "line" {
+			return nil, fmt.Errorf("--strategy line needs a coverage build of modelfuzz: make cover, then run ./modelfuzz-cover (%v)", err)
+		}
+	} else if s.Strategy == "line" {
+		return nil, fmt.Errorf("--strategy line: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", ad.Name)
+	}
+	if lines != nil && (guidance.IsOnline(s.Strategy) || guidance.IsLearning(s.Strategy)) {
+		// The line counters wrap Execute only; an online strategy steps
+		// the system itself.
+		c.logger.Info("the online strategies do not measure lines_covered", "strategy", s.Strategy)
+		lines = nil
+	}
+	return lines, nil
+}
+
+// prepareModel checks the campaign's model against its system and loads
+// what measuring with it needs: the mapper and the model's constants, or
+// what validating the system's own trace needs. The model, its cfg and the
+// reference views are loaded before the corpus is opened: a cfg that does
+// not load must not leave a campaign stored with it.
+func (c *Campaign) prepareModel() (err error) {
+	s, ad := c.Settings, c.System.Adapter
+	if s.Model == "" {
+		return c.checkReferenceViews()
+	}
+	if st, err := os.Stat(s.Model); (err != nil || st.IsDir()) && IsEmbeddedModel(s.Model) && trimTLA(s.Model) != trimTLA(ad.Model) {
+		return fmt.Errorf("adapter %s maps its executions onto %s, not %s (choose the adapter with --adapter, or give a model file of your own)", ad.Name, ad.Model, s.Model)
+	}
+	if c.System.TraceSpec != nil {
+		if err := c.prepareTraceSpec(); err != nil {
+			return err
+		}
+	} else if c.mapper, s.ModelConsts, err = c.System.Mapper(); err != nil {
+		return err
+	}
+	if c.mapper != nil {
+		spec := models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}
+		if _, err := models.Load(spec); err != nil {
+			return modelError(spec.Model, err)
+		}
+	}
+	return c.checkReferenceViews()
+}
+
+// learningModel loads what a learning strategy learns over besides the
+// system: the model's states (--rl-state model) and its waypoints.
+func (c *Campaign) learningModel() (*guidance.Waypoints, *guidance.ModelStates, error) {
+	s := c.Settings
+	spec := models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}
+	var modelStates *guidance.ModelStates
+	if s.RLState == "model" {
+		if c.mapper == nil {
+			return nil, nil, fmt.Errorf("--rl-state model needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla)")
+		}
+		sm, err := loadSimulator(spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		modelStates = &guidance.ModelStates{Mapper: c.mapper, Sim: sm}
+	}
+	if s.Waypoints == "" {
+		return nil, modelStates, nil
+	}
+	if c.mapper == nil {
+		return nil, nil, fmt.Errorf("--waypoints needs a model whose states are simulated from mapped actions (--model raft.tla or microbench.tla)")
+	}
+	waypoints, err := LoadWaypoints(spec, s.Waypoints, c.mapper)
+	if err != nil {
+		return nil, nil, err
+	}
+	return waypoints, modelStates, nil
+}
+
+// openStoreAndGenerator opens the corpus and makes the generator of the
+// campaign's inputs. The actions are checked before the corpus is opened
+// (a bad command line leaves no corpus behind), and again when a
+// continued campaign brings its own.
+func (c *Campaign) openStoreAndGenerator(given func(string) bool) (*schedule.Generator, error) {
+	s, spec := c.Settings, c.System.Spec()
+	actions := s.Actions
+	if err := c.refuseUnmappable(); err != nil {
+		return nil, err
+	}
+	gen, err := schedule.NewGenerator(spec, s.Shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.openStore(given); err != nil {
+		return nil, err
+	}
+	if s.Actions != actions {
+		if err := c.refuseUnmappable(); err != nil {
+			return nil, err
+		}
+		if gen, err = schedule.NewGenerator(spec, s.Shape); err != nil {
+			return nil, err
+		}
+	}
+	return gen, nil
+}
+
+// onlineStrategy makes the strategy that builds its inputs online, if the
+// campaign's is one: a learning strategy (with what it learns over) or
+// another online one.
+func (c *Campaign) onlineStrategy(opt *fuzzer.Options, fac schedule.Factory, waypoints *guidance.Waypoints, modelStates *guidance.ModelStates) (err error) {
+	s := c.Settings
 	if guidance.IsLearning(s.Strategy) {
 		h := schedule.Harness{Shape: s.Shape, Timeouts: s.OnlineParams.Timeouts, Faults: s.OnlineParams.HarnessFaults()}
 		if c.learn, err = guidance.NewLearning(s.Strategy, guidance.LearningParams{}, h, waypoints); err != nil {
@@ -252,10 +243,6 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 			return err
 		}
 		opt.Online = c.online
-	}
-	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
-	if err != nil {
-		return err
 	}
 	return nil
 }
@@ -350,10 +337,21 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		}
 		opt.Parallel = 1
 	}
+	if err := c.modelMeasures(&opt); err != nil {
+		return opt, err
+	}
+	return opt, c.observers(&opt)
+}
+
+// modelMeasures adds the measures of the campaign's model to opt: the
+// maintainers' trace spec, or the model's states and its reference views,
+// the guide of --strategy model.
+func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
+	s := c.Settings
 	if c.System.TraceSpec != nil && s.Model != "" {
 		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(s.Model), s.ModelConfig)
 		if err != nil {
-			return opt, err
+			return err
 		}
 		c.closers = append(c.closers, sm.Close)
 		opt.Measures = append(opt.Measures, sm)
@@ -364,7 +362,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 	if c.mapper != nil {
 		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Engine, c.logger)
 		if err != nil {
-			return opt, err
+			return err
 		}
 		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator}
@@ -376,15 +374,22 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 			// In process: a reference is measured, never the guide.
 			vs, err := loadSimulator(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts, View: v})
 			if err != nil {
-				return opt, fmt.Errorf("--reference-view %s: %v", v, err)
+				return fmt.Errorf("--reference-view %s: %v", v, err)
 			}
 			opt.Measures = append(opt.Measures, &guidance.ModelMeasure{Mapper: c.mapper, Sim: sidecar.InProc{Simulator: vs}, View: v})
 		}
 	}
+	return nil
+}
+
+// observers sets the hooks of --series (coverage over iterations) and
+// --memprofile (a heap profile at the largest heap a snapshot saw).
+func (c *Campaign) observers(opt *fuzzer.Options) error {
+	s := c.Settings
 	if s.Series != "" {
 		sf, err := os.Create(s.Series)
 		if err != nil {
-			return opt, fmt.Errorf("--series: %v", err)
+			return fmt.Errorf("--series: %v", err)
 		}
 		bw := bufio.NewWriter(sf)
 		c.closers = append(c.closers, sf.Close, bw.Flush)
@@ -396,7 +401,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 	}
 	if s.MemProfile != "" {
 		var peak int64
-		opt.OnSnapshot = func(r *fuzzer.StatsRecord) {
+		opt.OnSnapshot = func(r *record.StatsRecord) {
 			if r.HeapBytes > peak {
 				peak = r.HeapBytes
 				if err := writeHeapProfile(s.MemProfile, false); err != nil {
@@ -405,7 +410,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 			}
 		}
 	}
-	return opt, nil
+	return nil
 }
 
 // checkReferenceViews checks that every --reference-view names a

@@ -318,20 +318,21 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 			return nil, err
 		}
 	}
-	var sum struct {
-		Iterations   int64          `json:"iterations"`
-		DurationS    float64        `json:"duration_s"`
-		UniqueTraces int            `json:"unique_traces"`
-		ModelStates  *int           `json:"model_states"`
-		LinesCovered *int           `json:"lines_covered"`
-		Coverage     map[string]int `json:"coverage"`
-		Bugs         []struct {
-			Signature      string `json:"signature"`
-			Kind           string `json:"kind"`
-			FirstIteration int64  `json:"first_iteration"`
-		} `json:"bugs"`
+	r, err := jobRun(j, lastLine(out.String()), resumed)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal([]byte(lastLine(out.String())), &sum); err != nil {
+	if !keep {
+		os.RemoveAll(filepath.Join(j.dir, "corpus"))
+	}
+	return r, nil
+}
+
+// jobRun is the result of a campaign of the comparison: its summary, the
+// last line of its output (run --json), and its coverage series.
+func jobRun(j *compareJob, summary, resumed string) (*report.Run, error) {
+	var sum OutcomeJSON
+	if err := json.Unmarshal([]byte(summary), &sum); err != nil {
 		return nil, fmt.Errorf("reading its summary: %v", err)
 	}
 	r := &report.Run{Seed: j.seed, Iterations: sum.Iterations, Seconds: sum.DurationS, Resumed: resumed,
@@ -354,9 +355,6 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	r.FirstGuidedBug = report.FirstBugAfter(r.Bugs, SeedPopulation)
 	if err := readSeries(filepath.Join(j.dir, "series.jsonl"), r); err != nil {
 		return nil, err
-	}
-	if !keep {
-		os.RemoveAll(filepath.Join(j.dir, "corpus"))
 	}
 	return r, nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelfuzz/modelfuzz/corpus"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -72,9 +72,9 @@ func Import(dir string, paths []string) (int, error) {
 	if c.NextInputID == 0 {
 		c.NextInputID = 1
 	}
-	batch := &fuzzer.Batch{Counters: &c}
+	batch := &record.Batch{Counters: &c}
 	for _, in := range ins {
-		batch.Inputs = append(batch.Inputs, &fuzzer.InputRecord{ID: c.NextInputID, Source: "import", Input: in})
+		batch.Inputs = append(batch.Inputs, &record.InputRecord{ID: c.NextInputID, Source: "import", Input: in})
 		c.NextInputID++
 	}
 	return len(ins), st.Commit(batch)

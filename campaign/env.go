@@ -16,6 +16,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
@@ -199,7 +200,7 @@ type BugReplay struct {
 }
 
 // ReplayBug replays in, an input of bug b.
-func (e *Env) ReplayBug(b *fuzzer.BugRecord, in *schedule.Input, timeout time.Duration) (*BugReplay, error) {
+func (e *Env) ReplayBug(b *record.BugRecord, in *schedule.Input, timeout time.Duration) (*BugReplay, error) {
 	chk, err := e.Checker(timeout)
 	if err != nil {
 		return nil, err

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -18,7 +18,7 @@ type HeaderLine struct{ Key, Value string }
 // system's module versions, the campaign's settings and seed, the input
 // and the command that replays it. Every place that shows a bug (bugs
 // show, the HTML report, exported files) starts with it.
-func (e *Env) ReportHeader(b *fuzzer.BugRecord, in *schedule.Input, which string) []HeaderLine {
+func (e *Env) ReportHeader(b *record.BugRecord, in *schedule.Input, which string) []HeaderLine {
 	s := e.Settings
 	var h []HeaderLine
 	add := func(k, v string) { h = append(h, HeaderLine{k, v}) }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -172,6 +173,29 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 	now := time.Now()
 	p.State = fmt.Sprintf("Running since %s (%s); page built at %s.", l.started.Format("15:04:05"),
 		now.Sub(l.started).Round(time.Second), now.Format("15:04:05"))
+	l.rates(p, st, samples)
+	set := func(k, v string) { p.Settings = append(p.Settings, [2]string{k, v}) }
+	set("corpus", s.CorpusDir)
+	set("adapter", s.Adapter+" "+CompactJSON(s.AdapterConfig))
+	if s.Model != "" {
+		set("model", s.Model)
+	}
+	set("strategy", s.Strategy)
+	set("seed", fmt.Sprint(s.Seed))
+
+	if err := l.plots(p, stats, samples); err != nil {
+		return err
+	}
+	for _, b := range bugs {
+		p.Bugs = append(p.Bugs, l.bugRow(b))
+	}
+	return report.WriteLiveHTML(w, p)
+}
+
+// rates fills the live page's rates and queue from the campaign's stats
+// (nil before its first progress) and recent samples.
+func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample) {
+	s := l.c.Settings
 	addRate := func(k, v string) { p.Rates = append(p.Rates, [2]string{k, v}) }
 	queue := func(k, v string) { p.Queue = append(p.Queue, [2]string{k, v}) }
 	if st == nil {
@@ -195,15 +219,10 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		queue("dropped", fmt.Sprintf("%d entries dropped this session at --queue-max %d", st.Dropped, s.QueueMax))
 		queue("minimizing", fmt.Sprintf("%d bug(s) waiting for or under minimization", st.Minimizing))
 	}
-	set := func(k, v string) { p.Settings = append(p.Settings, [2]string{k, v}) }
-	set("corpus", s.CorpusDir)
-	set("adapter", s.Adapter+" "+CompactJSON(s.AdapterConfig))
-	if s.Model != "" {
-		set("model", s.Model)
-	}
-	set("strategy", s.Strategy)
-	set("seed", fmt.Sprint(s.Seed))
+}
 
+// plots adds the live page's coverage plots over fuzzing time.
+func (l *Live) plots(p *report.LivePage, stats []*record.StatsRecord, samples []liveSample) error {
 	// Coverage over fuzzing time: the stored snapshots of every session,
 	// and this session's progress, from nothing at time 0 (as report's).
 	series := map[string][]report.XY{}
@@ -254,13 +273,10 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		p.Plots = append(p.Plots, report.Figure{Name: "coverage-" + m + ".png", Title: m + " coverage over time",
 			Caption: caption, PNG: png})
 	}
-	for _, b := range bugs {
-		p.Bugs = append(p.Bugs, l.bugRow(b))
-	}
-	return report.WriteLiveHTML(w, p)
+	return nil
 }
 
-func (l *Live) bugRow(b *fuzzer.BugRecord) report.LiveBug {
+func (l *Live) bugRow(b *record.BugRecord) report.LiveBug {
 	repro := fmt.Sprintf("%d steps", b.Input.Len())
 	if b.Minimized != nil {
 		repro = fmt.Sprintf("%d steps, minimized from %d", b.Minimized.Len(), b.Input.Len())
@@ -270,7 +286,7 @@ func (l *Live) bugRow(b *fuzzer.BugRecord) report.LiveBug {
 		Replay: "modelfuzz replay --corpus " + l.c.Settings.CorpusDir + " " + b.ID}
 }
 
-func (l *Live) writeBug(w *bytes.Buffer, b *fuzzer.BugRecord) error {
+func (l *Live) writeBug(w *bytes.Buffer, b *record.BugRecord) error {
 	row := l.bugRow(b)
 	in, err := json.MarshalIndent(b.Reproducer(), "", "  ")
 	if err != nil {
@@ -291,7 +307,7 @@ const replayTimeout = 30 * time.Second
 
 // replay replays b's reproducer once (the result is kept while the
 // reproducer stays the same).
-func (l *Live) replay(b *fuzzer.BugRecord) (*BugReplay, error) {
+func (l *Live) replay(b *record.BugRecord) (*BugReplay, error) {
 	key := fmt.Sprintf("%s/%d/%v", b.ID, b.Reproducer().Len(), b.Minimized != nil)
 	l.replayMu.Lock()
 	defer l.replayMu.Unlock()
@@ -317,7 +333,7 @@ func (l *Live) replay(b *fuzzer.BugRecord) (*BugReplay, error) {
 type liveStatus struct {
 	Stats *fuzzer.Stats       `json:"stats"`
 	Rate  float64             `json:"execs_per_sec_10s"`
-	Bugs  []*fuzzer.BugRecord `json:"bugs"`
+	Bugs  []*record.BugRecord `json:"bugs"`
 }
 
 func (l *Live) writeJSON(w *bytes.Buffer) error {

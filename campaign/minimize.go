@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Minimization is the outcome of Env.Minimize.
 type Minimization struct {
-	Bug   *fuzzer.BugRecord // with its new minimized input, stored
+	Bug   *record.BugRecord // with its new minimized input, stored
 	Stats schedule.MinimizeStats
 	// Stopped says why the search stopped before a fixpoint (the budget,
 	// a cancellation, a failed execution); nil when it reached one.
@@ -43,7 +43,7 @@ func (e *Env) Minimize(ctx context.Context, id string, original bool, budget sch
 	}
 	b.Minimized, b.MinimizeTries, b.MinimizeNote = res, b.MinimizeTries+st.Tries, ""
 	b.MinimizeDone = st.Complete && err == nil
-	if err := e.Store.Commit(&fuzzer.Batch{Bugs: []*fuzzer.BugRecord{b}}); err != nil {
+	if err := e.Store.Commit(&record.Batch{Bugs: []*record.BugRecord{b}}); err != nil {
 		return nil, err
 	}
 	return &Minimization{Bug: b, Stats: st, Stopped: err}, nil

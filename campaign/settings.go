@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -75,6 +80,55 @@ type Session struct {
 type EngineSettings struct {
 	Mode string // "subprocess" (a supervised sidecar) or "inproc"
 	URL  string // an already running sidecar, when set
+}
+
+// Register declares the settings' command-line flags (run's), with their
+// defaults.
+func (s *Settings) Register(fs *pflag.FlagSet) {
+	s.System.Register(fs)
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
+	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
+	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
+	fs.IntVar(&s.Faults, "faults", 0, "online and learning strategies: drops, duplicates, partitions (each then healed), leadership transfers, conf-changes and tick steps, of each, the harness may inject in one execution, within --actions (default 2 for the online strategies, none (-1) for the learning ones)")
+	fs.IntVar(&s.RaceRuns, "race-runs", 0, "pct, pctcp, dpos, tapct: random walks of the preliminary analysis that estimates n, n^ and the racy events (default 20)")
+	fs.IntVar(&s.Period, "period", 0, "rounds: k, isolated processes rejoin every k rounds (default 4)")
+	fs.IntVar(&s.Isolations, "isolations", 0, "rounds: d, the most isolated processes over an execution (default 2 on a system that can drop messages; -1: none)")
+	fs.IntVar(&s.Rounds, "rounds", 0, "rounds: r, the rounds the isolations are spread over (default 16)")
+	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (raft.tla, microbench.tla), a .tla file, or etcdraft.tla: etcd raft's own spec, each execution's library trace validated against Traceetcdraft.tla from the module cache (a build with -tags with_tla)")
+	fs.StringVar(&s.RLState, "rl-state", "", "negrl, bonusmaxrl, waypointrl: the states learned over: system (the system's own, from its trace; the default) or model (the model's VIEW of the execution so far, after every step; needs --model)")
+	fs.StringVar(&s.Waypoints, "waypoints", "", "negrl, bonusmaxrl, waypointrl, walk: a module of TLA+ predicates over the model's variables, FILE.tla[:DEF] (DEF, default Waypoints, a tuple of them): the sequence waypointrl learns to pass and every learning strategy counts the episodes that pass (needs --model)")
+	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
+	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
+	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
+	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
+	fs.StringVar(&s.CorpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
+	fs.BoolVar(&s.Fresh, "fresh", false, "delete the campaign in --corpus and start over")
+	fs.Uint64Var(&s.Seed, "seed", 1, "seed of every random choice of the campaign")
+	fs.Int64Var(&s.Iterations, "iterations", 0, "stop when the campaign has run this many iterations in total (0: no limit)")
+	fs.DurationVar(&s.Duration, "duration", 0, "stop after this long, e.g. 30s, 8h (0: no limit)")
+	fs.IntVar(&s.Steps, "steps", 0, "steps of a random input, and the most a mutant may have; for an online strategy, the most events (one a step) one execution schedules (default: the adapter's)")
+	fs.IntVar(&s.MaxMessages, "max-messages", 5, "most messages one deliver step delivers")
+	fs.IntVar(&s.CrashQuota, "crash-quota", -1, "most crash steps in one input (default: the adapter's)")
+	fs.IntVar(&s.Requests, "requests", -1, "client requests in a random input (default: the adapter's)")
+	fs.StringVar(&s.Actions, "actions", "", "the actions random inputs and mutants use, comma-separated (default: every action the adapter supports, less those the model cannot map; deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick)")
+	fs.IntVar(&s.SeedPopulation, "seed-population", SeedPopulation, "random inputs added when the queue is empty or at a reseed; the first ones are the same for every strategy of one seed (the shared initial population)")
+	fs.IntVar(&s.ReseedEvery, "reseed-every", 200, "add random inputs every this many iterations")
+	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item (--energy fixed), the base of an input's energy (--energy rare)")
+	fs.StringVar(&s.Energy, "energy", fuzzer.EnergyRare, "energy schedule: fixed (the thesis: --mutations mutants per new item, first in first out, --seed-population random inputs every --reseed-every iterations) or rare (AFLFast-style: the input whose new states the campaign visits least is mutated next, with more mutants the rarer they are; --fresh-share of the iterations run random inputs); a continued campaign keeps its own")
+	fs.Float64Var(&s.FreshShare, "fresh-share", 0.1, "with --energy rare: the share of iterations that run new random inputs")
+	fs.IntVar(&s.Stack, "stack", 8, "with --energy rare: an ordinary mutant gets 1 to this many rounds of mutation, drawn uniformly (AFL's stacked havoc; 1: one round, the policy before the choice); a continued campaign keeps its own")
+	fs.IntVar(&s.QueueMax, "queue-max", 20000, "most inputs waiting in the queue (--energy fixed: further mutants are dropped) or kept in the pool of inputs to mutate (--energy rare: a new one replaces a common one); drops are counted in the progress line and the summary")
+	fs.StringVar(&s.MemProfile, "memprofile", "", "write a Go heap profile to this file at the largest heap a stats snapshot saw, and when the campaign ends")
+	fs.BoolVar(&s.StopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
+	fs.IntVar(&s.Pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
+	fs.IntVar(&s.Parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
+	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit)")
+	fs.DurationVar(&s.StatsEvery, "stats-every", 10*time.Second, "store a stats snapshot in the corpus this often (coverage over time)")
+	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
+	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
+	fs.DurationVar(&s.MinimizeBudget.MaxTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
+	fs.StringVar(&s.Series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
+	fs.Int64Var(&s.SeriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 }
 
 // Diff compares the stored settings of a campaign with the ones it is
@@ -165,9 +219,12 @@ func CompactJSON(b []byte) string { return string(compactJSON(b)) }
 // created is the time stamp of a new campaign.
 func created() string { return time.Now().UTC().Format(time.RFC3339) }
 
-// validate checks the settings a command line gave and fills the
-// strategy's default.
-func (s *Settings) validate(given func(string) bool) error {
+// Validate checks the settings a command line gave, before anything is
+// opened or stored, and fills the strategy's default; given reports
+// whether a flag was on the command line. What depends on the system is
+// checked once it is known (fitSystem), what depends on the model when it
+// is loaded.
+func (s *Settings) Validate(given func(string) bool) error {
 	if s.Strategy == "" {
 		s.Strategy = "trace"
 		if s.Model != "" {
@@ -198,6 +255,98 @@ func (s *Settings) validate(given func(string) bool) error {
 		return fmt.Errorf("--series-every must be at least 1, got %d", s.SeriesEvery)
 	case s.MinimizeBudget.MaxTries < 1:
 		return fmt.Errorf("--minimize-tries must be at least 1, got %d", s.MinimizeBudget.MaxTries)
+	case s.CrashQuota < 0 && given("crash-quota"):
+		return fmt.Errorf("--crash-quota must not be negative, got %d", s.CrashQuota)
+	case given("queue-max") && s.QueueMax == 0:
+		return fmt.Errorf("--queue-max must be at least 1, got 0")
 	}
+	// The loop's own settings, as the loop checks them.
+	if err := fuzzer.CheckSettings(s.Params, s.Limits); err != nil {
+		return err
+	}
+	return s.validateLearning()
+}
+
+// validateLearning checks the settings of the learning strategies.
+func (s *Settings) validateLearning() error {
+	learning := guidance.IsLearning(s.Strategy)
+	switch s.RLState {
+	case "", "system":
+	case "model":
+		if !learning {
+			return fmt.Errorf("--rl-state is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
+		}
+	default:
+		return fmt.Errorf("--rl-state must be system or model, not %q", s.RLState)
+	}
+	if s.Strategy == "waypointrl" && s.Waypoints == "" {
+		return fmt.Errorf("--strategy waypointrl needs --waypoints FILE.tla[:DEF] (a module of TLA+ predicates over the model's variables, e.g. tests/etcdraft/raft_waypoints.tla) and --model")
+	}
+	if s.Waypoints != "" && !learning {
+		return fmt.Errorf("--waypoints is for the learning strategies (%s), not %s", strings.Join(guidance.LearningStrategies, ", "), s.Strategy)
+	}
+	return nil
+}
+
+// chooseSystem settles the system the campaign runs: the model names its
+// adapter unless --adapter is given (raft.tla goes with etcdraft), and
+// validating etcd raft's own trace (--model etcdraft.tla) runs etcdraft.
+func (s *Settings) chooseSystem(given func(string) bool) error {
+	if s.Model != "" && !given("adapter") {
+		if name := AdapterForModel(s.Model); name != "" {
+			s.System.Adapter = name // the model names its system: raft.tla goes with etcdraft
+		}
+	}
+	s.System.forModel = s.Model != ""
+	s.System.traceSpec = models.IsEtcdraftSpec(s.Model)
+	s.System.given = given
+	if s.System.traceSpec {
+		if given("adapter") && s.System.Adapter != "etcdraft" {
+			return fmt.Errorf("--model %s validates the traces of adapter etcdraft, not %s", s.Model, s.System.Adapter)
+		}
+		s.System.Adapter = "etcdraft"
+		if !given("parallel") {
+			// The library sleeps 1 ms in every traced receive
+			// (traceReceiveMessage): executions wait far more than they
+			// compute, so more of them overlap.
+			s.Parallel = 8 * runtime.NumCPU()
+		}
+	}
+	return nil
+}
+
+// fitSystem completes the settings with what depends on the system: the
+// input shape's defaults, the actions of a new campaign, the online
+// strategies' defaults (checked against the system), the corpus's default
+// directory, and the stored fields that name the system.
+func (c *Campaign) fitSystem() error {
+	s, ad, spec := c.Settings, c.System.Adapter, c.System.Spec()
+	if s.Steps == 0 {
+		s.Steps = ad.Steps
+	}
+	if s.Requests < 0 {
+		s.Requests = ad.Requests
+	}
+	if s.CrashQuota < 0 { // not given (Validate refuses a negative one)
+		s.CrashQuota = 0
+		if spec.Supports(schedule.Crash) {
+			s.CrashQuota = ad.CrashQuota
+		}
+	}
+	if s.Actions == "" {
+		s.Actions = c.defaultActions(spec)
+	}
+	if err := s.OnlineParams.Defaults(s.Strategy, spec); err != nil {
+		return err
+	}
+	if s.CorpusDir == "" {
+		s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-" + s.Strategy
+		if s.System.traceSpec {
+			// Not the raft.tla campaign's: its settings differ.
+			s.CorpusDir = "modelfuzz-corpus/" + ad.Name + "-spec-" + s.Strategy
+		}
+	}
+	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
+	s.Tool = buildinfo.Read().String()
 	return nil
 }

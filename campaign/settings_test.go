@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A campaign stored by an earlier version (the JSON fuzzer.Campaign
-// wrote) reads into Settings, and writing it back gives the same fields.
+// A campaign stored by an earlier version (version 1 of the stored
+// settings) reads into Settings, and writing it back gives the same fields.
 func TestStoredSettingsKeepTheirFormat(t *testing.T) {
 	old := `{"version":1,"adapter":"etcdraft","adapter_config":{"nodes":3,"snapshot_every":3},"strategy":"model","seed":5,` +
 		`"steps":100,"max_messages":5,"crash_quota":10,"requests":5,"seed_population":20,"reseed_every":200,"mutations":5,` +

@@ -1,17 +1,17 @@
 // Package corpus stores a campaign in one badger database per directory:
 // interesting inputs, coverage sets, bugs, campaign metadata and counters.
-// It implements fuzzer.Store.
+// It implements record.Store.
 //
 // Key layout (the only place it is written down):
 //
 //	m/campaign              JSON campaign.Settings (the stored part), written once when the campaign starts
-//	m/counters              JSON fuzzer.Counters, rewritten by every commit
-//	i/<id: 8 bytes BE>      fuzzer.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
+//	m/counters              JSON record.Counters, rewritten by every commit
+//	i/<id: 8 bytes BE>      record.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet
 //	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
-//	b/<n: 4 bytes BE>       JSON fuzzer.BugRecord (ID "B<n>"), with its minimized input
-//	s/<seq: 8 bytes BE>     JSON fuzzer.StatsRecord, a snapshot every --stats-every
-//	q/<table>/<state: 8 bytes BE>   a learning strategy's entry (fuzzer.Learned: a Q-table row, encoded by the strategy)
+//	b/<n: 4 bytes BE>       JSON record.BugRecord (ID "B<n>"), with its minimized input
+//	s/<seq: 8 bytes BE>     JSON record.StatsRecord, a snapshot every --stats-every
+//	q/<table>/<state: 8 bytes BE>   a learning strategy's entry (record.Learned: a Q-table row, encoded by the strategy)
 //
 // The directory also holds MODELFUZZ (a marker naming the format, so that
 // --fresh never deletes a directory that is not a corpus) and modelfuzz.lock
@@ -27,7 +27,7 @@
 // Faults (watch.go): nothing lost, or told at once. The store watches its
 // directory, at commits and every second between them: the directory or
 // its database directory removed or replaced (the corpus is lost: its
-// errors wrap fuzzer.ErrStoreLost), the directory made read-only, the lock
+// errors wrap record.ErrStoreLost), the directory made read-only, the lock
 // file removed or replaced, the disk almost full, a write or a flush of
 // the database that fails. The first fault closes Fault's channel, so the
 // campaign stops within seconds, and every Commit returns it. Close is

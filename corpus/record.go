@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -38,7 +38,7 @@ const (
 )
 
 // encodeRecord appends the binary form of r to dst.
-func encodeRecord(dst []byte, r *fuzzer.InputRecord) []byte {
+func encodeRecord(dst []byte, r *record.InputRecord) []byte {
 	v2 := false
 	for _, st := range r.Input.Steps {
 		if st.K != 0 || st.N != 0 || st.To != 0 || st.Point != "" || st.Set != 0 || st.Conf != "" {
@@ -173,13 +173,13 @@ func (r *recordReader) string() string {
 }
 
 // decodeRecord reads the binary form into rec.
-func decodeRecord(b []byte, rec *fuzzer.InputRecord) error {
+func decodeRecord(b []byte, rec *record.InputRecord) error {
 	if len(b) == 0 || (b[0] != recordV1 && b[0] != recordV2) {
 		return fmt.Errorf("unknown record format")
 	}
 	v2 := b[0] == recordV2
 	r := &recordReader{b: b[1:]}
-	*rec = fuzzer.InputRecord{ID: r.uvarint(), Iteration: r.varint(), Parent: r.uvarint(), Source: r.string()}
+	*rec = record.InputRecord{ID: r.uvarint(), Iteration: r.varint(), Parent: r.uvarint(), Source: r.string()}
 	nItems := r.uvarint()
 	if r.err == nil && nItems > uint64(len(r.b)) {
 		return errTruncated

@@ -13,7 +13,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/y"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 )
 
 // Repair: a corpus whose database cannot be opened (a table file cut short,
@@ -262,7 +262,7 @@ func (rep *RepairReport) check(dir string) error {
 	if err != nil {
 		return err
 	}
-	var hasCounters fuzzer.Counters
+	var hasCounters record.Counters
 	countersKept, err := s.get(keyCounters, &hasCounters)
 	if err != nil {
 		return err

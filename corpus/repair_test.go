@@ -12,21 +12,21 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/internal/testutil"
+	"github.com/modelfuzz/modelfuzz/record"
 )
 
 // commitInputs stores inputs from..to (ids), the bug, and counters that
 // match them.
 func commitInputs(t *testing.T, s *Store, from, to uint64, bug string) {
 	t.Helper()
-	b := &fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: int64(to) * 10, NextInputID: to + 1, NextBugID: int(to/5) + 1}}
+	b := &record.Batch{Counters: &record.Counters{Iterations: int64(to) * 10, NextInputID: to + 1, NextBugID: int(to/5) + 1}}
 	for id := from; id <= to; id++ {
-		b.Inputs = append(b.Inputs, &fuzzer.InputRecord{ID: id, Iteration: int64(id) * 10, Source: "fuzz", Input: input(int(id % 3))})
-		b.Coverage = append(b.Coverage, fuzzer.CoverageItems{Measure: "traces", InputID: id, Items: []uint64{id}})
+		b.Inputs = append(b.Inputs, &record.InputRecord{ID: id, Iteration: int64(id) * 10, Source: "fuzz", Input: input(int(id % 3))})
+		b.Coverage = append(b.Coverage, record.CoverageItems{Measure: "traces", InputID: id, Items: []uint64{id}})
 	}
 	if bug != "" {
-		b.Bugs = []*fuzzer.BugRecord{{ID: bug, Kind: "panic", Signature: "sig " + bug, Hits: 1, Input: input(1)}}
+		b.Bugs = []*record.BugRecord{{ID: bug, Kind: "panic", Signature: "sig " + bug, Hits: 1, Input: input(1)}}
 	}
 	require.NoError(t, s.Commit(b))
 }
@@ -177,7 +177,7 @@ func TestReadOnlySnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, snap.Inputs, 7)
 	require.Len(t, snap.Bugs, 2)
-	err = r.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{}})
+	err = r.Commit(&record.Batch{Counters: &record.Counters{}})
 	require.ErrorContains(t, err, "opened read-only (a snapshot)")
 	require.ErrorContains(t, r.SetCampaign(&testCampaign{}), "cannot write to it")
 	tmp := r.snapshot

@@ -16,7 +16,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/tidwall/gjson"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -78,8 +78,8 @@ const MinFree = 256 << 20
 var ErrDiskFull = errors.New("disk almost full")
 
 var (
-	_ fuzzer.Store         = (*Store)(nil)
-	_ fuzzer.FaultReporter = (*Store)(nil)
+	_ record.Store         = (*Store)(nil)
+	_ record.FaultReporter = (*Store)(nil)
 )
 
 // Open opens (or creates) the corpus in dir and locks it for this process.
@@ -390,13 +390,13 @@ func covKey(measure string, item uint64) []byte {
 	return binary.BigEndian.AppendUint64(k, item)
 }
 
-// Commit implements fuzzer.Store: one atomic transaction. It checks the
+// Commit implements record.Store: one atomic transaction. It checks the
 // directory first (without the probe; at most every commitCheckEvery,
 // always for a batch with a stats snapshot) and writes nothing after a
 // fault, returning the fault. A write that fails is a fault; a write that
 // waits for the database (for a flush that cannot happen) returns the
 // fault as soon as it is found.
-func (s *Store) Commit(b *fuzzer.Batch) error {
+func (s *Store) Commit(b *record.Batch) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
@@ -515,16 +515,16 @@ type kv struct {
 	del  bool
 }
 
-// Load implements fuzzer.Store.
-func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
-	snap := &fuzzer.Snapshot{Coverage: map[string][]uint64{}}
+// Load implements record.Store.
+func (s *Store) Load(recent int) (*record.Snapshot, error) {
+	snap := &record.Snapshot{Coverage: map[string][]uint64{}}
 	if _, err := s.get(keyCounters, &snap.Counters); err != nil {
 		return nil, err
 	}
 	err := s.db.View(func(txn *badger.Txn) error {
 		var err error
 		if recent < 0 {
-			err = s.eachInput(txn, func(rec *fuzzer.InputRecord) error {
+			err = s.eachInput(txn, func(rec *record.InputRecord) error {
 				snap.Inputs = append(snap.Inputs, rec)
 				return nil
 			})
@@ -557,10 +557,10 @@ func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
 			if err != nil {
 				return err
 			}
-			snap.Learned = append(snap.Learned, fuzzer.Learned{Table: string(k[:len(k)-9]), State: binary.BigEndian.Uint64(k[len(k)-8:]), Value: v})
+			snap.Learned = append(snap.Learned, record.Learned{Table: string(k[:len(k)-9]), State: binary.BigEndian.Uint64(k[len(k)-8:]), Value: v})
 		}
 		for it.Seek(prefBug); it.ValidForPrefix(prefBug); it.Next() {
-			rec := &fuzzer.BugRecord{}
+			rec := &record.BugRecord{}
 			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
 				return fmt.Errorf("bug %x: %v", it.Item().Key()[len(prefBug):], err)
 			}
@@ -576,14 +576,14 @@ func (s *Store) Load(recent int) (*fuzzer.Snapshot, error) {
 
 // loadRecent reads the pending imports and the most recent `recent` inputs
 // kept by fuzzing, in id order, without decoding the rest of the corpus.
-func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*fuzzer.InputRecord, error) {
-	byID := map[uint64]*fuzzer.InputRecord{}
-	read := func(id uint64) (*fuzzer.InputRecord, error) {
+func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*record.InputRecord, error) {
+	byID := map[uint64]*record.InputRecord{}
+	read := func(id uint64) (*record.InputRecord, error) {
 		item, err := txn.Get(inputKey(id))
 		if err != nil {
 			return nil, fmt.Errorf("input %d: %v", id, err)
 		}
-		rec := &fuzzer.InputRecord{}
+		rec := &record.InputRecord{}
 		if err := item.Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
 			return nil, fmt.Errorf("input %d: %v", id, err)
 		}
@@ -609,7 +609,7 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*fuzzer.InputRecord, 
 		if _, ok := byID[id]; ok {
 			continue
 		}
-		rec := &fuzzer.InputRecord{}
+		rec := &record.InputRecord{}
 		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
 			return nil, fmt.Errorf("input %d: %v", id, err)
 		}
@@ -618,7 +618,7 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*fuzzer.InputRecord, 
 			n++
 		}
 	}
-	out := make([]*fuzzer.InputRecord, 0, len(byID))
+	out := make([]*record.InputRecord, 0, len(byID))
 	for _, rec := range byID {
 		out = append(out, rec)
 	}
@@ -627,11 +627,11 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*fuzzer.InputRecord, 
 }
 
 // eachInput calls fn for every stored input, in id order.
-func (s *Store) eachInput(txn *badger.Txn, fn func(*fuzzer.InputRecord) error) error {
+func (s *Store) eachInput(txn *badger.Txn, fn func(*record.InputRecord) error) error {
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 	defer it.Close()
 	for it.Seek(prefInput); it.ValidForPrefix(prefInput); it.Next() {
-		rec := &fuzzer.InputRecord{}
+		rec := &record.InputRecord{}
 		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
 			return fmt.Errorf("input %x: %v", it.Item().Key()[len(prefInput):], err)
 		}
@@ -645,7 +645,7 @@ func (s *Store) eachInput(txn *badger.Txn, fn func(*fuzzer.InputRecord) error) e
 // decodeInput reads a stored input record. It runs for every input a
 // continued campaign loads, so it reads by path with gjson instead of
 // reflection, and validates what it reads.
-func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
+func decodeInput(b []byte, rec *record.InputRecord) error {
 	if len(b) > 0 && (b[0] == recordV1 || b[0] == recordV2) {
 		return decodeRecord(b, rec)
 	}
@@ -657,7 +657,7 @@ func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
 	if id.Type != gjson.Number || iter.Type != gjson.Number || src.Type != gjson.String {
 		return fmt.Errorf("record lacks id, iteration or source")
 	}
-	*rec = fuzzer.InputRecord{ID: id.Uint(), Iteration: iter.Int(), Source: src.String(), Parent: r.Get("parent").Uint()}
+	*rec = record.InputRecord{ID: id.Uint(), Iteration: iter.Int(), Source: src.String(), Parent: r.Get("parent").Uint()}
 	if ni := r.Get("new_items"); ni.Exists() {
 		rec.NewItems = map[string]int{}
 		ni.ForEach(func(k, v gjson.Result) bool {
@@ -696,8 +696,8 @@ func decodeInput(b []byte, rec *fuzzer.InputRecord) error {
 }
 
 // Input returns one stored input.
-func (s *Store) Input(id uint64) (*fuzzer.InputRecord, error) {
-	var rec *fuzzer.InputRecord
+func (s *Store) Input(id uint64) (*record.InputRecord, error) {
+	var rec *record.InputRecord
 	err := s.db.View(func(txn *badger.Txn) error {
 		it, err := txn.Get(inputKey(id))
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -706,7 +706,7 @@ func (s *Store) Input(id uint64) (*fuzzer.InputRecord, error) {
 		if err != nil {
 			return err
 		}
-		rec = &fuzzer.InputRecord{}
+		rec = &record.InputRecord{}
 		return it.Value(func(b []byte) error { return decodeInput(b, rec) })
 	})
 	if err != nil {
@@ -719,12 +719,12 @@ func (s *Store) Input(id uint64) (*fuzzer.InputRecord, error) {
 }
 
 // Bug returns one stored bug.
-func (s *Store) Bug(id string) (*fuzzer.BugRecord, error) {
+func (s *Store) Bug(id string) (*record.BugRecord, error) {
 	k, err := bugKey(id)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %v", s.dir, err)
 	}
-	var rec fuzzer.BugRecord
+	var rec record.BugRecord
 	ok, err := s.get(k, &rec)
 	if err != nil {
 		return nil, err
@@ -736,13 +736,13 @@ func (s *Store) Bug(id string) (*fuzzer.BugRecord, error) {
 }
 
 // Stats returns the campaign's stats snapshots, oldest first.
-func (s *Store) Stats() ([]*fuzzer.StatsRecord, error) {
-	return scanJSON[fuzzer.StatsRecord](s, prefStats, "stats snapshot")
+func (s *Store) Stats() ([]*record.StatsRecord, error) {
+	return scanJSON[record.StatsRecord](s, prefStats, "stats snapshot")
 }
 
 // Bugs returns every stored bug, in id order.
-func (s *Store) Bugs() ([]*fuzzer.BugRecord, error) {
-	return scanJSON[fuzzer.BugRecord](s, prefBug, "bug")
+func (s *Store) Bugs() ([]*record.BugRecord, error) {
+	return scanJSON[record.BugRecord](s, prefBug, "bug")
 }
 
 // scanJSON decodes every record under prefix, in key order.

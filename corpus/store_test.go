@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -33,15 +33,15 @@ func TestCommitLoadRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, found)
 	require.NoError(t, s.SetCampaign(&testCampaign{Version: 1, Adapter: "microbench", Seed: 3}))
-	c := fuzzer.Counters{Iterations: 10, NextInputID: 3, NextBugID: 2}
-	require.NoError(t, s.Commit(&fuzzer.Batch{
+	c := record.Counters{Iterations: 10, NextInputID: 3, NextBugID: 2}
+	require.NoError(t, s.Commit(&record.Batch{
 		Counters: &c,
-		Inputs: []*fuzzer.InputRecord{
+		Inputs: []*record.InputRecord{
 			{ID: 1, Iteration: 4, Source: "fuzz", NewItems: map[string]int{"traces": 1}, Input: input(1)},
 			{ID: 2, Iteration: 9, Source: "fuzz", Parent: 1, Input: input(2)},
 		},
-		Coverage: []fuzzer.CoverageItems{{Measure: "traces", InputID: 1, Items: []uint64{5, 1 << 63}}},
-		Bugs:     []*fuzzer.BugRecord{{ID: "B1", Kind: "panic", Signature: "sig", Hits: 1, FirstIteration: 9, Input: input(2)}},
+		Coverage: []record.CoverageItems{{Measure: "traces", InputID: 1, Items: []uint64{5, 1 << 63}}},
+		Bugs:     []*record.BugRecord{{ID: "B1", Kind: "panic", Signature: "sig", Hits: 1, FirstIteration: 9, Input: input(2)}},
 	}))
 	require.NoError(t, s.Close())
 
@@ -134,10 +134,10 @@ func TestStatsSnapshotsAndBugs(t *testing.T) {
 	s, err := Open(dir, Options{})
 	require.NoError(t, err)
 	for i := uint64(1); i <= 3; i++ {
-		require.NoError(t, s.Commit(&fuzzer.Batch{Stats: &fuzzer.StatsRecord{Seq: i, Iterations: int64(10 * i),
+		require.NoError(t, s.Commit(&record.Batch{Stats: &record.StatsRecord{Seq: i, Iterations: int64(10 * i),
 			Coverage: map[string]int{"traces": int(i)}}}))
 	}
-	require.NoError(t, s.Commit(&fuzzer.Batch{Bugs: []*fuzzer.BugRecord{
+	require.NoError(t, s.Commit(&record.Batch{Bugs: []*record.BugRecord{
 		{ID: "B2", Kind: "safety", Signature: "b", Input: input(2), Minimized: input(1), MinimizeTries: 7, MinimizeDone: true},
 		{ID: "B1", Kind: "panic", Signature: "a", Input: input(3)},
 	}}))
@@ -169,7 +169,7 @@ func TestAlmostFullDiskIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: 7}}))
+	require.NoError(t, s.Commit(&record.Batch{Counters: &record.Counters{Iterations: 7}}))
 	require.NoError(t, s.Close())
 
 	_, err = Open(dir, Options{MinFree: 1 << 62})
@@ -179,7 +179,7 @@ func TestAlmostFullDiskIsRefused(t *testing.T) {
 	s, err = Open(dir, Options{MustExist: true, MinFree: 1 << 62})
 	require.NoError(t, err, "reading a corpus on a full disk works")
 	defer s.Close()
-	err = s.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: 8}})
+	err = s.Commit(&record.Batch{Counters: &record.Counters{Iterations: 8}})
 	require.ErrorIs(t, err, ErrDiskFull)
 	snap, err := s.Load(-1)
 	require.NoError(t, err)
@@ -196,8 +196,8 @@ func TestLargeBatchIsWrittenWhole(t *testing.T) {
 	for i := range items {
 		items[i] = uint64(i)*2654435761 + 1
 	}
-	require.NoError(t, s.Commit(&fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: 3},
-		Coverage: []fuzzer.CoverageItems{{Measure: "model", InputID: 1, Items: items}}}))
+	require.NoError(t, s.Commit(&record.Batch{Counters: &record.Counters{Iterations: 3},
+		Coverage: []record.CoverageItems{{Measure: "model", InputID: 1, Items: items}}}))
 	require.NoError(t, s.Close())
 	s, err = Open(dir, Options{MustExist: true})
 	require.NoError(t, err)
@@ -222,39 +222,39 @@ func TestRecordForm(t *testing.T) {
 		}
 		in.Steps = append(in.Steps, st)
 	}
-	rec := &fuzzer.InputRecord{ID: 1 << 40, Iteration: 123456, Source: "fuzz", Parent: 77,
+	rec := &record.InputRecord{ID: 1 << 40, Iteration: 123456, Source: "fuzz", Parent: 77,
 		NewItems: map[string]int{"model": 12, "traces": 1}, Input: in}
 	b := encodeRecord(nil, rec)
 	js, err := json.Marshal(rec) // the form corpora of earlier versions stored
 	require.NoError(t, err)
 	require.Less(t, 8*len(b), len(js), "binary %d bytes, JSON %d", len(b), len(js))
-	var got fuzzer.InputRecord
+	var got record.InputRecord
 	require.NoError(t, decodeInput(b, &got))
 	require.Equal(t, *rec, got)
-	var old fuzzer.InputRecord
+	var old record.InputRecord
 	require.NoError(t, decodeInput(js, &old))
 	require.Equal(t, *rec, old)
 	for n := 0; n < len(b); n++ {
-		var r fuzzer.InputRecord
+		var r record.InputRecord
 		require.Error(t, decodeInput(b[:n], &r), "truncated to %d bytes", n)
 	}
 	bad := append([]byte(nil), b...)
 	bad = append(bad, 0)
-	require.Error(t, decodeInput(bad, &fuzzer.InputRecord{}))
+	require.Error(t, decodeInput(bad, &record.InputRecord{}))
 
 	// The guide's items ride at the end, in both forms.
 	rec.GuideItems = []uint64{1, 1 << 63, 0xdeadbeef}
 	b = encodeRecord(nil, rec)
-	got = fuzzer.InputRecord{}
+	got = record.InputRecord{}
 	require.NoError(t, decodeInput(b, &got))
 	require.Equal(t, *rec, got)
 	js, err = json.Marshal(rec)
 	require.NoError(t, err)
-	old = fuzzer.InputRecord{}
+	old = record.InputRecord{}
 	require.NoError(t, decodeInput(js, &old))
 	require.Equal(t, *rec, old)
 	for n := len(b) - 24; n < len(b); n++ { // (cut before the count, it is a record without them)
-		require.Error(t, decodeInput(b[:n], &fuzzer.InputRecord{}), "truncated to %d bytes", n)
+		require.Error(t, decodeInput(b[:n], &record.InputRecord{}), "truncated to %d bytes", n)
 	}
 }
 
@@ -272,16 +272,16 @@ func TestRecordFormV2(t *testing.T) {
 		{Process: 1, Action: schedule.ConfChange, Conf: "add-voter 3, remove 0"},
 		{Process: 1, Action: schedule.Request, Value: -4},
 	}}
-	rec := &fuzzer.InputRecord{ID: 9, Iteration: 10, Source: "fuzz", Input: in}
+	rec := &record.InputRecord{ID: 9, Iteration: 10, Source: "fuzz", Input: in}
 	b := encodeRecord(nil, rec)
 	require.Equal(t, byte(recordV2), b[0])
-	var got fuzzer.InputRecord
+	var got record.InputRecord
 	require.NoError(t, decodeInput(b, &got))
 	require.Equal(t, *rec, got)
 	for n := 0; n < len(b); n++ {
-		require.Error(t, decodeInput(b[:n], &fuzzer.InputRecord{}), "truncated to %d bytes", n)
+		require.Error(t, decodeInput(b[:n], &record.InputRecord{}), "truncated to %d bytes", n)
 	}
-	base := &fuzzer.InputRecord{ID: 1, Source: "fuzz", Input: &schedule.Input{Steps: in.Steps[:1]}}
+	base := &record.InputRecord{ID: 1, Source: "fuzz", Input: &schedule.Input{Steps: in.Steps[:1]}}
 	require.Equal(t, byte(recordV1), encodeRecord(nil, base)[0], "inputs of the first five actions keep the first form")
 }
 
@@ -294,7 +294,7 @@ func TestEmptyLogFilesLeftByAKillAreIgnored(t *testing.T) {
 			dir := t.TempDir()
 			s, err := Open(dir, Options{})
 			require.NoError(t, err)
-			require.NoError(t, s.Commit(&fuzzer.Batch{Stats: &fuzzer.StatsRecord{Seq: 1, Iterations: 10}}))
+			require.NoError(t, s.Commit(&record.Batch{Stats: &record.StatsRecord{Seq: 1, Iterations: 10}}))
 			require.NoError(t, s.Close())
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "db", name), nil, 0o644))
 			s, err = Open(dir, Options{MustExist: true})
@@ -314,19 +314,19 @@ func TestLearnedRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
 	require.NoError(t, err)
-	require.NoError(t, s.Commit(&fuzzer.Batch{Learned: []fuzzer.Learned{
+	require.NoError(t, s.Commit(&record.Batch{Learned: []record.Learned{
 		{Table: "bonusmaxrl", State: 7, Value: []byte("a")},
 		{Table: "waypointrl.2", State: 1 << 63, Value: []byte("b")},
 	}}))
-	require.NoError(t, s.Commit(&fuzzer.Batch{Learned: []fuzzer.Learned{{Table: "bonusmaxrl", State: 7, Value: []byte("c")}}}))
-	require.ErrorContains(t, s.Commit(&fuzzer.Batch{Learned: []fuzzer.Learned{{Table: "a/b", State: 1}}}), `learned table "a/b"`)
+	require.NoError(t, s.Commit(&record.Batch{Learned: []record.Learned{{Table: "bonusmaxrl", State: 7, Value: []byte("c")}}}))
+	require.ErrorContains(t, s.Commit(&record.Batch{Learned: []record.Learned{{Table: "a/b", State: 1}}}), `learned table "a/b"`)
 	require.NoError(t, s.Close())
 	s, err = Open(dir, Options{})
 	require.NoError(t, err)
 	defer s.Close()
 	snap, err := s.Load(0)
 	require.NoError(t, err)
-	require.Equal(t, []fuzzer.Learned{
+	require.Equal(t, []record.Learned{
 		{Table: "bonusmaxrl", State: 7, Value: []byte("c")},
 		{Table: "waypointrl.2", State: 1 << 63, Value: []byte("b")},
 	}, snap.Learned)

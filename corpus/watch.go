@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 )
 
 // The store watches its directory: the promise of a corpus is "nothing
@@ -49,7 +49,7 @@ const (
 
 // FaultError is a fault of a corpus's directory: the store can no longer
 // keep what it is given. When the corpus itself is gone from its
-// directory (removed or replaced), it wraps fuzzer.ErrStoreLost.
+// directory (removed or replaced), it wraps record.ErrStoreLost.
 type FaultError struct {
 	Dir     string
 	Problem string // what happened, for people: "the directory was removed"
@@ -65,7 +65,7 @@ func (e *FaultError) Unwrap() []error {
 		errs = append(errs, e.Err)
 	}
 	if e.Gone {
-		errs = append(errs, fuzzer.ErrStoreLost)
+		errs = append(errs, record.ErrStoreLost)
 	}
 	return errs
 }
@@ -99,11 +99,11 @@ type watch struct {
 	closeErr  error
 }
 
-// Fault implements fuzzer.FaultReporter: the channel is closed at the
+// Fault implements record.FaultReporter: the channel is closed at the
 // store's first fault.
 func (s *Store) Fault() <-chan struct{} { return s.w.faulted }
 
-// Err implements fuzzer.FaultReporter: the store's first fault, nil
+// Err implements record.FaultReporter: the store's first fault, nil
 // while it has none.
 func (s *Store) Err() error {
 	select {

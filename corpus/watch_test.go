@@ -11,16 +11,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 )
 
-func counters(n int64) *fuzzer.Batch { return &fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: n}} }
+func counters(n int64) *record.Batch { return &record.Batch{Counters: &record.Counters{Iterations: n}} }
 
 // snapshot is a batch with a stats snapshot, as the last commit of a
 // session has: the store checks its directory before it, whenever it
 // checked last.
-func snapshot(n int64) *fuzzer.Batch {
-	return &fuzzer.Batch{Counters: &fuzzer.Counters{Iterations: n}, Stats: &fuzzer.StatsRecord{Seq: uint64(n)}}
+func snapshot(n int64) *record.Batch {
+	return &record.Batch{Counters: &record.Counters{Iterations: n}, Stats: &record.StatsRecord{Seq: uint64(n)}}
 }
 
 // faultOf waits (at most 30 s: generous, the machine may be busy) for the
@@ -74,7 +74,7 @@ func TestDirectoryFaults(t *testing.T) {
 			require.Equal(t, dir, fe.Dir)
 			require.Contains(t, fe.Error(), "corpus "+dir+": "+c.want)
 			require.Equal(t, c.gone, fe.Gone)
-			require.Equal(t, c.gone, errors.Is(fe, fuzzer.ErrStoreLost))
+			require.Equal(t, c.gone, errors.Is(fe, record.ErrStoreLost))
 			require.Same(t, fe, s.Commit(counters(8)), "every commit returns the fault")
 
 			start := time.Now()
@@ -108,7 +108,7 @@ func TestDiskFillingUpIsAFault(t *testing.T) {
 	err = s.Commit(snapshot(2))
 	require.ErrorIs(t, err, ErrDiskFull)
 	require.Contains(t, err.Error(), "corpus "+dir+": disk almost full: ")
-	require.NotErrorIs(t, err, fuzzer.ErrStoreLost)
+	require.NotErrorIs(t, err, record.ErrStoreLost)
 }
 
 // A directory remounted read-only under a running campaign is a fault, and
@@ -134,7 +134,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 	err = s.Commit(snapshot(4))
 	require.ErrorIs(t, err, syscall.EROFS)
 	require.Contains(t, err.Error(), "corpus "+dir+": the directory became read-only")
-	require.NotErrorIs(t, err, fuzzer.ErrStoreLost)
+	require.NotErrorIs(t, err, record.ErrStoreLost)
 
 	start := time.Now()
 	err = s.Close()

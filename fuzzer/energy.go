@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/modelfuzz/modelfuzz/mutate"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -28,15 +29,14 @@ const (
 	// tail explores beyond), the others are ordinary mutants, each of 1 to
 	// Stack rounds of mutation (AFL's stacked havoc: a mutant that differs
 	// in a few steps of a long schedule mostly retraces its parent). A share
-	// FreshShare of the iterations runs new random inputs.
+	// FreshShare of the iterations runs new random inputs. The choices
+	// are package mutate's (Rarest, Energy, Cut, RareMutant, Havoc); the
+	// pool is the loop's.
 	EnergyRare = "rare"
 )
 
-const (
-	entryItems = 8 // guide items kept per pool entry
-	tournament = 8 // pool entries drawn per choice
-	maxPower   = 4 // 2^maxPower: the most an entry's energy grows with its choices
-)
+// entryItems is how many of the guide's items a pool entry keeps.
+const entryItems = 8
 
 // entry is an input of the rare schedule's pool.
 type entry struct {
@@ -75,52 +75,13 @@ func (f *Fuzzer) visits(e *entry) uint32 {
 	return max(v, 1)
 }
 
-// draw returns the best of tournament pool entries drawn at random: the
-// rarest (better(a, b) says a wins), ties to the later one.
-func (f *Fuzzer) draw(r *rand.Rand, better func(a, b *entry) bool) int {
-	best := -1
-	for k := 0; k < tournament; k++ {
-		i := r.IntN(len(f.pool))
-		if best < 0 || better(f.pool[i], f.pool[best]) || !better(f.pool[best], f.pool[i]) && i > best {
-			best = i
-		}
-	}
-	return best
+// rarity is what the rare schedule judges e by.
+func (f *Fuzzer) rarity(e *entry) mutate.Rarity {
+	return mutate.Rarity{Visits: f.visits(e), Chosen: e.chosen}
 }
 
-// rarer orders entries for mutation: fewer visits, then fewer choices.
-func (f *Fuzzer) rarer(a, b *entry) bool {
-	va, vb := f.visits(a), f.visits(b)
-	if va != vb {
-		return va < vb
-	}
-	return a.chosen < b.chosen
-}
-
-// rareCut is where e's tail mutants cut it: right after the step at which
-// it reached its least-visited item, so that the new tail starts from that
-// state (0, a random cut, when the step is not known).
-func (f *Fuzzer) rareCut(e *entry) int {
-	if len(e.steps) != len(e.items) {
-		return 0
-	}
-	best, v := -1, ^uint32(0)
-	for k, x := range e.items {
-		if h := f.hits.Get(x); h < v {
-			best, v = k, h
-		}
-	}
-	if best < 0 || e.steps[best] < 0 {
-		return 0
-	}
-	return e.steps[best] + 1
-}
-
-// energy is the number of mutants e gets when chosen.
-func (f *Fuzzer) energy(e *entry) int {
-	n := uint64(max(f.opt.Mutations, 1)) << min(e.chosen, maxPower) / uint64(f.visits(e))
-	return int(max(1, min(n, uint64(16*max(f.opt.Mutations, 1)))))
-}
+// poolRarity is the rarity of the pool's entry i.
+func (f *Fuzzer) poolRarity(i int) mutate.Rarity { return f.rarity(f.pool[i]) }
 
 // addEntry puts an interesting input in the pool; a full pool (QueueMax)
 // first loses its most common entry among a few drawn.
@@ -129,7 +90,7 @@ func (f *Fuzzer) addEntry(r *rand.Rand, e *entry) {
 		f.pool = append(f.pool, e)
 		return
 	}
-	i := f.draw(r, func(a, b *entry) bool { return f.rarer(b, a) })
+	i := mutate.Commonest(r, len(f.pool), f.poolRarity)
 	f.pool[i] = e
 	f.dropped++
 }
@@ -147,13 +108,12 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 		return queued{in: f.gen.Random(r)}
 	}
 	if f.qhead >= len(f.queue) {
-		e := f.pool[f.draw(r, f.rarer)]
-		n := f.energy(e)
+		e := f.pool[mutate.Rarest(r, len(f.pool), f.poolRarity)]
+		n := mutate.Energy(f.opt.Mutations, f.rarity(e))
 		e.chosen++
-		_, regen := f.gen.(Regenerator)
-		keep := f.rareCut(e)
+		keep := mutate.Cut(e.items, e.steps, f.hits.Get)
 		for k := 0; k < n; k++ {
-			f.push(queued{from: e.in, seed: r.Uint64(), parent: e.id, tail: regen && r.IntN(2) == 0, keep: keep})
+			f.push(queued{from: e.in, mutant: mutate.RareMutant(r, keep), parent: e.id})
 		}
 	}
 	return f.pop()

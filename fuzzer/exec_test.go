@@ -16,6 +16,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -103,12 +104,12 @@ func TestHangsAreBugsAndTheCampaignGoesOn(t *testing.T) {
 // failingStore fails every commit after the first `after` ones, as a full
 // disk would.
 type failingStore struct {
-	fuzzer.Store
+	record.Store
 	after int
 	n     int
 }
 
-func (s *failingStore) Commit(b *fuzzer.Batch) error {
+func (s *failingStore) Commit(b *record.Batch) error {
 	s.n++
 	if s.n > s.after {
 		return fmt.Errorf("corpus: write failed: %w", syscall.ENOSPC)
@@ -151,9 +152,9 @@ func TestAFailingWriteStopsTheCampaign(t *testing.T) {
 }
 
 // watchedStore is a store that reports a fault of its medium between
-// commits (fuzzer.FaultReporter), when the test trips it.
+// commits (record.FaultReporter), when the test trips it.
 type watchedStore struct {
-	fuzzer.Store
+	record.Store
 	fault   chan struct{}
 	err     error
 	commits atomic.Int64
@@ -172,7 +173,7 @@ func (s *watchedStore) Err() error {
 
 func (s *watchedStore) trip(err error) { s.err = err; close(s.fault) }
 
-func (s *watchedStore) Commit(b *fuzzer.Batch) error {
+func (s *watchedStore) Commit(b *record.Batch) error {
 	if err := s.Err(); err != nil {
 		return err
 	}
@@ -222,7 +223,7 @@ func TestAStoreFaultStopsTheCampaignAtOnce(t *testing.T) {
 		t.Logf("lost=%v: %d commits, none for %v when the fault came", lost, last, time.Since(since).Round(time.Millisecond))
 		cause := errors.New("the medium failed")
 		if lost {
-			cause = fmt.Errorf("%w: %w", cause, fuzzer.ErrStoreLost)
+			cause = fmt.Errorf("%w: %w", cause, record.ErrStoreLost)
 		}
 		start := time.Now()
 		ws.trip(cause)

@@ -6,21 +6,21 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 )
 
 // countingLearner "learns" how many batches it has seen, in one entry.
 type countingLearner struct {
 	batches  uint64
-	restored []fuzzer.Learned
+	restored []record.Learned
 }
 
-func (l *countingLearner) Learned() []fuzzer.Learned {
+func (l *countingLearner) Learned() []record.Learned {
 	l.batches++
-	return []fuzzer.Learned{{Table: "count", State: 1, Value: binary.BigEndian.AppendUint64(nil, l.batches)}}
+	return []record.Learned{{Table: "count", State: 1, Value: binary.BigEndian.AppendUint64(nil, l.batches)}}
 }
 
-func (l *countingLearner) Restore(ls []fuzzer.Learned) error {
+func (l *countingLearner) Restore(ls []record.Learned) error {
 	l.restored = ls
 	for _, e := range ls {
 		if e.Table == "count" && e.State == 1 {

@@ -11,14 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/mutate"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
-
-// Generator makes inputs; package schedule implements it.
-type Generator interface {
-	Random(r *rand.Rand) *schedule.Input
-	Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input
-}
 
 // Online is an online strategy: it builds each input while the system
 // executes it, from the events the system has enabled at each point, and
@@ -26,12 +22,6 @@ type Generator interface {
 // same execution) with its execution.
 type Online interface {
 	Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)
-}
-
-// Regenerator is a Generator that can also keep a prefix of an input and
-// draw the rest at random (the rare schedule's tail mutants).
-type Regenerator interface {
-	Regenerate(r *rand.Rand, in *schedule.Input, keep int) *schedule.Input
 }
 
 // Params are the loop's settings that shape a campaign's results: they
@@ -102,10 +92,10 @@ type Options struct {
 	Online   Online
 	Measures []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
-	OnSnapshot func(*StatsRecord)
+	OnSnapshot func(*record.StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
 	// is recorded, with the fuzzing time so far (over all sessions, as
-	// StatsRecord.RunSeconds) and the coverage: coverage over iterations
+	// record.StatsRecord.RunSeconds) and the coverage: coverage over iterations
 	// and over time.
 	Observe      func(iteration int64, seconds float64, coverage map[string]int)
 	ObserveEvery int64
@@ -142,7 +132,7 @@ type Summary struct {
 	ExecsPerSec  float64
 	CorpusSize   int
 	Coverage     map[string]int
-	Bugs         []*BugRecord
+	Bugs         []*record.BugRecord
 	Divergences  int64 // executions that diverged from the model, over all sessions
 	Dropped      int64 // queue or pool entries dropped at QueueMax this session
 	Interrupted  bool
@@ -159,17 +149,14 @@ type Summary struct {
 const resumeInputs = 1000
 
 // queued is an input waiting to run. A mutant is kept as its parent and
-// the seed of its mutation, and made when it is taken from the queue: a
-// queue entry costs a few words instead of a whole input.
+// how to make it (mutate.Mutant), and made when it is taken from the
+// queue: a queue entry costs a few words instead of a whole input.
 type queued struct {
-	in     *schedule.Input // a random or imported input; nil for a mutant not made yet
-	from   *schedule.Input // the parent of a mutant
-	seed   uint64          // of the mutant's random choices
-	parent uint64          // id of the parent in the corpus
-	rec    *InputRecord    // an imported input not run yet
-	tail   bool            // the mutant regenerates a tail (Regenerator) instead
-	keep   int             // of a tail mutant: the prefix kept (0: a random one)
-	online bool            // Options.Online builds the input, with the random choices of seed
+	in     *schedule.Input     // a random or imported input; nil for a mutant not made yet
+	from   *schedule.Input     // the parent of a mutant
+	mutant mutate.Mutant       // how the mutant is made from its parent
+	parent uint64              // id of the parent in the corpus
+	rec    *record.InputRecord // an imported input not run yet
 }
 
 // Fuzzer runs one campaign.
@@ -177,12 +164,13 @@ type Fuzzer struct {
 	opt      Options
 	fac      schedule.Factory
 	execs    []*executor // one per parallel worker
-	gen      Generator
-	store    Store
-	counters Counters
+	gen      *schedule.Generator
+	mut      *mutate.Mutator
+	store    record.Store
+	counters record.Counters
 	cov      map[string]*Coverage
-	bugs     map[string]*BugRecord // by signature
-	bugList  []*BugRecord
+	bugs     map[string]*record.BugRecord // by signature
+	bugList  []*record.BugRecord
 	corpus   int
 	queue    []queued
 	qhead    int
@@ -205,7 +193,7 @@ const stopGrace = 2 * time.Second
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
 // for the background minimizer.
-func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer, error) {
+func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store record.Store) (*Fuzzer, error) {
 	if err := CheckSettings(opt.Params, opt.Limits); err != nil {
 		return nil, err
 	}
@@ -233,8 +221,8 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 			opt.Measures = append(opt.Measures, opt.Guide)
 		}
 	}
-	f := &Fuzzer{opt: opt, fac: fac, gen: gen, store: store,
-		cov: map[string]*Coverage{}, bugs: map[string]*BugRecord{}}
+	f := &Fuzzer{opt: opt, fac: fac, gen: gen, mut: mutate.New(gen), store: store,
+		cov: map[string]*Coverage{}, bugs: map[string]*record.BugRecord{}}
 	if f.rare() {
 		f.hits = NewHits()
 	}
@@ -249,6 +237,23 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 	if err != nil {
 		return nil, err
 	}
+	if err := f.resume(snap); err != nil {
+		return nil, err
+	}
+	if f.counters.NextInputID == 0 {
+		f.counters.NextInputID = 1
+	}
+	if f.counters.NextBugID == 0 {
+		f.counters.NextBugID = 1
+	}
+	return f, nil
+}
+
+// resume takes up what the store holds of the campaign: its counters,
+// coverage, bugs and what its strategy learned, and a queue (or pool) of
+// the imported inputs not run yet and of the most recent kept ones.
+func (f *Fuzzer) resume(snap *record.Snapshot) error {
+	opt := f.opt
 	f.counters = snap.Counters
 	for m, items := range snap.Coverage {
 		c := f.cov[m]
@@ -263,18 +268,18 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 	}
 	if opt.Learner != nil && len(snap.Learned) > 0 {
 		if err := opt.Learner.Restore(snap.Learned); err != nil {
-			return nil, fmt.Errorf("restoring what the strategy learned: %v", err)
+			return fmt.Errorf("restoring what the strategy learned: %v", err)
 		}
 	}
 	// Imported inputs not run yet go first; then a mutant of every kept input,
 	// so a continued campaign picks up where its corpus is, not from scratch.
 	r := f.rng(-1)
-	spec := fac.Spec()
+	spec := f.fac.Spec()
 	f.corpus = int(f.counters.Interesting)
 	for _, rec := range snap.Inputs {
 		if rec.Source == "import" && rec.Iteration == 0 {
 			if err := rec.Input.Validate(spec); err != nil {
-				return nil, fmt.Errorf("imported input %d: %v", rec.ID, err)
+				return fmt.Errorf("imported input %d: %v", rec.ID, err)
 			}
 			f.queue = append(f.queue, queued{in: rec.Input, rec: rec})
 		}
@@ -288,16 +293,10 @@ func New(opt Options, fac schedule.Factory, gen Generator, store Store) (*Fuzzer
 			// again which states are rare.
 			f.pool = append(f.pool, &entry{in: rec.Input, id: rec.ID, items: rec.GuideItems})
 		default:
-			f.queue = append(f.queue, queued{from: rec.Input, seed: r.Uint64(), parent: rec.ID})
+			f.queue = append(f.queue, queued{from: rec.Input, mutant: mutate.Ordinary(r), parent: rec.ID})
 		}
 	}
-	if f.counters.NextInputID == 0 {
-		f.counters.NextInputID = 1
-	}
-	if f.counters.NextBugID == 0 {
-		f.counters.NextBugID = 1
-	}
-	return f, nil
+	return nil
 }
 
 // CheckSettings checks a campaign's loop settings, so that a command line
@@ -330,17 +329,36 @@ var ErrTooManyHarnessErrors = errors.New("the system's harness failed 20 times i
 // executed input is committed to the store, in order; an abrupt stop
 // loses at most the executions not yet recorded (see Options.Pipeline).
 func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
+	s := f.begin(ctx)
+	s.loop()
+	s.endMinimizations()
+	return s.end()
+}
+
+// session is one run of a campaign, between Run's steps.
+type session struct {
+	f     *Fuzzer
+	ctx   context.Context
+	start time.Time
+	spent float64 // fuzzing seconds of the campaign's earlier sessions
+	execs int64   // executions recorded in this session
+	first int64   // the campaign's iterations when the session started
+	errs  int     // harness errors in a row
+	sum   *Summary
+	err   error // why the session stopped, if not its budget
+	last  struct{ progress, stats time.Time }
+}
+
+// begin starts a session: its counters, the store's faults, and the
+// background minimizer with the bugs of earlier sessions not minimized to
+// the end.
+func (f *Fuzzer) begin(ctx context.Context) *session {
 	f.counters.Sessions++
-	start := time.Now()
-	lastProgress, lastStats := start, start
-	var session int64
-	var consecutiveErrs int
-	sum := &Summary{Strategy: f.opt.Strategy}
-	spent := f.counters.RunSeconds
-	var runErr error
-	startIter := f.counters.Iterations
+	s := &session{f: f, ctx: ctx, start: time.Now(), sum: &Summary{Strategy: f.opt.Strategy}, spent: f.counters.RunSeconds,
+		first: f.counters.Iterations}
+	s.last.progress, s.last.stats = s.start, s.start
 	f.issued, f.committed = f.counters.Iterations, f.counters.Iterations
-	if fr, ok := f.store.(FaultReporter); ok {
+	if fr, ok := f.store.(record.FaultReporter); ok {
 		f.faults = fr.Fault()
 	}
 	if f.opt.Minimize {
@@ -351,84 +369,25 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}
-	// With a pipeline, the next batch is executed while the previous one
-	// is being measured (a model engine in another process works in
-	// parallel with the system), and batches are finished in order.
+	return s
+}
+
+// loop issues batches until the budget is used up, the session is
+// interrupted or it stops. With a pipeline, the next batch is executed
+// while the previous one is being measured (a model engine in another
+// process works in parallel with the system), and batches are finished in
+// order.
+func (s *session) loop() {
+	f := s.f
 	var pending *batch
-	handle := func(b *batch) (stop bool) {
-		if !b.waitUnless(f.faults) {
-			runErr = f.storeFailed(f.store.(FaultReporter).Err())
-			return true
-		}
-		// A batch's results are committed in one transaction.
-		acc := &Batch{Counters: &f.counters}
-		for _, j := range b.jobs {
-			bugsBefore := len(f.bugList)
-			err := f.finish(j, acc)
-			session++
-			if err != nil {
-				consecutiveErrs++
-				if consecutiveErrs >= 20 {
-					runErr = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, err.(*harnessError).err)
-					stop = true
-					break
-				}
-			} else {
-				consecutiveErrs = 0
-			}
-			if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
-				f.opt.Observe(j.iter, spent+time.Since(start).Seconds(), f.coverageCounts())
-			}
-			if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
-				sum.StoppedEarly = "found a bug (--stop-on-bug)"
-				stop = true
-				break
-			}
-		}
-		if f.opt.Learner != nil {
-			acc.Learned = f.opt.Learner.Learned()
-		}
-		if err := f.commit(acc); err != nil {
-			runErr = err
-			return true
-		}
-		if stop {
-			return true
-		}
-		if err := f.applyMinimized(false); err != nil {
-			runErr = err
-			return true
-		}
-		if f.opt.StatsEvery > 0 && time.Since(lastStats) >= f.opt.StatsEvery {
-			lastStats = time.Now()
-			if err := f.snapshot(session, lastStats.Sub(start), spent); err != nil {
-				runErr = err
-				return true
-			}
-		}
-		return false
-	}
-loop:
 	for {
-		n := int64(f.opt.Pipeline)
-		if f.opt.Iterations > 0 {
-			n = min(n, f.opt.Iterations-f.issued)
-		}
-		if f.opt.Duration > 0 && time.Since(start) >= f.opt.Duration {
-			n = 0
-		}
-		select {
-		case <-ctx.Done():
-			sum.Interrupted = true
-			n = 0
-		default:
-		}
+		n := s.budget()
 		select {
 		case <-f.faults:
 			// Found between commits: stop now, not at the next commit.
-			runErr = f.storeFailed(f.store.(FaultReporter).Err())
+			s.err = f.storeFailed(f.store.(record.FaultReporter).Err())
 			f.abandon(pending)
-			break loop
+			return
 		default:
 		}
 		var cur *batch
@@ -436,85 +395,187 @@ loop:
 			cur = f.runBatch(f.issued, int(n))
 			f.issued += n
 		}
-		if pending != nil && handle(pending) {
+		if pending != nil && s.handle(pending) {
 			// cur is executed but not recorded: in flight when the
 			// campaign stopped.
-			if _, failed := runErr.(*StoreError); failed {
+			if _, failed := s.err.(*StoreError); failed {
 				f.abandon(pending, cur)
 			} else if cur != nil {
 				cur.wait()
 			}
-			break loop
+			return
 		}
 		pending = cur
 		if f.opt.Pipeline == 1 && pending != nil {
 			// One at a time: finish each execution before the next.
-			if handle(pending) {
-				if _, failed := runErr.(*StoreError); failed {
+			if s.handle(pending) {
+				if _, failed := s.err.(*StoreError); failed {
 					f.abandon(pending)
 				}
-				break loop
+				return
 			}
 			pending = nil
 		}
 		if cur == nil {
-			break // nothing issued: the budget is used up and the last batch recorded
+			return // nothing issued: the budget is used up and the last batch recorded
 		}
+		s.progress()
+	}
+}
+
+// budget is how many inputs the next batch runs: none once the budget is
+// used up or the session is interrupted.
+func (s *session) budget() int64 {
+	f := s.f
+	n := int64(f.opt.Pipeline)
+	if f.opt.Iterations > 0 {
+		n = min(n, f.opt.Iterations-f.issued)
+	}
+	if f.opt.Duration > 0 && time.Since(s.start) >= f.opt.Duration {
+		n = 0
+	}
+	select {
+	case <-s.ctx.Done():
+		s.sum.Interrupted = true
+		n = 0
+	default:
+	}
+	return n
+}
+
+// progress reports the campaign's stats about every ProgressEvery.
+func (s *session) progress() {
+	f := s.f
+	if f.opt.Progress == nil {
+		return
+	}
+	if now := time.Now(); now.Sub(s.last.progress) >= f.opt.ProgressEvery {
+		s.last.progress = now
+		f.opt.Progress(f.stats(s.execs, now.Sub(s.start)))
+	}
+}
+
+// handle records batch b once it is executed and measured: its results in
+// one commit, then the minimizations finished meanwhile and a stats
+// snapshot when one is due. It reports whether the session stops.
+func (s *session) handle(b *batch) (stop bool) {
+	f := s.f
+	if !b.waitUnless(f.faults) {
+		s.err = f.storeFailed(f.store.(record.FaultReporter).Err())
+		return true
+	}
+	// A batch's results are committed in one transaction.
+	acc := &record.Batch{Counters: &f.counters}
+	stop = s.finishJobs(b, acc)
+	if f.opt.Learner != nil {
+		acc.Learned = f.opt.Learner.Learned()
+	}
+	if err := f.commit(acc); err != nil {
+		s.err = err
+		return true
+	}
+	if stop {
+		return true
+	}
+	if err := f.applyMinimized(false); err != nil {
+		s.err = err
+		return true
+	}
+	if f.opt.StatsEvery > 0 && time.Since(s.last.stats) >= f.opt.StatsEvery {
+		s.last.stats = time.Now()
+		if err := f.snapshot(s.execs, s.last.stats.Sub(s.start), s.spent); err != nil {
+			s.err = err
+			return true
+		}
+	}
+	return false
+}
+
+// finishJobs finishes b's jobs in order into acc. It reports whether the
+// session stops: the harness failed too often in a row, or a new bug was
+// found with StopOnBug.
+func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
+	f := s.f
+	for _, j := range b.jobs {
+		bugsBefore := len(f.bugList)
+		err := f.finish(j, acc)
+		s.execs++
+		if err != nil {
+			s.errs++
+			if s.errs >= 20 {
+				s.err = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, err.(*harnessError).err)
+				return true
+			}
+		} else {
+			s.errs = 0
+		}
+		if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
+			f.opt.Observe(j.iter, s.spent+time.Since(s.start).Seconds(), f.coverageCounts())
+		}
+		if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
+			s.sum.StoppedEarly = "found a bug (--stop-on-bug)"
+			return true
+		}
+	}
+	return false
+}
+
+// endMinimizations lets the minimizations still running finish within
+// their budget; an interrupted campaign keeps what they reached so far,
+// and the next session goes on from there.
+func (s *session) endMinimizations() {
+	f := s.f
+	if f.min == nil {
+		return
+	}
+	if s.sum.Interrupted || s.err != nil {
+		f.min.cancel()
+	} else if f.min.busy() > 0 {
+		f.opt.Logf("waiting for the minimization of %d bug(s)", f.min.busy())
 		if f.opt.Progress != nil {
-			if now := time.Now(); now.Sub(lastProgress) >= f.opt.ProgressEvery {
-				lastProgress = now
-				f.opt.Progress(f.stats(session, now.Sub(start)))
-			}
+			f.opt.Progress(f.stats(s.execs, time.Since(s.start)))
 		}
 	}
-	if f.min != nil {
-		// Minimizations still running finish within their budget; an
-		// interrupted campaign keeps what they reached so far, and the next
-		// session goes on from there.
-		if sum.Interrupted || runErr != nil {
-			f.min.cancel()
-		} else if f.min.busy() > 0 {
-			f.opt.Logf("waiting for the minimization of %d bug(s)", f.min.busy())
-			if f.opt.Progress != nil {
-				f.opt.Progress(f.stats(session, time.Since(start)))
-			}
-		}
-		f.min.close(ctx.Done(), f.faults)
-		if ctx.Err() != nil {
-			sum.Interrupted = true // while waiting for the minimizations
-		}
-		if err := f.applyMinimized(true); err != nil && runErr == nil {
-			runErr = err
-		}
+	f.min.close(s.ctx.Done(), f.faults)
+	if s.ctx.Err() != nil {
+		s.sum.Interrupted = true // while waiting for the minimizations
 	}
-	elapsed := time.Since(start)
-	f.counters.RunSeconds = spent + elapsed.Seconds()
-	if runErr == nil || errors.Is(runErr, ErrTooManyHarnessErrors) {
-		if err := f.snapshot(session, elapsed, spent); err != nil && runErr == nil {
-			runErr = err
+	if err := f.applyMinimized(true); err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// end stores the session's last snapshot and summarizes the campaign.
+func (s *session) end() (*Summary, error) {
+	f, sum := s.f, s.sum
+	elapsed := time.Since(s.start)
+	f.counters.RunSeconds = s.spent + elapsed.Seconds()
+	if s.err == nil || errors.Is(s.err, ErrTooManyHarnessErrors) {
+		if err := f.snapshot(s.execs, elapsed, s.spent); err != nil && s.err == nil {
+			s.err = err
 		}
 	}
 	var storeErr *StoreError
-	if errors.As(runErr, &storeErr) {
-		session = f.committed - startIter
-		sum.Unstored, sum.StoreLost = storeErr.Unstored, errors.Is(runErr, ErrStoreLost)
+	if errors.As(s.err, &storeErr) {
+		s.execs = f.committed - s.first
+		sum.Unstored, sum.StoreLost = storeErr.Unstored, errors.Is(s.err, record.ErrStoreLost)
 	}
 	sum.Iterations = f.counters.Iterations
-	sum.Session = session
+	sum.Session = s.execs
 	sum.Duration = elapsed
 	if elapsed > 0 {
-		sum.ExecsPerSec = float64(session) / elapsed.Seconds()
+		sum.ExecsPerSec = float64(s.execs) / elapsed.Seconds()
 	}
 	sum.CorpusSize = f.corpus
 	sum.Divergences = f.counters.Divergences
 	sum.Dropped = f.dropped
 	sum.Coverage = f.coverageCounts()
-	sum.Bugs = append([]*BugRecord(nil), f.bugList...)
+	sum.Bugs = append([]*record.BugRecord(nil), f.bugList...)
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
 	if f.opt.Progress != nil {
-		f.opt.Progress(f.stats(session, elapsed))
+		f.opt.Progress(f.stats(s.execs, elapsed))
 	}
-	return sum, runErr
+	return sum, s.err
 }
 
 // snapshot stores the campaign's counters and a stats record.
@@ -522,12 +583,12 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 	f.counters.RunSeconds = spent + elapsed.Seconds()
 	f.counters.NextStats++
 	st := f.stats(session, elapsed)
-	rec := &StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
+	rec := &record.StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
 		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
 		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes(),
 		Queue: st.Queue, Pool: st.Pool, Dropped: st.Dropped}
-	if err := f.commit(&Batch{Counters: &f.counters, Stats: rec}); err != nil {
+	if err := f.commit(&record.Batch{Counters: &f.counters, Stats: rec}); err != nil {
 		return err
 	}
 	if f.opt.OnSnapshot != nil {
@@ -543,6 +604,8 @@ type job struct {
 	iter    int64
 	r       *rand.Rand
 	q       queued
+	online  bool   // Options.Online builds the input, with the random choices of seed
+	seed    uint64 // of an online input
 	ex      *schedule.Execution
 	execErr error
 	obs     []Observation
@@ -567,18 +630,12 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 func (f *Fuzzer) pop() queued {
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
-	if q.in == nil && q.tail {
-		q.in = f.gen.(Regenerator).Regenerate(rand.New(rand.NewPCG(q.seed, q.parent)), q.from, q.keep)
-		q.from = nil
-	}
 	if q.in == nil {
-		r := rand.New(rand.NewPCG(q.seed, q.parent))
-		q.in = f.gen.Mutate(r, q.from)
-		if f.rare() && f.opt.Stack > 1 {
-			for k := r.IntN(f.opt.Stack); k > 0; k-- {
-				q.in = f.gen.Mutate(r, q.in)
-			}
+		stack := 1 // EnergyFixed mutants get one round (the thesis's)
+		if f.rare() {
+			stack = f.opt.Stack
 		}
+		q.in = f.mut.Make(q.from, q.parent, q.mutant, stack)
 		q.from = nil
 	}
 	f.qhead++
@@ -602,7 +659,7 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
 		if f.opt.Online != nil {
-			jobs[k] = &job{iter: iter, r: r, q: queued{online: true, seed: r.Uint64()}}
+			jobs[k] = &job{iter: iter, r: r, online: true, seed: r.Uint64()}
 			continue
 		}
 		jobs[k] = &job{iter: iter, r: r, q: f.next(iter, r)}
@@ -685,8 +742,8 @@ func (f *Fuzzer) measure(jobs []*job) {
 
 // execute runs one job on e.
 func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
-	if j.q.online {
-		j.q.in, j.ex, j.execErr = e.runWith(nil, f.opt.Online, rand.New(rand.NewPCG(j.q.seed, uint64(j.iter))))
+	if j.online {
+		j.q.in, j.ex, j.execErr = e.runWith(nil, f.opt.Online, rand.New(rand.NewPCG(j.seed, uint64(j.iter))))
 	} else {
 		j.ex, j.execErr = e.run(j.q.in)
 	}
@@ -751,7 +808,7 @@ func (f *Fuzzer) abandon(bs ...*batch) {
 
 // commit writes b to the store. A failure of the store stops the
 // campaign: it becomes a StoreError.
-func (f *Fuzzer) commit(b *Batch) error {
+func (f *Fuzzer) commit(b *record.Batch) error {
 	if err := f.store.Commit(b); err != nil {
 		return f.storeFailed(err)
 	}
@@ -791,11 +848,10 @@ func (f *Fuzzer) push(q queued) bool {
 
 // finish records one executed and measured input: coverage, corpus,
 // mutants, bugs, all committed in one transaction.
-func (f *Fuzzer) finish(j *job, batch *Batch) error {
-	iter, r, q, ex := j.iter, j.r, j.q, j.ex
-	f.counters.Iterations = iter
-	if q.rec != nil { // an imported input ran: record when
-		q.rec.Iteration = iter
+func (f *Fuzzer) finish(j *job, batch *record.Batch) error {
+	f.counters.Iterations = j.iter
+	if q := j.q; q.rec != nil { // an imported input ran: record when
+		q.rec.Iteration = j.iter
 		batch.Inputs = append(batch.Inputs, q.rec)
 	}
 	if j.execErr != nil {
@@ -808,13 +864,29 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			return &harnessError{fmt.Errorf("measure %s: %w", m.Name(), j.obsErr[i])}
 		}
 	}
-	newGuide := 0
-	var newItems map[string]int
-	var guideItems []uint64
-	var guideSteps []int
+	if nw := f.cover(j, batch); nw.guide > 0 {
+		f.keep(j, batch, nw)
+	}
+	f.recordBugs(j, batch)
+	return nil
+}
+
+// reached is what an execution reached first.
+type reached struct {
+	guide      int            // new items of the guide
+	items      map[string]int // measure -> new items
+	guideItems []uint64       // some of the guide's new items (at most entryItems)
+	guideSteps []int          // the steps that reached them (nil: unknown)
+}
+
+// cover adds what the measures observed of an execution to the coverage
+// sets (and to the visits of the guide's items), and the failures they
+// saw to the execution's.
+func (f *Fuzzer) cover(j *job, batch *record.Batch) reached {
+	var nw reached
 	for i, m := range f.opt.Measures {
 		obs := j.obs[i]
-		ex.Failures = append(ex.Failures, obs.Failures...)
+		j.ex.Failures = append(j.ex.Failures, obs.Failures...)
 		guide := f.opt.Guide != nil && m.Name() == f.opt.Guide.Name()
 		if guide && f.hits != nil {
 			for _, x := range obs.Items {
@@ -827,48 +899,61 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			continue
 		}
 		c.Add(fresh)
-		batch.Coverage = append(batch.Coverage, CoverageItems{Measure: m.Name(), Items: fresh})
-		if newItems == nil {
-			newItems = map[string]int{}
+		batch.Coverage = append(batch.Coverage, record.CoverageItems{Measure: m.Name(), Items: fresh})
+		if nw.items == nil {
+			nw.items = map[string]int{}
 		}
-		newItems[m.Name()] = len(fresh)
+		nw.items[m.Name()] = len(fresh)
 		if guide {
-			newGuide = len(fresh)
-			guideItems = fresh[:min(len(fresh), entryItems)]
-			guideSteps = itemSteps(obs, guideItems)
+			nw.guide = len(fresh)
+			nw.guideItems = fresh[:min(len(fresh), entryItems)]
+			nw.guideSteps = itemSteps(obs, nw.guideItems)
 		}
 	}
-	if newGuide > 0 {
-		id := uint64(0)
-		if q.rec == nil {
-			id = f.counters.NextInputID
-			f.counters.NextInputID++
-			f.counters.Interesting++
-			f.corpus++
-			batch.Inputs = append(batch.Inputs, &InputRecord{ID: id, Iteration: iter, Source: "fuzz",
-				Parent: q.parent, NewItems: newItems, GuideItems: guideItems, Input: q.in})
-		} else {
-			id = q.rec.ID
-			q.rec.NewItems = newItems
-		}
-		for i := range batch.Coverage {
-			batch.Coverage[i].InputID = id
-		}
-		if f.rare() {
-			f.addEntry(r, &entry{in: q.in, id: id, items: guideItems, steps: guideSteps})
-		} else {
-			for k := 0; k < newGuide*f.opt.Mutations; k++ {
-				if !f.push(queued{from: q.in, seed: r.Uint64(), parent: id}) {
-					f.dropped += int64(newGuide*f.opt.Mutations - k - 1)
-					break
-				}
-			}
+	return nw
+}
+
+// keep keeps an input that reached new items of the guide: in the corpus
+// (an imported one is there already), and to be mutated, its mutants
+// queued (EnergyFixed) or the input put in the pool (EnergyRare).
+func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
+	q := j.q
+	id := uint64(0)
+	if q.rec == nil {
+		id = f.counters.NextInputID
+		f.counters.NextInputID++
+		f.counters.Interesting++
+		f.corpus++
+		batch.Inputs = append(batch.Inputs, &record.InputRecord{ID: id, Iteration: j.iter, Source: "fuzz",
+			Parent: q.parent, NewItems: nw.items, GuideItems: nw.guideItems, Input: q.in})
+	} else {
+		id = q.rec.ID
+		q.rec.NewItems = nw.items
+	}
+	for i := range batch.Coverage {
+		batch.Coverage[i].InputID = id
+	}
+	if f.rare() {
+		f.addEntry(j.r, &entry{in: q.in, id: id, items: nw.guideItems, steps: nw.guideSteps})
+		return
+	}
+	for k := 0; k < nw.guide*f.opt.Mutations; k++ {
+		if !f.push(queued{from: q.in, mutant: mutate.Ordinary(j.r), parent: id}) {
+			f.dropped += int64(nw.guide*f.opt.Mutations - k - 1)
+			break
 		}
 	}
+}
+
+// recordBugs counts an execution's failures and records its bugs: a known
+// signature is one more hit, a new one a new bug (minimized in the
+// background).
+func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
+	iter, ex := j.iter, j.ex
 	if len(ex.Failures) > 0 {
 		f.counters.Failures++
 	}
-	var fresh []*BugRecord
+	var fresh []*record.BugRecord
 	for i := range ex.Failures {
 		if k := ex.Failures[i].Kind; k == schedule.FailureDivergence || k == schedule.FailureSpecDivergence {
 			f.counters.Divergences++
@@ -883,9 +968,9 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			batch.Bugs = append(batch.Bugs, b)
 			continue
 		}
-		b := &BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: string(fl.Kind), Signature: fl.Signature,
+		b := &record.BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: string(fl.Kind), Signature: fl.Signature,
 			Message: fl.Message, Detail: fl.Detail, Step: fl.Step, FirstIteration: iter, LastIteration: iter,
-			Hits: 1, Input: q.in}
+			Hits: 1, Input: j.q.in}
 		f.counters.NextBugID++
 		f.bugs[fl.Signature] = b
 		f.bugList = append(f.bugList, b)
@@ -898,7 +983,6 @@ func (f *Fuzzer) finish(j *job, batch *Batch) error {
 			f.min.enqueue(b)
 		}
 	}
-	return nil
 }
 
 func (f *Fuzzer) coverageCounts() map[string]int {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -49,7 +50,7 @@ func newBgMinimizer(f *Fuzzer) *bgMinimizer {
 }
 
 // enqueue schedules bug b. Only the loop's goroutine calls it.
-func (m *bgMinimizer) enqueue(b *BugRecord) {
+func (m *bgMinimizer) enqueue(b *record.BugRecord) {
 	m.mu.Lock()
 	m.todo = append(m.todo, minJob{id: b.ID, signature: b.Signature, start: b.Reproducer().Clone(), tries: b.MinimizeTries})
 	m.mu.Unlock()
@@ -162,9 +163,9 @@ func (f *Fuzzer) applyMinimized(final bool) error {
 	done := f.min.done
 	f.min.done = nil
 	f.min.mu.Unlock()
-	var b Batch
+	var b record.Batch
 	for _, r := range done {
-		var bug *BugRecord
+		var bug *record.BugRecord
 		for _, x := range f.bugList {
 			if x.ID == r.id {
 				bug = x

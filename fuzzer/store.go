@@ -1,41 +1,10 @@
 package fuzzer
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 
-	"github.com/modelfuzz/modelfuzz/schedule"
+	"github.com/modelfuzz/modelfuzz/record"
 )
-
-// Store is where a campaign keeps what it must not lose: the corpus of
-// interesting inputs, the coverage sets, the bugs, the campaign's metadata
-// and counters. The corpus package implements it on badger.
-//
-// Commit is the unit of durability: after it returns, a kill -9 of the
-// process does not lose the batch.
-type Store interface {
-	// Load returns everything a campaign needs to continue: counters,
-	// coverage, bugs, the imported inputs not run yet and the most recent
-	// `recent` inputs kept by fuzzing (all of them when recent < 0).
-	Load(recent int) (*Snapshot, error)
-	Commit(b *Batch) error
-}
-
-// FaultReporter is a Store that watches its medium between commits (the
-// corpus watches its directory): the campaign stops as soon as the store
-// cannot keep what it is given, not at its next commit.
-type FaultReporter interface {
-	// Fault is closed at the store's first fault; every Commit returns
-	// it from then on.
-	Fault() <-chan struct{}
-	// Err is the store's first fault, nil while it has none.
-	Err() error
-}
-
-// ErrStoreLost is wrapped by the errors of a store whose contents are gone
-// (its directory was removed): nothing of the campaign can be read back.
-var ErrStoreLost = errors.New("the store lost what it held")
 
 // StoreError stops a campaign whose store failed: the store's error, and
 // what the campaign had not stored.
@@ -52,155 +21,14 @@ func (e *StoreError) Error() string {
 
 func (e *StoreError) Unwrap() error { return e.Err }
 
-// Campaign is the metadata of a campaign, fixed when it starts. Continuing
-// a campaign with different settings is refused (the results would mix).
-type Campaign struct {
-	Version        int             `json:"version"`
-	Adapter        string          `json:"adapter"`
-	AdapterConfig  json.RawMessage `json:"adapter_config"`
-	Strategy       string          `json:"strategy"`
-	Seed           uint64          `json:"seed"`
-	Steps          int             `json:"steps"`
-	MaxMessages    int             `json:"max_messages"`
-	CrashQuota     int             `json:"crash_quota"`
-	Requests       int             `json:"requests"`
-	SeedPopulation int             `json:"seed_population"`
-	ReseedEvery    int             `json:"reseed_every"`
-	Mutations      int             `json:"mutations"`
-	Pipeline       int             `json:"pipeline,omitempty"`
-	Model          string          `json:"model,omitempty"`        // the model guiding or measuring the campaign
-	ModelConfig    string          `json:"model_config,omitempty"` // its cfg when not the default
-	ModelConsts    []string        `json:"model_consts,omitempty"` // its constants set from the system
-	Created        string          `json:"created"`                // RFC 3339, for people; never read by the loop
-}
-
-// Counters are the campaign's running totals.
-type Counters struct {
-	Iterations  int64   `json:"iterations"`  // inputs executed, over all sessions
-	Interesting int64   `json:"interesting"` // inputs added to the corpus by fuzzing
-	Failures    int64   `json:"failures"`    // executions that showed a bug
-	Divergences int64   `json:"divergences"` // executions whose trace diverged from the model
-	HarnessErrs int64   `json:"harness_errors"`
-	RunSeconds  float64 `json:"run_seconds"` // time spent fuzzing, over all sessions
-	Sessions    int     `json:"sessions"`
-	NextInputID uint64  `json:"next_input_id"`
-	NextBugID   int     `json:"next_bug_id"`
-	NextStats   uint64  `json:"next_stats,omitempty"` // seq of the next stats snapshot
-}
-
-// InputRecord is one stored input.
-type InputRecord struct {
-	ID        uint64         `json:"id"`
-	Iteration int64          `json:"iteration"` // the iteration that executed it (0 for imports not yet run)
-	Source    string         `json:"source"`    // "fuzz" or "import"
-	Parent    uint64         `json:"parent,omitempty"`
-	NewItems  map[string]int `json:"new_items,omitempty"` // measure -> items it reached first
-	// GuideItems are some of the guide's items it reached first (at most
-	// 8): what the rare energy schedule judges it by.
-	GuideItems []uint64        `json:"guide_items,omitempty"`
-	Input      *schedule.Input `json:"input"`
-}
-
-// BugRecord is one distinct bug, deduplicated by Signature.
-type BugRecord struct {
-	ID             string          `json:"id"` // "B1", "B2", ...
-	Kind           string          `json:"kind"`
-	Signature      string          `json:"signature"`
-	Message        string          `json:"message"`
-	Detail         string          `json:"detail,omitempty"`
-	Step           int             `json:"step"`
-	FirstIteration int64           `json:"first_iteration"`
-	LastIteration  int64           `json:"last_iteration"`
-	Hits           int64           `json:"hits"`
-	Input          *schedule.Input `json:"input"` // the input that found it, as it was
-	// Minimized is the smallest input found that still shows the bug
-	// (same signature), nil until a minimization ran; MinimizeTries counts
-	// the executions it took, MinimizeDone says it reached a fixpoint (not
-	// stopped by its budget or the end of a session).
-	Minimized     *schedule.Input `json:"minimized,omitempty"`
-	MinimizeTries int             `json:"minimize_tries,omitempty"`
-	MinimizeDone  bool            `json:"minimize_done,omitempty"`
-	// MinimizeNote says why there is no minimized input (the input did
-	// not show the bug again when replayed: a flaky bug).
-	MinimizeNote string `json:"minimize_note,omitempty"`
-}
-
-// Reproducer is the input to replay a bug with: the minimized one when
-// there is one.
-func (b *BugRecord) Reproducer() *schedule.Input {
-	if b.Minimized != nil {
-		return b.Minimized
-	}
-	return b.Input
-}
-
-// StatsRecord is a snapshot of a campaign's progress, stored every
-// --stats-every so coverage over time survives restarts.
-type StatsRecord struct {
-	Seq         uint64         `json:"seq"`         // 1, 2, ... over the campaign
-	Time        string         `json:"time"`        // RFC 3339 wall clock
-	RunSeconds  float64        `json:"run_seconds"` // fuzzing time over all sessions
-	Session     int            `json:"session"`
-	Iterations  int64          `json:"iterations"`
-	ExecsPerSec float64        `json:"execs_per_sec"` // this session so far
-	Corpus      int64          `json:"corpus"`
-	Bugs        int            `json:"bugs"`
-	Failures    int64          `json:"failures"`
-	Coverage    map[string]int `json:"coverage"`
-	RSSBytes    int64          `json:"rss_bytes,omitempty"`  // of the modelfuzz process
-	HeapBytes   int64          `json:"heap_bytes,omitempty"` // Go heap in use (live and not yet collected)
-	// Queue, Pool and Dropped are the loop's work ahead (Stats): inputs
-	// queued, the rare schedule's pool, and entries dropped at QueueMax in
-	// this session so far.
-	Queue   int   `json:"queue,omitempty"`
-	Pool    int   `json:"pool,omitempty"`
-	Dropped int64 `json:"dropped,omitempty"`
-}
-
-// CoverageItems are new items of one measure, reached first by input InputID
-// (0 when the input was not kept).
-type CoverageItems struct {
-	Measure string
-	InputID uint64
-	Items   []uint64
-}
-
-// Batch is one atomic update of a store.
-type Batch struct {
-	Counters *Counters
-	Inputs   []*InputRecord
-	Coverage []CoverageItems
-	Bugs     []*BugRecord // new or updated (hits, last iteration)
-	Stats    *StatsRecord
-	Learned  []Learned // what a learning strategy changed since the last batch
-}
-
-// Learned is one entry of what a learning strategy knows (a row of its
-// Q-table): bytes the strategy encodes, by table and state. An entry
-// replaces the stored entry of the same table and state.
-type Learned struct {
-	Table string // names no '/'
-	State uint64
-	Value []byte
-}
-
 // Learner is a strategy that learns across executions (the RL strategies):
 // what it learned is committed with every batch, and given back when the
 // campaign continues, so that a resumed campaign goes on from its Q-values
 // rather than from scratch.
 type Learner interface {
 	// Learned returns the entries changed since the last call.
-	Learned() []Learned
+	Learned() []record.Learned
 	// Restore loads the entries a stored campaign holds, before its first
 	// execution.
-	Restore([]Learned) error
-}
-
-// Snapshot is the state a campaign continues from.
-type Snapshot struct {
-	Counters Counters
-	Inputs   []*InputRecord      // by id: pending imports and the most recent kept inputs
-	Coverage map[string][]uint64 // measure -> items
-	Bugs     []*BugRecord
-	Learned  []Learned // a learning strategy's entries (Learner)
+	Restore([]record.Learned) error
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/mutate"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
@@ -45,7 +46,7 @@ func TestMicrobenchNeverDiverges(t *testing.T) {
 		if i%5 == 0 {
 			in = g.Random(r)
 		} else {
-			in = g.Mutate(r, in)
+			in = mutate.New(g).Mutate(r, in)
 		}
 		ex, err := sys.Execute(in)
 		require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
@@ -414,7 +414,7 @@ func (l *Learning) Report() []Quantity {
 func (l *Learning) table(p int) string { return l.Strategy + "." + strconv.Itoa(p) }
 
 // Learned implements fuzzer.Learner: the rows changed since the last call.
-func (l *Learning) Learned() []fuzzer.Learned {
+func (l *Learning) Learned() []record.Learned {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.dirty) == 0 {
@@ -436,16 +436,16 @@ func (l *Learning) Learned() []fuzzer.Learned {
 		}
 		return 0
 	})
-	out := make([]fuzzer.Learned, len(keys))
+	out := make([]record.Learned, len(keys))
 	for i, k := range keys {
-		out[i] = fuzzer.Learned{Table: l.table(k.table), State: k.state, Value: encodeRow(l.tables[k])}
+		out[i] = record.Learned{Table: l.table(k.table), State: k.state, Value: encodeRow(l.tables[k])}
 	}
 	clear(l.dirty)
 	return out
 }
 
 // Restore implements fuzzer.Learner: the rows of this strategy's tables.
-func (l *Learning) Restore(entries []fuzzer.Learned) error {
+func (l *Learning) Restore(entries []record.Learned) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range entries {

@@ -40,7 +40,8 @@ func (p Shape) Validate() error {
 	return nil
 }
 
-// Generator makes and mutates inputs for one system.
+// Generator makes inputs for one system: random ones, and the random
+// steps that package mutate draws for its mutants.
 type Generator struct {
 	spec    *SystemSpec
 	p       Shape
@@ -117,6 +118,27 @@ func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
 // Shape returns the shape of the inputs the generator makes.
 func (g *Generator) Shape() Shape { return g.p }
 
+// Spec returns the system the generator makes inputs for.
+func (g *Generator) Spec() *SystemSpec { return g.spec }
+
+// Draws reports whether random steps may be a of the actions before the
+// newer ones: crash (when the crash quota allows one), restart, timeout.
+func (g *Generator) Draws(a Action) bool {
+	switch a {
+	case Crash:
+		return g.crash
+	case Restart:
+		return g.restart
+	case Timeout:
+		return g.timeout
+	}
+	return false
+}
+
+// DrawsNewer reports whether random steps may be of the newer actions
+// (those after BaseActions).
+func (g *Generator) DrawsNewer() bool { return len(g.ext) > 0 }
+
 // Random generates an input of Shape.Steps steps with exactly
 // Shape.Requests requests at random positions. Crashes stay within the
 // quota and restarts follow crashes of the same process.
@@ -133,22 +155,25 @@ func (g *Generator) Random(r *rand.Rand) *Input {
 	for i := 0; i < n; i++ {
 		if isReq[i] {
 			value++
-			in.Steps = append(in.Steps, g.request(r, value))
+			in.Steps = append(in.Steps, g.RequestStep(r, value))
 			continue
 		}
-		s := g.randomStep(r, crashed, &crashes)
+		s := g.RandomStep(r, crashed, &crashes)
 		in.Steps = append(in.Steps, s)
 	}
 	return in
 }
 
-func (g *Generator) request(r *rand.Rand, value int) Step {
+// RequestStep draws a client request of value for a process that takes
+// requests.
+func (g *Generator) RequestStep(r *rand.Rand, value int) Step {
 	return Step{Process: g.targets[r.IntN(len(g.targets))], Action: Request, Value: value}
 }
 
-// randomStep draws a non-request step for a random process, tracking which
-// processes are crashed so that restarts are meaningful.
-func (g *Generator) randomStep(r *rand.Rand, crashed []bool, crashes *int) Step {
+// RandomStep draws a non-request step for a random process, tracking which
+// processes are crashed so that restarts are meaningful (crashed nil: not
+// tracked) and how many crashes the input has.
+func (g *Generator) RandomStep(r *rand.Rand, crashed []bool, crashes *int) Step {
 	p := r.IntN(g.spec.Processes)
 	if crashed != nil && crashed[p] && g.restart && r.IntN(2) == 0 {
 		crashed[p] = false
@@ -170,14 +195,14 @@ func (g *Generator) randomStep(r *rand.Rand, crashed []bool, crashes *int) Step 
 		return st
 	}
 	if len(g.ext) > 0 && r.IntN(100) < extShare {
-		return g.extStep(r, p)
+		return g.NewerStep(r, p)
 	}
 	return Step{Process: p, Action: Deliver, Messages: 1 + r.IntN(g.p.MaxMessages)}
 }
 
-// extStep draws one of the newer actions, with its parameters, for
-// process p.
-func (g *Generator) extStep(r *rand.Rand, p int) Step {
+// NewerStep draws one of the newer actions in use, with its parameters,
+// for process p.
+func (g *Generator) NewerStep(r *rand.Rand, p int) Step {
 	total := 0
 	for _, a := range g.ext {
 		total += extWeight[a]
@@ -233,62 +258,4 @@ func randomConf(r *rand.Rand, n int) string {
 		return "auto " + one(p) + ", " + one(q)
 	}
 	return one(p) + ", " + one(q)
-}
-
-// Regenerate returns a copy of in that keeps a random prefix of its steps
-// (at least one) and continues it with random steps up to Shape.Steps: the
-// prefix reaches what made in interesting, the new tail explores from
-// there. Requests missing from the prefix (of Shape.Requests) are placed
-// at random in the tail, numbered after the prefix's; crashes stay within
-// the quota and restarts follow crashes. in is not modified.
-//
-// keep, when positive, is the prefix's length instead (at most in's): a
-// caller that knows at which step in reached what made it interesting cuts
-// right after it.
-func (g *Generator) Regenerate(r *rand.Rand, in *Input, keep int) *Input {
-	switch {
-	case keep > 0:
-		keep = min(keep, len(in.Steps))
-	default:
-		keep = 1
-		if len(in.Steps) > 1 {
-			keep += r.IntN(len(in.Steps) - 1)
-		}
-	}
-	out := &Input{Steps: append(make([]Step, 0, max(g.p.Steps, keep)), in.Steps[:keep]...)}
-	crashed := make([]bool, g.spec.Processes)
-	crashes, requests, value := 0, 0, 0
-	for _, s := range out.Steps {
-		switch s.Action {
-		case Crash:
-			crashes++
-			if s.Process < len(crashed) {
-				crashed[s.Process] = true
-			}
-		case Restart:
-			if s.Process < len(crashed) {
-				crashed[s.Process] = false
-			}
-		case Request:
-			requests++
-			value = max(value, s.Value)
-		}
-	}
-	n := g.p.Steps - keep
-	if n <= 0 {
-		return out
-	}
-	isReq := make([]bool, n)
-	for _, i := range r.Perm(n)[:min(n, max(0, g.p.Requests-requests))] {
-		isReq[i] = true
-	}
-	for i := 0; i < n; i++ {
-		if isReq[i] {
-			value++
-			out.Steps = append(out.Steps, g.request(r, value))
-			continue
-		}
-		out.Steps = append(out.Steps, g.randomStep(r, crashed, &crashes))
-	}
-	return out
 }

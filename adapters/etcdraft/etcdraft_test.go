@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
+	"github.com/modelfuzz/modelfuzz/mutate"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -91,7 +92,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 			if i%10 == 0 {
 				in = g.Random(r)
 			} else {
-				in = g.Mutate(r, in)
+				in = mutate.New(g).Mutate(r, in)
 			}
 			ex, _ := run(t, s, in)
 			require.Empty(t, ex.Failures, "config %+v input %s\n%s", cfg, schedule.EncodeInput(in), schedule.Timeline(f.Spec(), in, ex))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/mutate"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -54,7 +55,7 @@ func TestCorrectSystemNeverFails(t *testing.T) {
 		if i%10 == 0 {
 			in = g.Random(r)
 		} else {
-			in = g.Mutate(r, in)
+			in = mutate.New(g).Mutate(r, in)
 		}
 		ex, _ := run(t, s, in)
 		require.Empty(t, ex.Failures, "input %s", schedule.EncodeInput(in))

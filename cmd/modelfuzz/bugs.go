@@ -7,17 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/modelfuzz/modelfuzz/linearize"
-
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -58,7 +54,9 @@ campaign has a model, the model states it visits.`,
 			if err != nil {
 				return err
 			}
-			return showBug(cmd.OutOrStdout(), env, b, original, timeout)
+			text, err := env.BugText(b, original, timeout)
+			fmt.Fprint(cmd.OutOrStdout(), text)
+			return err
 		},
 	}
 	show.Flags().BoolVar(&original, "original", false, "replay the input that found the bug, not the minimized one")
@@ -80,31 +78,9 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 		return err
 	}
 	if jsonOut {
-		type row struct {
-			ID             string `json:"id"`
-			Kind           string `json:"kind"`
-			Signature      string `json:"signature"`
-			Message        string `json:"message"`
-			Hits           int64  `json:"hits"`
-			FirstIteration int64  `json:"first_iteration"`
-			LastIteration  int64  `json:"last_iteration"`
-			OriginalSteps  int    `json:"original_steps"`
-			MinimizedSteps *int   `json:"minimized_steps"`
-			MinimizeDone   bool   `json:"minimize_done"`
-			MinimizeNote   string `json:"minimize_note,omitempty"`
-		}
-		rows := []row{}
-		for _, b := range bugs {
-			r := row{b.ID, b.Kind, b.Signature, b.Message, b.Hits, b.FirstIteration, b.LastIteration, b.Input.Len(), nil, b.MinimizeDone, b.MinimizeNote}
-			if b.Minimized != nil {
-				n := b.Minimized.Len()
-				r.MinimizedSteps = &n
-			}
-			rows = append(rows, r)
-		}
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(rows)
+		return enc.Encode(campaign.BugRows(bugs))
 	}
 	if len(bugs) == 0 {
 		fmt.Fprintf(w, "no bugs in %s\n", dir)
@@ -114,12 +90,7 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 	// divergence may be a bug of the model as much as of the system.
 	printed := false
 	for _, model := range []bool{false, true} {
-		var group []*fuzzer.BugRecord
-		for _, b := range bugs {
-			if schedule.FailureKind(b.Kind).FromModel() == model {
-				group = append(group, b)
-			}
-		}
+		group := campaign.BugsSeenBy(bugs, model)
 		if len(group) == 0 {
 			continue
 		}
@@ -136,78 +107,13 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tSTEPS\tMINIMIZED\tSIGNATURE")
 		for _, b := range group {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration,
-				b.Input.Len(), minimizedText(b), b.Signature)
+				b.Input.Len(), campaign.MinimizedText(b), b.Signature)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(w, "\n%d distinct bug(s); details: modelfuzz bugs show --corpus %s %s\n", len(bugs), dir, bugs[0].ID)
-	return nil
-}
-
-func minimizedText(b *fuzzer.BugRecord) string {
-	switch {
-	case b.MinimizeNote != "":
-		return "flaky"
-	case b.Minimized == nil:
-		return "-"
-	case !b.MinimizeDone:
-		return fmt.Sprintf("%d (partial)", b.Minimized.Len())
-	}
-	return fmt.Sprint(b.Minimized.Len())
-}
-
-// showBug prints a bug, the timeline of its reproducer and the model's view.
-func showBug(w io.Writer, env *campaign.Env, b *fuzzer.BugRecord, original bool, timeout time.Duration) error {
-	in, which := b.Reproducer(), "minimized"
-	if original || b.Minimized == nil {
-		in, which = b.Input, "original (not minimized)"
-		if original {
-			which = "original"
-		}
-	}
-	fmt.Fprint(w, campaign.HeaderText(env.ReportHeader(b, in, which)))
-	fmt.Fprintf(w, "\n%s  %s  %d hit(s), iterations %d to %d\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration)
-	fmt.Fprintf(w, "signature: %s\nmessage:   %s\n", b.Signature, b.Message)
-	fmt.Fprintf(w, "reproducer: %s, %d steps (found with %d steps", which, in.Len(), b.Input.Len())
-	if b.Minimized != nil {
-		state := "done"
-		if !b.MinimizeDone {
-			state = "stopped early"
-		}
-		fmt.Fprintf(w, "; minimization %s after %d executions", state, b.MinimizeTries)
-	}
-	if b.MinimizeNote != "" {
-		fmt.Fprintf(w, "; %s", b.MinimizeNote)
-	}
-	fmt.Fprintln(w, ")")
-	r, err := env.ReplayBug(b, in, timeout)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\n%s", r.Timeline)
-	if b.Kind == string(schedule.FailureLinearizability) {
-		// porcupine's picture of the history that is not linearizable:
-		// the replay's when it showed the bug, else the stored one.
-		detail := r.Detail
-		if detail == "" {
-			detail = b.Detail
-		}
-		hist, err := linearize.HistoryFromDetail(detail)
-		if err == nil {
-			path := filepath.Join(env.Dir, b.ID+"-linearizability.html")
-			if err = linearize.WriteVisualization(hist, path); err == nil {
-				fmt.Fprintf(w, "\nporcupine's visualization of the client history: %s\n", path)
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(w, "\nno visualization of the client history: %v\n", err)
-		}
-	}
-	if r.ModelView != "" {
-		fmt.Fprintf(w, "\n%s", r.ModelView)
-	}
 	return nil
 }
 

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
-	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -98,11 +92,7 @@ func runCompare(cmd *cobra.Command, c *campaign.Comparison) error {
 			fmt.Fprintf(w, "  [%d/%d] %s seed %d: FAILED: %v\n", done, total, strategy, seed, err)
 			return
 		}
-		resumed := ""
-		if r.Resumed != "" {
-			resumed = " (continued from its corpus after its process failed: " + r.Resumed + ")"
-		}
-		fmt.Fprintf(w, "  [%d/%d] %s seed %d: %s in %.0fs%s%s\n", done, total, strategy, seed, finalText(r.Final), r.Seconds, firstBugText(r.FirstBug), resumed)
+		fmt.Fprintf(w, "  [%d/%d] %s seed %d: %s\n", done, total, strategy, seed, campaign.RunText(r))
 	}
 	start := time.Now()
 	rc, err := c.Run(ctx)
@@ -112,92 +102,17 @@ func runCompare(cmd *cobra.Command, c *campaign.Comparison) error {
 	return writeComparison(cmd.OutOrStdout(), rc, c.Out, time.Since(start))
 }
 
-func finalText(m map[string]float64) string {
-	var parts []string
-	for _, k := range []string{"model", "lines", "traces"} {
-		if v, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func firstBugText(it *int64) string {
-	if it == nil {
-		return ""
-	}
-	return fmt.Sprintf(", first bug at iteration %d", *it)
-}
-
 // writeComparison writes results.json, the plots and report.html, and
 // prints where they are with a summary table.
 func writeComparison(w io.Writer, c *report.Comparison, dir string, took time.Duration) error {
-	js, err := json.MarshalIndent(c, "", "  ")
+	pngs, err := campaign.WriteComparison(c, dir)
 	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644); err != nil {
-		return err
-	}
-	figs, err := report.CompareFigures(c, report.DefaultWidth, report.DefaultHeight)
-	if err != nil {
-		return fmt.Errorf("plots: %v", err)
-	}
-	var pngs []string
-	for _, fg := range figs {
-		name := fg.Name
-		if err := os.WriteFile(filepath.Join(dir, name), fg.PNG, 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, strings.TrimSuffix(name, ".png")+".svg"), fg.SVG, 0o644); err != nil {
-			return err
-		}
-		pngs = append(pngs, strings.TrimSuffix(name, ".png"))
-	}
-	var page bytes.Buffer
-	if err := report.WriteCompareHTML(&page, c, figs); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.html"), page.Bytes(), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "compared %d strategies x %d runs of %d iterations in %s\n", len(c.Strategies), len(c.Seeds), c.Iterations, took.Round(time.Second))
-	for _, s := range report.Summarize(c) {
-		fmt.Fprintf(w, "  %s\n", summaryLine(s))
-	}
-	var tests []string
-	for _, t := range c.Tests {
-		tests = append(tests, fmt.Sprintf("  %s: %s vs %s: p=%.3g, A12=%.2f (%s)", t.Measure, t.A, t.B, t.P, t.A12, t.Magnitude))
-	}
-	sort.Strings(tests)
-	for _, t := range tests {
-		fmt.Fprintln(w, t)
+	for _, line := range campaign.ComparisonLines(c) {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	fmt.Fprintf(w, "wrote %s, %s and the plots %s (each .png and .svg)\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "report.html"), strings.Join(pngs, ", "))
 	return nil
-}
-
-func summaryLine(s report.Summary) string {
-	var parts []string
-	measures := []string{"model", "lines", "traces"}
-	for _, m := range slices.Sorted(maps.Keys(s.Final)) {
-		if strings.HasPrefix(m, guidance.MeasureView) {
-			measures = append(measures, m)
-		}
-	}
-	for _, m := range measures {
-		if sp, ok := s.Final[m]; ok {
-			parts = append(parts, fmt.Sprintf("%s median %.0f", m, sp.Median))
-		}
-	}
-	bug := fmt.Sprintf("bug in %d/%d runs", s.RunsWithBug, s.Runs)
-	if s.RunsWithBug > 0 {
-		bug += fmt.Sprintf(" (median first iteration %.0f", s.MedianFirstBug)
-		bug += fmt.Sprintf("; after the shared first %d inputs: %d/%d runs", campaign.SeedPopulation, s.RunsWithGuidedBug, s.Runs)
-		if s.RunsWithGuidedBug > 0 {
-			bug += fmt.Sprintf(", median %.0f", s.MedianFirstGuidedBug)
-		}
-		bug += ")"
-	}
-	return fmt.Sprintf("%-7s %s; %s", s.Strategy, strings.Join(parts, ", "), bug)
 }

@@ -4,18 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/corpus"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 )
 
 func newCorpusCmd() *cobra.Command {
@@ -43,7 +37,11 @@ func newCorpusCmd() *cobra.Command {
 		Short: "List the stored inputs and bugs",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(func(st *corpus.Store) error { return listCorpus(cmd.OutOrStdout(), st) })
+			return withStore(func(st *corpus.Store) error {
+				text, err := campaign.CorpusListing(st)
+				fmt.Fprint(cmd.OutOrStdout(), text)
+				return err
+			})
 		},
 	}
 	show := &cobra.Command{
@@ -52,7 +50,7 @@ func newCorpusCmd() *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(func(st *corpus.Store) error {
-				v, err := lookupRecord(st, args[0])
+				v, err := campaign.LookupRecord(st, args[0])
 				if err != nil {
 					return err
 				}
@@ -129,110 +127,14 @@ line. This is coverage over time, across restarts, ready to plot.`,
 				if err != nil {
 					return err
 				}
-				return printStats(cmd.OutOrStdout(), recs, statsJSON)
+				table, err := campaign.StatsTable(recs, statsJSON)
+				cmd.OutOrStdout().Write(table)
+				return err
 			})
 		},
 	}
 	stats.Flags().BoolVar(&statsJSON, "json", false, "one JSON object per snapshot and line")
 	return stats
-}
-
-// listCorpus prints a campaign's settings, counters, inputs and bugs.
-func listCorpus(w io.Writer, st *corpus.Store) error {
-	camp, err := campaign.StoredSettings(st)
-	if err != nil {
-		return err
-	}
-	snap, err := st.Load(-1)
-	if err != nil {
-		return err
-	}
-	if camp != nil {
-		fmt.Fprintf(w, "campaign: adapter %s %s, strategy %s, seed %d, created %s\n", camp.Adapter, campaign.CompactJSON(camp.AdapterConfig), camp.Strategy, camp.Seed, camp.Created)
-		fmt.Fprintf(w, "inputs: %d steps, %d requests, at most %d messages a delivery, %d crashes; actions %s\n",
-			camp.Steps, camp.Requests, camp.MaxMessages, camp.CrashQuota, campaignActions(camp))
-	}
-	c := snap.Counters
-	fmt.Fprintf(w, "iterations %d over %d session(s), %.1fs; coverage:", c.Iterations, c.Sessions, c.RunSeconds)
-	for _, m := range slices.Sorted(maps.Keys(snap.Coverage)) {
-		fmt.Fprintf(w, " %s %d", m, len(snap.Coverage[m]))
-	}
-	fmt.Fprintf(w, "\n\ninputs (%d):\n", len(snap.Inputs))
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ID\tSOURCE\tITERATION\tSTEPS\tNEW COVERAGE")
-	for _, r := range snap.Inputs {
-		fmt.Fprintf(tw, "  %d\t%s\t%d\t%d\t%s\n", r.ID, r.Source, r.Iteration, r.Input.Len(), newItemsText(r.NewItems))
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nbugs (%d):\n", len(snap.Bugs))
-	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ID\tKIND\tHITS\tFIRST\tLAST\tSTEPS\tSIGNATURE")
-	for _, b := range snap.Bugs {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration, b.Input.Len(), b.Signature)
-	}
-	return tw.Flush()
-}
-
-// printStats prints stats snapshots as CSV (one column per measure) or
-// JSON lines.
-func printStats(w io.Writer, recs []*fuzzer.StatsRecord, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		for _, r := range recs {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	measures := map[string]bool{}
-	for _, r := range recs {
-		for m := range r.Coverage {
-			measures[m] = true
-		}
-	}
-	ms := slices.Sorted(maps.Keys(measures))
-	fmt.Fprint(w, "seq,time,run_seconds,session,iterations,execs_per_sec,corpus,bugs,failures")
-	for _, m := range ms {
-		fmt.Fprintf(w, ",%s", m)
-	}
-	fmt.Fprintln(w, ",rss_bytes,heap_bytes,queue,pool,dropped")
-	for _, r := range recs {
-		fmt.Fprintf(w, "%d,%s,%g,%d,%d,%g,%d,%d,%d", r.Seq, r.Time, r.RunSeconds, r.Session, r.Iterations, r.ExecsPerSec, r.Corpus, r.Bugs, r.Failures)
-		for _, m := range ms {
-			fmt.Fprintf(w, ",%d", r.Coverage[m])
-		}
-		fmt.Fprintf(w, ",%d,%d,%d,%d,%d\n", r.RSSBytes, r.HeapBytes, r.Queue, r.Pool, r.Dropped)
-	}
-	return nil
-}
-
-func lookupRecord(st *corpus.Store, id string) (any, error) {
-	if strings.HasPrefix(id, "B") {
-		return st.Bug(id)
-	}
-	n, err := strconv.ParseUint(id, 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("%q is neither an input id (12) nor a bug id (B1)", id)
-	}
-	return st.Input(n)
-}
-
-func newItemsText(m map[string]int) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s +%d", k, m[k]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// campaignActions lists the actions of a campaign's generated inputs;
-// campaigns stored before --actions used the first five.
-func campaignActions(camp *campaign.Settings) string {
-	if camp.Actions != "" {
-		return camp.Actions
-	}
-	return "deliver,crash,restart,timeout,request"
 }
 
 func newCorpusRepairCmd(dir *string) *cobra.Command {
@@ -264,7 +166,7 @@ with --corpus.`,
 			if err != nil {
 				return err
 			}
-			printRepair(cmd.OutOrStdout(), rep)
+			fmt.Fprint(cmd.OutOrStdout(), campaign.RepairText(rep))
 			return nil
 		},
 	}
@@ -275,61 +177,4 @@ func noteSnapshot(w io.Writer, st *corpus.Store) {
 	if why := st.ReadOnly(); why != "" {
 		fmt.Fprintf(w, "corpus %s: %s; reading a snapshot of it taken now\n", st.Dir(), why)
 	}
-}
-
-// printRepair prints what corpus repair did and lost.
-func printRepair(w io.Writer, r *corpus.RepairReport) {
-	if r.Nothing {
-		fmt.Fprintf(w, "corpus %s: the database opens and every table reads with its checksums intact: nothing to repair\n", r.Dir)
-		return
-	}
-	fmt.Fprintf(w, "corpus %s: repaired from %d readable table file(s) and %d entries of the memtable logs\n", r.Dir, r.Tables, r.Logged)
-	for _, d := range r.Damaged {
-		fmt.Fprintf(w, "  unreadable, its entries lost: %s\n", d)
-	}
-	if r.LogNote != "" {
-		fmt.Fprintf(w, "  the memtable logs could not be read back, the commits not yet in a table are lost: %s\n", r.LogNote)
-	}
-	if r.Lost > 0 {
-		fmt.Fprintf(w, "  %d entries whose value was in the value log are lost\n", r.Lost)
-	}
-	fmt.Fprintf(w, "kept: %d input(s), %d bug(s), %d coverage item(s), %d stats snapshot(s)\n", r.Inputs, r.Bugs, r.Coverage, r.Stats)
-	lost := false
-	if len(r.MissingInputs) > 0 {
-		lost = true
-		fmt.Fprintf(w, "lost: %d input(s): %s\n", len(r.MissingInputs), idRanges(r.MissingInputs))
-	}
-	if len(r.MissingBugs) > 0 {
-		lost = true
-		fmt.Fprintf(w, "lost: %d bug(s): %s\n", len(r.MissingBugs), strings.Join(r.MissingBugs, ", "))
-	}
-	if !r.Campaign {
-		lost = true
-		fmt.Fprintln(w, "lost: the campaign's settings; the next run stores those of its command line")
-	}
-	if !lost {
-		fmt.Fprintln(w, "lost: no input, bug or setting (coverage items and stats snapshots in the lost tables are not counted)")
-	}
-	if r.CountersRebuilt {
-		fmt.Fprintln(w, "counters: raised to what the surviving records need")
-	}
-	fmt.Fprintf(w, "the old database is in %s (delete it when done); \"modelfuzz run --corpus %s\" continues the campaign\n", r.Kept, r.Dir)
-}
-
-// idRanges writes ids (sorted) as ranges: 3, 7-12, 20.
-func idRanges(ids []uint64) string {
-	var parts []string
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, strconv.FormatUint(ids[i], 10))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", ids[i], ids[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/corpus"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -481,7 +481,7 @@ func TestReportOfACampaign(t *testing.T) {
 	require.Equal(t, "seq,time,run_seconds,session,iterations,execs_per_sec,corpus,bugs,failures,traces,rss_bytes,heap_bytes,queue,pool,dropped", rows[0])
 	res = modelfuzz(t, "corpus", "stats", "--corpus", dir, "--json")
 	require.Equal(t, 0, res.code, res.stderr)
-	var last fuzzer.StatsRecord
+	var last record.StatsRecord
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
 	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
 	require.Equal(t, int64(3000), last.Iterations)

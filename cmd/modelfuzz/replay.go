@@ -1,29 +1,28 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
+// replayFlags are replay's command line.
+type replayFlags struct {
+	af        campaign.SystemFlags
+	corpusDir string
+	jsonOut   bool
+	original  bool
+	timeout   time.Duration
+	repeat    int
+	specOut   string
+}
+
 func newReplayCmd() *cobra.Command {
-	var (
-		af        campaign.SystemFlags
-		corpusDir string
-		jsonOut   bool
-		original  bool
-		timeout   time.Duration
-		repeat    int
-		specOut   string
-	)
+	var f replayFlags
 	cmd := &cobra.Command{
 		Use:   "replay [--corpus DIR] (INPUT.json | INPUT_ID | BUG_ID)",
 		Short: "Re-execute an input and print its event trace as a timeline",
@@ -43,61 +42,67 @@ from the model, a model invariant; with --repeat, when any run fails), 1
 when it could not be replayed (a usage error, an unreadable input, a
 system that does not start).`,
 		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if repeat < 1 {
-				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
-			}
-			af.SetGiven(cmd.Flags().Changed)
-			t, err := campaign.OpenTarget(corpusDir, af, args[0], original, timeout)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			chk, in, what, spec := t.Checker, t.Input, t.What, t.Spec
-			ex, _, err := chk.Run(in)
-			if err != nil {
-				return fmt.Errorf("replay %s: %v", what, err)
-			}
-			w := cmd.OutOrStdout()
-			if specOut != "" {
-				if len(ex.Spec) == 0 {
-					return fmt.Errorf("--spec-trace: the execution recorded no trace of its own (only a campaign with --model etcdraft.tla records the library's trace)")
-				}
-				b, err := campaign.SpecTraceFile(ex.Spec)
-				if err != nil {
-					return fmt.Errorf("--spec-trace: %v", err)
-				}
-				if err := os.WriteFile(specOut, b, 0o644); err != nil {
-					return fmt.Errorf("--spec-trace: %v", err)
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote the library's trace (%d events) to %s; check it with: modelfuzz tlc validate %s (or the maintainers' tla/validate.sh)\n", len(ex.Spec), specOut, specOut)
-			}
-			if repeat > 1 {
-				return replayRepeat(w, chk, in, ex, what, t.Signature, repeat)
-			}
-			if jsonOut {
-				w.Write(schedule.EncodeTrace(ex.Trace))
-				return failedExit(what, ex.Failures)
-			}
-			fmt.Fprintf(w, "replay of %s on %s: %d steps, %d events, %d skipped\n\n", what, spec.Name, in.Len(), len(ex.Trace), ex.Skipped)
-			fmt.Fprint(w, schedule.Timeline(spec, in, ex))
-			if len(ex.Failures) == 0 {
-				fmt.Fprintln(w, "\nno failure")
-			}
-			for _, f := range ex.Failures {
-				fmt.Fprint(w, campaign.FailureText(f))
-			}
-			return failedExit(what, ex.Failures)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.replay(cmd, args[0]) },
 	}
-	af.Register(cmd.Flags())
-	cmd.Flags().StringVar(&corpusDir, "corpus", "", "campaign directory holding the input, and the system's configuration")
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the event trace as JSON instead of a timeline")
-	cmd.Flags().BoolVar(&original, "original", false, "for a bug: replay the input that found it, not its minimized input")
-	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and report a hang (0: no limit)")
-	cmd.Flags().StringVar(&specOut, "spec-trace", "", "also write the system's own trace (NDJSON, as etcd raft's tla/validate.sh reads it) to this file")
-	cmd.Flags().IntVar(&repeat, "repeat", 1, "replay this many times and print how many gave the same trace as the first (and, for a bug, showed its signature)")
+	f.af.Register(cmd.Flags())
+	cmd.Flags().StringVar(&f.corpusDir, "corpus", "", "campaign directory holding the input, and the system's configuration")
+	cmd.Flags().BoolVar(&f.jsonOut, "json", false, "print the event trace as JSON instead of a timeline")
+	cmd.Flags().BoolVar(&f.original, "original", false, "for a bug: replay the input that found it, not its minimized input")
+	cmd.Flags().DurationVar(&f.timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and report a hang (0: no limit)")
+	cmd.Flags().StringVar(&f.specOut, "spec-trace", "", "also write the system's own trace (NDJSON, as etcd raft's tla/validate.sh reads it) to this file")
+	cmd.Flags().IntVar(&f.repeat, "repeat", 1, "replay this many times and print how many gave the same trace as the first (and, for a bug, showed its signature)")
 	return cmd
+}
+
+// replay replays the input arg names and prints what happened.
+func (f *replayFlags) replay(cmd *cobra.Command, arg string) error {
+	if f.repeat < 1 {
+		return fmt.Errorf("--repeat must be at least 1, got %d", f.repeat)
+	}
+	f.af.SetGiven(cmd.Flags().Changed)
+	t, err := campaign.OpenTarget(f.corpusDir, f.af, arg, f.original, f.timeout)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	in, what, spec := t.Input, t.What, t.Spec
+	ex, err := t.Run()
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if f.specOut != "" {
+		n, err := campaign.WriteSpecTrace(f.specOut, ex)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrote the library's trace (%d events) to %s; check it with: modelfuzz tlc validate %s (or the maintainers' tla/validate.sh)\n", n, f.specOut, f.specOut)
+	}
+	if f.repeat > 1 {
+		rep, err := t.Repeat(ex, f.repeat)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "replayed %s %d times: %d/%d gave the same trace as the first", what, rep.Runs, rep.Same, rep.Runs)
+		if t.Signature != "" {
+			fmt.Fprintf(w, "; %d/%d showed its signature %q", rep.Shows, rep.Runs, t.Signature)
+		}
+		fmt.Fprintln(w)
+		return failedExit(what, rep.Failed)
+	}
+	if f.jsonOut {
+		w.Write(schedule.EncodeTrace(ex.Trace))
+		return failedExit(what, ex.Failures)
+	}
+	fmt.Fprintf(w, "replay of %s on %s: %d steps, %d events, %d skipped\n\n", what, spec.Name, in.Len(), len(ex.Trace), ex.Skipped)
+	fmt.Fprint(w, schedule.Timeline(spec, in, ex))
+	if len(ex.Failures) == 0 {
+		fmt.Fprintln(w, "\nno failure")
+	}
+	for _, f := range ex.Failures {
+		fmt.Fprint(w, campaign.FailureText(f))
+	}
+	return failedExit(what, ex.Failures)
 }
 
 // failedExit is replay's verdict on an execution: nil when it shows no
@@ -111,48 +116,4 @@ func failedExit(what string, failures []schedule.Failure) error {
 		more = fmt.Sprintf(" (and %d more)", len(failures)-1)
 	}
 	return &exitError{exitFailed, fmt.Errorf("%s failed at step %d: %s%s", what, failures[0].Step, failures[0].Signature, more)}
-}
-
-// replayRepeat replays in n times in all and reports how often the trace
-// was byte-identical to the first one's and, for a bug, how often its
-// signature showed.
-func replayRepeat(w io.Writer, chk *fuzzer.Checker, in *schedule.Input, first *schedule.Execution, what, signature string, n int) error {
-	want := schedule.EncodeTrace(first.Trace)
-	same, shows := 1, 0
-	var failed []schedule.Failure // of the first run that failed
-	if len(first.Failures) > 0 {
-		failed = first.Failures
-	}
-	has := func(ex *schedule.Execution) bool {
-		for _, f := range ex.Failures {
-			if f.Signature == signature {
-				return true
-			}
-		}
-		return false
-	}
-	if has(first) {
-		shows++
-	}
-	for i := 1; i < n; i++ {
-		ex, _, err := chk.Run(in)
-		if err != nil {
-			return fmt.Errorf("replay %s (run %d): %v", what, i+1, err)
-		}
-		if bytes.Equal(schedule.EncodeTrace(ex.Trace), want) {
-			same++
-		}
-		if has(ex) {
-			shows++
-		}
-		if failed == nil && len(ex.Failures) > 0 {
-			failed = ex.Failures
-		}
-	}
-	fmt.Fprintf(w, "replayed %s %d times: %d/%d gave the same trace as the first", what, n, same, n)
-	if signature != "" {
-		fmt.Fprintf(w, "; %d/%d showed its signature %q", shows, n, signature)
-	}
-	fmt.Fprintln(w)
-	return failedExit(what, failed)
 }

@@ -9,11 +9,8 @@ import (
 	"maps"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,7 +21,6 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
-	"github.com/modelfuzz/modelfuzz/guidance"
 )
 
 // runFlags are run's command line: the campaign's settings, and what
@@ -35,7 +31,7 @@ type runFlags struct {
 	logLevel    string
 	cpuProfile  string
 	memoryLimit int64
-	uncovered   string // uncovered.go
+	uncovered   string // campaign.Uncovered
 	httpAddr    string // live.go
 }
 
@@ -96,56 +92,12 @@ covered.`,
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
-	s := &f.Settings
-	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
-	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
-	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
-	fs.IntVar(&s.Faults, "faults", 0, "online and learning strategies: drops, duplicates, partitions (each then healed), leadership transfers, conf-changes and tick steps, of each, the harness may inject in one execution, within --actions (default 2 for the online strategies, none (-1) for the learning ones)")
-	fs.IntVar(&s.RaceRuns, "race-runs", 0, "pct, pctcp, dpos, tapct: random walks of the preliminary analysis that estimates n, n^ and the racy events (default 20)")
-	fs.IntVar(&s.Period, "period", 0, "rounds: k, isolated processes rejoin every k rounds (default 4)")
-	fs.IntVar(&s.Isolations, "isolations", 0, "rounds: d, the most isolated processes over an execution (default 2 on a system that can drop messages; -1: none)")
-	fs.IntVar(&s.Rounds, "rounds", 0, "rounds: r, the rounds the isolations are spread over (default 16)")
-	fs.StringVar(&s.Model, "model", "", "TLA+ model to measure and guide with: an embedded model (raft.tla, microbench.tla), a .tla file, or etcdraft.tla: etcd raft's own spec, each execution's library trace validated against Traceetcdraft.tla from the module cache (a build with -tags with_tla)")
-	fs.StringVar(&s.RLState, "rl-state", "", "negrl, bonusmaxrl, waypointrl: the states learned over: system (the system's own, from its trace; the default) or model (the model's VIEW of the execution so far, after every step; needs --model)")
-	fs.StringVar(&s.Waypoints, "waypoints", "", "negrl, bonusmaxrl, waypointrl, walk: a module of TLA+ predicates over the model's variables, FILE.tla[:DEF] (DEF, default Waypoints, a tuple of them): the sequence waypointrl learns to pass and every learning strategy counts the episodes that pass (needs --model)")
-	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
-	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
-	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
-	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
-	fs.StringVar(&s.CorpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
-	fs.BoolVar(&s.Fresh, "fresh", false, "delete the campaign in --corpus and start over")
-	fs.Uint64Var(&s.Seed, "seed", 1, "seed of every random choice of the campaign")
-	fs.Int64Var(&s.Iterations, "iterations", 0, "stop when the campaign has run this many iterations in total (0: no limit)")
-	fs.DurationVar(&s.Duration, "duration", 0, "stop after this long, e.g. 30s, 8h (0: no limit)")
-	fs.IntVar(&s.Steps, "steps", 0, "steps of a random input, and the most a mutant may have; for an online strategy, the most events (one a step) one execution schedules (default: the adapter's)")
-	fs.IntVar(&s.MaxMessages, "max-messages", 5, "most messages one deliver step delivers")
-	fs.IntVar(&s.CrashQuota, "crash-quota", -1, "most crash steps in one input (default: the adapter's)")
-	fs.IntVar(&s.Requests, "requests", -1, "client requests in a random input (default: the adapter's)")
-	fs.StringVar(&s.Actions, "actions", "", "the actions random inputs and mutants use, comma-separated (default: every action the adapter supports, less those the model cannot map; deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick)")
-	fs.IntVar(&s.SeedPopulation, "seed-population", campaign.SeedPopulation, "random inputs added when the queue is empty or at a reseed; the first ones are the same for every strategy of one seed (the shared initial population)")
-	fs.IntVar(&s.ReseedEvery, "reseed-every", 200, "add random inputs every this many iterations")
-	fs.IntVar(&s.Mutations, "mutations", 5, "mutants queued per new coverage item (--energy fixed), the base of an input's energy (--energy rare)")
-	fs.StringVar(&s.Energy, "energy", fuzzer.EnergyRare, "energy schedule: fixed (the thesis: --mutations mutants per new item, first in first out, --seed-population random inputs every --reseed-every iterations) or rare (AFLFast-style: the input whose new states the campaign visits least is mutated next, with more mutants the rarer they are; --fresh-share of the iterations run random inputs); a continued campaign keeps its own")
-	fs.Float64Var(&s.FreshShare, "fresh-share", 0.1, "with --energy rare: the share of iterations that run new random inputs")
-	fs.IntVar(&s.Stack, "stack", 8, "with --energy rare: an ordinary mutant gets 1 to this many rounds of mutation, drawn uniformly (AFL's stacked havoc; 1: one round, the policy before the choice); a continued campaign keeps its own")
-	fs.IntVar(&s.QueueMax, "queue-max", 20000, "most inputs waiting in the queue (--energy fixed: further mutants are dropped) or kept in the pool of inputs to mutate (--energy rare: a new one replaces a common one); drops are counted in the progress line and the summary")
+	f.Settings.Register(fs)
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as one JSON object on the last line of stdout")
 	fs.StringVar(&f.httpAddr, "http", "", "serve a live status page of the campaign at this address (127.0.0.1:PORT; port 0 picks one): rates, coverage over time, the queue, the bugs with their reproducers and timelines")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
-	fs.StringVar(&s.MemProfile, "memprofile", "", "write a Go heap profile to this file at the largest heap a stats snapshot saw, and when the campaign ends")
-	fs.BoolVar(&s.StopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
-	fs.IntVar(&s.Pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
-	fs.IntVar(&s.Parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
-	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit)")
-	fs.DurationVar(&s.StatsEvery, "stats-every", 10*time.Second, "store a stats snapshot in the corpus this often (coverage over time)")
-	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
-	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
-	fs.DurationVar(&s.MinimizeBudget.MaxTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
 	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of this process's Go heap in MiB: the garbage collector works harder near it and, under a limit, lets the heap grow to twice the live data between collections (0: none, Go's default collector; $GOMEMLIMIT and $GOGC win)")
-	fs.StringVar(&s.Series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
-	fs.Int64Var(&s.SeriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 	fs.StringVar(&f.uncovered, "uncovered", "", "a coverage build only: at the end, write to this file the functions of the system under test (go.etcd.io/raft/v3) no execution of the session reached, and those partially covered")
 }
 
@@ -164,11 +116,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	if err := applyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
 		return err
 	}
-	unc, err := openUncovered(f.uncovered)
+	unc, err := campaign.OpenUncovered(f.uncovered)
 	if err != nil {
 		return err
 	}
-	defer unc.abandon()
+	defer unc.Abandon()
 	ln, err := listenLive(f.httpAddr)
 	if err != nil {
 		return err
@@ -204,7 +156,7 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 		prog.clearLine()
 		fmt.Fprintf(os.Stderr, "live view: http://%s/\n", ln.Addr())
 	}
-	if err := unc.check(c.System.Adapter); err != nil {
+	if err := unc.Check(c.System.Adapter); err != nil {
 		return err
 	}
 	ctx, stop := signalContext(logger, prog)
@@ -212,8 +164,8 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	sum, runErr := c.Run(ctx)
 	prog.done()
 	if sum != nil {
-		printSummary(cmd.OutOrStdout(), sum, f.CorpusDir, f.jsonOut, c.Unmapped(), c.OnlineReport())
-		runErr = errors.Join(runErr, unc.write(sum))
+		printSummary(cmd.OutOrStdout(), c.Outcome(sum), f.jsonOut)
+		runErr = errors.Join(runErr, unc.Write(sum))
 	}
 	return runErr
 }
@@ -293,7 +245,7 @@ func newProgress(w *os.File, logger hclog.Logger) *progress {
 }
 
 func (p *progress) update(s fuzzer.Stats) {
-	cov := coverageText(s.Coverage)
+	cov := campaign.CoverageText(s.Coverage)
 	if p.tty {
 		minimizing := ""
 		if s.Minimizing > 0 {
@@ -349,123 +301,17 @@ func (p *progress) done() {
 	}
 }
 
-func coverageText(c map[string]int) string {
-	var parts []string
-	for _, m := range slices.Sorted(maps.Keys(c)) {
-		parts = append(parts, fmt.Sprintf("%s %d", m, c[m]))
-	}
-	return strings.Join(parts, "  ")
-}
-
-type jsonBug struct {
-	ID             string `json:"id"`
-	Signature      string `json:"signature"`
-	Kind           string `json:"kind"`
-	FirstIteration int64  `json:"first_iteration"`
-}
-
-// printSummary prints a campaign's summary; unmapped counts, by type, the
-// events the model mapper does not turn into model actions (nil: none).
-// online are an online strategy's quantities (nil: none).
-func printSummary(w io.Writer, s *fuzzer.Summary, dir string, asJSON bool, unmapped map[string]int, online []guidance.Quantity) {
+// printSummary prints how the campaign ended: for people, or as one JSON
+// object.
+func printSummary(w io.Writer, o *campaign.Outcome, asJSON bool) {
 	if asJSON {
-		out := struct {
-			Iterations   int64               `json:"iterations"`
-			DurationS    float64             `json:"duration_s"`
-			ExecsPerSec  float64             `json:"execs_per_sec"`
-			Strategy     string              `json:"strategy"`
-			UniqueTraces int                 `json:"unique_traces"`
-			ModelStates  *int                `json:"model_states,omitempty"`
-			LinesCovered *int                `json:"lines_covered,omitempty"`
-			Divergences  *int64              `json:"divergences,omitempty"`
-			Unmapped     map[string]int      `json:"unmapped_events,omitempty"`
-			CorpusSize   int                 `json:"corpus_size"`
-			Bugs         []jsonBug           `json:"bugs"`
-			Interrupted  bool                `json:"interrupted"`
-			Corpus       string              `json:"corpus,omitempty"`
-			CorpusLost   bool                `json:"corpus_lost,omitempty"`
-			Unstored     int64               `json:"unstored,omitempty"`
-			Dropped      int64               `json:"dropped,omitempty"`
-			Coverage     map[string]int      `json:"coverage"`
-			Online       []guidance.Quantity `json:"online,omitempty"`
-		}{Online: online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
-			Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
-			Bugs: []jsonBug{}, Interrupted: s.Interrupted, Corpus: dir, Unmapped: unmapped,
-			CorpusLost: s.StoreLost, Unstored: s.Unstored}
-		if s.StoreLost {
-			out.Corpus = "" // never point at a corpus that is not there
-		}
-		for _, b := range s.Bugs {
-			out.Bugs = append(out.Bugs, jsonBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
-		}
-		if n, ok := s.Coverage[guidance.MeasureLines]; ok {
-			out.LinesCovered = &n
-		}
-		if n, ok := s.Coverage[guidance.MeasureModel]; ok {
-			d := s.Divergences
-			out.ModelStates, out.Divergences = &n, &d
-		}
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		enc.Encode(out)
+		enc.Encode(o.JSON())
 		return
 	}
-	state := "done"
-	switch {
-	case s.Interrupted:
-		state = "interrupted"
-	case s.StoppedEarly != "":
-		state = "stopped: " + s.StoppedEarly
-	}
-	fmt.Fprintf(w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
-		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
-	fmt.Fprintf(w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, coverageText(s.Coverage))
-	if len(online) > 0 {
-		var parts []string
-		for _, q := range online {
-			parts = append(parts, fmt.Sprintf("%s %s", q.Name, strconv.FormatFloat(q.Value, 'g', 4, 64)))
-		}
-		fmt.Fprintf(w, "online strategy %s: %s\n", s.Strategy, strings.Join(parts, ", "))
-	}
-	if s.Dropped > 0 {
-		fmt.Fprintf(w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
-	}
-	if _, ok := s.Coverage[guidance.MeasureModel]; ok {
-		fmt.Fprintf(w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[guidance.MeasureModel], s.Divergences)
-		if len(unmapped) > 0 {
-			fmt.Fprintf(w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", coverageText(unmapped))
-		}
-	}
-	// After a failure of the store, bugs found after its last commit
-	// (iteration s.Iterations) are not in the corpus, and a lost corpus
-	// holds nothing.
-	replayable := ""
-	if len(s.Bugs) == 0 {
-		fmt.Fprintln(w, "no bugs found")
-	} else {
-		fmt.Fprintf(w, "%d bug(s):\n", len(s.Bugs))
-		for _, b := range s.Bugs {
-			stored, note := !s.StoreLost && b.FirstIteration <= s.Iterations, ""
-			if !stored && !s.StoreLost {
-				note = " (not stored)"
-			}
-			if stored && replayable == "" {
-				replayable = b.ID
-			}
-			fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s)%s: %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, note, b.Message)
-		}
-		if replayable != "" {
-			fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", dir, replayable)
-		}
-	}
-	switch {
-	case s.StoreLost:
-		fmt.Fprintf(w, "corpus: %s is lost; nothing of this campaign can be replayed from it\n", dir)
-	case s.Unstored > 0:
-		fmt.Fprintf(w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
-	default:
-		fmt.Fprintf(w, "corpus: %s\n", dir)
-	}
+	fmt.Fprint(w, o.Text())
 }
 
+// round3 rounds x to three decimals, as JSON output shows durations.
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

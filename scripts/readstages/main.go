@@ -30,7 +30,7 @@ import (
 	"sort"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
-	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -60,15 +60,10 @@ func run(dir string, tails int, list bool) error {
 	if err != nil {
 		return fmt.Errorf("%w (give the directory that modelfuzz corpus export wrote)", err)
 	}
-	// campaign.json is the campaign's metadata with its input shape
-	// alongside (the fields of schedule.Shape).
-	var c fuzzer.Campaign
-	var shape schedule.Shape
-	err = json.Unmarshal(raw, &c)
-	if err == nil {
-		err = json.Unmarshal(raw, &shape)
-	}
-	if err != nil {
+	// campaign.json is the campaign's stored settings, its input shape
+	// among them.
+	var c campaign.Settings
+	if err := json.Unmarshal(raw, &c); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, "campaign.json"), err)
 	}
 	if c.Adapter != "etcdraft" {
@@ -95,7 +90,7 @@ func run(dir string, tails int, list bool) error {
 	if err != nil {
 		return err
 	}
-	g, err := schedule.NewGenerator(fac.Spec(), shape)
+	g, err := schedule.NewGenerator(fac.Spec(), c.Shape)
 	if err != nil {
 		return err
 	}
@@ -158,7 +153,7 @@ func run(dir string, tails int, list bool) error {
 			for t := 0; t < tails; t++ {
 				tail := g.Random(r).Steps
 				steps := append(append([]schedule.Step(nil), in.Steps[:min(cut, len(in.Steps))]...),
-					tail[:max(0, min(len(tail), shape.Steps-cut))]...)
+					tail[:max(0, min(len(tail), c.Steps-cut))]...)
 				ex, err := sys.Execute(&schedule.Input{Steps: steps})
 				if err != nil {
 					return err

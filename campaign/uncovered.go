@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"errors"
@@ -6,26 +6,25 @@ import (
 	"os"
 	"strings"
 
-	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/linecov"
 )
 
-// uncoveredReport is run --uncovered FILE: at the end of the session, the
+// Uncovered is run --uncovered FILE: at the end of the session, the
 // functions of the system under test's instrumented packages (in a coverage
 // build, go.etcd.io/raft/v3) that no execution of the session reached. Its
 // methods do nothing on a nil report (no --uncovered).
-type uncoveredReport struct {
+type Uncovered struct {
 	path    string
 	f       *os.File
 	tracker *linecov.Tracker
 	written bool
 }
 
-// openUncovered checks, before the campaign starts, that this binary can
+// OpenUncovered checks, before the campaign starts, that this binary can
 // tell covered units (a coverage build) and that FILE can be written.
-func openUncovered(path string) (*uncoveredReport, error) {
+func OpenUncovered(path string) (*Uncovered, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -40,19 +39,19 @@ func openUncovered(path string) (*uncoveredReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--uncovered: %v", err)
 	}
-	return &uncoveredReport{path: path, f: f, tracker: t}, nil
+	return &Uncovered{path: path, f: f, tracker: t}, nil
 }
 
-// check refuses an adapter whose system has no line coverage.
-func (u *uncoveredReport) check(ad *campaign.Adapter) error {
+// Check refuses an adapter whose system has no line coverage.
+func (u *Uncovered) Check(ad *Adapter) error {
 	if u == nil || ad.LineCoverage {
 		return nil
 	}
 	return fmt.Errorf("--uncovered: adapter %s has no line coverage (its system is not instrumented; etcdraft is)", ad.Name)
 }
 
-// write writes the report of the session that sum summarizes.
-func (u *uncoveredReport) write(sum *fuzzer.Summary) error {
+// Write writes the report of the session that sum summarizes.
+func (u *Uncovered) Write(sum *fuzzer.Summary) error {
 	if u == nil {
 		return nil
 	}
@@ -75,9 +74,9 @@ func (u *uncoveredReport) write(sum *fuzzer.Summary) error {
 	return nil
 }
 
-// abandon removes FILE when no report was written into it (the campaign
+// Abandon removes FILE when no report was written into it (the campaign
 // did not start).
-func (u *uncoveredReport) abandon() {
+func (u *Uncovered) Abandon() {
 	if u == nil || u.written {
 		return
 	}

@@ -1,7 +1,9 @@
-package schedule
+package mutate
 
 import (
 	"math/rand/v2"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Op is one kind of mutation.
@@ -31,21 +33,34 @@ func (o Op) String() string {
 	return "unknown"
 }
 
+// Mutator mutates the inputs of one system, drawing the steps it inserts
+// and the parameters it changes with the system's generator.
+type Mutator struct {
+	g     *schedule.Generator
+	spec  *schedule.SystemSpec
+	shape schedule.Shape
+}
+
+// New returns the mutator of the inputs g makes.
+func New(g *schedule.Generator) *Mutator {
+	return &Mutator{g: g, spec: g.Spec(), shape: g.Shape()}
+}
+
 // Mutate returns a mutant of in: a copy with one to three mutations applied.
 // The mutant keeps the generator's invariants: at most Shape.Steps steps,
 // at least one step, at most Shape.CrashQuota crashes. in is not modified.
-func (g *Generator) Mutate(r *rand.Rand, in *Input) *Input {
+func (m *Mutator) Mutate(r *rand.Rand, in *schedule.Input) *schedule.Input {
 	out := in.Clone()
 	n := 1
 	for n < 3 && r.IntN(2) == 0 {
 		n++
 	}
 	ops := int(numOps)
-	if len(g.ext) == 0 {
+	if !m.g.DrawsNewer() {
 		ops-- // ChangeParam has nothing to change: draw as before it existed
 	}
 	for applied, tries := 0, 0; applied < n && tries < 20; tries++ {
-		if g.Apply(r, out, Op(r.IntN(ops))) {
+		if m.Apply(r, out, Op(r.IntN(ops))) {
 			applied++
 		}
 	}
@@ -54,7 +69,7 @@ func (g *Generator) Mutate(r *rand.Rand, in *Input) *Input {
 
 // Apply applies one mutation in place and reports whether it changed
 // anything (a swap of two crash steps needs two crash steps, and so on).
-func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
+func (m *Mutator) Apply(r *rand.Rand, in *schedule.Input, op Op) bool {
 	s := in.Steps
 	switch op {
 	case SwapProcesses:
@@ -68,7 +83,7 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 		s[i].Process, s[j].Process = s[j].Process, s[i].Process
 		return true
 	case SwapCrashes:
-		idx := indexes(s, Crash)
+		idx := indexes(s, schedule.Crash)
 		if len(idx) >= 2 && r.IntN(2) == 0 {
 			a, b := pair(r, len(idx))
 			i, j := idx[a], idx[b]
@@ -78,18 +93,18 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 			s[i].Process, s[j].Process = s[j].Process, s[i].Process
 			return true
 		}
-		if len(idx) == 0 || g.spec.Processes < 2 {
+		if len(idx) == 0 || m.spec.Processes < 2 {
 			return false
 		}
 		i := idx[r.IntN(len(idx))]
-		p := r.IntN(g.spec.Processes - 1)
+		p := r.IntN(m.spec.Processes - 1)
 		if p >= s[i].Process {
 			p++
 		}
 		s[i].Process = p
 		return true
 	case SwapMessageCounts:
-		idx := indexes(s, Deliver)
+		idx := indexes(s, schedule.Deliver)
 		if len(idx) < 2 {
 			return false
 		}
@@ -101,28 +116,28 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 		s[i].Messages, s[j].Messages = s[j].Messages, s[i].Messages
 		return true
 	case ChangeCount:
-		idx := indexes(s, Deliver)
-		if len(idx) == 0 || g.p.MaxMessages < 2 {
+		idx := indexes(s, schedule.Deliver)
+		if len(idx) == 0 || m.shape.MaxMessages < 2 {
 			return false
 		}
 		i := idx[r.IntN(len(idx))]
-		m := 1 + r.IntN(g.p.MaxMessages-1)
+		m := 1 + r.IntN(m.shape.MaxMessages-1)
 		if m >= s[i].Messages {
 			m++
 		}
 		s[i].Messages = m
 		return true
 	case InsertStep:
-		if len(s) >= g.p.Steps {
+		if len(s) >= m.shape.Steps {
 			return false
 		}
-		crashes := len(indexes(s, Crash))
-		step := g.randomStep(r, nil, &crashes)
-		if step.Action == Deliver && g.restart && g.crash && r.IntN(8) == 0 {
-			step = Step{Process: step.Process, Action: Restart}
+		crashes := len(indexes(s, schedule.Crash))
+		step := m.g.RandomStep(r, nil, &crashes)
+		if step.Action == schedule.Deliver && m.g.Draws(schedule.Restart) && m.g.Draws(schedule.Crash) && r.IntN(8) == 0 {
+			step = schedule.Step{Process: step.Process, Action: schedule.Restart}
 		}
 		at := r.IntN(len(s) + 1)
-		s = append(s, Step{})
+		s = append(s, schedule.Step{})
 		copy(s[at+1:], s[at:])
 		s[at] = step
 		in.Steps = s
@@ -141,7 +156,7 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 		// Requests are moved more often: their position relative to the
 		// protocol's progress matters most.
 		var from int
-		if req := indexes(s, Request); len(req) > 0 && r.IntN(2) == 0 {
+		if req := indexes(s, schedule.Request); len(req) > 0 && r.IntN(2) == 0 {
 			from = req[r.IntN(len(req))]
 		} else {
 			from = r.IntN(len(s))
@@ -153,14 +168,14 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 		move(s, from, to)
 		return true
 	case MoveCrashPair:
-		idx := indexes(s, Crash)
+		idx := indexes(s, schedule.Crash)
 		if len(idx) == 0 {
 			return false
 		}
 		c := idx[r.IntN(len(idx))]
 		rs := -1
 		for k := c + 1; k < len(s); k++ {
-			if s[k].Process == s[c].Process && s[k].Action == Restart {
+			if s[k].Process == s[c].Process && s[k].Action == schedule.Restart {
 				rs = k
 				break
 			}
@@ -174,13 +189,13 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 			return false
 		}
 		crash, restart := s[c], s[rs]
-		rest := make([]Step, 0, len(s))
+		rest := make([]schedule.Step, 0, len(s))
 		for k := range s {
 			if k != c && k != rs {
 				rest = append(rest, s[k])
 			}
 		}
-		out := make([]Step, 0, len(s))
+		out := make([]schedule.Step, 0, len(s))
 		out = append(out, rest[:to]...)
 		out = append(out, crash)
 		out = append(out, rest[to:to+gap-1]...)
@@ -191,7 +206,7 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 	case ChangeParam:
 		var idx []int
 		for i := range s {
-			if st := s[i]; st.K != 0 || st.N != 0 || st.Action == TransferLeader || st.Point != "" || st.Set != 0 || st.Conf != "" {
+			if st := s[i]; st.K != 0 || st.N != 0 || st.Action == schedule.TransferLeader || st.Point != "" || st.Set != 0 || st.Conf != "" {
 				idx = append(idx, i)
 			}
 		}
@@ -200,13 +215,13 @@ func (g *Generator) Apply(r *rand.Rand, in *Input, op Op) bool {
 		}
 		i := idx[r.IntN(len(idx))]
 		old := s[i]
-		next := g.extStep(r, old.Process)
+		next := m.g.NewerStep(r, old.Process)
 		for tries := 0; next.Action != old.Action && tries < 50; tries++ {
-			next = g.extStep(r, old.Process)
+			next = m.g.NewerStep(r, old.Process)
 		}
-		if old.Action == Crash && len(g.spec.CrashPoints) > 0 {
+		if old.Action == schedule.Crash && len(m.spec.CrashPoints) > 0 {
 			next = old
-			next.Point = g.spec.CrashPoints[r.IntN(len(g.spec.CrashPoints))]
+			next.Point = m.spec.CrashPoints[r.IntN(len(m.spec.CrashPoints))]
 		}
 		if next.Action != old.Action || next == old {
 			return false
@@ -226,7 +241,7 @@ func pair(r *rand.Rand, n int) (int, int) {
 	return i, j
 }
 
-func indexes(s []Step, a Action) []int {
+func indexes(s []schedule.Step, a schedule.Action) []int {
 	var out []int
 	for i := range s {
 		if s[i].Action == a {
@@ -237,7 +252,7 @@ func indexes(s []Step, a Action) []int {
 }
 
 // move moves s[from] to position to, shifting the steps between.
-func move(s []Step, from, to int) {
+func move(s []schedule.Step, from, to int) {
 	x := s[from]
 	if from < to {
 		copy(s[from:], s[from+1:to+1])

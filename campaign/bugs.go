@@ -1,0 +1,125 @@
+package campaign
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/modelfuzz/modelfuzz/linearize"
+	"github.com/modelfuzz/modelfuzz/record"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// BugRow is one bug as "bugs --json" lists it.
+type BugRow struct {
+	ID             string `json:"id"`
+	Kind           string `json:"kind"`
+	Signature      string `json:"signature"`
+	Message        string `json:"message"`
+	Hits           int64  `json:"hits"`
+	FirstIteration int64  `json:"first_iteration"`
+	LastIteration  int64  `json:"last_iteration"`
+	OriginalSteps  int    `json:"original_steps"`
+	MinimizedSteps *int   `json:"minimized_steps"`
+	MinimizeDone   bool   `json:"minimize_done"`
+	MinimizeNote   string `json:"minimize_note,omitempty"`
+}
+
+// BugRows are the rows of bugs (an empty list for none).
+func BugRows(bugs []*record.BugRecord) []BugRow {
+	rows := []BugRow{}
+	for _, b := range bugs {
+		r := BugRow{b.ID, b.Kind, b.Signature, b.Message, b.Hits, b.FirstIteration, b.LastIteration, b.Input.Len(), nil, b.MinimizeDone, b.MinimizeNote}
+		if b.Minimized != nil {
+			n := b.Minimized.Len()
+			r.MinimizedSteps = &n
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// BugsSeenBy keeps the bugs seen by the model (model) or by the system's
+// own oracles (!model), in their order.
+func BugsSeenBy(bugs []*record.BugRecord, model bool) []*record.BugRecord {
+	var group []*record.BugRecord
+	for _, b := range bugs {
+		if schedule.FailureKind(b.Kind).FromModel() == model {
+			group = append(group, b)
+		}
+	}
+	return group
+}
+
+// MinimizedText says how far a bug's minimization got: its steps, "-"
+// before one ran, "flaky" when the bug did not show again.
+func MinimizedText(b *record.BugRecord) string {
+	switch {
+	case b.MinimizeNote != "":
+		return "flaky"
+	case b.Minimized == nil:
+		return "-"
+	case !b.MinimizeDone:
+		return fmt.Sprintf("%d (partial)", b.Minimized.Len())
+	}
+	return fmt.Sprint(b.Minimized.Len())
+}
+
+// BugText is "bugs show": a bug's report header and details, the timeline
+// of its reproducer replayed (the minimized input unless original), a
+// picture of a history that is not linearizable (written beside the
+// corpus) and the model's view. On an error, the text is what was
+// gathered before it.
+func (e *Env) BugText(b *record.BugRecord, original bool, timeout time.Duration) (string, error) {
+	in, which := b.Reproducer(), "minimized"
+	if original || b.Minimized == nil {
+		in, which = b.Input, "original (not minimized)"
+		if original {
+			which = "original"
+		}
+	}
+	var w strings.Builder
+	w.WriteString(HeaderText(e.ReportHeader(b, in, which)))
+	fmt.Fprintf(&w, "\n%s  %s  %d hit(s), iterations %d to %d\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration)
+	fmt.Fprintf(&w, "signature: %s\nmessage:   %s\n", b.Signature, b.Message)
+	fmt.Fprintf(&w, "reproducer: %s, %d steps (found with %d steps", which, in.Len(), b.Input.Len())
+	if b.Minimized != nil {
+		state := "done"
+		if !b.MinimizeDone {
+			state = "stopped early"
+		}
+		fmt.Fprintf(&w, "; minimization %s after %d executions", state, b.MinimizeTries)
+	}
+	if b.MinimizeNote != "" {
+		fmt.Fprintf(&w, "; %s", b.MinimizeNote)
+	}
+	fmt.Fprintln(&w, ")")
+	r, err := e.ReplayBug(b, in, timeout)
+	if err != nil {
+		return w.String(), err
+	}
+	fmt.Fprintf(&w, "\n%s", r.Timeline)
+	if b.Kind == string(schedule.FailureLinearizability) {
+		// porcupine's picture of the history that is not linearizable:
+		// the replay's when it showed the bug, else the stored one.
+		detail := r.Detail
+		if detail == "" {
+			detail = b.Detail
+		}
+		hist, err := linearize.HistoryFromDetail(detail)
+		if err == nil {
+			path := filepath.Join(e.Dir, b.ID+"-linearizability.html")
+			if err = linearize.WriteVisualization(hist, path); err == nil {
+				fmt.Fprintf(&w, "\nporcupine's visualization of the client history: %s\n", path)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(&w, "\nno visualization of the client history: %v\n", err)
+		}
+	}
+	if r.ModelView != "" {
+		fmt.Fprintf(&w, "\n%s", r.ModelView)
+	}
+	return w.String(), nil
+}

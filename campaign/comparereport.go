@@ -1,0 +1,112 @@
+package campaign
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/report"
+)
+
+// WriteComparison writes what compare leaves in dir: results.json, the
+// plots (each as .png and .svg) and report.html. It returns the plots'
+// names, without their extension.
+func WriteComparison(c *report.Comparison, dir string) ([]string, error) {
+	js, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	figs, err := report.CompareFigures(c, report.DefaultWidth, report.DefaultHeight)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %v", err)
+	}
+	var pngs []string
+	for _, fg := range figs {
+		name := fg.Name
+		if err := os.WriteFile(filepath.Join(dir, name), fg.PNG, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, strings.TrimSuffix(name, ".png")+".svg"), fg.SVG, 0o644); err != nil {
+			return nil, err
+		}
+		pngs = append(pngs, strings.TrimSuffix(name, ".png"))
+	}
+	var page bytes.Buffer
+	if err := report.WriteCompareHTML(&page, c, figs); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), page.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	return pngs, nil
+}
+
+// ComparisonLines are compare's results in a few lines: one per strategy
+// (its final coverage and bugs), then the statistical tests, sorted.
+func ComparisonLines(c *report.Comparison) []string {
+	var lines []string
+	for _, s := range report.Summarize(c) {
+		lines = append(lines, summaryLine(s))
+	}
+	var tests []string
+	for _, t := range c.Tests {
+		tests = append(tests, fmt.Sprintf("%s: %s vs %s: p=%.3g, A12=%.2f (%s)", t.Measure, t.A, t.B, t.P, t.A12, t.Magnitude))
+	}
+	sort.Strings(tests)
+	return append(lines, tests...)
+}
+
+func summaryLine(s report.Summary) string {
+	var parts []string
+	measures := []string{"model", "lines", "traces"}
+	for _, m := range slices.Sorted(maps.Keys(s.Final)) {
+		if strings.HasPrefix(m, guidance.MeasureView) {
+			measures = append(measures, m)
+		}
+	}
+	for _, m := range measures {
+		if sp, ok := s.Final[m]; ok {
+			parts = append(parts, fmt.Sprintf("%s median %.0f", m, sp.Median))
+		}
+	}
+	bug := fmt.Sprintf("bug in %d/%d runs", s.RunsWithBug, s.Runs)
+	if s.RunsWithBug > 0 {
+		bug += fmt.Sprintf(" (median first iteration %.0f", s.MedianFirstBug)
+		bug += fmt.Sprintf("; after the shared first %d inputs: %d/%d runs", SeedPopulation, s.RunsWithGuidedBug, s.Runs)
+		if s.RunsWithGuidedBug > 0 {
+			bug += fmt.Sprintf(", median %.0f", s.MedianFirstGuidedBug)
+		}
+		bug += ")"
+	}
+	return fmt.Sprintf("%-7s %s; %s", s.Strategy, strings.Join(parts, ", "), bug)
+}
+
+// RunText is one campaign of a comparison as its progress line shows it:
+// its final coverage, the iteration of its first bug, and whether it was
+// continued after its process failed.
+func RunText(r *report.Run) string {
+	var parts []string
+	for _, k := range []string{"model", "lines", "traces"} {
+		if v, ok := r.Final[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.0f", k, v))
+		}
+	}
+	text := fmt.Sprintf("%s in %.0fs", strings.Join(parts, ", "), r.Seconds)
+	if r.FirstBug != nil {
+		text += fmt.Sprintf(", first bug at iteration %d", *r.FirstBug)
+	}
+	if r.Resumed != "" {
+		text += " (continued from its corpus after its process failed: " + r.Resumed + ")"
+	}
+	return text
+}

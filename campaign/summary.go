@@ -1,0 +1,161 @@
+package campaign
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+)
+
+// Outcome is how a campaign ended, as run reports it: the loop's summary
+// and what the campaign adds to it.
+type Outcome struct {
+	*fuzzer.Summary
+	Corpus string // the campaign's directory
+	// Unmapped counts, by type, the events the model's mapper does not
+	// turn into model actions (nil: none).
+	Unmapped map[string]int
+	Online   []guidance.Quantity // an online strategy's quantities (nil: none)
+}
+
+// Outcome is the campaign's end, from the summary its Run returned.
+func (c *Campaign) Outcome(sum *fuzzer.Summary) *Outcome {
+	return &Outcome{Summary: sum, Corpus: c.Settings.CorpusDir, Unmapped: c.Unmapped(), Online: c.OnlineReport()}
+}
+
+// OutcomeJSON is "run --json"'s summary, one JSON object.
+type OutcomeJSON struct {
+	Iterations   int64               `json:"iterations"`
+	DurationS    float64             `json:"duration_s"`
+	ExecsPerSec  float64             `json:"execs_per_sec"`
+	Strategy     string              `json:"strategy"`
+	UniqueTraces int                 `json:"unique_traces"`
+	ModelStates  *int                `json:"model_states,omitempty"`
+	LinesCovered *int                `json:"lines_covered,omitempty"`
+	Divergences  *int64              `json:"divergences,omitempty"`
+	Unmapped     map[string]int      `json:"unmapped_events,omitempty"`
+	CorpusSize   int                 `json:"corpus_size"`
+	Bugs         []OutcomeBug        `json:"bugs"`
+	Interrupted  bool                `json:"interrupted"`
+	Corpus       string              `json:"corpus,omitempty"`
+	CorpusLost   bool                `json:"corpus_lost,omitempty"`
+	Unstored     int64               `json:"unstored,omitempty"`
+	Dropped      int64               `json:"dropped,omitempty"`
+	Coverage     map[string]int      `json:"coverage"`
+	Online       []guidance.Quantity `json:"online,omitempty"`
+}
+
+// OutcomeBug is a bug in "run --json"'s summary.
+type OutcomeBug struct {
+	ID             string `json:"id"`
+	Signature      string `json:"signature"`
+	Kind           string `json:"kind"`
+	FirstIteration int64  `json:"first_iteration"`
+}
+
+// JSON is the outcome as "run --json" prints it.
+func (o *Outcome) JSON() *OutcomeJSON {
+	s := o.Summary
+	out := &OutcomeJSON{Online: o.Online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
+		Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
+		Bugs: []OutcomeBug{}, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped,
+		CorpusLost: s.StoreLost, Unstored: s.Unstored}
+	if s.StoreLost {
+		out.Corpus = "" // never point at a corpus that is not there
+	}
+	for _, b := range s.Bugs {
+		out.Bugs = append(out.Bugs, OutcomeBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
+	}
+	if n, ok := s.Coverage[guidance.MeasureLines]; ok {
+		out.LinesCovered = &n
+	}
+	if n, ok := s.Coverage[guidance.MeasureModel]; ok {
+		d := s.Divergences
+		out.ModelStates, out.Divergences = &n, &d
+	}
+	return out
+}
+
+// Text is the outcome as run prints it for people.
+func (o *Outcome) Text() string {
+	s, dir := o.Summary, o.Corpus
+	var w strings.Builder
+	state := "done"
+	switch {
+	case s.Interrupted:
+		state = "interrupted"
+	case s.StoppedEarly != "":
+		state = "stopped: " + s.StoppedEarly
+	}
+	fmt.Fprintf(&w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
+		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
+	fmt.Fprintf(&w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, CoverageText(s.Coverage))
+	if len(o.Online) > 0 {
+		var parts []string
+		for _, q := range o.Online {
+			parts = append(parts, fmt.Sprintf("%s %s", q.Name, strconv.FormatFloat(q.Value, 'g', 4, 64)))
+		}
+		fmt.Fprintf(&w, "online strategy %s: %s\n", s.Strategy, strings.Join(parts, ", "))
+	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(&w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
+	}
+	if _, ok := s.Coverage[guidance.MeasureModel]; ok {
+		fmt.Fprintf(&w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[guidance.MeasureModel], s.Divergences)
+		if len(o.Unmapped) > 0 {
+			fmt.Fprintf(&w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", CoverageText(o.Unmapped))
+		}
+	}
+	o.bugsText(&w)
+	switch {
+	case s.StoreLost:
+		fmt.Fprintf(&w, "corpus: %s is lost; nothing of this campaign can be replayed from it\n", dir)
+	case s.Unstored > 0:
+		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
+	default:
+		fmt.Fprintf(&w, "corpus: %s\n", dir)
+	}
+	return w.String()
+}
+
+// bugsText lists the campaign's bugs and how to replay one. After a
+// failure of the store, bugs found after its last commit (iteration
+// s.Iterations) are not in the corpus, and a lost corpus holds nothing.
+func (o *Outcome) bugsText(w *strings.Builder) {
+	s := o.Summary
+	if len(s.Bugs) == 0 {
+		fmt.Fprintln(w, "no bugs found")
+		return
+	}
+	replayable := ""
+	fmt.Fprintf(w, "%d bug(s):\n", len(s.Bugs))
+	for _, b := range s.Bugs {
+		stored, note := !s.StoreLost && b.FirstIteration <= s.Iterations, ""
+		if !stored && !s.StoreLost {
+			note = " (not stored)"
+		}
+		if stored && replayable == "" {
+			replayable = b.ID
+		}
+		fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s)%s: %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, note, b.Message)
+	}
+	if replayable != "" {
+		fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", o.Corpus, replayable)
+	}
+}
+
+// CoverageText shows coverage (or any counts by name) sorted by name:
+// "model 12  traces 30".
+func CoverageText(c map[string]int) string {
+	var parts []string
+	for _, m := range slices.Sorted(maps.Keys(c)) {
+		parts = append(parts, fmt.Sprintf("%s %d", m, c[m]))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }

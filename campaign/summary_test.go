@@ -1,0 +1,43 @@
+package campaign
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/record"
+)
+
+// After a failure of the corpus, a bug found after its last commit is
+// said not to be stored, and the replay hint names a stored one; a lost
+// corpus is named by neither view.
+func TestOutcomeSaysWhatIsStored(t *testing.T) {
+	sum := &fuzzer.Summary{Strategy: "model", Iterations: 100, Session: 60, Duration: 2 * time.Second, ExecsPerSec: 30.0004,
+		Coverage: map[string]int{guidance.MeasureModel: 7, guidance.MeasureTraces: 5}, Divergences: 1, Unstored: 4,
+		Bugs: []*record.BugRecord{
+			{ID: "B1", Kind: "panic", Signature: "panic: x", Message: "x", FirstIteration: 40, Hits: 2},
+			{ID: "B2", Kind: "safety", Signature: "safety: y", Message: "y", FirstIteration: 101, Hits: 1},
+		}}
+	o := &Outcome{Summary: sum, Corpus: "c"}
+	text := o.Text()
+	require.Contains(t, text, "campaign done: 100 iterations in total, 60 in this session (2.0s, 30 exec/s)\n")
+	require.Contains(t, text, "  B2   safety  first at iteration 101, 1 hit(s) (not stored): y\n")
+	require.Contains(t, text, "replay one with: modelfuzz replay --corpus c B1\n")
+	require.Contains(t, text, "corpus: c (up to iteration 100; the 4 execution(s) after it were not stored)\n")
+	js, err := json.Marshal(o.JSON())
+	require.NoError(t, err)
+	require.JSONEq(t, `{"iterations":100,"duration_s":2,"execs_per_sec":30,"strategy":"model","unique_traces":5,"model_states":7,
+		"divergences":1,"corpus_size":0,"bugs":[{"id":"B1","signature":"panic: x","kind":"panic","first_iteration":40},
+		{"id":"B2","signature":"safety: y","kind":"safety","first_iteration":101}],"interrupted":false,"corpus":"c","unstored":4,
+		"coverage":{"model":7,"traces":5}}`, string(js))
+
+	sum.StoreLost = true
+	require.NotContains(t, o.Text(), "replay one with")
+	require.Contains(t, o.Text(), "corpus: c is lost; nothing of this campaign can be replayed from it\n")
+	require.Empty(t, o.JSON().Corpus)
+	require.True(t, o.JSON().CorpusLost)
+}
