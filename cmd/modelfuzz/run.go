@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"slices"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 )
 
 // runFlags are run's command line: the campaign's settings, and what
@@ -102,12 +102,12 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 }
 
 func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
-	logger, err := newLogger(f.logLevel)
+	logger, err := cmdline.NewLogger(f.logLevel)
 	if err != nil {
 		return err
 	}
 	if f.cpuProfile != "" {
-		stop, err := startCPUProfile(f.cpuProfile)
+		stop, err := cmdline.StartCPUProfile(f.cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -170,32 +170,6 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	return runErr
 }
 
-// startCPUProfile profiles this process into path until stop is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	pf, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %v", err)
-	}
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		pf.Close()
-		return nil, fmt.Errorf("--cpuprofile: %v", err)
-	}
-	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
-}
-
-// profiled runs fn under a CPU profile written to path ("": none).
-func profiled(path string, fn func() error) error {
-	if path == "" {
-		return fn()
-	}
-	stop, err := startCPUProfile(path)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	return fn()
-}
-
 // signalContext is cancelled by the first SIGINT or SIGTERM: the campaign
 // finishes the execution in flight, commits and summarizes. A second signal
 // exits at once; what was committed stays in the corpus.
@@ -218,14 +192,6 @@ func signalContext(logger hclog.Logger, prog *progress) (context.Context, func()
 		}
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
-}
-
-func newLogger(level string) (hclog.Logger, error) {
-	lv := hclog.LevelFromString(level)
-	if lv == hclog.NoLevel {
-		return nil, fmt.Errorf("unknown --log-level %q (error, warn, info, debug)", level)
-	}
-	return hclog.New(&hclog.LoggerOptions{Name: "modelfuzz", Level: lv, Output: os.Stderr}), nil
 }
 
 // progress shows a one-line status on a terminal, and hclog lines every

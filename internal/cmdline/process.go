@@ -8,20 +8,29 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
+// StartCPUProfile profiles this process into path until stop is called.
+func StartCPUProfile(path string) (stop func(), err error) {
+	pf, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(pf); err != nil {
+		pf.Close()
+		return nil, fmt.Errorf("--cpuprofile: %v", err)
+	}
+	return func() { pprof.StopCPUProfile(); pf.Close() }, nil
+}
+
 // Profiled runs fn under a Go CPU profile written to path ("": none).
 func Profiled(path string, fn func() error) error {
 	if path == "" {
 		return fn()
 	}
-	pf, err := os.Create(path)
+	stop, err := StartCPUProfile(path)
 	if err != nil {
-		return fmt.Errorf("--cpuprofile: %v", err)
+		return err
 	}
-	if err := pprof.StartCPUProfile(pf); err != nil {
-		pf.Close()
-		return fmt.Errorf("--cpuprofile: %v", err)
-	}
-	defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	defer stop()
 	return fn()
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"github.com/modelfuzz/modelfuzz/tlc"
@@ -60,12 +61,8 @@ type checkSettings struct {
 	depthSet             bool
 }
 
-func newCheckCmd() *cobra.Command {
-	s := &checkSettings{}
-	cmd := &cobra.Command{
-		Use:   "check SPEC[.tla] [flags]",
-		Short: "Explore every reachable state of a TLA+ spec and check its invariants, as TLC does",
-		Long: `Check a TLA+ specification exhaustively with its TLC configuration, as TLC
+// checkHelp is tlc check's long help, before its exit code table.
+const checkHelp = `Check a TLA+ specification exhaustively with its TLC configuration, as TLC
 does: a breadth-first search of the state graph counting distinct states
 (after VIEW and SYMMETRY) and generated states, checking ASSUMEs,
 invariants, deadlock and constraints. A violation prints a numbered trace
@@ -118,38 +115,54 @@ with two:
 Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
 
 Exit codes are TLC's:
-` + exitCodeTable(),
+`
+
+func newCheckCmd() *cobra.Command {
+	s := &checkSettings{}
+	cmd := &cobra.Command{
+		Use:                "check SPEC[.tla] [flags]",
+		Short:              "Explore every reachable state of a TLA+ spec and check its invariants, as TLC does",
+		Long:               checkHelp + exitCodeTable(),
 		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			args, err := translateTLCArgs(args, cmd.Flags())
-			if err != nil {
-				return err
-			}
-			if err := cmd.Flags().Parse(args); err != nil {
-				return usageErrorf("%v", err)
-			}
-			if help, _ := cmd.Flags().GetBool("help"); help {
-				return cmd.Help()
-			}
-			rest := cmd.Flags().Args()
-			switch {
-			case len(rest) == 0:
-				return usageErrorf("needs the spec to check: SPEC.tla or a module name")
-			case len(rest) > 1:
-				return usageErrorf("takes one spec (SPEC.tla or a module name), not %d: %s", len(rest), strings.Join(rest, " "))
-			}
-			s.spec = rest[0]
-			s.seedSet = cmd.Flags().Changed("seed")
-			s.fpSet = cmd.Flags().Changed("fp")
-			s.depthSet = cmd.Flags().Changed("depth")
-			s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
-			if !cmd.Flags().Changed("coverage") {
-				s.coverage = -1
-			}
-			return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
-		},
+		RunE:               s.run,
 	}
-	f := cmd.Flags()
+	s.register(cmd.Flags())
+	cmd.Flags().BoolP("help", "h", false, "help for check")
+	return cmd
+}
+
+// run parses TLC's arguments as TLC spells them and checks the spec.
+func (s *checkSettings) run(cmd *cobra.Command, args []string) error {
+	args, err := translateTLCArgs(args, cmd.Flags())
+	if err != nil {
+		return err
+	}
+	if err := cmd.Flags().Parse(args); err != nil {
+		return usageErrorf("%v", err)
+	}
+	if help, _ := cmd.Flags().GetBool("help"); help {
+		return cmd.Help()
+	}
+	rest := cmd.Flags().Args()
+	switch {
+	case len(rest) == 0:
+		return usageErrorf("needs the spec to check: SPEC.tla or a module name")
+	case len(rest) > 1:
+		return usageErrorf("takes one spec (SPEC.tla or a module name), not %d: %s", len(rest), strings.Join(rest, " "))
+	}
+	s.spec = rest[0]
+	s.seedSet = cmd.Flags().Changed("seed")
+	s.fpSet = cmd.Flags().Changed("fp")
+	s.depthSet = cmd.Flags().Changed("depth")
+	s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
+	if !cmd.Flags().Changed("coverage") {
+		s.coverage = -1
+	}
+	return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
+}
+
+// register declares check's flags.
+func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.StringVar(&s.config, "config", "", "TLC configuration file (default: SPEC.cfg)")
 	f.StringArrayVar(&s.consts, "const", nil, "set a constant, NAME=VALUE in cfg syntax (repeatable); replaces the cfg's value")
 	f.StringVar(&s.workers, "workers", "", "worker goroutines, a number or auto (default: number of CPUs)")
@@ -184,8 +197,6 @@ Exit codes are TLC's:
 	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
-	f.BoolP("help", "h", false, "help for check")
-	return cmd
 }
 
 // exitCodeTable renders check.ExitCodes for the help.
@@ -316,59 +327,17 @@ func runCheck(w io.Writer, s *checkSettings) error {
 	}
 	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
-	m, err := tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
+	m, closeModel, err := s.loadModel(w, out, spec, cfgPath)
 	if err != nil {
-		code, res := tlc.LoadFailure(err)
-		if s.jsonOut {
-			out.LoadFailed(res, err)
-			return &ExitError{Code: code, Err: fmt.Errorf("")}
-		}
-		return &ExitError{Code: code, Err: err}
+		return err
 	}
-	out.SetModel(m)
-	if s.noDeadlock {
-		m.CheckDeadlock = false
-	}
-	if s.jsonOut {
-		m.Out = os.Stderr
-	}
-	if s.userFile != "" {
-		f, err := os.Create(s.userFile)
-		if err != nil {
-			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -userFile: %v", err)}
-		}
-		defer f.Close()
-		m.Out = f
-	}
-	if !s.nowarning && !s.jsonOut {
-		for _, wn := range append(s.noEffect(), m.Warnings...) {
-			fmt.Fprintf(w, "Warning: %s\n", wn)
-		}
-	}
+	defer closeModel()
 	if s.simulate {
 		return runSimulate(out, m, s, workers)
 	}
-	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
-	if err := s.checkpointing(&opt, out, spec, cfgPath); err != nil {
+	opt, err := s.options(out, workers, spec, cfgPath)
+	if err != nil {
 		return err
-	}
-	if s.recover == "" {
-		out.Starting()
-	} else {
-		out.Recovering(s.recover)
-	}
-	if s.metadir != "" {
-		// TLC's metadata directory: where the search's queue spills to
-		// disk.
-		if err := os.MkdirAll(s.metadir, 0o755); err != nil {
-			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -metadir: %v", err)}
-		}
-		opt.QueueDir = s.metadir
-	}
-	if !s.jsonOut {
-		opt.InitDone = out.InitDone
-		opt.Progress = out.Progress
-		opt.ProgressEvery = time.Minute
 	}
 	violations := 0
 	if s.cont {
@@ -379,11 +348,113 @@ func runCheck(w io.Writer, s *checkSettings) error {
 			}
 		}
 	}
-	var cov *output.Coverage
-	if s.coverage >= 0 {
-		cov = output.NewCoverage(m)
+	obs, err := s.observe(m, &opt)
+	if err != nil {
+		return err
 	}
-	var dumps []*output.StateDump
+	stopCoverage := func() {}
+	if obs.cov != nil && s.coverage > 0 && !s.jsonOut {
+		stopCoverage = every(time.Duration(s.coverage)*time.Minute, func() {
+			out.Coverage(obs.cov) // not inside a progress line
+		})
+	}
+	res := tlc.Check(m, opt)
+	stopCoverage()
+	if err := obs.close(); err != nil {
+		return err
+	}
+	if s.jsonOut {
+		out.ResultJSON(res)
+	} else {
+		if obs.cov != nil {
+			obs.cov.Print(w)
+		}
+		out.Result(res, violations)
+	}
+	if res.ExitCode != 0 {
+		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
+	}
+	return nil
+}
+
+// options are the search's options from the settings: checkpoints, where
+// the queue spills, progress reports.
+func (s *checkSettings) options(out *output.Printer, workers int, spec, cfgPath string) (check.Options, error) {
+	opt := check.Options{Workers: workers, MaxDepth: s.maxDepth, Continue: s.cont}
+	if err := s.checkpointing(&opt, out, spec, cfgPath); err != nil {
+		return opt, err
+	}
+	if s.recover == "" {
+		out.Starting()
+	} else {
+		out.Recovering(s.recover)
+	}
+	if s.metadir != "" {
+		// TLC's metadata directory: where the search's queue spills to
+		// disk.
+		if err := os.MkdirAll(s.metadir, 0o755); err != nil {
+			return opt, &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -metadir: %v", err)}
+		}
+		opt.QueueDir = s.metadir
+	}
+	if !s.jsonOut {
+		opt.InitDone = out.InitDone
+		opt.Progress = out.Progress
+		opt.ProgressEvery = time.Minute
+	}
+	return opt, nil
+}
+
+// loadModel loads the spec with its cfg and the settings that change the
+// model (-deadlock, where Print goes), and prints the warnings; close
+// closes the -userFile.
+func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPath string) (m *tlc.Model, close func(), err error) {
+	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
+	if err != nil {
+		code, res := tlc.LoadFailure(err)
+		if s.jsonOut {
+			out.LoadFailed(res, err)
+			return nil, nil, &ExitError{Code: code, Err: fmt.Errorf("")}
+		}
+		return nil, nil, &ExitError{Code: code, Err: err}
+	}
+	out.SetModel(m)
+	if s.noDeadlock {
+		m.CheckDeadlock = false
+	}
+	if s.jsonOut {
+		m.Out = os.Stderr
+	}
+	close = func() {}
+	if s.userFile != "" {
+		f, err := os.Create(s.userFile)
+		if err != nil {
+			return nil, nil, &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -userFile: %v", err)}
+		}
+		m.Out = f
+		close = func() { f.Close() }
+	}
+	if !s.nowarning && !s.jsonOut {
+		for _, wn := range append(s.noEffect(), m.Warnings...) {
+			fmt.Fprintf(w, "Warning: %s\n", wn)
+		}
+	}
+	return m, close, nil
+}
+
+// observers are what watches every transition of the search: -coverage's
+// counts and the -dump writers.
+type observers struct {
+	cov   *output.Coverage
+	dumps []*output.StateDump
+}
+
+// observe sets up -coverage and -dump and hands every transition to them.
+func (s *checkSettings) observe(m *tlc.Model, opt *check.Options) (*observers, error) {
+	obs := &observers{}
+	if s.coverage >= 0 {
+		obs.cov = output.NewCoverage(m)
+	}
 	for _, d := range []struct {
 		path string
 		dot  bool
@@ -393,43 +464,29 @@ func runCheck(w io.Writer, s *checkSettings) error {
 		}
 		sd, err := output.NewStateDump(d.path, d.dot, s.dotOptions, m)
 		if err != nil {
-			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
+			return nil, &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
 		}
-		dumps = append(dumps, sd)
+		obs.dumps = append(obs.dumps, sd)
 	}
-	if cov != nil || len(dumps) > 0 {
+	if obs.cov != nil || len(obs.dumps) > 0 {
 		opt.Step = func(t check.Transition) {
-			if cov != nil {
-				cov.Step(t)
+			if obs.cov != nil {
+				obs.cov.Step(t)
 			}
-			for _, d := range dumps {
+			for _, d := range obs.dumps {
 				d.Step(t)
 			}
 		}
 	}
-	stopCoverage := func() {}
-	if cov != nil && s.coverage > 0 && !s.jsonOut {
-		stopCoverage = every(time.Duration(s.coverage)*time.Minute, func() {
-			out.Coverage(cov) // not inside a progress line
-		})
-	}
-	res := tlc.Check(m, opt)
-	stopCoverage()
-	for _, d := range dumps {
+	return obs, nil
+}
+
+// close finishes the dumps.
+func (o *observers) close() error {
+	for _, d := range o.dumps {
 		if err := d.Close(); err != nil {
 			return &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: -dump: %v", err)}
 		}
-	}
-	if s.jsonOut {
-		out.ResultJSON(res)
-	} else {
-		if cov != nil {
-			cov.Print(w)
-		}
-		out.Result(res, violations)
-	}
-	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
 }

@@ -76,20 +76,9 @@ func raftTLADir() (string, string) {
 }
 
 func runValidate(w io.Writer, spec, config string, parallel int, traces []string) error {
-	if spec == "" {
-		dir, looked := raftTLADir()
-		spec = filepath.Join(dir, "Traceetcdraft.tla")
-		if _, err := os.Stat(spec); err != nil {
-			return &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: no --spec given and Traceetcdraft.tla is not in %s (the tla/ folder of %s in the module cache; run go mod download %s, or give --spec)", looked, raftModule, raftModule)}
-		}
-	} else if _, err := os.Stat(spec); err != nil {
-		return &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: %v", err)}
-	}
-	if config == "" {
-		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
-	}
-	if _, err := os.Stat(config); err != nil {
-		return &ExitError{Code: check.ExitConfig, Err: fmt.Errorf("tlc validate: %v", err)}
+	spec, config, err := validateFiles(spec, config)
+	if err != nil {
+		return err
 	}
 	// Bad input is reported before anything runs.
 	prepared := make([]*traceFile, len(traces))
@@ -161,6 +150,28 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 		return &ExitError{Code: code, Err: errors.New("")}
 	}
 	return nil
+}
+
+// validateFiles finds the trace spec (etcd raft's Traceetcdraft.tla in the
+// module cache when none is given) and its cfg, with TLC's exit codes for
+// a missing one.
+func validateFiles(spec, config string) (string, string, error) {
+	if spec == "" {
+		dir, looked := raftTLADir()
+		spec = filepath.Join(dir, "Traceetcdraft.tla")
+		if _, err := os.Stat(spec); err != nil {
+			return "", "", &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: no --spec given and Traceetcdraft.tla is not in %s (the tla/ folder of %s in the module cache; run go mod download %s, or give --spec)", looked, raftModule, raftModule)}
+		}
+	} else if _, err := os.Stat(spec); err != nil {
+		return "", "", &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: %v", err)}
+	}
+	if config == "" {
+		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
+	}
+	if _, err := os.Stat(config); err != nil {
+		return "", "", &ExitError{Code: check.ExitConfig, Err: fmt.Errorf("tlc validate: %v", err)}
+	}
+	return spec, config, nil
 }
 
 // traceFile is one trace as given and as the spec reads it.
