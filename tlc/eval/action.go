@@ -114,9 +114,9 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 			return err
 		}
 		if b {
-			return c.enum(n.then, env, k)
+			return c.enumBranch(n.then, env, k)
 		}
-		return c.enum(n.els, env, k)
+		return c.enumBranch(n.els, env, k)
 	case *caseNode:
 		for i, cond := range n.conds {
 			b, err := evalBool(c, env, cond)
@@ -124,11 +124,11 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 				return err
 			}
 			if b {
-				return c.enum(n.bodies[i], env, k)
+				return c.enumBranch(n.bodies[i], env, k)
 			}
 		}
 		if n.other != nil {
-			return c.enum(n.other, env, k)
+			return c.enumBranch(n.other, env, k)
 		}
 		return errorf(n.pos, "CASE: no arm applies and there is no OTHER")
 	case *impliesNode:
@@ -337,14 +337,37 @@ func (c *ctx) enumAnd(items []node, env *Env, k func() error) error {
 		return k()
 	}
 	if p := c.probe; p != nil {
+		p.level++
 		p.reached(items[0])
-		return c.enum(items[0], env, func() error {
+		err := c.enum(items[0], env, func() error {
+			p.level--
 			p.passed++
-			defer func() { p.passed-- }()
+			defer func() { p.passed--; p.level++ }()
 			return c.enumAnd(items[1:], env, k)
 		})
+		p.level--
+		return err
 	}
 	return c.enum(items[0], env, func() error { return c.enumAnd(items[1:], env, k) })
+}
+
+// enumBranch enumerates the branch of an IF or a CASE that applies. Under
+// a probe the branch is reached one level below the IF: what keeps an
+// action from being enabled is inside it, not the IF as a whole.
+func (c *ctx) enumBranch(n node, env *Env, k func() error) error {
+	p := c.probe
+	if p == nil {
+		return c.enum(n, env, k)
+	}
+	p.level++
+	p.reached(n)
+	err := c.enum(n, env, func() error {
+		p.level--
+		defer func() { p.level++ }()
+		return k()
+	})
+	p.level--
+	return err
 }
 
 func chain(items []func(k func() error) error, k func() error) error {

@@ -17,10 +17,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
@@ -66,10 +68,21 @@ type Divergence struct {
 	Action string `json:"action"`
 	Reason string `json:"reason"`
 	// For an action that is not enabled: the conjunct of its body (or of
-	// an operator it calls) that is false, its source and its position
+	// an operator it calls, or of the branch of an IF or CASE in it that
+	// applied) that is false, its source and its position
 	// ("raft.tla:120:9").
 	Conjunct string `json:"conjunct,omitempty"`
 	At       string `json:"at,omitempty"`
+	// Context is the conjunct of the action's body (or of an operator it
+	// calls) that holds Conjunct, when Conjunct is nested in it (an IF
+	// whose branch failed), and ContextAt its position; for people who
+	// want the whole condition, not for telling bugs apart.
+	Context   string `json:"context,omitempty"`
+	ContextAt string `json:"context_at,omitempty"`
+	// Call is the action with its parameters as the model received them,
+	// in the operator's order and TLA+'s notation:
+	// HandleAppendRequest(i=2, j=1, entries=<<[term |-> 3, value |-> ""]>>).
+	Call string `json:"call,omitempty"`
 }
 
 // Violation is an invariant false in a visited state.
@@ -473,12 +486,33 @@ func (s *Simulator) explain(ev *eval.Evaluator, cur []value.Value, a *Action, d 
 		}
 		args[i] = v
 	}
+	var call strings.Builder
+	call.WriteString(a.Name + "(")
+	for i, p := range ai.Params {
+		if i > 0 {
+			call.WriteString(", ")
+		}
+		call.WriteString(p + "=" + args[i].String())
+	}
+	call.WriteString(")")
+	d.Call = call.String()
 	ap, n, err := ev.ProbeAction(a.Name, args, cur)
 	if err != nil || n > 0 || ap.Stuck.Line == 0 {
 		return
 	}
-	d.At = filepath.Base(ap.Stuck.File) + ":" + strconv.Itoa(ap.Stuck.Line) + ":" + strconv.Itoa(ap.Stuck.Col)
-	d.Conjunct = s.m.ExprText(ap.Stuck)
+	at := ap.Stuck
+	if ap.Innermost.Line != 0 && ap.Innermost != ap.Stuck {
+		if text := s.m.ExprText(ap.Innermost); text != "" {
+			d.Context, d.ContextAt = s.m.ExprText(ap.Stuck), posText(ap.Stuck)
+			at = ap.Innermost
+		}
+	}
+	d.At, d.Conjunct = posText(at), s.m.ExprText(at)
+}
+
+// posText is a position as messages show it: "raft.tla:120:9".
+func posText(p syntax.Pos) string {
+	return filepath.Base(p.File) + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
 }
 
 func (s *Simulator) stateJSON(st []value.Value) (map[string]json.RawMessage, error) {
