@@ -30,12 +30,14 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 	case *andNode:
 		return c.enumAnd(n.items, env, k)
 	case *orNode:
-		for _, it := range n.items {
-			if err := c.enum(it, env, k); err != nil {
-				return err
+		return c.enumAlternatives(k, func(k func() error) error {
+			for _, it := range n.items {
+				if err := c.enum(it, env, k); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
+			return nil
+		})
 	case *eqNode:
 		if p, ok := n.l.(*primeNode); ok && c.lenient && !n.neq {
 			var d *def
@@ -107,7 +109,7 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 			}
 			return chain(items, k)
 		}
-		return c.enumExists(n, env, k)
+		return c.enumAlternatives(k, func(k func() error) error { return c.enumExists(n, env, k) })
 	case *ifNode:
 		b, err := evalBool(c, env, n.cond)
 		if err != nil {
@@ -367,6 +369,26 @@ func (c *ctx) enumBranch(n node, env *Env, k func() error) error {
 		return k()
 	})
 	p.level--
+	return err
+}
+
+// enumAlternatives runs enum, the enumeration of a disjunction or an \E,
+// with continuation k. Under a probe, a conjunct of one alternative is
+// not taken for the false one of the whole until a conjunct of it held:
+// before that, the disjunction as a whole is what is false.
+func (c *ctx) enumAlternatives(k func() error, enum func(k func() error) error) error {
+	p := c.probe
+	if p == nil {
+		return enum(k)
+	}
+	p.alts = append(p.alts, p.passed)
+	err := enum(func() error {
+		top := p.alts[len(p.alts)-1]
+		p.alts = p.alts[:len(p.alts)-1]
+		defer func() { p.alts = append(p.alts, top) }()
+		return k()
+	})
+	p.alts = p.alts[:len(p.alts)-1]
 	return err
 }
 

@@ -52,6 +52,9 @@ type probe struct {
 	level                int
 	inner                syntax.Pos
 	innerBest, innerNest int
+	// alts holds, for each disjunction or \E being enumerated, the
+	// conjuncts passed when it was entered.
+	alts []int
 }
 
 type probeFrame struct {
@@ -73,7 +76,8 @@ func (p *probe) reached(n node) {
 			p.deep, p.deepBest, p.deepDepth = n.position(), d, len(p.stack)
 		}
 		nest := p.level + len(p.stack)
-		if d > p.innerBest || d == p.innerBest && nest > p.innerNest || p.inner.Line == 0 {
+		inAlt := len(p.alts) > 0 && p.alts[len(p.alts)-1] == p.passed
+		if d > p.innerBest || d == p.innerBest && nest > p.innerNest && !inAlt || p.inner.Line == 0 {
 			p.inner, p.innerBest, p.innerNest = n.position(), d, nest
 		}
 	}

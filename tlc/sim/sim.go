@@ -51,6 +51,9 @@ type Request struct {
 	// diverges in most executions would leave it blind), while the
 	// divergence reported is still the first.
 	Resync bool `json:"resync,omitempty"`
+	// Text, in process only, also gives each state's variables as TLA+
+	// text (State.Text), as TLC prints values.
+	Text bool `json:"-"`
 }
 
 // State is one visited abstract state.
@@ -60,6 +63,8 @@ type State struct {
 	// Index is how many actions had been applied when it was reached
 	// (0: the initial state).
 	Index int `json:"index"`
+	// Text holds the variables' values as TLA+ (Request.Text).
+	Text map[string]string `json:"-"`
 }
 
 // Divergence is where the actions stop matching the model.
@@ -289,6 +294,12 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 				return err
 			}
 		}
+		if req.Text {
+			out.Text = make(map[string]string, len(st))
+			for i, v := range st {
+				out.Text[s.m.Vars[i]] = v.String()
+			}
+		}
 		res.States = append(res.States, out)
 		return nil
 	}
@@ -486,16 +497,7 @@ func (s *Simulator) explain(ev *eval.Evaluator, cur []value.Value, a *Action, d 
 		}
 		args[i] = v
 	}
-	var call strings.Builder
-	call.WriteString(a.Name + "(")
-	for i, p := range ai.Params {
-		if i > 0 {
-			call.WriteString(", ")
-		}
-		call.WriteString(p + "=" + args[i].String())
-	}
-	call.WriteString(")")
-	d.Call = call.String()
+	d.Call = callText(a.Name, ai.Params, args)
 	ap, n, err := ev.ProbeAction(a.Name, args, cur)
 	if err != nil || n > 0 || ap.Stuck.Line == 0 {
 		return
@@ -508,6 +510,45 @@ func (s *Simulator) explain(ev *eval.Evaluator, cur []value.Value, a *Action, d 
 		}
 	}
 	d.At, d.Conjunct = posText(at), s.m.ExprText(at)
+}
+
+// CallText shows action a as the model takes it: its operator with the
+// parameters in the operator's order, as TLA+ values (TLC's notation),
+// e.g. HandleAppendRequest(i=2, j=1, entries=<<[term |-> 3, value |-> ""]>>).
+// An action the model does not have, or cannot take, is an error.
+func (s *Simulator) CallText(a Action) (string, error) {
+	ai, ok := s.actions[a.Name]
+	if !ok {
+		if ai, ok = s.m.Action(a.Name); !ok {
+			return "", fmt.Errorf("the model has no action %q", a.Name)
+		}
+	}
+	args := make([]value.Value, len(ai.Params))
+	for i, p := range ai.Params {
+		x, ok := a.Params[p]
+		if !ok {
+			return "", fmt.Errorf("%s: missing parameter %s", a.Name, p)
+		}
+		v, err := value.FromJSONValue(x, s.mvs)
+		if err != nil {
+			return "", fmt.Errorf("%s: parameter %s: %v", a.Name, p, err)
+		}
+		args[i] = v
+	}
+	return callText(a.Name, ai.Params, args), nil
+}
+
+func callText(name string, params []string, args []value.Value) string {
+	var b strings.Builder
+	b.WriteString(name + "(")
+	for i, p := range params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p + "=" + args[i].String())
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // posText is a position as messages show it: "raft.tla:120:9".

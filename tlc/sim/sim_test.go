@@ -233,7 +233,12 @@ Append(entries, ok) ==
           ELSE /\ \A k \in 1..Len(entries) : entries[k].term > 0
                /\ log' = log \o entries
                /\ commit' = Len(log')
-Next == Append(<<>>, TRUE)
+Bump(t) == LET ok == \/ t > 5
+                     \/ t = 5 /\ commit > 1
+           IN /\ ok
+              /\ commit' = commit + 1
+              /\ UNCHANGED log
+Next == Append(<<>>, TRUE) \/ Bump(6)
 ====
 `
 
@@ -277,4 +282,21 @@ func TestDivergenceNamesTheConjunctInsideAnIf(t *testing.T) {
 	require.Equal(t, `\A k \in (1 .. Len(entries)) : (entries[k].term > 0)`, d.Conjunct)
 	require.Equal(t, "Append.tla:9:19", d.At)
 	require.Equal(t, `Append(entries=<<[term |-> 1, value |-> ""], [term |-> 0, value |-> ""]>>, ok=TRUE)`, d.Call)
+
+	// A disjunction none of whose sides holds is what is false, not the
+	// first conjunct of its last side; a side that got further is.
+	bump := func(t int) Action { return Action{Name: "Bump", Params: map[string]any{"t": t}} }
+	for _, tc := range []struct {
+		acts         []Action
+		conjunct, at string
+	}{
+		{[]Action{bump(4)}, "ok", "Append.tla:14:18"},
+		{[]Action{bump(5)}, "commit > 1", "Append.tla:13:41"},
+	} {
+		res, err := s.Simulate(&Request{Actions: tc.acts})
+		require.NoError(t, err)
+		require.NotNil(t, res.Divergence)
+		require.Equal(t, tc.conjunct, res.Divergence.Conjunct)
+		require.Equal(t, tc.at, res.Divergence.At)
+	}
 }
