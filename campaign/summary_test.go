@@ -73,3 +73,18 @@ func TestOutcomeUnmappedAndNewBugs(t *testing.T) {
 	text = (&Outcome{Summary: sum, Corpus: "c"}).Text()
 	require.True(t, strings.HasSuffix(text, "\nno new bug in this session, none in the campaign\n"), text)
 }
+
+// The report and the live page split failures by kind: that every failed
+// execution also diverged does not read as if every failure were a
+// divergence.
+func TestFailuresByKind(t *testing.T) {
+	bugs := []*record.BugRecord{
+		{ID: "B1", Kind: "divergence", Hits: 800}, {ID: "B2", Kind: "safety", Hits: 30},
+		{ID: "B3", Kind: "divergence", Hits: 80}, {ID: "B4", Kind: "panic", Hits: 30},
+	}
+	require.Equal(t, "4 distinct: 2 divergence, 1 panic, 1 safety", BugsByKindText(bugs))
+	require.Equal(t, "910 execution(s) with a failure; by kind: 880 divergence, 30 panic, 30 safety (an execution that failed in two ways counts in both)",
+		FailuresText(910, bugs))
+	require.Equal(t, "none", BugsByKindText(nil))
+	require.Equal(t, "no execution failed", FailuresText(0, nil))
+}
