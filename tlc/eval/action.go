@@ -30,14 +30,10 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 	case *andNode:
 		return c.enumAnd(n.items, env, k)
 	case *orNode:
-		return c.enumAlternatives(k, func(k func() error) error {
-			for _, it := range n.items {
-				if err := c.enum(it, env, k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		if c.probe != nil {
+			return c.enumAlternatives(k, func(k func() error) error { return c.enumOr(n, env, k) })
+		}
+		return c.enumOr(n, env, k)
 	case *eqNode:
 		if p, ok := n.l.(*primeNode); ok && c.lenient && !n.neq {
 			var d *def
@@ -109,16 +105,23 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 			}
 			return chain(items, k)
 		}
-		return c.enumAlternatives(k, func(k func() error) error { return c.enumExists(n, env, k) })
+		if c.probe != nil {
+			return c.enumAlternatives(k, func(k func() error) error { return c.enumExists(n, env, k) })
+		}
+		return c.enumExists(n, env, k)
 	case *ifNode:
 		b, err := evalBool(c, env, n.cond)
 		if err != nil {
 			return err
 		}
+		branch := n.els
 		if b {
-			return c.enumBranch(n.then, env, k)
+			branch = n.then
 		}
-		return c.enumBranch(n.els, env, k)
+		if c.probe != nil {
+			return c.enumBranch(branch, env, k)
+		}
+		return c.enum(branch, env, k)
 	case *caseNode:
 		for i, cond := range n.conds {
 			b, err := evalBool(c, env, cond)
@@ -126,11 +129,17 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 				return err
 			}
 			if b {
-				return c.enumBranch(n.bodies[i], env, k)
+				if c.probe != nil {
+					return c.enumBranch(n.bodies[i], env, k)
+				}
+				return c.enum(n.bodies[i], env, k)
 			}
 		}
 		if n.other != nil {
-			return c.enumBranch(n.other, env, k)
+			if c.probe != nil {
+				return c.enumBranch(n.other, env, k)
+			}
+			return c.enum(n.other, env, k)
 		}
 		return errorf(n.pos, "CASE: no arm applies and there is no OTHER")
 	case *impliesNode:
@@ -353,14 +362,20 @@ func (c *ctx) enumAnd(items []node, env *Env, k func() error) error {
 	return c.enum(items[0], env, func() error { return c.enumAnd(items[1:], env, k) })
 }
 
-// enumBranch enumerates the branch of an IF or a CASE that applies. Under
-// a probe the branch is reached one level below the IF: what keeps an
-// action from being enabled is inside it, not the IF as a whole.
+func (c *ctx) enumOr(n *orNode, env *Env, k func() error) error {
+	for _, it := range n.items {
+		if err := c.enum(it, env, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// enumBranch enumerates, under a probe, the branch of an IF or a CASE
+// that applies: the branch is reached one level below the IF, since what
+// keeps an action from being enabled is inside it, not the IF as a whole.
 func (c *ctx) enumBranch(n node, env *Env, k func() error) error {
 	p := c.probe
-	if p == nil {
-		return c.enum(n, env, k)
-	}
 	p.level++
 	p.reached(n)
 	err := c.enum(n, env, func() error {
@@ -373,14 +388,11 @@ func (c *ctx) enumBranch(n node, env *Env, k func() error) error {
 }
 
 // enumAlternatives runs enum, the enumeration of a disjunction or an \E,
-// with continuation k. Under a probe, a conjunct of one alternative is
-// not taken for the false one of the whole until a conjunct of it held:
+// with continuation k, under a probe: a conjunct of one alternative is
+// not taken for the false one of the whole until a conjunct of it held;
 // before that, the disjunction as a whole is what is false.
 func (c *ctx) enumAlternatives(k func() error, enum func(k func() error) error) error {
 	p := c.probe
-	if p == nil {
-		return enum(k)
-	}
 	p.alts = append(p.alts, p.passed)
 	err := enum(func() error {
 		top := p.alts[len(p.alts)-1]
