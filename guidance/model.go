@@ -164,10 +164,14 @@ func (m *ModelMeasure) observe(in *schedule.Input, ex *schedule.Execution, acts 
 			continue
 		}
 		seen[v.Invariant] = true
+		msg := fmt.Sprintf("model invariant %s is violated in the initial state", v.Invariant)
+		if i := v.Index - 1; i >= 0 && i < len(acts) {
+			msg = fmt.Sprintf("model invariant %s is violated after %s (%s)", v.Invariant, actionPlace(m.Spec, in, ex, acts[i]), ActionCall(acts[i]))
+		}
 		obs.Failures = append(obs.Failures, schedule.Failure{
 			Kind:      schedule.FailureModelInvariant,
 			Signature: "model-invariant: " + v.Invariant,
-			Message:   fmt.Sprintf("model invariant %s is violated after %d action(s)", v.Invariant, v.Index),
+			Message:   msg,
 			Step:      stepOf(v.Index - 1),
 		})
 	}
@@ -187,17 +191,11 @@ func (m *ModelMeasure) observe(in *schedule.Input, ex *schedule.Execution, acts 
 // (one line). The conjunct's context (a whole IF) is left to the
 // model's view of a replay.
 func DivergenceText(spec *schedule.SystemSpec, in *schedule.Input, ex *schedule.Execution, acts []schedule.ModelAction, d *sim.Divergence) string {
-	if spec == nil {
-		spec = &schedule.SystemSpec{}
-	}
 	if d.Index < 0 || d.Index >= len(acts) {
 		return fmt.Sprintf("the model does not allow %s: %s", d.Action, d.Reason)
 	}
 	a := acts[d.Index]
-	where := spec.StepName(in, a.Step)
-	if ex != nil && a.Event >= 0 && a.Event < len(ex.Trace) && ex.Trace[a.Event].Step == a.Step {
-		where = spec.EventName(&ex.Trace[a.Event]) + " at " + where
-	}
+	where := actionPlace(spec, in, ex, a)
 	call := d.Call
 	if call == "" {
 		call = ActionCall(a)
@@ -207,6 +205,20 @@ func DivergenceText(spec *schedule.SystemSpec, in *schedule.Input, ex *schedule.
 		why = fmt.Sprintf("%s, %s is false (%s)", d.Reason, d.Conjunct, d.At)
 	}
 	return fmt.Sprintf("%s: the model does not allow %s: %s", where, call, why)
+}
+
+// actionPlace names what a mapped action comes from: the event it maps
+// and the step it happened in, "n3 <- n1 MsgApp at step 15 (n3
+// deliver(1)) of the 16-step input".
+func actionPlace(spec *schedule.SystemSpec, in *schedule.Input, ex *schedule.Execution, a schedule.ModelAction) string {
+	if spec == nil {
+		spec = &schedule.SystemSpec{}
+	}
+	where := spec.StepName(in, a.Step)
+	if ex != nil && a.Event >= 0 && a.Event < len(ex.Trace) && ex.Trace[a.Event].Step == a.Step {
+		where = spec.EventName(&ex.Trace[a.Event]) + " at " + where
+	}
+	return where
 }
 
 // ActionCall shows a mapped action as TLA+: its name and its parameters,

@@ -140,3 +140,33 @@ func TestActionCallIsTLA(t *testing.T) {
 		"entries": []any{map[string]any{"term": int64(3), "value": ""}}, "i": int64(2), "success": false}}
 	require.Equal(t, `HandleAppendRequest(entries=<<[term |-> 3, value |-> ""]>>, i=2, success=FALSE)`, guidance.ActionCall(a))
 }
+
+// fixedSim answers every simulation with one result.
+type fixedSim struct{ res *sim.Result }
+
+func (f fixedSim) Simulate(context.Context, *sim.Request) (*sim.Result, error) { return f.res, nil }
+func (f fixedSim) SimulateBatch(_ context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	out := make([]*sim.Result, len(reqs))
+	for i := range out {
+		out[i] = f.res
+	}
+	return out, nil
+}
+
+// A violated model invariant names the event and the step whose action
+// led to the state, as a divergence does, not an action count.
+func TestModelInvariantNamesTheEvent(t *testing.T) {
+	fac, mm := setup(t, microbench.Config{Workers: 2, Tasks: 2})
+	mm.Spec = fac.Spec()
+	mm.Sim = fixedSim{&sim.Result{Keys: []uint64{1, 2}, Violations: []sim.Violation{{Invariant: "Safe", Index: 1}}}}
+	in := &schedule.Input{Steps: []schedule.Step{{Process: 0, Action: schedule.Request, Value: 1}, {Process: 0, Action: schedule.Deliver, Messages: 1}}}
+	ex := &schedule.Execution{Trace: schedule.Trace{{Step: 1, Kind: "start", Node: 2, Peer: -1}}}
+	obs, err := mm.Measure(in, ex)
+	require.NoError(t, err)
+	require.Len(t, obs.Failures, 1)
+	f := obs.Failures[0]
+	require.Equal(t, "model-invariant: Safe", f.Signature)
+	w := fac.Spec().ProcessName(2)
+	require.Equal(t, "model invariant Safe is violated after "+w+" START at step 1 ("+fac.Spec().ProcessName(0)+" deliver(1)) of the 2-step input (Start(p=2))", f.Message)
+	require.Equal(t, 1, f.Step)
+}
