@@ -186,7 +186,7 @@ func (m *ModelMeasure) observe(in *schedule.Input, ex *schedule.Execution, acts 
 //
 //	n3 <- n1 MsgApp at step 15 (n3 deliver(1)) of the 16-step input:
 //	the model does not allow HandleAppendRequest(i=3, j=1, ...):
-//	not enabled, ~success is false (raft.tla:313:20)
+//	not enabled, ~success is false (raft.tla:291:19)
 //
 // (one line). The conjunct's context (a whole IF) is left to the
 // model's view of a replay.
