@@ -39,9 +39,17 @@
 // commands work on a corpus a running campaign holds or nobody may write,
 // and never keep a campaign from starting.
 //
-// Damage (tables.go, repair.go): Open opens every table file the MANIFEST
-// lists before badger does, so that one cut short is a DamagedError naming
-// it, not a panic in one of badger's goroutines; Repair rebuilds the
-// database from the tables that read and the memtable logs, keeps the old
-// one as db.damaged, and reports what was lost.
+// Damage (integrity.go, tables.go, repair.go): badger reads a damaged
+// file as older data, or deletes what a damaged MANIFEST no longer lists,
+// without a word; so every Open checks the database first (the MANIFEST
+// whole and the tables it lists present, every block of every table
+// against its checksum, no table it does not list holding records found
+// nowhere else, the logs' headers, the key registry) and refuses a damaged
+// one with a DamagedError naming the file and "modelfuzz corpus repair".
+// A corpus whose database directory is gone is refused too: a campaign
+// never starts over by itself (--fresh does). The MODELFUZZ marker is
+// written once the database exists. Repair rebuilds the database from
+// every block that verifies, of every table file, and the memtable logs,
+// keeps the old one as db.damaged, and reports what it kept, what it lost
+// and which records it could only keep at an older version.
 package corpus

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/tidwall/gjson"
 
 	"github.com/modelfuzz/modelfuzz/record"
@@ -101,8 +102,15 @@ func Open(dir string, opt Options) (*Store, error) {
 	if minFree == 0 {
 		minFree = MinFree
 	}
+	marked := false
 	if exists {
 		if err := checkMarker(dir, opt.MustExist); err != nil {
+			return nil, err
+		}
+		marked = hasMarker(dir)
+	}
+	if marked && !opt.Fresh {
+		if err := checkDBDir(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +118,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		return openSnapshot(dir, snapshotReason(dir))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("corpus %s: %v", dir, err)
+		return nil, fmt.Errorf("corpus %s: %s", dir, errText(err))
 	}
 	lock, err := acquireLock(dir)
 	if err != nil {
@@ -131,34 +139,96 @@ func Open(dir string, opt Options) (*Store, error) {
 			return nil, fe
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, markerFile)); err != nil || string(b) != marker {
-		if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
-			releaseLock(lock)
-			return nil, fmt.Errorf("corpus %s: %v", dir, err)
-		}
-	}
 	bo := dbOptions(filepath.Join(dir, "db"), s)
 	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{}) // the logger may report during the open
+	if marked && !opt.Fresh {
+		// What badger would read as older data, or throw away.
+		if err := checkDatabase(dir, bo.Dir); err != nil {
+			releaseLock(lock)
+			return nil, err
+		}
+	}
 	if err := removeEmptyLogs(bo.Dir); err != nil {
 		releaseLock(lock)
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
-	if err := checkTables(dir, bo.Dir, false); err != nil {
-		releaseLock(lock)
-		return nil, err
-	}
 	db, err := openBadger(bo)
 	if err != nil {
 		releaseLock(lock)
-		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, oneLine(err), dir)
+		return nil, openFailed(dir, err)
 	}
 	s.db = db
+	// The marker goes in once the database exists: a marked corpus
+	// without its database lost it.
+	if !marked {
+		if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
+			db.Close()
+			releaseLock(lock)
+			return nil, fmt.Errorf("corpus %s: %s", dir, errText(err))
+		}
+	}
 	if err := s.startWatch(); err != nil {
 		db.Close()
 		releaseLock(lock)
 		return nil, err
 	}
 	return s, nil
+}
+
+// openFailed words a database that passed checkDatabase and still does
+// not open.
+func openFailed(dir string, err error) error {
+	return fmt.Errorf("corpus %s: its database does not open (%s); \"modelfuzz corpus repair %s\" keeps what can still be read", dir, dbProblem(err), dir)
+}
+
+// dbProblem words an error of badger's in ours, as far as it can be
+// placed; the rest is said as "an unexpected error" with badger's first
+// line, cut.
+func dbProblem(err error) string {
+	s := oneLine(err)
+	switch {
+	case strings.Contains(s, "checksum"):
+		return "a checksum does not match"
+	case strings.Contains(s, "vlog"), strings.Contains(s, "value log"):
+		return "a value log file cannot be read"
+	case strings.Contains(s, "MANIFEST"), strings.Contains(s, "manifest"):
+		return "its MANIFEST cannot be read"
+	case strings.Contains(s, "Encryption"), strings.Contains(s, "key registry"), strings.Contains(s, "datakey"):
+		return "its key registry cannot be read"
+	case strings.Contains(s, "no space left"):
+		return "the disk is full"
+	case strings.Contains(s, "permission denied"):
+		return "permission denied"
+	}
+	return "the database's files are not what it wrote"
+}
+
+// hasMarker reports whether dir holds the marker file of a corpus.
+func hasMarker(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, markerFile))
+	return err == nil
+}
+
+// checkDBDir checks that a marked corpus still has its database directory.
+func checkDBDir(dir string) error {
+	db := filepath.Join(dir, "db")
+	fi, err := os.Stat(db)
+	switch {
+	case os.IsNotExist(err):
+		return fmt.Errorf("corpus %s: its database, db/, is missing: its records are gone and there is nothing to repair; \"modelfuzz run --fresh --corpus %s\" starts a new campaign in it", dir, dir)
+	case err != nil:
+		return fmt.Errorf("corpus %s: cannot read its database, db/: %s", dir, errText(err))
+	case !fi.IsDir():
+		return fmt.Errorf("corpus %s: db is not a directory, as the corpus's database must be; \"modelfuzz run --fresh --corpus %s\" starts a new campaign in it", dir, dir)
+	}
+	entries, err := os.ReadDir(db)
+	if err != nil {
+		return fmt.Errorf("corpus %s: cannot read its database, db/: %s", dir, errText(err))
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("corpus %s: its database, db/, is empty: its records are gone and there is nothing to repair; \"modelfuzz run --fresh --corpus %s\" starts a new campaign in it", dir, dir)
+	}
+	return nil
 }
 
 // dbOptions are the database's options; s receives its log.
@@ -182,6 +252,11 @@ func dbOptions(path string, s *Store) badger.Options {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
+		// Every block read is checked against its checksum, every value
+		// read from the value log too (Open has checked every table
+		// whole first: integrity.go).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
 		WithDetectConflicts(false).
 		WithCompactL0OnClose(false)
 }
@@ -255,7 +330,7 @@ func checkMarker(dir string, mustExist bool) error {
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
 	if err == nil {
 		if string(b) != marker {
-			return fmt.Errorf("corpus %s: unknown corpus format %q", dir, strings.TrimSpace(string(b)))
+			return fmt.Errorf("corpus %s: unknown corpus format %q in %s (this modelfuzz reads %q)", dir, strings.TrimSpace(string(b)), markerFile, strings.TrimSpace(marker))
 		}
 		return nil
 	}
@@ -269,7 +344,18 @@ func checkMarker(dir string, mustExist bool) error {
 	if len(entries) == 0 {
 		return fmt.Errorf("corpus %s: empty directory, not a corpus", dir)
 	}
+	if fi, err := os.Stat(filepath.Join(dir, "db", "MANIFEST")); err == nil && !fi.IsDir() {
+		return &MarkerError{Dir: dir}
+	}
 	return fmt.Errorf("corpus %s: directory is not empty and is not a modelfuzz corpus (no %s file); refusing to use it", dir, markerFile)
+}
+
+// MarkerError is a corpus that lost its marker file but holds a database:
+// Repair restores the marker.
+type MarkerError struct{ Dir string }
+
+func (e *MarkerError) Error() string {
+	return fmt.Sprintf("corpus %s: %s, the file that marks a corpus, is missing, though db/ holds a database; \"modelfuzz corpus repair %s\" restores it", e.Dir, markerFile, e.Dir)
 }
 
 func acquireLock(dir string) (*os.File, error) {
