@@ -78,13 +78,12 @@ func ExportStoredBug(dir, id string, original bool, timeout time.Duration) (*Bug
 // flags fs gave, for the replay command); the first failure of the
 // system's own oracles is the bug.
 func ExportInputFile(file string, af SystemFlags, fs *pflag.FlagSet, timeout time.Duration) (*BugExport, error) {
-	data, err := os.ReadFile(file)
+	in, _, err := schedule.ReadInputFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("bugs export: %v (give an input file, or --corpus DIR and a bug id)", err)
-	}
-	in, err := schedule.DecodeInput(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		if !fileExists(file) {
+			return nil, fmt.Errorf("%v (give an input file, or --corpus DIR and a bug id)", err)
+		}
+		return nil, err
 	}
 	sys, err := af.Open(nil)
 	if err != nil {

@@ -161,10 +161,13 @@ func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
 // id or a bug id of the campaign (its minimized input unless original).
 // It also says what it found, e.g. "bug B1 (minimized)".
 func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, error) {
-	if data, err := os.ReadFile(arg); err == nil {
-		in, err := schedule.DecodeInput(data)
+	if !isID(arg) || fileExists(arg) {
+		if !fileExists(arg) {
+			return nil, "", fmt.Errorf("no input file %q, and not an input id (12) or a bug id (B1)", arg)
+		}
+		in, _, err := schedule.ReadInputFile(arg)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", arg, err)
+			return nil, "", err
 		}
 		return in, arg, nil
 	}
@@ -180,13 +183,33 @@ func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, 
 	}
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil {
-		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
+		return nil, "", fmt.Errorf("bad input id %q: out of range", arg)
 	}
 	rec, err := e.Store.Input(id)
 	if err != nil {
 		return nil, "", err
 	}
 	return rec.Input, "input " + arg, nil
+}
+
+// isID reports whether arg is written as an input id (12) or a bug id
+// (B1).
+func isID(arg string) bool {
+	digits := strings.TrimPrefix(arg, "B")
+	if digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // BugReplay is a bug's input replayed: the timeline with the failures it
@@ -389,13 +412,12 @@ func (t *Target) Close() { t.close() }
 // without, an input file replayed on the system sys describes.
 func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout time.Duration) (*Target, error) {
 	if dir == "" {
-		data, err := os.ReadFile(arg)
+		in, named, err := schedule.ReadInputFile(arg)
 		if err != nil {
-			return nil, fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
-		}
-		in, named, err := schedule.DecodeInputFile(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", arg, err)
+			if !fileExists(arg) {
+				return nil, fmt.Errorf("%v (give an input file, or an id with --corpus DIR)", err)
+			}
+			return nil, err
 		}
 		var s *System
 		if named != nil && !sys.AnyGiven() {
@@ -403,10 +425,10 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 			// command line's default.
 			ad, err := LookupAdapter(named.Adapter)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", arg, err)
+				return nil, fmt.Errorf("input %s: %v", arg, err)
 			}
 			if s, err = ad.Open(named.Config, nil); err != nil {
-				return nil, fmt.Errorf("%s: the system it names: %v", arg, err)
+				return nil, fmt.Errorf("input %s: the system it names: %v", arg, err)
 			}
 		} else if s, err = sys.Open(nil); err != nil {
 			return nil, err

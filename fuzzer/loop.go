@@ -299,16 +299,34 @@ func (f *Fuzzer) resume(snap *record.Snapshot) error {
 	return nil
 }
 
+// The limits of the loop's settings: each keeps the work one iteration
+// does between two looks at the clock and at a signal bounded (inputs are
+// made in the loop's goroutine).
+const (
+	// MaxStack is the most rounds of mutation a mutant gets (--stack;
+	// AFL's havoc stacks at most 2^7).
+	MaxStack = 128
+	// MaxMutations is the most mutants one new item earns (--mutations).
+	MaxMutations = 10000
+	// MaxSeedPopulation is the most random inputs made at once
+	// (--seed-population).
+	MaxSeedPopulation = 10000
+)
+
 // CheckSettings checks a campaign's loop settings, so that a command line
 // can be refused before anything is stored.
 func CheckSettings(p Params, l Limits) error {
 	switch {
 	case p.SeedPopulation < 1:
 		return fmt.Errorf("--seed-population must be at least 1, got %d", p.SeedPopulation)
+	case p.SeedPopulation > MaxSeedPopulation:
+		return fmt.Errorf("--seed-population %d: at most %d random inputs at once (fuzzer.MaxSeedPopulation)", p.SeedPopulation, MaxSeedPopulation)
 	case p.ReseedEvery < 1:
 		return fmt.Errorf("--reseed-every must be at least 1, got %d", p.ReseedEvery)
 	case p.Mutations < 0:
 		return fmt.Errorf("--mutations must not be negative, got %d", p.Mutations)
+	case p.Mutations > MaxMutations:
+		return fmt.Errorf("--mutations %d: at most %d mutants an item (fuzzer.MaxMutations)", p.Mutations, MaxMutations)
 	case l.QueueMax < 0:
 		return fmt.Errorf("--queue-max must not be negative, got %d", l.QueueMax)
 	}

@@ -25,8 +25,12 @@ func (p Shape) Validate() error {
 	switch {
 	case p.Steps < 1:
 		return fmt.Errorf("--steps must be at least 1, got %d", p.Steps)
+	case p.Steps > MaxSteps:
+		return fmt.Errorf("--steps %d: at most %d steps an input (schedule.MaxSteps)", p.Steps, MaxSteps)
 	case p.MaxMessages < 1:
 		return fmt.Errorf("--max-messages must be at least 1, got %d", p.MaxMessages)
+	case p.MaxMessages > MaxMessages:
+		return fmt.Errorf("--max-messages %d: at most %d messages a step (schedule.MaxMessages)", p.MaxMessages, MaxMessages)
 	case p.CrashQuota < 0:
 		return fmt.Errorf("--crash-quota must not be negative, got %d", p.CrashQuota)
 	case p.Requests < 0:

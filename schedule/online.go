@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -54,19 +55,37 @@ func StepperErr(s Stepper) error {
 
 // RunSteps runs the steps of in on s (Begin, Step until one ends the
 // execution, End): the Execute of a Stepper, so that an input and an
-// online run take the same path. The caller validates in.
+// online run take the same path. The caller validates in. An execution
+// whose trace passes MaxEvents is stopped after that step, with Limit set.
 func RunSteps(s interface {
 	Begin()
 	Step(st Step) bool
 	End() *Execution
+	Trace() Trace
 }, in *Input) *Execution {
 	s.Begin()
-	for _, st := range in.Steps {
+	for i, st := range in.Steps {
 		if !s.Step(st) {
 			break
 		}
+		if n := len(s.Trace()); n > MaxEvents {
+			ex := s.End()
+			ex.Limit = &LimitError{Step: i, Events: n}
+			return ex
+		}
 	}
 	return s.End()
+}
+
+// LimitError is an execution stopped at MaxEvents: a limit of ours, not a
+// failure of the system.
+type LimitError struct {
+	Step   int // the step that passed it
+	Events int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the execution recorded %d events by step %d, more than the %d an execution may (schedule.MaxEvents): it was stopped there", e.Events, e.Step, MaxEvents)
 }
 
 // The kinds of enabled events.

@@ -80,6 +80,9 @@ type Execution struct {
 	// Spec is the system's own trace for a TLA+ trace spec, when it
 	// records one (etcd raft's TracingEvents for Traceetcdraft.tla).
 	Spec []SpecEvent `json:"-"`
+	// Limit is set when the execution was stopped at one of the limits of
+	// an execution (MaxEvents); its trace ends there.
+	Limit *LimitError `json:"-"`
 }
 
 // SpecEvent is one event of a system's own trace: a JSON object, as one

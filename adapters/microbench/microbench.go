@@ -49,13 +49,25 @@ const (
 	InjectHangOnFlush     = "hang-on-flush-before-last"
 )
 
+// The limits of the configuration: a request makes Tasks messages at once.
+const (
+	MaxWorkers = 1000
+	MaxTasks   = 10000
+)
+
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	if c.Workers < 1 {
 		return fmt.Errorf("microbench: --workers must be at least 1, got %d", c.Workers)
 	}
+	if c.Workers > MaxWorkers {
+		return fmt.Errorf("microbench: --workers %d: at most %d (microbench.MaxWorkers)", c.Workers, MaxWorkers)
+	}
 	if c.Tasks < 1 {
 		return fmt.Errorf("microbench: --tasks must be at least 1, got %d", c.Tasks)
+	}
+	if c.Tasks > MaxTasks {
+		return fmt.Errorf("microbench: --tasks %d: at most %d execute messages a request (microbench.MaxTasks)", c.Tasks, MaxTasks)
 	}
 	if c.Inject != "" && c.Inject != InjectFlushBeforeLast && c.Inject != InjectHangOnFlush {
 		return fmt.Errorf("microbench: unknown --inject %q (known: %s, %s)", c.Inject, InjectFlushBeforeLast, InjectHangOnFlush)

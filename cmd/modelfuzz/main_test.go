@@ -251,7 +251,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	tmp := t.TempDir()
 	bad := filepath.Join(tmp, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte("{\"version\": 1, \"steps\": [\n  {\"process\": 0, \"action\": \"deliver\" \n]}"), 0o644))
-	oneLineError(t, modelfuzz(t, "replay", bad), "bad.json: input: line 3, column 1")
+	oneLineError(t, modelfuzz(t, "replay", bad), "bad.json:3:1: want ',' or '}' after the value, found ']'")
 	oneLineError(t, modelfuzz(t, "replay", filepath.Join(tmp, "missing.json")), "no such file")
 
 	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: etcdraft, microbench, process)`)
@@ -274,8 +274,8 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	manifest := filepath.Join(dir, "db", "MANIFEST")
 	require.NoError(t, os.WriteFile(manifest, []byte("not a manifest"), 0o644))
 	before := snapshotDir(t, dir)
-	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "200", "--workers", "2", "--tasks", "2"), "cannot open the database (corrupted?)")
-	oneLineError(t, modelfuzz(t, "corpus", "list", "--corpus", dir), "cannot open the database (corrupted?)")
+	oneLineError(t, modelfuzz(t, "run", "--corpus", dir, "--iterations", "200", "--workers", "2", "--tasks", "2"), "db/MANIFEST cannot be read (it does not start as a MANIFEST does)")
+	oneLineError(t, modelfuzz(t, "corpus", "list", "--corpus", dir), "db/MANIFEST cannot be read (it does not start as a MANIFEST does)")
 	require.Equal(t, before, snapshotDir(t, dir), "a failed open changes nothing")
 
 	// A campaign continued with other settings.
