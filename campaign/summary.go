@@ -44,6 +44,7 @@ type OutcomeJSON struct {
 	Corpus       string              `json:"corpus,omitempty"`
 	CorpusLost   bool                `json:"corpus_lost,omitempty"`
 	Unstored     int64               `json:"unstored,omitempty"`
+	Abandoned    int64               `json:"abandoned,omitempty"`
 	Dropped      int64               `json:"dropped,omitempty"`
 	Coverage     map[string]int      `json:"coverage"`
 	Online       []guidance.Quantity `json:"online,omitempty"`
@@ -63,7 +64,7 @@ func (o *Outcome) JSON() *OutcomeJSON {
 	out := &OutcomeJSON{Online: o.Online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 		Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 		Bugs: []OutcomeBug{}, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped,
-		CorpusLost: s.StoreLost, Unstored: s.Unstored}
+		CorpusLost: s.StoreLost, Unstored: s.Unstored, Abandoned: s.Abandoned}
 	if s.StoreLost {
 		out.Corpus = "" // never point at a corpus that is not there
 	}
@@ -116,6 +117,8 @@ func (o *Outcome) Text() string {
 		fmt.Fprintf(&w, "corpus: %s is lost; nothing of this campaign can be replayed from it\n", dir)
 	case s.Unstored > 0:
 		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
+	case s.Abandoned > 0:
+		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; %d execution(s) in flight did not finish within %v of the signal: stopped, not recorded)\n", dir, s.Iterations, s.Abandoned, fuzzer.StopGrace)
 	default:
 		fmt.Fprintf(&w, "corpus: %s\n", dir)
 	}

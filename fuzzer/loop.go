@@ -142,6 +142,10 @@ type Summary struct {
 	// stored ones. StoreLost says the store lost what it held as well.
 	Unstored  int64
 	StoreLost bool
+	// Abandoned counts the executions in flight when the campaign was
+	// interrupted that did not finish within StopGrace: they were
+	// stopped, and nothing of them was recorded.
+	Abandoned int64
 }
 
 // resumeInputs is how many of the most recent corpus inputs a continued
@@ -187,8 +191,16 @@ type Fuzzer struct {
 
 // stopGrace is how long a campaign whose store failed waits for its work
 // in flight (executions, measures, a minimization) before it returns
-// without it: nothing that work produces can be stored any more.
-const stopGrace = 2 * time.Second
+// without it: nothing that work produces can be stored any more. An
+// interrupted campaign waits StopGrace for that work to finish, and
+// stopGrace more for what it then stops.
+const stopGrace = time.Second
+
+// StopGrace is how long an interrupted campaign (a signal: Run's context
+// cancelled) lets the executions, measures and the minimization in flight
+// finish before it stops them and returns without them: whatever it is
+// doing, a campaign stops within StopGrace plus a second or two.
+const StopGrace = 2 * time.Second
 
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
@@ -355,16 +367,21 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 
 // session is one run of a campaign, between Run's steps.
 type session struct {
-	f     *Fuzzer
-	ctx   context.Context
-	start time.Time
-	spent float64 // fuzzing seconds of the campaign's earlier sessions
-	execs int64   // executions recorded in this session
-	first int64   // the campaign's iterations when the session started
-	errs  int     // harness errors in a row
-	sum   *Summary
-	err   error // why the session stopped, if not its budget
-	last  struct{ progress, stats time.Time }
+	f   *Fuzzer
+	ctx context.Context
+	// hurry is closed StopGrace after ctx is cancelled: what is still in
+	// flight then is stopped.
+	hurry     chan struct{}
+	ended     chan struct{} // closed when the session ends
+	abandoned bool          // the work in flight was stopped at hurry
+	start     time.Time
+	spent     float64 // fuzzing seconds of the campaign's earlier sessions
+	execs     int64   // executions recorded in this session
+	first     int64   // the campaign's iterations when the session started
+	errs      int     // harness errors in a row
+	sum       *Summary
+	err       error // why the session stopped, if not its budget
+	last      struct{ progress, stats time.Time }
 }
 
 // begin starts a session: its counters, the store's faults, and the
@@ -387,7 +404,27 @@ func (f *Fuzzer) begin(ctx context.Context) *session {
 			}
 		}
 	}
+	s.hurry, s.ended = make(chan struct{}), make(chan struct{})
+	go s.watchInterrupt(f.min)
 	return s
+}
+
+// watchInterrupt cancels the minimizations at once when the session is
+// interrupted, and closes hurry StopGrace later.
+func (s *session) watchInterrupt(m *bgMinimizer) {
+	select {
+	case <-s.ctx.Done():
+	case <-s.ended:
+		return
+	}
+	if m != nil {
+		m.cancel() // at once: its execution may take long
+	}
+	select {
+	case <-time.After(StopGrace):
+		close(s.hurry)
+	case <-s.ended:
+	}
 }
 
 // loop issues batches until the budget is used up, the session is
@@ -413,10 +450,10 @@ func (s *session) loop() {
 			cur = f.runBatch(f.issued, int(n))
 			f.issued += n
 		}
-		if pending != nil && s.handle(pending) {
+		if pending != nil && s.handle(pending, cur) {
 			// cur is executed but not recorded: in flight when the
 			// campaign stopped.
-			if _, failed := s.err.(*StoreError); failed {
+			if _, failed := s.err.(*StoreError); failed || s.abandoned {
 				f.abandon(pending, cur)
 			} else if cur != nil {
 				cur.wait()
@@ -426,8 +463,8 @@ func (s *session) loop() {
 		pending = cur
 		if f.opt.Pipeline == 1 && pending != nil {
 			// One at a time: finish each execution before the next.
-			if s.handle(pending) {
-				if _, failed := s.err.(*StoreError); failed {
+			if s.handle(pending, nil) {
+				if _, failed := s.err.(*StoreError); failed || s.abandoned {
 					f.abandon(pending)
 				}
 				return
@@ -475,11 +512,12 @@ func (s *session) progress() {
 
 // handle records batch b once it is executed and measured: its results in
 // one commit, then the minimizations finished meanwhile and a stats
-// snapshot when one is due. It reports whether the session stops.
-func (s *session) handle(b *batch) (stop bool) {
+// snapshot when one is due. It reports whether the session stops. next is
+// the batch issued after b, if any: stopped with it when the session is
+// interrupted and b does not finish in time.
+func (s *session) handle(b, next *batch) (stop bool) {
 	f := s.f
-	if !b.waitUnless(f.faults) {
-		s.err = f.storeFailed(f.store.(record.FaultReporter).Err())
+	if !s.await(b, next) {
 		return true
 	}
 	// A batch's results are committed in one transaction.
@@ -506,6 +544,34 @@ func (s *session) handle(b *batch) (stop bool) {
 			return true
 		}
 	}
+	return false
+}
+
+// await waits until batch b is executed and measured; it reports false
+// when the session must stop without it: the store failed (s.err says so),
+// or the session was interrupted and b did not finish within StopGrace (b
+// and next are abandoned: nothing of them is recorded).
+func (s *session) await(b, next *batch) bool {
+	f := s.f
+	select {
+	case <-b.done:
+		return true
+	case <-f.faults:
+		s.err = f.storeFailed(f.store.(record.FaultReporter).Err())
+		return false
+	case <-s.hurry:
+	}
+	select {
+	case <-b.done: // finished at the last moment
+		return true
+	default:
+	}
+	s.abandoned, s.sum.Interrupted = true, true
+	s.sum.Abandoned = int64(len(b.jobs))
+	if next != nil {
+		s.sum.Abandoned += int64(len(next.jobs))
+	}
+	f.counters.Iterations = f.committed
 	return false
 }
 
@@ -554,7 +620,7 @@ func (s *session) endMinimizations() {
 			f.opt.Progress(f.stats(s.execs, time.Since(s.start)))
 		}
 	}
-	f.min.close(s.ctx.Done(), f.faults)
+	f.min.close(s.ctx.Done(), f.faults, s.hurry)
 	if s.ctx.Err() != nil {
 		s.sum.Interrupted = true // while waiting for the minimizations
 	}
@@ -565,6 +631,7 @@ func (s *session) endMinimizations() {
 
 // end stores the session's last snapshot and summarizes the campaign.
 func (s *session) end() (*Summary, error) {
+	defer close(s.ended)
 	f, sum := s.f, s.sum
 	elapsed := time.Since(s.start)
 	f.counters.RunSeconds = s.spent + elapsed.Seconds()
@@ -784,17 +851,6 @@ type batch struct {
 }
 
 func (b *batch) wait() { <-b.done }
-
-// waitUnless waits for the batch unless stop is closed first; it reports
-// whether the batch is done.
-func (b *batch) waitUnless(stop <-chan struct{}) bool {
-	select {
-	case <-b.done:
-		return true
-	case <-stop:
-		return false
-	}
-}
 
 // abandon stops the batches in flight (nil ones are none) when the store
 // failed and nothing they produce can be stored: executions not started
