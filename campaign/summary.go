@@ -118,7 +118,7 @@ func (o *Outcome) Text() string {
 	case s.Unstored > 0:
 		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
 	case s.Abandoned > 0:
-		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; %d execution(s) in flight did not finish within %v of the signal: stopped, not recorded)\n", dir, s.Iterations, s.Abandoned, fuzzer.StopGrace)
+		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; %d execution(s) in flight did not finish within %v of the stop: stopped, not recorded)\n", dir, s.Iterations, s.Abandoned, fuzzer.StopGrace)
 	default:
 		fmt.Fprintf(&w, "corpus: %s\n", dir)
 	}

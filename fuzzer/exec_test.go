@@ -323,3 +323,27 @@ func TestInterruptStopsExecutionsThatHang(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, opt.Iterations, sum.Iterations, "the campaign goes on")
 }
+
+// A campaign whose live heap passes its memory limit stops, as if
+// interrupted, with a MemoryError that says so: it never grows past it
+// until the system kills it. What it recorded is kept.
+func TestMemoryLimitStopsTheCampaign(t *testing.T) {
+	dir := t.TempDir()
+	f, st := newCampaign(t, dir, campaignSetup{workers: 3, tasks: 5, strategy: "trace", seed: 1, memoryLimit: 1 << 10})
+	sum, err := f.Run(context.Background())
+	var me *fuzzer.MemoryError
+	require.ErrorAs(t, err, &me)
+	require.ErrorIs(t, err, fuzzer.ErrMemoryLimit)
+	require.Equal(t, int64(1<<10), me.Limit)
+	require.Greater(t, me.Live, me.Limit)
+	require.Contains(t, err.Error(), "raise --memory-limit")
+	require.False(t, sum.Interrupted)
+	require.Equal(t, "the live heap passed --memory-limit", sum.StoppedEarly)
+	require.NoError(t, st.Close())
+	st, err = corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	snap, err := st.Load(0)
+	require.NoError(t, err)
+	require.Equal(t, sum.Iterations, snap.Counters.Iterations)
+}

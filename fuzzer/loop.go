@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"sync"
@@ -75,7 +76,27 @@ type Limits struct {
 	// MinimizeBudget; fuzzing goes on meanwhile.
 	Minimize       bool
 	MinimizeBudget schedule.MinimizeOptions
+	// MemoryLimit, when set, is the most bytes of live Go heap the process
+	// may hold (run's --memory-limit): a campaign whose live heap passes
+	// it after a collection stops, as if interrupted, with
+	// ErrMemoryLimit, rather than grow until the system kills it.
+	MemoryLimit int64
 }
+
+// ErrMemoryLimit stops a campaign whose live heap passed Limits.MemoryLimit.
+var ErrMemoryLimit = errors.New("the live heap passed the memory limit")
+
+// MemoryError is the stop of a campaign at its memory limit.
+type MemoryError struct {
+	Live, Limit int64 // bytes
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%v: %d MiB live after a collection, over --memory-limit %d MiB; the campaign stopped, what was recorded is kept (raise --memory-limit, or lower --parallel or --pipeline)",
+		ErrMemoryLimit, e.Live>>20, e.Limit>>20)
+}
+
+func (e *MemoryError) Unwrap() error { return ErrMemoryLimit }
 
 // Options configure a campaign: its settings, its measures and the hooks
 // through which the edges watch it.
@@ -374,14 +395,17 @@ type session struct {
 	hurry     chan struct{}
 	ended     chan struct{} // closed when the session ends
 	abandoned bool          // the work in flight was stopped at hurry
-	start     time.Time
-	spent     float64 // fuzzing seconds of the campaign's earlier sessions
-	execs     int64   // executions recorded in this session
-	first     int64   // the campaign's iterations when the session started
-	errs      int     // harness errors in a row
-	sum       *Summary
-	err       error // why the session stopped, if not its budget
-	last      struct{ progress, stats time.Time }
+	// stopMem stops the session at its memory limit (memErr says why).
+	stopMem context.CancelFunc
+	memErr  atomic.Pointer[MemoryError]
+	start   time.Time
+	spent   float64 // fuzzing seconds of the campaign's earlier sessions
+	execs   int64   // executions recorded in this session
+	first   int64   // the campaign's iterations when the session started
+	errs    int     // harness errors in a row
+	sum     *Summary
+	err     error // why the session stopped, if not its budget
+	last    struct{ progress, stats time.Time }
 }
 
 // begin starts a session: its counters, the store's faults, and the
@@ -389,9 +413,11 @@ type session struct {
 // the end.
 func (f *Fuzzer) begin(ctx context.Context) *session {
 	f.counters.Sessions++
+	ctx, stopMem := context.WithCancel(ctx)
 	s := &session{f: f, ctx: ctx, start: time.Now(), sum: &Summary{Strategy: f.opt.Strategy}, spent: f.counters.RunSeconds,
 		first: f.counters.Iterations}
 	s.last.progress, s.last.stats = s.start, s.start
+	s.stopMem = stopMem
 	f.issued, f.committed = f.counters.Iterations, f.counters.Iterations
 	if fr, ok := f.store.(record.FaultReporter); ok {
 		f.faults = fr.Fault()
@@ -406,7 +432,39 @@ func (f *Fuzzer) begin(ctx context.Context) *session {
 	}
 	s.hurry, s.ended = make(chan struct{}), make(chan struct{})
 	go s.watchInterrupt(f.min)
+	if f.opt.MemoryLimit > 0 {
+		go s.watchMemory(f.opt.MemoryLimit)
+	}
 	return s
+}
+
+// memoryCheckEvery is how often a campaign with a memory limit looks at
+// its live heap.
+const memoryCheckEvery = 250 * time.Millisecond
+
+// watchMemory stops the session when the live heap (as the last
+// collection left it) passes limit: the work in flight is then stopped as
+// at an interrupt.
+func (s *session) watchMemory(limit int64) {
+	t := time.NewTicker(memoryCheckEvery)
+	defer t.Stop()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for {
+		select {
+		case <-s.ended:
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if live := int64(sample[0].Value.Uint64()); live > limit {
+			s.memErr.Store(&MemoryError{Live: live, Limit: limit})
+			s.stopMem()
+			return
+		}
+	}
 }
 
 // watchInterrupt cancels the minimizations at once when the session is
@@ -638,6 +696,14 @@ func (s *session) end() (*Summary, error) {
 	if s.err == nil || errors.Is(s.err, ErrTooManyHarnessErrors) {
 		if err := f.snapshot(s.execs, elapsed, s.spent); err != nil && s.err == nil {
 			s.err = err
+		}
+	}
+	if me := s.memErr.Load(); me != nil {
+		// Stopped at the memory limit, not by a signal.
+		sum.Interrupted = false
+		sum.StoppedEarly = "the live heap passed --memory-limit"
+		if s.err == nil {
+			s.err = me
 		}
 	}
 	var storeErr *StoreError
