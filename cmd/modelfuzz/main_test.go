@@ -526,3 +526,25 @@ func TestMemoryLimitFlags(t *testing.T) {
 		require.Equal(t, 1, strings.Count(strings.TrimSpace(r.stderr), "\n")+1, "one line: %q", r.stderr)
 	}
 }
+
+// run --fail-on-bug, for CI: exit 3 when the run found a new bug, naming
+// it after the summary; a bug found by an earlier run is not new; without
+// the flag a run that finds bugs exits 0.
+func TestFailOnBug(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	args := []string{"run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--corpus", dir, "--minimize=false"}
+	res := modelfuzz(t, append(args, "--iterations", "2000", "--fail-on-bug")...)
+	require.Equal(t, exitFailed, res.code, res.stderr)
+	require.Contains(t, res.stdout, "B1", "the summary comes first")
+	lines := strings.Split(strings.TrimSpace(res.stderr), "\n")
+	require.Equal(t, "modelfuzz: this run found 1 new bug(s): B1 (--fail-on-bug)", lines[len(lines)-1])
+
+	res = modelfuzz(t, append(args, "--iterations", "2100", "--fail-on-bug")...)
+	require.Equal(t, 0, res.code, "B1 is not new: %s", res.stderr)
+
+	res = modelfuzz(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--corpus", filepath.Join(t.TempDir(), "d"), "--iterations", "2000", "--minimize=false")
+	require.Equal(t, 0, res.code, "the default exits 0: %s", res.stderr)
+	require.Contains(t, res.stdout, "B1")
+}
