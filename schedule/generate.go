@@ -44,6 +44,35 @@ func (p Shape) Validate() error {
 	return nil
 }
 
+// Check checks that in has the shape of the inputs a campaign with p makes
+// (an imported input): at most Steps steps, of its Actions, delivering at
+// most MaxMessages messages a step, with at most CrashQuota crashes.
+func (p Shape) Check(in *Input) error {
+	if len(in.Steps) > p.Steps {
+		return fmt.Errorf("%d steps, more than the campaign's --steps %d", len(in.Steps), p.Steps)
+	}
+	acts, err := ParseActions(p.Actions)
+	if err != nil {
+		return err
+	}
+	crashes := 0
+	for i, st := range in.Steps {
+		if len(acts) > 0 && !slices.Contains(acts, st.Action) {
+			return stepError(i, st, fmt.Errorf("not one of the campaign's --actions %s", p.Actions))
+		}
+		if st.Action == Deliver && st.Messages > p.MaxMessages {
+			return stepError(i, st, fmt.Errorf("\"messages\" %d, more than the campaign's --max-messages %d", st.Messages, p.MaxMessages))
+		}
+		if st.Action == Crash {
+			crashes++
+		}
+	}
+	if crashes > p.CrashQuota {
+		return fmt.Errorf("%d crash steps, more than the campaign's --crash-quota %d", crashes, p.CrashQuota)
+	}
+	return nil
+}
+
 // Generator makes inputs for one system: random ones, and the random
 // steps that package mutate draws for its mutants.
 type Generator struct {

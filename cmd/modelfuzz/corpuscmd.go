@@ -95,12 +95,21 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 }
 
 func newCorpusImportCmd(dir *string) *cobra.Command {
-	return &cobra.Command{
+	var create bool
+	imp := &cobra.Command{
 		Use:   "import FILE_OR_DIR...",
 		Short: "Add input files to the corpus; the next run executes them first",
-		Args:  minimumArgs(1),
+		Long: `Add input files (or every *.json input file of a directory, as "corpus
+export" writes them) to the campaign in --corpus; the next run executes
+them first. Every file is checked before anything is written: against the
+campaign's system (its adapter and configuration: process numbers,
+actions) and the shape of its inputs (--steps, --actions, --max-messages,
+--crash-quota); a bad file imports nothing. The corpus must exist: a
+mistyped --corpus is refused, --create makes a new corpus there (its
+inputs are then checked against the system each file names).`,
+		Args: minimumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, err := campaign.Import(*dir, args)
+			n, err := campaign.Import(*dir, args, create)
 			if err != nil {
 				return err
 			}
@@ -108,6 +117,8 @@ func newCorpusImportCmd(dir *string) *cobra.Command {
 			return nil
 		},
 	}
+	imp.Flags().BoolVar(&create, "create", false, "make a new corpus in --corpus if there is none")
+	return imp
 }
 
 func newCorpusStatsCmd(withStore func(func(*corpus.Store) error) error) *cobra.Command {

@@ -309,7 +309,11 @@ func TestImportedInputsRunFirst(t *testing.T) {
 	in := filepath.Join(tmp, "seed.json")
 	require.NoError(t, os.WriteFile(in, schedule.EncodeInput(&schedule.Input{Steps: []schedule.Step{
 		{Process: 0, Action: schedule.Request, Value: 1}, {Process: 1, Action: schedule.Deliver, Messages: 1}}}), 0o644))
-	res := modelfuzz(t, "corpus", "import", "--corpus", dir, in)
+	// A corpus that does not exist is a mistyped --corpus, unless asked
+	// to create one.
+	oneLineError(t, modelfuzz(t, "corpus", "import", "--corpus", dir, in), "corpus "+dir+": no such directory; check --corpus, or add --create")
+	require.NoDirExists(t, dir)
+	res := modelfuzz(t, "corpus", "import", "--create", "--corpus", dir, in)
 	require.Equal(t, 0, res.code, res.stderr)
 	res = modelfuzz(t, "run", "--corpus", dir, "--iterations", "50", "--workers", "2", "--tasks", "2")
 	require.Equal(t, 0, res.code, res.stderr)
