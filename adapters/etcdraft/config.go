@@ -3,6 +3,7 @@ package etcdraft
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,8 +245,8 @@ func NewFactory(cfg Config) (*Factory, error) {
 // FactoryFromConfig decodes a stored configuration.
 func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 	var c Config
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("etcdraft: bad stored configuration: %v", err)
+	if err := jsonerr.Decode(raw, &c); err != nil {
+		return nil, fmt.Errorf("etcdraft: bad configuration %s: %v", jsonerr.Compact(raw), err)
 	}
 	return NewFactory(c)
 }

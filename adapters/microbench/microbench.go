@@ -27,6 +27,7 @@ package microbench
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -103,8 +104,8 @@ func NewFactory(cfg Config) (*Factory, error) {
 // FactoryFromConfig decodes a stored configuration.
 func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 	var c Config
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("microbench: bad stored configuration: %v", err)
+	if err := jsonerr.Decode(raw, &c); err != nil {
+		return nil, fmt.Errorf("microbench: bad configuration %s: %v", jsonerr.Compact(raw), err)
 	}
 	return NewFactory(c)
 }

@@ -124,6 +124,21 @@ func Decode(data []byte, v any) error {
 	return nil
 }
 
+// Compact is data on one line, for a message (data itself when not JSON),
+// cut to 200 bytes.
+func Compact(data []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, data) != nil {
+		b.Reset()
+		b.Write(data)
+	}
+	s := b.String()
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}
+
 // skipSpace is the offset of the first byte at or after off that is not
 // white space (nor a comma).
 func skipSpace(data []byte, off int64) int64 {
@@ -220,10 +235,10 @@ func syntax(data []byte, se *json.SyntaxError) *Error {
 	found := charText(data[off:])
 	rest := string(data[off:])
 	switch {
-	case strings.HasPrefix(rest, "NaN"), strings.HasPrefix(rest, "Infinity"):
-		return At(data, off, "NaN and Infinity are not JSON numbers")
 	case off > 0 && data[off-1] == '-' && strings.HasPrefix(rest, "Infinity"):
 		return At(data, off-1, "NaN and Infinity are not JSON numbers")
+	case strings.HasPrefix(rest, "NaN"), strings.HasPrefix(rest, "Infinity"):
+		return At(data, off, "NaN and Infinity are not JSON numbers")
 	case strings.Contains(msg, "looking for beginning of value"):
 		return At(data, off, "want a value (an object, an array, a string, a number, true, false or null), found %s", found)
 	case strings.Contains(msg, "looking for beginning of object key string"):
@@ -284,7 +299,7 @@ func isInteger(t reflect.Type) bool {
 
 func fieldName(f string) string {
 	if f == "" {
-		return "the document"
+		return "the value"
 	}
 	return strconv.Quote(f)
 }

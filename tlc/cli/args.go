@@ -68,6 +68,12 @@ func translateTLCArgs(args []string, flags *pflag.FlagSet) ([]string, error) {
 		}
 		if strings.HasPrefix(a, "--") || !strings.HasPrefix(a, "-") || a == "-" {
 			out = append(out, a)
+			// A long flag's value is its own, whatever it looks like
+			// (--max-depth -1 is a bad depth, not an option -1).
+			if f := flags.Lookup(strings.TrimPrefix(a, "--")); f != nil && f.NoOptDefVal == "" && !strings.Contains(a, "=") && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
 			continue
 		}
 		name, value, hasValue := strings.Cut(a[1:], "=")

@@ -3,8 +3,11 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -150,6 +153,9 @@ func (s *checkSettings) run(cmd *cobra.Command, args []string) error {
 	case len(rest) > 1:
 		return usageErrorf("takes one spec (SPEC.tla or a module name), not %d: %s", len(rest), strings.Join(rest, " "))
 	}
+	if s.maxDepth < 0 || s.maxDepth == 0 && cmd.Flags().Changed("max-depth") {
+		return usageErrorf("--max-depth must be at least 1, got %d", s.maxDepth)
+	}
 	s.spec = rest[0]
 	s.seedSet = cmd.Flags().Changed("seed")
 	s.fpSet = cmd.Flags().Changed("fp")
@@ -276,6 +282,19 @@ func (s *checkSettings) workerCount() (int, error) {
 	return n, nil
 }
 
+// missingFile words a load error that is a file not found: the path and
+// "no such file", with the way to name the cfg.
+func missingFile(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		if strings.HasSuffix(pe.Path, ".cfg") {
+			return fmt.Errorf("%s: no such file (the cfg is SPEC.cfg unless --config FILE names it)", pe.Path)
+		}
+		return fmt.Errorf("%s: no such file", pe.Path)
+	}
+	return err
+}
+
 // resolveSpec finds the spec file: the path itself, or the module name
 // with .tla (TLC accepts both).
 func resolveSpec(spec string) (string, error) {
@@ -289,7 +308,9 @@ func resolveSpec(spec string) (string, error) {
 	}
 	_, err := os.Stat(spec)
 	if err == nil {
-		err = fmt.Errorf("%s is a directory", spec)
+		err = fmt.Errorf("%s: is a directory, not a spec", spec)
+	} else {
+		err = jsonerr.FileError(spec, err)
 	}
 	return "", &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: %v", err)}
 }
@@ -412,6 +433,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
 	if err != nil {
 		code, res := tlc.LoadFailure(err)
+		err = missingFile(err)
 		if s.jsonOut {
 			out.LoadFailed(res, err)
 			return nil, nil, &ExitError{Code: code, Err: fmt.Errorf("")}

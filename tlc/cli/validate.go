@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,6 +77,9 @@ func raftTLADir() (string, string) {
 }
 
 func runValidate(w io.Writer, spec, config string, parallel int, traces []string) error {
+	if parallel < 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("tlc validate: --parallel must not be negative, got %d (0: one per CPU)", parallel)}
+	}
 	spec, config, err := validateFiles(spec, config)
 	if err != nil {
 		return err
@@ -163,16 +167,20 @@ func validateFiles(spec, config string) (string, string, error) {
 			return "", "", &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: no --spec given and Traceetcdraft.tla is not in %s (the tla/ folder of %s in the module cache; run go mod download %s, or give --spec)", looked, raftModule, raftModule)}
 		}
 	} else if _, err := os.Stat(spec); err != nil {
-		return "", "", &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: %v", err)}
+		return "", "", &ExitError{Code: check.ExitParse, Err: fmt.Errorf("tlc validate: --spec %v", jsonerr.FileError(spec, err))}
 	}
 	if config == "" {
 		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
 	}
 	if _, err := os.Stat(config); err != nil {
-		return "", "", &ExitError{Code: check.ExitConfig, Err: fmt.Errorf("tlc validate: %v", err)}
+		return "", "", &ExitError{Code: check.ExitConfig, Err: fmt.Errorf("tlc validate: the cfg %v", jsonerr.FileError(config, err))}
 	}
 	return spec, config, nil
 }
+
+// maxTraceBytes is the largest trace file read: an execution's trace
+// within schedule.MaxEvents is far smaller.
+const maxTraceBytes = 256 << 20
 
 // traceFile is one trace as given and as the spec reads it.
 type traceFile struct {
@@ -186,15 +194,17 @@ type traceFile struct {
 // (after dropping a prefix before the first '{', as validate.sh does) and
 // writes what the spec will read to out.
 func prepareTrace(name, out string) (*traceFile, error) {
-	f, err := os.Open(name)
+	data, err := jsonerr.ReadFile(name, maxTraceBytes, "a trace file", "cli.maxTraceBytes: 256 MiB")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	if e := jsonerr.Check(data); e != nil && e.Line > 0 {
+		return nil, jsonerr.In(name, e)
+	}
 	tf := &traceFile{name: name, path: out}
 	var buf bytes.Buffer
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<30)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), len(data)+1)
 	dec := stdlib.NewJSONDecoder()
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -207,7 +217,11 @@ func prepareTrace(name, out string) (*traceFile, error) {
 		var v value.Value
 		if strings.TrimSpace(line) != "" {
 			if v, err = dec.Decode([]byte(line)); err != nil {
-				return nil, fmt.Errorf("%s:%d: malformed JSON: %v", name, n, err)
+				e := jsonerr.Describe([]byte(line), err)
+				if e.Line > 0 {
+					return nil, fmt.Errorf("%s:%d:%d: %s", name, n, e.Col, e.Msg)
+				}
+				return nil, fmt.Errorf("%s:%d: %s", name, n, e.Msg)
 			}
 		}
 		tf.vals = append(tf.vals, v)
