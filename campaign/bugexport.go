@@ -43,7 +43,7 @@ type BugExport struct {
 // minimized input (original: the input that found it), with the library's
 // own trace when the campaign validated it.
 func ExportStoredBug(dir, id string, original bool, timeout time.Duration) (*BugExport, error) {
-	env, err := OpenEnv(dir, nil)
+	env, err := OpenEnvReadOnly(dir, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -306,7 +306,13 @@ func (c *Campaign) openStore(given func(string) bool) error {
 	}
 	c.Continued = true
 	c.logger.Info("continuing campaign", "corpus", s.CorpusDir, "created", old.Created)
-	return nil
+	// The stored settings again, as they are: the newest table then holds
+	// a copy, which a repair keeps when the oldest table is damaged.
+	var raw json.RawMessage
+	if _, err := store.Campaign(&raw); err != nil {
+		return err
+	}
+	return store.SetCampaign(raw)
 }
 
 // options assembles the loop's options: the measures (traces always,

@@ -73,7 +73,7 @@ func (e *Env) load(logger hclog.Logger) error {
 		return err
 	}
 	if s == nil {
-		return fmt.Errorf("corpus %s: holds no campaign yet", e.Dir)
+		return noCampaign(e.Dir, e.Store)
 	}
 	ad, err := LookupAdapter(s.Adapter)
 	if err != nil {
@@ -85,6 +85,36 @@ func (e *Env) load(logger hclog.Logger) error {
 	}
 	e.Settings, e.System = s, sys
 	return nil
+}
+
+// noCampaign is the error of a corpus without campaign settings: a new
+// one, or one whose settings were lost (a repair that could not keep
+// them), whose records are still there but whose system is unknown.
+func noCampaign(dir string, store *corpus.Store) error {
+	snap, err := store.Load(0)
+	if err == nil && (snap.Counters.Iterations > 0 || len(snap.Bugs) > 0) {
+		return fmt.Errorf("corpus %s: its campaign's settings were lost (%d bug(s) and its inputs are kept), so the system to replay them on is unknown; \"modelfuzz corpus export --corpus %s DIR\" writes them for \"modelfuzz replay --adapter ...\", and the next run stores its own settings", dir, len(snap.Bugs), dir)
+	}
+	return fmt.Errorf("corpus %s: holds no campaign yet (\"modelfuzz run --corpus %s\" starts one)", dir, dir)
+}
+
+// CheckBug looks bug id up in a snapshot of the corpus in dir: an error
+// when another process holds the corpus, when it cannot be read or holds
+// no such bug.
+func CheckBug(dir, id string) error {
+	if dir == "" {
+		return fmt.Errorf("--corpus DIR is required")
+	}
+	if err := corpus.CheckUnlocked(dir); err != nil {
+		return err
+	}
+	st, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	_, err = st.Bug(id)
+	return err
 }
 
 // StoredSettings reads the settings a corpus holds (nil when none).
@@ -434,6 +464,9 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 			return nil, err
 		}
 		return &Target{Input: in, What: arg, Spec: s.Spec(), Checker: fuzzer.NewChecker(s, nil, timeout), close: s.Close}, nil
+	}
+	if sys.AnyGiven() {
+		return nil, fmt.Errorf("the adapter's flags are for an input file: with --corpus %s, the input replays on the campaign's own system (leave them out)", dir)
 	}
 	env, err := OpenEnvReadOnly(dir, nil)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"maps"
 	"reflect"
 	"runtime"
@@ -249,8 +250,12 @@ func (s *Settings) Validate(given func(string) bool) error {
 		return fmt.Errorf("--pipeline must be between 1 and 1024, got %d", s.Pipeline)
 	case s.Parallel < 1 || s.Parallel > 1024:
 		return fmt.Errorf("--parallel must be between 1 and 1024, got %d", s.Parallel)
-	case s.ExecTimeout < 0 || s.StatsEvery < 0 || s.MinimizeBudget.MaxTime < 0:
-		return fmt.Errorf("--exec-timeout, --stats-every and --minimize-time must not be negative")
+	case s.ExecTimeout < 0:
+		return cmdline.NotNegative("--exec-timeout", s.ExecTimeout)
+	case s.StatsEvery < 0:
+		return cmdline.NotNegative("--stats-every", s.StatsEvery)
+	case s.MinimizeBudget.MaxTime < 0:
+		return cmdline.NotNegative("--minimize-time", s.MinimizeBudget.MaxTime)
 	case s.SeriesEvery < 1:
 		return fmt.Errorf("--series-every must be at least 1, got %d", s.SeriesEvery)
 	case s.MinimizeBudget.MaxTries < 1:
@@ -259,6 +264,16 @@ func (s *Settings) Validate(given func(string) bool) error {
 		return fmt.Errorf("--crash-quota must not be negative, got %d", s.CrashQuota)
 	case given("queue-max") && s.QueueMax == 0:
 		return fmt.Errorf("--queue-max must be at least 1, got 0")
+	case given("corpus") && s.CorpusDir == "":
+		return fmt.Errorf("--corpus: an empty directory name (leave it out for modelfuzz-corpus/ADAPTER-STRATEGY)")
+	}
+	// The files the session writes, before anything runs.
+	for flag, path := range map[string]string{"--series": s.Series, "--memprofile": s.MemProfile} {
+		if path != "" {
+			if err := cmdline.OutFile(flag, path); err != nil {
+				return err
+			}
+		}
 	}
 	// The loop's own settings, as the loop checks them.
 	if err := fuzzer.CheckSettings(s.Params, s.Limits); err != nil {

@@ -4,7 +4,7 @@
 //
 // Key layout (the only place it is written down):
 //
-//	m/campaign              JSON campaign.Settings (the stored part), written once when the campaign starts
+//	m/campaign              JSON campaign.Settings (the stored part), written when the campaign starts, the same again every session (a copy in the newest table)
 //	m/counters              JSON record.Counters, rewritten by every commit
 //	i/<id: 8 bytes BE>      record.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet

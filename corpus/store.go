@@ -379,6 +379,24 @@ func acquireLock(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// CheckUnlocked reports, as the error Open would, whether another process
+// holds the corpus in dir (nil when none does, or dir holds no lock).
+func CheckUnlocked(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, lockFile)); err != nil {
+		return nil
+	}
+	lock, err := acquireLock(dir)
+	if err != nil {
+		var le *lockedError
+		if errors.As(err, &le) {
+			return err
+		}
+		return nil // it cannot be taken for another reason: Open says which
+	}
+	releaseLock(lock)
+	return nil
+}
+
 // lockedError is the refusal of a corpus another process holds.
 type lockedError struct{ dir, pid string }
 

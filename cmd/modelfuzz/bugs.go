@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"io"
 	"os"
 	"os/signal"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -44,6 +47,9 @@ campaign has a model, the model states it visits.`,
 		Short: "Replay a bug's reproducer: its timeline and the model states it visits",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdline.NotNegative("--exec-timeout", timeout); err != nil {
+				return err
+			}
 			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
 				return err
@@ -67,13 +73,18 @@ campaign has a model, the model states it visits.`,
 
 // listBugs prints the distinct bugs of the campaign in dir, one row each.
 func listBugs(w io.Writer, dir string, jsonOut bool) error {
-	env, err := campaign.OpenEnvReadOnly(dir, nil)
+	if dir == "" {
+		return fmt.Errorf("bugs needs --corpus DIR")
+	}
+	// The store alone: a corpus whose settings a repair could not keep
+	// still lists its bugs.
+	st, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: true})
 	if err != nil {
 		return err
 	}
-	defer env.Close()
-	noteSnapshot(os.Stderr, env.Store)
-	bugs, err := env.Store.Bugs()
+	defer st.Close()
+	noteSnapshot(os.Stderr, st)
+	bugs, err := st.Bugs()
 	if err != nil {
 		return err
 	}
@@ -149,6 +160,20 @@ then fails on, exit 3), 1 when the bug's input no longer shows the bug
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tries < 1 {
 				return fmt.Errorf("--tries must be at least 1, got %d", tries)
+			}
+			if err := errors.Join(cmdline.NotNegative("--time", budget), cmdline.NotNegative("--exec-timeout", timeout)); err != nil {
+				return err
+			}
+			if out != "" {
+				if err := cmdline.OutFile("--out", out); err != nil {
+					return err
+				}
+			}
+			// The bug is looked up in a snapshot first: a refusal leaves
+			// the corpus's files as they were (opening it to write
+			// rotates its logs).
+			if err := campaign.CheckBug(dir, args[0]); err != nil {
+				return err
 			}
 			env, err := campaign.OpenEnv(dir, nil)
 			if err != nil {

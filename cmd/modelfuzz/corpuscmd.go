@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"io"
 	"os"
 
@@ -79,6 +80,9 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 				outDir = args[0]
 			case outDir == "":
 				return fmt.Errorf("corpus export needs the directory to write into: --out DIR (or DIR)")
+			}
+			if err := cmdline.OutDir("--out", outDir); err != nil {
+				return err
 			}
 			return withStore(func(st *corpus.Store) error {
 				inputs, bugs, err := campaign.Export(st, outDir)

@@ -47,6 +47,14 @@ with it (modelfuzz run --model-config CFG whose VIEW names it).
 Example: modelfuzz model size --model raft.tla --view View,OrderView,ShapeView --max-depth 9`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case maxDepth < 0 || maxDepth == 0 && cmd.Flags().Changed("max-depth"):
+				return fmt.Errorf("--max-depth must be at least 1, got %d", maxDepth)
+			case maxStates < 0:
+				return fmt.Errorf("--max-states must not be negative, got %d", maxStates)
+			case workers < 0:
+				return fmt.Errorf("--workers must not be negative, got %d (0: one per CPU)", workers)
+			}
 			var names []string
 			for _, v := range strings.Split(views, ",") {
 				if v = strings.TrimSpace(v); v != "" {
