@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -96,9 +99,24 @@ func checkDatabase(dir, db string) error {
 			unlisted = append(unlisted, name)
 		}
 	}
-	for _, name := range listed {
-		if err := verifyTable(filepath.Join(db, name)); err != nil {
-			return damagedTable(dir, name, err.Error())
+	// The tables are read on every core; the first damaged one in name
+	// order is the one said.
+	errs := make([]error, len(listed))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(listed)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(listed); i = int(next.Add(1) - 1) {
+				errs[i] = verifyTable(filepath.Join(db, listed[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return damagedTable(dir, listed[i], err.Error())
 		}
 	}
 	if len(unlisted) > 0 {
