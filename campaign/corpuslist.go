@@ -155,13 +155,16 @@ func RepairText(r *corpus.RepairReport) string {
 	if r.Lost > 0 {
 		lost = append(lost, fmt.Sprintf("%d entries in all (records, coverage items, stats snapshots)", r.Lost))
 	}
+	for _, t := range r.LostTables {
+		lost = append(lost, fmt.Sprintf("every record of %s (how many cannot be known: the table's index is gone with it)", t))
+	}
 	if len(lost) == 0 {
 		fmt.Fprintln(&w, "lost: nothing")
 	} else {
 		fmt.Fprintf(&w, "lost: %s\n", strings.Join(lost, "; "))
 	}
 	if len(r.Older) > 0 {
-		fmt.Fprintf(&w, "older: kept at an older version, the newer one was in what could not be read: %s\n", strings.Join(r.Older, ", "))
+		fmt.Fprintf(&w, "older: kept at the version found, a newer one may have been in what could not be read: %s\n", strings.Join(r.Older, ", "))
 	}
 	if r.CountersRebuilt {
 		fmt.Fprintln(&w, "counters: raised to what every record and every version of them needs (no id is used twice)")

@@ -222,7 +222,7 @@ func TestRepairSalvagesBlocksAndNamesOlderRecords(t *testing.T) {
 	require.Contains(t, rep.Damaged[0], "db/"+names[2]+": 1 of its ")
 	require.Contains(t, rep.Damaged[0], "blocks are damaged (their checksum does not match, or they do not decompress)")
 	require.Positive(t, rep.Lost)
-	require.Contains(t, rep.Older, "bug B1")
+	require.Contains(t, rep.Older, "B1")
 	require.True(t, rep.CountersRebuilt)
 	after := readAll(t, dir)
 	require.Equal(t, int64(2), after.bugs["B1"].Hits, "the older version, and Repair said so")

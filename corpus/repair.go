@@ -55,19 +55,23 @@ type RepairReport struct {
 	// Damaged are the table files that could not be read whole (db/NAME:
 	// what was lost).
 	Damaged []string
-	Tables  int    // table files read, whole or in part
-	Entries int    // entries read from them
-	Logged  int    // entries read back from the memtable logs
-	Lost    int    // entries lost: in blocks that fail their checksum, or in the value log
-	LogNote string // why the memtable logs could not be read, if so
-	Kept    string // where the old database was moved
+	Tables  int // table files read, whole or in part
+	Entries int // entries read from them
+	Logged  int // entries read back from the memtable logs
+	Lost    int // entries lost: in blocks that fail their checksum, or in the value log
+	// LostTables are the table files lost whole (their index unreadable,
+	// or missing): how many records they held cannot be known.
+	LostTables []string
+	LogNote    string // why the memtable logs could not be read, if so
+	Kept       string // where the old database was moved
 
 	Inputs, Bugs, Stats, Coverage int
 	MissingInputs                 []uint64 // ids below the highest known one that are not there
 	MissingBugs                   []string
-	// Older are the records kept at an older version than one that was
-	// lost (the newer was in a block or table that could not be read):
-	// "bug B1", "input 12", "the campaign's settings".
+	// Older are the records kept at an older version than one that may
+	// have been lost (in a block or table that could not be read): "B1",
+	// "the campaign's settings". Inputs and stats snapshots are written
+	// once: one lost is missing, never older.
 	Older           []string
 	Campaign        bool // the campaign's settings survived
 	CountersRebuilt bool // the counters were lost or behind, and rebuilt
@@ -166,6 +170,7 @@ func Repair(dir string) (*RepairReport, error) {
 		tr := salvageTable(filepath.Join(db, name), keep)
 		if tr.unreadable != "" {
 			rep.Damaged = append(rep.Damaged, fmt.Sprintf("%s: %s: every entry lost", filepath.Join("db", name), tr.unreadable))
+			rep.LostTables = append(rep.LostTables, filepath.Join("db", name))
 			lost = append(lost, lostRange{all: true})
 			continue
 		}
@@ -183,6 +188,7 @@ func Repair(dir string) (*RepairReport, error) {
 	}
 	for _, name := range missingTables(db) {
 		rep.Damaged = append(rep.Damaged, fmt.Sprintf("%s: listed by db/MANIFEST, missing: every entry lost", filepath.Join("db", name)))
+		rep.LostTables = append(rep.LostTables, filepath.Join("db", name))
 		lost = append(lost, lostRange{all: true})
 	}
 	rep.Logged, rep.LogNote = readLogs(db, keep)
@@ -199,7 +205,12 @@ func Repair(dir string) (*RepairReport, error) {
 			}
 		}
 	}
-	slices.Sort(rep.Older)
+	slices.SortFunc(rep.Older, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b) // B2 before B10
+		}
+		return strings.Compare(a, b)
+	})
 
 	// The new database, next to the old one, then swapped in.
 	fresh := filepath.Join(dir, "db.repaired")
@@ -264,19 +275,16 @@ func maxCounters(a, b record.Counters) record.Counters {
 	return a
 }
 
-// recordName names the record a key holds, for people ("" for what is
-// not a record of its own: coverage items, pending marks, learned rows,
-// the counters, which are rebuilt).
+// recordName names the record a key holds when it is one that is written
+// again (a bug's hits and minimized input, the settings at every
+// session), for people; "" for the rest: inputs and stats snapshots are
+// written once, the counters are rebuilt.
 func recordName(k []byte) string {
 	switch {
 	case bytes.Equal(k, keyCampaign):
 		return "the campaign's settings"
-	case bytes.HasPrefix(k, prefInput) && len(k) == len(prefInput)+8:
-		return "input " + strconv.FormatUint(binary.BigEndian.Uint64(k[len(prefInput):]), 10)
 	case bytes.HasPrefix(k, prefBug) && len(k) == len(prefBug)+4:
-		return "bug B" + strconv.FormatUint(uint64(binary.BigEndian.Uint32(k[len(prefBug):])), 10)
-	case bytes.HasPrefix(k, prefStats) && len(k) == len(prefStats)+8:
-		return "stats snapshot " + strconv.FormatUint(binary.BigEndian.Uint64(k[len(prefStats):]), 10)
+		return "B" + strconv.FormatUint(uint64(binary.BigEndian.Uint32(k[len(prefBug):])), 10)
 	}
 	return ""
 }
@@ -474,9 +482,11 @@ func (rep *RepairReport) check(dir string, seen record.Counters) error {
 		}
 	}
 	for _, st := range stats {
-		want.NextStats = max(want.NextStats, st.Seq+1)
+		want.NextStats = max(want.NextStats, st.Seq) // the seq of the last snapshot stored
 		want.Iterations = max(want.Iterations, st.Iterations)
-		want.RunSeconds = max(want.RunSeconds, st.RunSeconds)
+		if st.RunSeconds > want.RunSeconds+0.001 { // snapshots round to the millisecond
+			want.RunSeconds = st.RunSeconds
+		}
 		want.Sessions = max(want.Sessions, st.Session)
 		want.Failures = max(want.Failures, st.Failures)
 	}
