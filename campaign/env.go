@@ -288,7 +288,11 @@ func (e *Env) ReplayBug(b *record.BugRecord, in *schedule.Input, timeout time.Du
 
 // FailureText is how a failure is shown under a timeline.
 func FailureText(f schedule.Failure) string {
-	return fmt.Sprintf("\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
+	at := fmt.Sprintf("at step %d", f.Step)
+	if f.Step < 0 {
+		at = "at a step it cannot tell"
+	}
+	return fmt.Sprintf("\nFAILURE %s: %s: %s\nsignature: %s\n", at, f.Kind, f.Message, f.Signature)
 }
 
 // modelView shows the model actions an execution maps to and the

@@ -379,6 +379,40 @@ func acquireLock(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// recordError is a stored record that could not be read: what it is and
+// why, in our words.
+type badRecord struct {
+	what string
+	err  error
+}
+
+func (e *badRecord) Error() string { return e.what + ": " + e.err.Error() }
+
+func recordError(what string, err error) error { return &badRecord{what, err} }
+
+// readFailed words an error reading the database of the corpus in dir
+// (what: the record, "" when the error says): a record that is not what
+// modelfuzz wrote, or badger's error in ours; either is damage.
+func readFailed(dir, what string, err error) error {
+	var re *badRecord
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &re) && (errors.As(re.err, &se) || errors.As(re.err, &te)):
+		what, err = re.what, errors.New("its record is not JSON as modelfuzz writes it")
+	case errors.As(err, &re):
+		what, err = re.what, re.err
+	case errors.As(err, &se), errors.As(err, &te):
+		err = errors.New("its record is not JSON as modelfuzz writes it")
+	default:
+		err = errors.New(dbProblem(err))
+	}
+	if what != "" {
+		what += ": "
+	}
+	return fmt.Errorf("corpus %s: cannot read %s%v; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, what, err, dir)
+}
+
 // CheckUnlocked reports, as the error Open would, whether another process
 // holds the corpus in dir (nil when none does, or dir holds no lock).
 func CheckUnlocked(dir string) error {
@@ -435,7 +469,7 @@ func (s *Store) get(key []byte, v any) (bool, error) {
 		return it.Value(func(b []byte) error { return json.Unmarshal(b, v) })
 	})
 	if err != nil {
-		return false, fmt.Errorf("corpus %s: reading %s: %v", s.dir, key, err)
+		return false, readFailed(s.dir, string(key), err)
 	}
 	return found, nil
 }
@@ -666,14 +700,14 @@ func (s *Store) Load(recent int) (*record.Snapshot, error) {
 		for it.Seek(prefBug); it.ValidForPrefix(prefBug); it.Next() {
 			rec := &record.BugRecord{}
 			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
-				return fmt.Errorf("bug %x: %v", it.Item().Key()[len(prefBug):], err)
+				return recordError(fmt.Sprintf("bug B%d", binary.BigEndian.Uint32(it.Item().Key()[len(prefBug):])), err)
 			}
 			snap.Bugs = append(snap.Bugs, rec)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+		return nil, readFailed(s.dir, "", err)
 	}
 	return snap, nil
 }
@@ -685,11 +719,11 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*record.InputRecord, 
 	read := func(id uint64) (*record.InputRecord, error) {
 		item, err := txn.Get(inputKey(id))
 		if err != nil {
-			return nil, fmt.Errorf("input %d: %v", id, err)
+			return nil, recordError(fmt.Sprintf("input %d", id), err)
 		}
 		rec := &record.InputRecord{}
 		if err := item.Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-			return nil, fmt.Errorf("input %d: %v", id, err)
+			return nil, recordError(fmt.Sprintf("input %d", id), err)
 		}
 		return rec, nil
 	}
@@ -715,7 +749,7 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*record.InputRecord, 
 		}
 		rec := &record.InputRecord{}
 		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-			return nil, fmt.Errorf("input %d: %v", id, err)
+			return nil, recordError(fmt.Sprintf("input %d", id), err)
 		}
 		if rec.Source == "fuzz" {
 			byID[id] = rec
@@ -737,7 +771,7 @@ func (s *Store) eachInput(txn *badger.Txn, fn func(*record.InputRecord) error) e
 	for it.Seek(prefInput); it.ValidForPrefix(prefInput); it.Next() {
 		rec := &record.InputRecord{}
 		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-			return fmt.Errorf("input %x: %v", it.Item().Key()[len(prefInput):], err)
+			return recordError(fmt.Sprintf("input %d", binary.BigEndian.Uint64(it.Item().Key()[len(prefInput):])), err)
 		}
 		if err := fn(rec); err != nil {
 			return err
@@ -814,7 +848,7 @@ func (s *Store) Input(id uint64) (*record.InputRecord, error) {
 		return it.Value(func(b []byte) error { return decodeInput(b, rec) })
 	})
 	if err != nil {
-		return nil, fmt.Errorf("corpus %s: input %d: %v", s.dir, id, err)
+		return nil, readFailed(s.dir, fmt.Sprintf("input %d", id), err)
 	}
 	if rec == nil {
 		return nil, fmt.Errorf("corpus %s: no input with id %d", s.dir, id)
@@ -858,14 +892,14 @@ func scanJSON[T any](s *Store, prefix []byte, what string) ([]*T, error) {
 		for it.Rewind(); it.Valid(); it.Next() {
 			rec := new(T)
 			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
-				return fmt.Errorf("%s %x: %v", what, it.Item().Key()[len(prefix):], err)
+				return recordError(fmt.Sprintf("%s %x", what, it.Item().Key()[len(prefix):]), err)
 			}
 			out = append(out, rec)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+		return nil, readFailed(s.dir, "", err)
 	}
 	return out, nil
 }

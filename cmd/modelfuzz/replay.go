@@ -131,5 +131,9 @@ func failedExit(what string, failures []schedule.Failure) error {
 	if len(failures) > 1 {
 		more = fmt.Sprintf(" (and %d more)", len(failures)-1)
 	}
-	return &exitError{exitFailed, fmt.Errorf("%s failed at step %d: %s%s", what, failures[0].Step, failures[0].Signature, more)}
+	at := fmt.Sprintf("at step %d", failures[0].Step)
+	if failures[0].Step < 0 {
+		at = "at a step it cannot tell" // a hang of a system that could not be interrupted
+	}
+	return &exitError{exitFailed, fmt.Errorf("%s failed %s: %s%s", what, at, failures[0].Signature, more)}
 }
