@@ -27,6 +27,10 @@ type Model struct {
 	loader  *loader
 	root    *scope
 	assumes []assumeDef
+	// bindInputs: see LoadOptions.BindInputs; inputAssumes are the
+	// ASSUMEs that read the input, checked by Evaluator.Bind.
+	bindInputs   bool
+	inputAssumes []assumeDef
 
 	init, next node
 	// InitName and NextName say where Init and Next came from.
@@ -127,6 +131,11 @@ type LoadOptions struct {
 	// validation runs several traces in one process, each with its own
 	// JSON=<trace file>.
 	Env map[string]string
+	// BindInputs: the model is loaded once to evaluate under several
+	// inputs (environments, files read), each evaluator's given by
+	// Evaluator.Bind (see input.go). ASSUMEs that read the input are
+	// checked by Bind, not by the load.
+	BindInputs bool
 }
 
 // LoadWith is Load with options.
@@ -153,7 +162,7 @@ func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, err
 
 // BuildWith is Build with options.
 func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt LoadOptions) (*Model, error) {
-	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env}
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, bindInputs: opt.BindInputs}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
 		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{},
 		scopedValues: map[string]map[string]value.Value{}, unscoped: map[string]string{}}
@@ -203,6 +212,18 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 	}
 	if err := l.resolveInstOverrides(root, before); err != nil {
 		return nil, &ConfigError{err}
+	}
+	if m.bindInputs {
+		m.markInputs()
+		var rest []assumeDef
+		for _, a := range m.assumes {
+			if m.exprReadsInput(a.sc, a.expr) {
+				m.inputAssumes = append(m.inputAssumes, a)
+			} else {
+				rest = append(rest, a)
+			}
+		}
+		m.assumes = rest
 	}
 	if err := m.checkAssumes(); err != nil {
 		return nil, err

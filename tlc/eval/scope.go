@@ -61,6 +61,9 @@ type def struct {
 	state     bool // depends on the state (variables, primes, ...)
 	prime     bool // mentions primed variables
 	recursive bool // a recursive definition (self-reference seen while compiling)
+	// input: the value depends on what the evaluator is given to read
+	// (see input.go); set when the model is built to bind inputs.
+	input bool
 	// linearity: 0 not known yet, 1 enumerating the body continues at
 	// most once, 2 it may branch (see def.linear).
 	linearity atomic.Int32
