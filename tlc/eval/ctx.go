@@ -220,6 +220,11 @@ func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 			return c.m.configRecord()
 		case "stats":
 			return c.m.statsRecord()
+		case "queue", "distinct", "generated", "diameter":
+			// The running search's counts, as TLC answers them: "queue"
+			// is the number of states waiting to be explored at the
+			// moment of the evaluation.
+			return c.m.statsValue(string(k))
 		}
 		if strings.HasPrefix(string(k), "-D") {
 			// TLC answers Java system properties. The one specs ask for

@@ -647,6 +647,14 @@ func (m *Model) configRecord() (value.Value, error) {
 		[]value.Value{value.Bool(m.CheckDeadlock), value.IntOf(-1), value.Str("bfs"), value.IntOf(-1), value.IntOf(1)})
 }
 
+// statsValue is one count of the running search (TLCGet(key)).
+func (m *Model) statsValue(key string) (value.Value, error) {
+	if m.Stats == nil {
+		return nil, fmt.Errorf("TLCGet(%q) is only defined while model checking", key)
+	}
+	return value.IntOf(m.Stats()[key]), nil
+}
+
 func (m *Model) statsRecord() (value.Value, error) {
 	if m.Stats == nil {
 		return nil, fmt.Errorf("TLCGet(\"stats\") is only available while model checking")
