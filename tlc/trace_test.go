@@ -123,6 +123,15 @@ func TestTraceValidatorAgreesWithTheChecker(t *testing.T) {
 				p := got.Probes[0].Stuck
 				assert.Equal(t, rc.stuckAt, fmt.Sprintf("%s:%d", filepath.Base(p.File), p.Line))
 			}
+			// TLC's TraceMatched stops where the trace is not matched,
+			// at the state whose event the spec refuses.
+			switch {
+			case rc.matched || rc.result != "success":
+				assert.Nil(t, got.QueueStop)
+			default:
+				require.NotEmpty(t, got.QueueStop)
+				assert.Equal(t, fmt.Sprint(rc.consumed+1), valueOf(got.QueueStop[len(got.QueueStop)-1], "l"))
+			}
 			if rc.result == "invariant" {
 				assert.Equal(t, "LeaderCompletenessInv", got.Check.Invariant)
 				last := got.Stuck[len(got.Stuck)-1]
