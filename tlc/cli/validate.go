@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,11 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 		}
 		prepared[i] = tf
 	}
+	// As the model checker does: following the spec allocates many
+	// short-lived values and keeps few, and collecting less often is a
+	// quarter of the CPU time (the module's example: 1.33 s of CPU at
+	// the default, 0.9 s at 400).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	// The spec is loaded once; each trace is handed to it in memory.
 	v, err := tlc.NewTraceValidator(tlc.TraceSpec{Spec: spec, Config: config})
 	if err != nil {
