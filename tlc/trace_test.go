@@ -55,6 +55,10 @@ var recorded = []struct {
 	// LeaderCompletenessInv is false after event 169 (TLC's trace stops
 	// at the state with l = 170).
 	{"leader-completeness-inv.ndjson", false, 169, "invariant", ""},
+	// LeaderCompletenessInv cannot be evaluated after event 271: it
+	// applies a stale leader's log beyond its end (TLC: "Evaluating
+	// invariant LeaderCompletenessInv failed", exit 76, at l = 272).
+	{"leader-completeness-inv-undefined.ndjson", false, 271, "error", ""},
 }
 
 func readLines(t testing.TB, path string) [][]byte {
