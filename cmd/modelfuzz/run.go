@@ -89,17 +89,25 @@ coverage build every strategy also reports lines_covered: the source lines of
 the system under test (the go.etcd.io/raft/v3 packages) its executions
 covered.
 
+Progress goes to stderr: on a terminal, one status line updated in place
+(iterations, executions per second, corpus, coverage, bugs, queue);
+without a terminal (a pipe, a CI log, TERM=dumb), the same figures as an
+INFO log line, "progress", every 10 seconds. The summary goes to stdout
+(--json: one JSON object); its last line says how many new bugs this
+session found.
+
 Limits: an input has at most 10000 steps (--steps), a tick step at most
 1000 ticks and a deliver step 1000 messages, an execution records at most
 200000 events (it is stopped there, and is no bug), and the process's live
 Go heap stays under --memory-limit: a campaign that passes it stops with
 what it recorded kept.
 
-Exit status: 0 when the campaign used up its budget or was interrupted
-(the summary says which); 3 with --fail-on-bug when it found a new bug
-(for CI: the summary lists it, "modelfuzz bugs" shows it); 1 on an error
-(a bad command line, a corpus that cannot be opened or written, the memory
-limit passed); 130 when a second signal exits at once.`,
+Exit status: 0 when the campaign ran, whether or not it found bugs (a
+campaign that found bugs did its job: "modelfuzz bugs" lists them), or
+was interrupted (the summary says which); 3 with --fail-on-bug when this
+session found a new bug (for CI: the last line names it); 1 on an error
+(a bad command line, a corpus that cannot be opened or written, the
+memory limit passed); 130 after a second Ctrl-C.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
 	}
@@ -192,14 +200,13 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	return runErr
 }
 
-// newBugs are the ids of the bugs this session found first: those whose
-// first iteration comes after the iterations the campaign had before it.
+// newBugs are the ids of the bugs this session found first, as the
+// summary counts them: the last sum.NewBugs of the bugs (ids are given in
+// the order bugs are found).
 func newBugs(sum *fuzzer.Summary) []string {
 	var ids []string
-	for _, b := range sum.Bugs {
-		if b.FirstIteration > sum.Iterations-sum.Session {
-			ids = append(ids, b.ID)
-		}
+	for _, b := range sum.Bugs[max(0, len(sum.Bugs)-sum.NewBugs):] {
+		ids = append(ids, b.ID)
 	}
 	return ids
 }
