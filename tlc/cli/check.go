@@ -43,6 +43,7 @@ type checkSettings struct {
 	dump, dumpDot        string
 	dotOptions           string
 	coverage             int // minutes; -1: no coverage
+	coverageSet          bool
 	cont, diffTrace      bool
 	checkpoint           int
 	recover              string
@@ -155,7 +156,8 @@ func (s *checkSettings) run(cmd *cobra.Command, args []string) error {
 	s.fpSet = cmd.Flags().Changed("fp")
 	s.depthSet = cmd.Flags().Changed("depth")
 	s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
-	if !cmd.Flags().Changed("coverage") {
+	s.coverageSet = cmd.Flags().Changed("coverage")
+	if !s.coverageSet {
 		s.coverage = -1
 	}
 	return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
@@ -211,6 +213,8 @@ func exitCodeTable() string {
 // validate refuses what the check does not implement.
 func (s *checkSettings) validate() error {
 	switch {
+	case s.coverage < -1 || s.coverageSet && s.coverage < 0:
+		return usageErrorf("-coverage %d: want a number of minutes (0: only at the end)", s.coverage)
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
 	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):

@@ -171,6 +171,7 @@ func TestTLCCheckExitCodes(t *testing.T) {
 		{[]string{"-recover", "states/x", "Ok"}, 153},
 		{[]string{"-checkpoint", "30", "Ok"}, 0},
 		{[]string{"-checkpoint", "-2", "Ok"}, 1},
+		{[]string{"-coverage", "-1", "Ok"}, 1},
 		{[]string{"-checkpoint", "0", "-fp", "3", "-cleanup", "-noGenerateSpecTE", "-metadir", filepath.Join(dir, "meta"), "Ok"}, 0},
 	} {
 		res := tlcIn(t, dir, append([]string{"tlc", "check", "-workers", "1"}, c.args...)...)

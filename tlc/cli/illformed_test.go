@@ -31,7 +31,7 @@ type illFormed struct {
 
 var illFormedSpecs = []illFormed{
 	{name: "module name differs from its file", file: "Wrong",
-		src: "---- MODULE Other ----\nVARIABLE x\nInit == x = 0\nNext == x' = x\n====\n",
+		src:  "---- MODULE Other ----\nVARIABLE x\nInit == x = 0\nNext == x' = x\n====\n",
 		code: 150, tlc: "File name 'Wrong' does not match the name 'Other' of the top level module it contains."},
 	{name: "duplicate definition", file: "Dup",
 		src:  "---- MODULE Dup ----\nVARIABLE x\nInit == x = 0\nInit == x = 1\nNext == x' = x\n====\n",

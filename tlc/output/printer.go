@@ -249,7 +249,7 @@ func (p *Printer) Result(res *check.Result, violations int) {
 	default:
 		p.Violation(res)
 	}
-	fmt.Fprintf(p.w, "%d states generated, %d distinct states found, 0 states left on queue.\n", res.Generated, res.Distinct)
+	fmt.Fprintf(p.w, "%d states generated, %d distinct states found, %d states left on queue.\n", res.Generated, res.Distinct, res.Queue)
 	fmt.Fprintf(p.w, "The depth of the complete state graph search is %d.\n", res.Depth)
 	p.finished()
 	unchecked(p.w, res)
