@@ -31,9 +31,9 @@ var tlcOptions = map[string]tlcOption{
 	"coverage": {args: 1}, "checkpoint": {args: 1}, "recover": {args: 1}, "maxSetSize": {args: 1},
 	"fp": {args: 1}, "metadir": {args: 1}, "cleanup": {}, "nowarning": {}, "userFile": {args: 1},
 	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {}, "gzip": {},
+	"tool": {},
 	// Not implemented.
 	"generate":         {unsupported: "random generation of behaviours with TLC's probabilistic enumeration"},
-	"tool":             {unsupported: "the Toolbox's message format"},
 	"terse":            {unsupported: "values printed unexpanded"},
 	"debug":            {unsupported: "TLC's debugging output"},
 	"debugger":         {unsupported: "the TLA+ debugger"},

@@ -44,6 +44,7 @@ type checkSettings struct {
 	dotOptions           string
 	coverage             int // minutes; -1: no coverage
 	coverageSet          bool
+	tool                 bool
 	cont, diffTrace      bool
 	checkpoint           int
 	recover              string
@@ -108,6 +109,10 @@ with two:
                         of a run never interrupted); with -checkpoint N,
                         new checkpoints replace it
   -gzip                 compress the checkpoint
+  -tool                 every message between TLC's markers, with its code
+                        and class (@!@!@STARTMSG code:class @!@!@ ...
+                        @!@!@ENDMSG code @!@!@), as the Toolbox and the
+                        VS Code extension read them
   -cleanup, -noGenerateSpecTE, -modelcheck
                         accepted: they ask for nothing the check would do
                         otherwise (no metadata, no trace-explorer spec)
@@ -199,6 +204,7 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
+	f.BoolVar(&s.tool, "tool", false, "print every message between TLC's -tool markers with its code and class (for the Toolbox and the VS Code extension)")
 }
 
 // exitCodeTable renders check.ExitCodes for the help.
@@ -215,6 +221,8 @@ func (s *checkSettings) validate() error {
 	switch {
 	case s.coverage < -1 || s.coverageSet && s.coverage < 0:
 		return usageErrorf("-coverage %d: want a number of minutes (0: only at the end)", s.coverage)
+	case s.tool && (s.jsonOut || s.simulate || s.cont || s.coverage >= 0 || s.recover != "" || s.checkpoint > 0):
+		return usageErrorf("-tool with -json, -simulate, -continue, -coverage, -checkpoint or -recover is not supported: their messages have no TLC code here")
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
 	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):
@@ -329,7 +337,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
 	m, closeModel, err := s.loadModel(w, out, spec, cfgPath)
 	if err != nil {
@@ -420,6 +428,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 			out.LoadFailed(res, err)
 			return nil, nil, &ExitError{Code: code, Err: fmt.Errorf("")}
 		}
+		out.LoadFailedTool(code, err)
 		return nil, nil, &ExitError{Code: code, Err: err}
 	}
 	out.SetModel(m)

@@ -30,7 +30,7 @@ func stable(out string) string {
 		switch {
 		case strings.HasPrefix(l, "modelfuzz tlc check, version"), strings.HasPrefix(l, "Running "),
 			strings.HasPrefix(l, "Starting... ("), strings.HasPrefix(l, "Finished in "),
-			strings.HasPrefix(l, "The coverage statistics at "):
+			strings.HasPrefix(l, "The coverage statistics at "), strings.HasPrefix(l, "Progress("):
 			continue
 		case strings.HasPrefix(l, "Finished computing initial states: "):
 			l = l[:strings.LastIndex(l, " at ")] + " at DATE.\n"
@@ -61,7 +61,7 @@ func TestTranslateTLCArgs(t *testing.T) {
 		assert.Equal(t, c.want, strings.Join(got, " "), c.in)
 	}
 	for _, c := range []struct{ in, err string }{
-		{"-tool Spec", "option -tool is not supported by modelfuzz tlc check"},
+		{"-terse Spec", "option -terse is not supported by modelfuzz tlc check"},
 		{"-lncheck final Spec", "option -lncheck is not supported"},
 		{"-bogus Spec", "unknown option -bogus"},
 		{"-simulate file=x,num=3 Spec", "-simulate file=x: only num=N is supported"},
