@@ -31,7 +31,7 @@ var tlcOptions = map[string]tlcOption{
 	"coverage": {args: 1}, "checkpoint": {args: 1}, "recover": {args: 1}, "maxSetSize": {args: 1},
 	"fp": {args: 1}, "metadir": {args: 1}, "cleanup": {}, "nowarning": {}, "userFile": {args: 1},
 	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {}, "gzip": {},
-	"tool": {},
+	"tool": {}, "teSpecOutDir": {args: 1},
 	// Not implemented.
 	"generate":         {unsupported: "random generation of behaviours with TLC's probabilistic enumeration"},
 	"terse":            {unsupported: "values printed unexpanded"},
@@ -39,8 +39,7 @@ var tlcOptions = map[string]tlcOption{
 	"debugger":         {unsupported: "the TLA+ debugger"},
 	"inv":              {args: 1, unsupported: "invariants given on the command line (put them in the cfg)"},
 	"invlevel":         {args: 1, unsupported: "level invariants given on the command line"},
-	"generateSpecTE":   {unsupported: "trace-explorer specs are never written"},
-	"teSpecOutDir":     {args: 1, unsupported: "trace-explorer specs are never written"},
+	"generateSpecTE":   {unsupported: "a trace-explorer spec is written for every finite error trace unless -noGenerateSpecTE"},
 	"lncheck":          {args: 1, unsupported: "TLC's liveness checking strategies"},
 	"loadTrace":        {args: 2, unsupported: "loading a trace"},
 	"dumpTrace":        {args: 2, unsupported: "dumping the error trace in TLC's formats (use --json)"},

@@ -45,6 +45,7 @@ type checkSettings struct {
 	coverage             int // minutes; -1: no coverage
 	coverageSet          bool
 	tool                 bool
+	teDir                string
 	cont, diffTrace      bool
 	checkpoint           int
 	recover              string
@@ -113,9 +114,12 @@ with two:
                         and class (@!@!@STARTMSG code:class @!@!@ ...
                         @!@!@ENDMSG code @!@!@), as the Toolbox and the
                         VS Code extension read them
-  -cleanup, -noGenerateSpecTE, -modelcheck
+  -noGenerateSpecTE     do not write SPEC_TTrace_<seconds>.tla and .cfg, the
+                        trace-explorer spec of an error trace (written
+                        beside the spec, or in -teSpecOutDir DIR)
+  -cleanup, -modelcheck
                         accepted: they ask for nothing the check would do
-                        otherwise (no metadata, no trace-explorer spec)
+                        otherwise (no metadata)
   -fp N                 accepted with a warning that it changes nothing
 
 Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
@@ -201,7 +205,8 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.BoolVar(&s.nowarning, "nowarning", false, "do not print warnings")
 	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
 	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
-	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
+	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "do not write the trace-explorer spec of an error trace")
+	f.StringVar(&s.teDir, "teSpecOutDir", "", "where the trace-explorer spec is written (default: beside the spec)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
 	f.BoolVar(&s.tool, "tool", false, "print every message between TLC's -tool markers with its code and class (for the Toolbox and the VS Code extension)")
@@ -382,6 +387,19 @@ func runCheck(w io.Writer, s *checkSettings) error {
 			obs.cov.Print(w)
 		}
 		out.Result(res, violations)
+		if !s.noTE && !s.cont && output.TraceSpecWritten(res) {
+			dir := s.teDir
+			if dir == "" {
+				dir = filepath.Dir(spec)
+			}
+			path, err := output.WriteTraceSpec(m, dir, res, time.Now())
+			if err != nil {
+				// The verdict stands; only its replay is missing.
+				fmt.Fprintf(os.Stderr, "modelfuzz: tlc check: the trace-explorer spec: %v\n", err)
+			} else {
+				out.TraceSpecPath(path)
+			}
+		}
 	}
 	if res.ExitCode != 0 {
 		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}

@@ -30,7 +30,8 @@ func stable(out string) string {
 		switch {
 		case strings.HasPrefix(l, "modelfuzz tlc check, version"), strings.HasPrefix(l, "Running "),
 			strings.HasPrefix(l, "Starting... ("), strings.HasPrefix(l, "Finished in "),
-			strings.HasPrefix(l, "The coverage statistics at "), strings.HasPrefix(l, "Progress("):
+			strings.HasPrefix(l, "The coverage statistics at "), strings.HasPrefix(l, "Progress("),
+			strings.HasPrefix(l, "Trace exploration spec path: "):
 			continue
 		case strings.HasPrefix(l, "Finished computing initial states: "):
 			l = l[:strings.LastIndex(l, " at ")] + " at DATE.\n"

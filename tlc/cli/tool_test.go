@@ -127,7 +127,7 @@ func tlcCodesPrinted(seq string) string {
 func TestToolMode(t *testing.T) {
 	for _, c := range toolCases {
 		t.Run(c.cfg, func(t *testing.T) {
-			res := tlcIn(t, c.dir, "tlc", "check", "-tool", "-workers", "1", "-config", c.cfg, c.spec)
+			res := tlcIn(t, c.dir, "tlc", "check", "-tool", "-workers", "1", "-noGenerateSpecTE", "-config", c.cfg, c.spec)
 			require.Equal(t, c.exit, res.code, res.stdout+res.stderr)
 			msgs, err := parseToolOutput(res.stdout, true)
 			require.NoError(t, err, res.stdout)
@@ -183,4 +183,71 @@ func TestToolModeAgainstTLC(t *testing.T) {
 			assert.Equal(t, c.tlc, codes(msgs))
 		})
 	}
+}
+
+// TestTraceExplorerSpec checks that an error trace gets TLC's
+// trace-explorer spec beside the spec, that checking it reproduces the
+// violation with the same states (and with the real TLC when it is here),
+// and that -noGenerateSpecTE writes none.
+func TestTraceExplorerSpec(t *testing.T) {
+	for _, c := range []struct {
+		cfg, verdict string
+		code         int
+	}{
+		{"Commit.cfg", "Error: Invariant NotDone is violated.", 12},
+		{"CommitDeadlock.cfg", "Error: Deadlock reached.", 11},
+	} {
+		t.Run(c.cfg, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"Commit.tla", c.cfg} {
+				b, err := os.ReadFile(filepath.Join(tlcData, f))
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+			}
+			res := tlcIn(t, dir, "tlc", "check", "-workers", "1", "-noGenerateSpecTE", "-config", c.cfg, "Commit")
+			require.Equal(t, c.code, res.code)
+			assert.NotContains(t, res.stdout, "Trace exploration spec path")
+			left, _ := filepath.Glob(filepath.Join(dir, "*_TTrace_*"))
+			assert.Empty(t, left, "-noGenerateSpecTE")
+
+			res = tlcIn(t, dir, "tlc", "check", "-workers", "1", "-teSpecOutDir", dir, "-config", c.cfg, "Commit")
+			require.Equal(t, c.code, res.code)
+			m := regexp.MustCompile(`(?m)^Trace exploration spec path: (.*Commit_TTrace_\d+\.tla)$`).FindStringSubmatch(res.stdout)
+			require.NotNil(t, m, res.stdout)
+			te := filepath.Base(m[1])
+			_, err := os.Stat(filepath.Join(dir, strings.TrimSuffix(te, ".tla")+".cfg"))
+			require.NoError(t, err, "the cfg beside it")
+
+			again := tlcIn(t, dir, "tlc", "check", "-workers", "1", "-noGenerateSpecTE", te)
+			require.Equal(t, c.code, again.code, again.stdout+again.stderr)
+			assert.Contains(t, again.stdout, c.verdict)
+			assert.Equal(t, traceValues(res.stdout), traceValues(again.stdout), "the same states")
+			assert.Contains(t, again.stdout, "State 2: <_TENext line ", "the step is the trace's own")
+
+			jar, _ := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
+			if _, err := os.Stat(jar); err != nil || testing.Short() {
+				return
+			}
+			if _, err := exec.LookPath("java"); err != nil {
+				return
+			}
+			cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-metadir", t.TempDir(),
+				"-noGenerateSpecTE", "-config", strings.TrimSuffix(te, ".tla")+".cfg", te)
+			cmd.Dir = dir
+			out, _ := cmd.CombinedOutput()
+			require.Equal(t, c.code, cmd.ProcessState.ExitCode(), string(out))
+			assert.Equal(t, traceValues(res.stdout), traceValues(string(out)), "the real TLC replays the same states")
+		})
+	}
+}
+
+// traceValues is an error trace's variable lines, in order.
+func traceValues(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "/\\ ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

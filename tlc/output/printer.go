@@ -349,6 +349,7 @@ func (p *Printer) traceStates(tr []check.State) []traceState {
 		}
 		if i > 0 {
 			ts.label = "<Action>"
+			ev.SetLevel(i) // TLCGet("level") of the state the step leaves
 			if a, err := ev.StepAction(tr[i-1].Values, st.Values); err == nil && a >= 0 {
 				ts.action = p.m.NextActions()[a]
 				ts.label = ts.action.Label()
