@@ -183,8 +183,12 @@ type Result struct {
 	Distinct  int64
 	Generated int64
 	Depth     int
-	Duration  time.Duration
-	ExitCode  int
+	// Queue is the number of states left on the queue when the search
+	// stopped: 0 after a complete search, those found and not yet
+	// expanded after a violation (TLC's "N states left on queue").
+	Queue    int64
+	Duration time.Duration
+	ExitCode int
 	// Error describes a violation or failure; Trace leads to it from an
 	// initial state (for a deadlock, to the deadlocked state).
 	Error string
@@ -299,6 +303,7 @@ func (c *checker) fail(r *Result, id uint64) {
 	defer c.stopMu.Unlock()
 	if c.result == nil {
 		c.result, c.resultAt = r, id
+		r.Queue = c.queue.Load()
 	}
 	c.stop.Store(true)
 }

@@ -46,6 +46,9 @@ type checkSettings struct {
 	dump, dumpDot        string
 	dotOptions           string
 	coverage             int // minutes; -1: no coverage
+	coverageSet          bool
+	tool                 bool
+	teDir                string
 	cont, diffTrace      bool
 	checkpoint           int
 	recover              string
@@ -110,9 +113,16 @@ with two:
                         of a run never interrupted); with -checkpoint N,
                         new checkpoints replace it
   -gzip                 compress the checkpoint
-  -cleanup, -noGenerateSpecTE, -modelcheck
+  -tool                 every message between TLC's markers, with its code
+                        and class (@!@!@STARTMSG code:class @!@!@ ...
+                        @!@!@ENDMSG code @!@!@), as the Toolbox and the
+                        VS Code extension read them
+  -noGenerateSpecTE     do not write SPEC_TTrace_<seconds>.tla and .cfg, the
+                        trace-explorer spec of an error trace (written
+                        beside the spec, or in -teSpecOutDir DIR)
+  -cleanup, -modelcheck
                         accepted: they ask for nothing the check would do
-                        otherwise (no metadata, no trace-explorer spec)
+                        otherwise (no metadata)
   -fp N                 accepted with a warning that it changes nothing
 
 Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
@@ -161,7 +171,8 @@ func (s *checkSettings) run(cmd *cobra.Command, args []string) error {
 	s.fpSet = cmd.Flags().Changed("fp")
 	s.depthSet = cmd.Flags().Changed("depth")
 	s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
-	if !cmd.Flags().Changed("coverage") {
+	s.coverageSet = cmd.Flags().Changed("coverage")
+	if !s.coverageSet {
 		s.coverage = -1
 	}
 	return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
@@ -200,9 +211,11 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.BoolVar(&s.nowarning, "nowarning", false, "do not print warnings")
 	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
 	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
-	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
+	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "do not write the trace-explorer spec of an error trace")
+	f.StringVar(&s.teDir, "teSpecOutDir", "", "where the trace-explorer spec is written (default: beside the spec)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
+	f.BoolVar(&s.tool, "tool", false, "print every message between TLC's -tool markers with its code and class (for the Toolbox and the VS Code extension)")
 }
 
 // exitCodeTable renders check.ExitCodes for the help.
@@ -217,6 +230,10 @@ func exitCodeTable() string {
 // validate refuses what the check does not implement.
 func (s *checkSettings) validate() error {
 	switch {
+	case s.coverage < -1 || s.coverageSet && s.coverage < 0:
+		return usageErrorf("-coverage %d: want a number of minutes (0: only at the end)", s.coverage)
+	case s.tool && (s.jsonOut || s.simulate || s.cont || s.coverage >= 0 || s.recover != "" || s.checkpoint > 0):
+		return usageErrorf("-tool with -json, -simulate, -continue, -coverage, -checkpoint or -recover is not supported: their messages have no TLC code here")
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
 	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):
@@ -346,7 +363,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
 	m, closeModel, err := s.loadModel(w, out, spec, cfgPath)
 	if err != nil {
@@ -391,6 +408,19 @@ func runCheck(w io.Writer, s *checkSettings) error {
 			obs.cov.Print(w)
 		}
 		out.Result(res, violations)
+		if !s.noTE && !s.cont && output.TraceSpecWritten(res) {
+			dir := s.teDir
+			if dir == "" {
+				dir = filepath.Dir(spec)
+			}
+			path, err := output.WriteTraceSpec(m, dir, res, time.Now())
+			if err != nil {
+				// The verdict stands; only its replay is missing.
+				fmt.Fprintf(os.Stderr, "modelfuzz: tlc check: the trace-explorer spec: %v\n", err)
+			} else {
+				out.TraceSpecPath(path)
+			}
+		}
 	}
 	if res.ExitCode != 0 {
 		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
@@ -438,6 +468,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 			out.LoadFailed(res, err)
 			return nil, nil, &ExitError{Code: code, Err: fmt.Errorf("")}
 		}
+		out.LoadFailedTool(code, err)
 		return nil, nil, &ExitError{Code: code, Err: err}
 	}
 	out.SetModel(m)

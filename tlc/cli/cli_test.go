@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,11 @@ func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
+	if len(args) >= 2 && args[0] == "tlc" && args[1] == "check" && !slices.Contains(args, "-noGenerateSpecTE") && !slices.Contains(args, "-teSpecOutDir") {
+		// The trace-explorer specs of error traces go to a temporary
+		// directory, not into testdata.
+		args = append([]string{"tlc", "check", "-teSpecOutDir", t.TempDir()}, args[2:]...)
+	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), asProgram+"=1")

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/modelfuzz/modelfuzz/tlc/cfg"
+	"github.com/modelfuzz/modelfuzz/tlc/semantic"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -22,6 +23,7 @@ type Model struct {
 	Vars   []string
 
 	varDefs []*def
+	levels  *semantic.Info // the levels of the definitions, as TLC's front end finds them
 	// loader built the scopes; it builds the instances a LET defines
 	// (LET CC == INSTANCE M IN ...) when their definition is compiled.
 	loader  *loader
@@ -162,7 +164,11 @@ func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, err
 
 // BuildWith is Build with options.
 func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt LoadOptions) (*Model, error) {
-	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, bindInputs: opt.BindInputs}
+	levels, err := semantic.Check(ld, mod)
+	if err != nil {
+		return nil, &LoadError{err}
+	}
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, bindInputs: opt.BindInputs, levels: levels}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
 		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{},
 		scopedValues: map[string]map[string]value.Value{}, unscoped: map[string]string{}}
@@ -386,6 +392,10 @@ type EvalFailure struct {
 	What string
 }
 
+// InvariantLevel is the EvalFailure.What of an INVARIANT that is not a
+// state predicate.
+const InvariantLevel = "the level of an invariant"
+
 func (e *EvalFailure) Error() string { return e.Err.Error() }
 func (e *EvalFailure) Unwrap() error { return e.Err }
 
@@ -444,6 +454,10 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		n, _, err := m.compileName(conf, id, "INVARIANT")
 		if err != nil {
 			return err
+		}
+		if l, ok := m.levels.Level(id.Name); ok && l > semantic.State {
+			// TLC's words; it exits as for an invariant it cannot evaluate.
+			return &EvalFailure{Err: fmt.Errorf("The invariant %s is not a state predicate (one with no primes or temporal operators).", id.Name), What: InvariantLevel}
 		}
 		m.Invariants = append(m.Invariants, Named{id.Name, n})
 	}

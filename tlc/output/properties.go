@@ -12,7 +12,7 @@ import (
 func (p *Printer) propertyViolation(res *check.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "Error: %s\n", res.Error)
+	p.errorMsg(violationCode(res), res.Error)
 	if len(res.Trace) == 0 {
 		return
 	}
@@ -24,13 +24,17 @@ func (p *Printer) propertyViolation(res *check.Result) {
 		fmt.Fprintln(p.w)
 		return
 	}
-	fmt.Fprint(p.w, "\nError: The following behavior constitutes a counter-example:\n\n")
+	if p.tool {
+		p.msg(ecCounterExample, classError, "The following behavior constitutes a counter-example:")
+	} else {
+		fmt.Fprint(p.w, "\nError: The following behavior constitutes a counter-example:\n\n")
+	}
 	p.states(res.Trace)
 	last := res.Trace[len(res.Trace)-1].Values
 	switch {
 	case res.Stuttering:
-		fmt.Fprintf(p.w, "State %d: Stuttering\n", len(res.Trace)+1)
+		p.msg(ecStuttering, classState, "%s", p.stateLabel(len(res.Trace)+1, "Stuttering"))
 	case res.LoopBack > 0:
-		fmt.Fprintf(p.w, "Back to state %d: %s\n\n", res.LoopBack, p.stepLabel(last, res.Trace[res.LoopBack-1].Values))
+		p.msg(ecBackToState, classState, "Back to state %d: %s\n", res.LoopBack, p.stepLabel(last, res.Trace[res.LoopBack-1].Values))
 	}
 }
