@@ -188,6 +188,21 @@ func TestTraceValidatorTracesApart(t *testing.T) {
 		require.NoError(t, err)
 		alone[f] = run(fresh, f)
 	}
+	// First use of a validator by several goroutines at once: binding a
+	// trace's input compiles what the spec's ASSUMEs read, once, shared.
+	first := make([]outcome, len(files))
+	var fw sync.WaitGroup
+	for i, f := range files {
+		fw.Add(1)
+		go func() {
+			defer fw.Done()
+			first[i] = run(v, f)
+		}()
+	}
+	fw.Wait()
+	for i, f := range files {
+		assert.Equal(t, alone[f], first[i], "%s, validated concurrently on a new validator", f)
+	}
 	for round := 0; round < 2; round++ {
 		for _, f := range files {
 			assert.Equal(t, alone[f], run(v, f), "%s after the others, on one validator", f)

@@ -86,7 +86,12 @@ func (ev *Evaluator) Bind(in Input) error {
 	ev.invariants = nil
 	clear(ev.substs)
 	for _, a := range m.inputAssumes {
+		// Evaluators of one model bind their inputs concurrently (a trace
+		// spec validating many traces at once); compiling touches the
+		// model's definitions, as in Actions and Definition.
+		m.compileMu.Lock()
 		n, _, _, err := m.compileIn(a.sc, a.expr, nil)
+		m.compileMu.Unlock()
 		if err != nil {
 			return &LoadError{err}
 		}
