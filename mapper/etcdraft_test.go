@@ -25,7 +25,8 @@ type divergenceStats struct {
 
 // etcdraftParams is what the mapper needs of an adapter configuration.
 func etcdraftParams(c etcdraft.Config) mapper.EtcdraftParams {
-	return mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum, ReadStates: true}
+	return mapper.EtcdraftParams{Nodes: c.Nodes, Spares: c.Spares, BootLog: c.Bootstrap == etcdraft.BootstrapLog,
+		PreVote: c.PreVote, CheckQuorum: c.CheckQuorum, ReadStates: true, Appends: true}
 }
 
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
@@ -127,8 +128,38 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 }
 
 func TestEtcdraftConsts(t *testing.T) {
-	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraftParams(etcdraft.ClassicConfig())).Consts())
-	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
+	require.Equal(t, []string{"Servers={1,2,3}", "InitVoters={1,2,3}", `Bootstrap="snapshot"`},
+		mapper.NewEtcdraft(etcdraftParams(etcdraft.ClassicConfig())).Consts())
+	require.Equal(t, []string{"Servers={1}", "InitVoters={1}", `Bootstrap="snapshot"`}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
+	require.Equal(t, []string{"Servers={1,2,3,4}", "InitVoters={1,2,3}", `Bootstrap="log"`},
+		mapper.NewEtcdraft(etcdraftParams(etcdraft.DefaultConfig())).Consts())
+}
+
+// Reconfiguration replays on the model: simple and joint changes,
+// learners, a spare that joins, the library's bootstrap from the log, and
+// every other action of the adapter, on its defaults (the Node API at half
+// the nodes, asynchronous storage writes at the other half).
+func TestEtcdraftConfChangesReplayOnModel(t *testing.T) {
+	runs := 1000
+	if testing.Short() {
+		runs = 200
+	}
+	p := schedule.Shape{Steps: 150, MaxMessages: 5, CrashQuota: 4, Requests: 8,
+		Actions: "deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick"}
+	for _, cfg := range []etcdraft.Config{etcdraft.DefaultConfig(), withAPI(etcdraft.DefaultConfig(), etcdraft.APIRawNode, etcdraft.BootstrapSnapshot)} {
+		ds, mp := simulateEtcdraft(t, cfg, p, runs, 13)
+		ds.log(t, mp)
+		require.Zero(t, ds.diverged, "api %s, bootstrap %s: divergences: %v", cfg.API, cfg.Bootstrap, ds.reasons)
+		require.Empty(t, ds.violations)
+		for _, a := range []string{"ProposeConf", "ApplyConf", "FollowerProgress"} {
+			require.Positive(t, ds.actions[a], a)
+		}
+	}
+}
+
+func withAPI(c etcdraft.Config, api, boot string) etcdraft.Config {
+	c.API, c.Bootstrap = api, boot
+	return c
 }
 
 // A seeded bug shows as divergences: with forget-hardstate a restarted node
