@@ -275,3 +275,32 @@ func TestEtcdraftStaleAnswers(t *testing.T) {
 		"HandleReadIndex twin=false", "HandleAppendRequest", "ConfirmRead stale=true twin=true",
 		"Crash", "StaleAnswer more=false twin=false"}, got)
 }
+
+// A leader's appends map entry by entry, configuration changes with the
+// change they make; the empty entry of its term is BecomeLeader's. An
+// entry the model cannot read is an error, not a guess.
+func TestEtcdraftAppends(t *testing.T) {
+	role := schedule.Event{Step: 0, Kind: schedule.EvRole, Node: 0, Peer: -1, Type: schedule.RoleLeader, Args: []schedule.Arg{schedule.I("term", 2)}}
+	appendEv := func(entries string) schedule.Event {
+		return schedule.Event{Step: 1, Kind: schedule.EvAppend, Node: 0, Peer: -1, Type: schedule.EvAppend,
+			Args: []schedule.Arg{schedule.I(schedule.ArgIndex, 4), schedule.S(schedule.ArgEntries, entries)}}
+	}
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3, Spares: 1, BootLog: true, Appends: true})
+	acts, err := mp.Map(nil, &schedule.Execution{Trace: schedule.Trace{role, appendEv("2:,2:conf:joint v4 r3,2:conf:leave,2:v=1,2:conf:l2")}})
+	require.NoError(t, err)
+	var got []string
+	for _, a := range acts {
+		got = append(got, fmt.Sprintf("%s %v", a.Name, a.Params))
+	}
+	require.Equal(t, []string{
+		"Timeout map[i:1]",
+		"BecomeLeader map[i:1 term:2]",
+		"ProposeConf map[ch:map[kind:joint learners:[] remove:[3] voters:[4]] i:1 value:conf:joint v4 r3]",
+		"ProposeConf map[ch:map[kind:leave learners:[] remove:[] voters:[]] i:1 value:conf:leave]",
+		"ClientRequest map[i:1 value:v=1]",
+		"ProposeConf map[ch:map[kind:simple learners:[2] remove:[] voters:[]] i:1 value:conf:l2]",
+	}, got)
+
+	_, err = mp.Map(nil, &schedule.Execution{Trace: schedule.Trace{role, appendEv("2:conf:u4")}})
+	require.ErrorContains(t, err, `change "u4": raft.tla models voters (v), learners (l) and removals (r)`)
+}

@@ -211,7 +211,7 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 
 	res = modelfuzz(t, "model", "size", "--model", "raft.tla", "--view", "View,StandingView", "--max-depth", "6")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "3236 distinct states within depth 6")
+	require.Contains(t, res.stdout, "3356 distinct states within depth 6")
 	require.Regexp(t, `StandingView\s+\d+`, res.stdout)
 	res = modelfuzz(t, "model", "size", "--model", "raft.tla", "--view", "Nope", "--max-depth", "3")
 	require.NotEqual(t, 0, res.code)
