@@ -267,6 +267,8 @@ type etcdMap struct {
 	// emptyEntry marks the leaders whose append event will show the empty
 	// entry of their term, which BecomeLeader appended in the model.
 	emptyEntry []bool
+	// cur is the index of the event being mapped.
+	cur int
 }
 
 // Map implements schedule.Mapper.
@@ -290,6 +292,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 		}
 	}
 	for k := range st.t {
+		st.cur = k
 		if err := st.event(k); err != nil {
 			return nil, err
 		}
@@ -302,8 +305,9 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	return st.out, nil
 }
 
+// add maps event e, the event being mapped (st.cur), to an action.
 func (st *etcdMap) add(e *schedule.Event, name string, params map[string]any) {
-	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step})
+	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step, Event: st.cur})
 }
 
 func (st *etcdMap) skip(key string) { st.unmapped[key]++ }
