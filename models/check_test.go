@@ -12,7 +12,7 @@ import (
 )
 
 // This check explores the embedded models exhaustively (the Raft model's
-// bounded cfg has about 516,000 states): it runs without the race
+// bounded cfg has about 675,000 states): it runs without the race
 // detector, in make test's second pass.
 
 // Every embedded model passes `modelfuzz tlc check` with its cfgs for
