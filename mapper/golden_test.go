@@ -101,6 +101,21 @@ var goldenCases = []goldenCase{
 			"p1 deliver(5), p1 request(7), p2 deliver(5), p1 deliver(5), p0 read, p0 deliver(1), p0 deliver(3)",
 	},
 	{
+		name: "etcdraft-reconfig",
+		about: "The library's bootstrap from the log, with a spare (n4): n1 wins a pre-vote and the election,\n" +
+			"adds n4 as a learner and sends it its snapshot at index 3, which n4 ignores (its configuration\n" +
+			"does not have n4); then a joint change that makes n4 a voter and removes n3, which the leader\n" +
+			"leaves by itself, and n4 installs the snapshot at index 6.",
+		cfg: etcdraft.Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "off",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapLog},
+		steps: "p0 timeout, p1 deliver(5), p2 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
+			"p0 conf-change(add-learner 3), p1 deliver(5), p2 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), " +
+			"p3 deliver(5), p0 deliver(5), p3 deliver(5), p0 deliver(5), p0 conf-change(auto add-voter 3, remove 2), " +
+			"p1 deliver(5), p2 deliver(5), p3 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), p3 deliver(5), " +
+			"p0 deliver(5), p1 deliver(5), p3 deliver(5), p0 deliver(5), p1 deliver(5), p3 deliver(5)",
+	},
+	{
 		name: "microbench-serve-reject",
 		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
 			"tasks, terminated and flushed after its last task: done.",
@@ -119,12 +134,20 @@ var goldenCases = []goldenCase{
 }
 
 // parseSteps reads steps written as schedule.Step.String writes them,
-// separated by commas: "p0 timeout, p1 deliver(1), p0 request(7)".
+// separated by commas: "p0 timeout, p1 deliver(1), p0 request(7)" (a
+// conf-change's own commas stay in its step).
 func parseSteps(t *testing.T, s string) []schedule.Step {
 	t.Helper()
-	var steps []schedule.Step
+	var fields []string
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
+		if f = strings.TrimSpace(f); len(fields) > 0 && !strings.HasPrefix(f, "p") {
+			fields[len(fields)-1] += ", " + f
+			continue
+		}
+		fields = append(fields, f)
+	}
+	var steps []schedule.Step
+	for _, f := range fields {
 		proc, act, _ := strings.Cut(f, " ")
 		name, n, _ := strings.Cut(strings.TrimSuffix(act, ")"), "(")
 		st := schedule.Step{Action: schedule.Action(name)}
@@ -138,6 +161,8 @@ func parseSteps(t *testing.T, s string) []schedule.Step {
 			st.K, _ = strconv.Atoi(n)
 		case schedule.TransferLeader:
 			st.To, _ = strconv.Atoi(strings.TrimPrefix(n, "p"))
+		case schedule.ConfChange:
+			st.Conf = n
 		}
 		require.Equal(t, f, st.String(), "a step of %q", s)
 		steps = append(steps, st)

@@ -71,6 +71,27 @@ const (
 	// could not take (and applied an empty one instead). Type "conf". Args:
 	// ArgWhy.
 	EvConfRefused = "conf-refused"
+	// EvAppend: Node, a leader, appended entries to its log: the empty
+	// entry of its term, client requests, proposals forwarded to it,
+	// configuration changes, the automatic leave of a joint configuration,
+	// and the empty entry that takes the place of a configuration change
+	// it refused. Type "append". Args: ArgIndex (of the first entry),
+	// ArgEntries.
+	EvAppend = "append"
+	// EvProgress: what Node, a leader, believes of Peer, a member of its
+	// configuration, changed (its progress tracker's entry for Peer). Type
+	// is the flow-control state (ProgressProbe, ProgressReplicate,
+	// ProgressSnapshot). Args: ArgMatch, ArgNext.
+	EvProgress = "progress"
+)
+
+// The flow-control states of a leader's progress of a follower, the Type
+// of an EvProgress event: probing for the follower's last matching entry,
+// replicating optimistically, or waiting for a snapshot to be applied.
+const (
+	ProgressProbe     = "probe"
+	ProgressReplicate = "replicate"
+	ProgressSnapshot  = "snapshot"
 )
 
 // The values of ArgReadKind.
@@ -129,8 +150,8 @@ const (
 	ArgReject = "reject"
 	// ArgRejectHint: a message's reject hint.
 	ArgRejectHint = "rejecthint"
-	// ArgEntries: a message's entries, "term:data" each, comma-separated,
-	// data empty for an empty entry (e.g. "1:v=3,2:").
+	// ArgEntries: a message's entries (an EvAppend's), "term:data" each,
+	// comma-separated, data empty for an empty entry (e.g. "1:v=3,2:").
 	ArgEntries = "entries"
 	// ArgVote: the candidate of MsgVote and MsgPreVote (its process, which
 	// is also the sender); the durable vote of a restart (a process, -1 for
@@ -153,7 +174,9 @@ const (
 	// proposal's EvDropped); the value a read returned (EvResponse).
 	ArgValue = "value"
 	// ArgData: an applied entry's data: empty for an empty entry, "k=v" for
-	// a client's put, "conf:" and the changes for a configuration change.
+	// a client's put, "conf:" and the changes for a configuration change
+	// ("conf:v4" a simple change; "conf:joint v4 r2" entering a joint
+	// configuration, "conf:auto v4 r2" one left by itself; "conf:leave").
 	ArgData = "data"
 	// ArgOp: a client read's operation number (EvRead, EvReadIndex,
 	// EvResponse).
@@ -171,8 +194,13 @@ const (
 	// dropped.
 	ArgChanges = "changes"
 	// ArgConfig: the configuration after a change ("voters=1,2,3
-	// outgoing=1,2 learners=4").
+	// outgoing=1,2 learners=4"), or a MsgSnap's snapshot's.
 	ArgConfig = "config"
+	// ArgMatch, ArgNext: a leader's Match (the highest index it knows the
+	// follower holds) and Next (the next index it will send) of a follower
+	// (EvProgress).
+	ArgMatch = "match"
+	ArgNext  = "next"
 	// ArgWhy: why a configuration change was refused.
 	ArgWhy = "why"
 	// ArgRole: the role a process reports in the params of a role event

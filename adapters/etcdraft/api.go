@@ -11,6 +11,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -36,6 +37,7 @@ type raftNode interface {
 	Advance(rd raft.Ready)
 	Status() raft.Status
 	BasicStatus() raft.BasicStatus
+	WithProgress(visitor func(id uint64, typ raft.ProgressType, pr tracker.Progress))
 }
 
 var _ raftNode = (*raft.RawNode)(nil)
@@ -310,6 +312,12 @@ func (g *goNode) Status() raft.Status {
 }
 
 func (g *goNode) BasicStatus() raft.BasicStatus { return g.rn.BasicStatus() }
+
+// WithProgress visits the leader's progress of each peer, read between
+// operations as BasicStatus is.
+func (g *goNode) WithProgress(visitor func(id uint64, typ raft.ProgressType, pr tracker.Progress)) {
+	g.rn.WithProgress(visitor)
+}
 
 // goLogger is a goNode's logger: quiet, except that the library's
 // assertions inside the node's loop end the loop's goroutine with the

@@ -102,7 +102,8 @@
 //     Args: term, logterm, index, commit, reject (0/1), rejecthint, entries
 //     (string "term:data,term:data", data empty for an empty entry, e.g.
 //     "1:v=3,2:"); MsgVote and MsgPreVote add vote (the candidate's
-//     process, which is also the sender); MsgSnap adds snapindex, snapterm;
+//     process, which is also the sender); MsgSnap adds snapindex, snapterm
+//     and config (the snapshot's configuration);
 //     MsgHeartbeat and MsgHeartbeatResp add read=1 when they carry a
 //     context (a leader's heartbeat round that confirms reads, and its
 //     answers); MsgHeartbeat then adds committerm, the term of the entry
@@ -146,7 +147,17 @@
 //     configuration change was applied. Args: index, config ("voters=1,2,3
 //     outgoing=1,2 learners=4").
 //   - apply of a configuration change: data "conf:" and the changes
-//     (raftpb.ConfChangesToString), "conf:leave" for leaving.
+//     (raftpb.ConfChangesToString), after "joint " when they enter a joint
+//     configuration and "auto " when the library leaves it by itself;
+//     "conf:leave" for leaving.
+//   - append, Type "append": the node, a leader, appended entries to its
+//     log (those of its Ready), whatever asked for them: its empty entry,
+//     requests, forwarded proposals, configuration changes (an empty entry
+//     in place of one it refused), the library's own leave of a joint
+//     configuration. Args: index (of the first), entries.
+//   - progress, Type "probe", "replicate" or "snapshot" (the flow-control
+//     state): what the node, a leader, believes of Peer changed, reported
+//     after the node's Ready handling. Args: match, next.
 //
 // # Oracles
 //

@@ -65,6 +65,9 @@ type node struct {
 	// smSkip: entries up to it are in the state machine (its applied index
 	// when the node started).
 	smSkip uint64
+	// progress is, by process, what the node last reported as leader of
+	// each follower's progress (reportProgress).
+	progress []seenProgress
 }
 
 // pendingRead is a read waiting for its read index, then for the node to
@@ -227,7 +230,8 @@ func (s *System) reset() {
 		voters[i] = uint64(i + 1)
 	}
 	for p, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0]}
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0], progress: n.progress}
+		clear(n.progress)
 		n.disk = raft.NewMemoryStorage()
 		var peers []raft.Peer
 		switch {
@@ -623,6 +627,7 @@ func (s *System) drain(n *node) {
 	for n.rn != nil && n.rn.HasReady() {
 		s.handleReady(n)
 	}
+	s.reportProgress(n)
 }
 
 func (s *System) skip(p int, why string) {
@@ -657,7 +662,8 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message, extra 
 		s.args = append(s.args, schedule.I(schedule.ArgVote, int64(m.GetFrom())-1))
 	case pb.MsgSnap:
 		md := m.GetSnapshot().GetMetadata()
-		s.args = append(s.args, schedule.I(schedule.ArgSnapIndex, int64(md.GetIndex())), schedule.I(schedule.ArgSnapTerm, int64(md.GetTerm())))
+		s.args = append(s.args, schedule.I(schedule.ArgSnapIndex, int64(md.GetIndex())), schedule.I(schedule.ArgSnapTerm, int64(md.GetTerm())),
+			schedule.S(schedule.ArgConfig, confText(md.GetConfState())))
 	case pb.MsgHeartbeat, pb.MsgHeartbeatResp:
 		if len(m.GetContext()) > 0 {
 			s.args = append(s.args, schedule.I(schedule.ArgRead, 1))

@@ -176,6 +176,9 @@ func (s *System) softState(n *node, rd raft.Ready) {
 			s.checkLeader(n)
 		}
 	}
+	if n.role == raft.StateLeader && len(rd.Entries) > 0 {
+		s.appended(n, rd.Entries)
+	}
 	if c := rd.HardState.GetCommit(); c > n.commit {
 		s.recordCommit(n, n.commit, c)
 		n.commit = c
@@ -374,8 +377,9 @@ func (s *System) proposeConf(n *node, conf string) {
 }
 
 // appendEntryData appends an entry's data as events show it: a normal
-// entry's bytes; a configuration change as "conf:" and its changes
-// ("conf:leave" to leave a joint configuration).
+// entry's bytes; a configuration change as "conf:" and its changes, after
+// "joint " when it enters a joint configuration and "auto " when the
+// library is to leave that by itself ("conf:leave" to leave one).
 func appendEntryData(dst []byte, e *pb.Entry) []byte {
 	if e.GetType() == pb.EntryNormal {
 		return append(dst, e.GetData()...)
@@ -385,8 +389,15 @@ func appendEntryData(dst []byte, e *pb.Entry) []byte {
 		return append(dst, "conf:?"...)
 	}
 	dst = append(dst, "conf:"...)
-	if len(cc.GetChanges()) == 0 {
+	if cc.LeaveJoint() {
 		return append(dst, "leave"...)
+	}
+	if auto, joint := cc.EnterJoint(); joint {
+		if auto {
+			dst = append(dst, "auto "...)
+		} else {
+			dst = append(dst, "joint "...)
+		}
 	}
 	return append(dst, pb.ConfChangesToString(cc.GetChanges())...)
 }
