@@ -1134,9 +1134,6 @@ Agreement(i, j) ==
     IF LastIndex(j) < snapshotIndex[i] THEN LastIndex(j)
     ELSE AgreeDown(i, j, Min(LastIndex(i), LastIndex(j)))
 
-\* a compared with b: below, equal or above.
-Rel(a, b) == IF a < b THEN "below" ELSE IF a = b THEN "equal" ELSE "above"
-
 \* What leader i believes of follower j, against what j holds: the flow
 \* control's state, Match against the last index where their logs agree
 \* (below: j holds more than i knows; above: i believes j holds what it
