@@ -45,6 +45,8 @@ type Spec struct {
 	// model's cfg. It may declare no variable of its own, so that its
 	// states are the model's.
 	Extend string
+	// Interpret evaluates with the interpreter alone (tlc.Spec.Interpret).
+	Interpret bool
 }
 
 // Load parses and compiles a model. A name that is not an existing file
@@ -73,7 +75,7 @@ func (s Spec) source() (tlc.Spec, error) {
 	if s.Model == "" {
 		return tlc.Spec{}, fmt.Errorf("no model given (--model FILE.tla, or one of %v)", Embedded())
 	}
-	ts := tlc.Spec{Module: s.Model, Config: s.Config, Consts: s.Consts, View: s.View, NoView: s.NoView, Extend: s.Extend}
+	ts := tlc.Spec{Module: s.Model, Config: s.Config, Consts: s.Consts, View: s.View, NoView: s.NoView, Extend: s.Extend, Interpret: s.Interpret}
 	if fileExists(s.Model) {
 		return ts, nil
 	}

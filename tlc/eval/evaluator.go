@@ -25,6 +25,11 @@ func (m *Model) NewEvaluator() *Evaluator { return &Evaluator{m: m, c: m.newCtx(
 // TLC prints what it prints once.
 func (ev *Evaluator) Quiet() { ev.c.quiet = true }
 
+// Interpret makes the evaluator leave every evaluation to the
+// interpreter, as if no definition were compiled into closures: what the
+// differential test of the two evaluators compares against.
+func (ev *Evaluator) Interpret() { ev.c.interp = true }
+
 // SetLevel sets what TLCGet("level") returns.
 func (ev *Evaluator) SetLevel(l int) { ev.c.level = l }
 
@@ -100,6 +105,28 @@ func (ev *Evaluator) successors(n node, env *Env, s []value.Value, fn func(t []v
 		}
 		return fn(append([]value.Value(nil), next...))
 	})
+}
+
+// successorsOf is successors of the body of action d, by its compiled
+// enumeration when there is one.
+func (ev *Evaluator) successorsOf(d *def, env *Env, s []value.Value, fn func(t []value.Value) error) error {
+	m := ev.m
+	next := make([]value.Value, len(m.Vars))
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, next, 0
+	k := func() error {
+		for i, v := range next {
+			if v == nil {
+				return &IncompleteError{Var: m.Vars[i]}
+			}
+		}
+		return fn(append([]value.Value(nil), next...))
+	}
+	if err, ok := c.enumBody(d, env, k); ok {
+		return err
+	}
+	return c.enum(d.compiled, env, k)
 }
 
 func (ev *Evaluator) stateBool(n node, s []value.Value) (bool, error) {
@@ -316,7 +343,7 @@ func (ev *Evaluator) ActionSuccessors(name string, args []value.Value, s []value
 	if len(args) > 0 {
 		env = &Env{vals: args}
 	}
-	return ev.successors(d.compiled, env, s, fn)
+	return ev.successorsOf(d, env, s, fn)
 }
 
 // ModelValues returns the model values the cfg defines, by name.

@@ -78,6 +78,12 @@ type Model struct {
 	aliasFields []string
 	splitOnce   sync.Once
 	actions     []*SubAction
+	// interpret: nothing is compiled into closures (LoadOptions.Interpret).
+	interpret bool
+	// islands are the expressions of compiled definitions left to the
+	// interpreter (see Islands).
+	islandsMu sync.Mutex
+	islands   []string
 }
 
 // InitPos is where the initial predicate is defined (the definition the
@@ -127,6 +133,9 @@ type LoadOptions struct {
 	// validation runs several traces in one process, each with its own
 	// JSON=<trace file>.
 	Env map[string]string
+	// Interpret leaves every evaluation to the interpreter: no
+	// definition is compiled into closures (see cexpr.go).
+	Interpret bool
 }
 
 // LoadWith is Load with options.
@@ -153,7 +162,7 @@ func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, err
 
 // BuildWith is Build with options.
 func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt LoadOptions) (*Model, error) {
-	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env}
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, interpret: opt.Interpret}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
 		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{},
 		scopedValues: map[string]map[string]value.Value{}}

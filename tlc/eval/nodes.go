@@ -205,7 +205,7 @@ func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if err := c.enter(n.pos); err != nil {
 		return nil, err
 	}
-	v, err := n.d.compiled.eval(c, fr)
+	v, err := c.evalBody(n.d, fr)
 	c.leave()
 	return v, err
 }
@@ -318,7 +318,7 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 		if err := c.enter(pos); err != nil {
 			return nil, err
 		}
-		v, err := d.compiled.eval(c, env)
+		v, err := c.evalBody(d, env)
 		c.leave()
 		return v, err
 	case dkValue:
@@ -350,7 +350,11 @@ func (d *def) constValue(c *ctx) (value.Value, error) {
 		return d.cacheVal, d.cacheErr
 	}
 	d.cacheOnce.Do(func() {
-		d.cacheVal, d.cacheErr = d.compiled.eval(c, nil)
+		if d.kind == dkOp {
+			d.cacheVal, d.cacheErr = c.evalBody(d, nil)
+		} else {
+			d.cacheVal, d.cacheErr = d.compiled.eval(c, nil)
+		}
 		d.cacheDone.Store(true)
 	})
 	return d.cacheVal, d.cacheErr
@@ -501,6 +505,7 @@ type letDef struct {
 	// is computed once (see compiler.let).
 	constant  bool
 	constOnce sync.Once
+	constDone atomic.Bool
 	constVal  value.Value
 	constErr  error
 }
@@ -529,6 +534,7 @@ func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 			} else {
 				d.constVal, d.constErr = d.body.eval(c, f)
 			}
+			d.constDone.Store(true)
 		})
 		return d.constVal, d.constErr
 	}

@@ -383,6 +383,16 @@ func Update(f Value, path []Value, v Value) (Value, error) {
 	return UpdateWith(f, path, func(Value) (Value, error) { return v, nil })
 }
 
+// UpdateOne is [f EXCEPT ![k] = v], Update with a path of one key,
+// without allocating a path.
+func UpdateOne(f *Func, k, v Value) *Func {
+	i, ok := f.index(k)
+	if !ok || f.vals[i] == v {
+		return f
+	}
+	return f.withValue(i, v)
+}
+
 // UpdateWith is [f EXCEPT ![path[0]]... = fn(@)], where fn receives the old
 // value at path (the @ of the EXCEPT). As in TLA+, when some key of the path
 // is not in the domain of the function it indexes, the result is f
