@@ -23,7 +23,8 @@ const differentialStates = 600
 // golden specs of this package and our models: from the same states,
 // the same initial states, the same successors in the same order (of the
 // whole next-state relation and of each of its actions), the same
-// invariants, constraints, action constraints and VIEW, the same errors.
+// invariants, constraints, action constraints and VIEW, the same
+// predicates of the temporal properties and fairness, the same errors.
 // The invariants are also evaluated inside the enumeration of successors,
 // as the checker does.
 func TestCompiledAgreesWithInterpreter(t *testing.T) {
@@ -126,6 +127,52 @@ func stateFacts(m *eval.Model, ev *eval.Evaluator, s []value.Value) outcome {
 			fmt.Fprintf(&b, "view %s;", errText(err))
 		}
 	}
+	// The key of the VIEW, computed without building it, is its
+	// fingerprint (or the state's without a VIEW).
+	key, _, err := ev.ViewKey(s)
+	fmt.Fprintf(&b, "key %016x%s;", key, errText(err))
+	return outcome(b.String())
+}
+
+// temporalPreds lists the predicates of the cfg's PROPERTIES and of the
+// fairness of its SPECIFICATION.
+func temporalPreds(m *eval.Model) []*eval.Pred {
+	var out []*eval.Pred
+	var walk func(t *eval.Temporal)
+	walk = func(t *eval.Temporal) {
+		if t == nil {
+			return
+		}
+		if t.Pred != nil {
+			out = append(out, t.Pred)
+		}
+		if t.Step != nil {
+			out = append(out, t.Step)
+		}
+		for _, a := range t.Args {
+			walk(a)
+		}
+	}
+	for _, p := range m.ResolveProperties() {
+		walk(p.F)
+	}
+	if st, err := m.SpecTemporal(); err == nil {
+		walk(st)
+	}
+	return out
+}
+
+// holds evaluates every predicate on s (the state predicates) or on the
+// step s -> t (the action predicates, when t is not nil).
+func holds(ev *eval.Evaluator, preds []*eval.Pred, s, t []value.Value) outcome {
+	var b strings.Builder
+	for _, p := range preds {
+		if p.Action != (t != nil) {
+			continue
+		}
+		ok, err := ev.Holds(p, s, t)
+		fmt.Fprintf(&b, "%v%s;", ok, errText(err))
+	}
 	return outcome(b.String())
 }
 
@@ -149,6 +196,7 @@ func compareEvaluators(t *testing.T, m *eval.Model, limit int) int {
 			t.Fatalf("initial state %d differs", i)
 		}
 	}
+	preds := temporalPreds(m)
 	seen := map[uint64]bool{}
 	queue := cinit
 	n := 0
@@ -164,6 +212,9 @@ func compareEvaluators(t *testing.T, m *eval.Model, limit int) int {
 		n++
 		if cf, inf := stateFacts(m, cev, s), stateFacts(m, iev, s); cf != inf {
 			t.Fatalf("state %v:\ncompiled    %s\ninterpreted %s", s, cf, inf)
+		}
+		if ch, ih := holds(cev, preds, s, nil), holds(iev, preds, s, nil); ch != ih {
+			t.Fatalf("temporal predicates in %v:\ncompiled    %s\ninterpreted %s", s, ch, ih)
 		}
 		if !cev.HasNext() {
 			continue
@@ -187,6 +238,9 @@ func compareEvaluators(t *testing.T, m *eval.Model, limit int) int {
 				if cok != iok || errText(cerr) != errText(ierr) {
 					t.Fatalf("action constraints from %v to %v: compiled %v %v, interpreted %v %v", s, u, cok, cerr, iok, ierr)
 				}
+			}
+			if ch, ih := holds(cev, preds, s, u), holds(iev, preds, s, u); ch != ih {
+				t.Fatalf("temporal predicates from %v to %v:\ncompiled    %s\ninterpreted %s", s, u, ch, ih)
 			}
 			queue = append(queue, u)
 		}

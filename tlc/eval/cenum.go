@@ -74,6 +74,8 @@ func (c *ctx) enumOf(d *def) *cefunc {
 // compileEnumDef compiles the enumeration of d's body, for the initial
 // predicate (init) or for a step.
 func (m *Model) compileEnumDef(d *def, init bool) *cefunc {
+	m.ccMu.Lock()
+	defer m.ccMu.Unlock()
 	if m.interpret || d.compiled == nil || d.sc.paramInst || m.effectful(d) {
 		return nil
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
@@ -48,7 +49,9 @@ type ccomp struct {
 	m *Model
 	// init: an enumeration is compiled for the initial predicate.
 	init bool
-	n    int // slots allocated so far
+	// inConst: a constant expression is being compiled (see hoisted).
+	inConst bool
+	n       int // slots allocated so far
 	// inlining holds the LET operators being expanded, against recursion.
 	inlining map[*letDef]bool
 	// compiled counts the nodes compiled, islands those left to the
@@ -98,6 +101,8 @@ func (c *ctx) compiledOf(d *def) *cfunc {
 // one that takes operator arguments, one with effects, and one whose body
 // would be an island anyway.
 func (m *Model) compileDef(d *def) *cfunc {
+	m.ccMu.Lock()
+	defer m.ccMu.Unlock()
 	if m.interpret || d.compiled == nil || d.sc.paramInst || m.effectful(d) {
 		return nil
 	}
@@ -147,18 +152,16 @@ func (c *ctx) runC(cf *cfunc, args []value.Value, taint []uint64) (value.Value, 
 }
 
 // noteIsland records that n, in a compiled definition, is left to the
-// interpreter.
+// interpreter (under ccMu).
 func (m *Model) noteIsland(n node) {
-	m.islandsMu.Lock()
 	m.islands = append(m.islands, fmt.Sprintf("%s (%T)", n.position(), n))
-	m.islandsMu.Unlock()
 }
 
 // Islands lists the expressions of the definitions compiled so far that
 // are left to the interpreter, by position and kind.
 func (m *Model) Islands() []string {
-	m.islandsMu.Lock()
-	defer m.islandsMu.Unlock()
+	m.ccMu.Lock()
+	defer m.ccMu.Unlock()
 	return slices.Clone(m.islands)
 }
 
@@ -199,12 +202,37 @@ func (cc *ccomp) exprs(ns []node, l *clevel) []cfn {
 
 // expr compiles n, seen at level l.
 func (cc *ccomp) expr(n node, l *clevel) cfn {
+	if !cc.inConst {
+		if _, lit := n.(*litNode); !lit && cc.m.constant(n, 0) {
+			cc.inConst = true
+			f := cc.expr(n, l)
+			cc.inConst = false
+			return hoisted(f)
+		}
+	}
 	f := cc.node(n, l)
 	if f == nil {
 		return cc.island(n, l)
 	}
 	cc.compiled++
 	return f
+}
+
+// hoisted evaluates f, an expression that depends on nothing around it
+// (see Model.constant), once: its value is kept, as TLC keeps the values
+// of constant expressions. An error is not kept: it is met again.
+func hoisted(f cfn) cfn {
+	var kept atomic.Pointer[value.Value]
+	return func(c *ctx, s []slot) (value.Value, error) {
+		if v := kept.Load(); v != nil {
+			return *v, nil
+		}
+		v, err := f(c, s)
+		if err == nil {
+			kept.Store(&v)
+		}
+		return v, err
+	}
 }
 
 func (cc *ccomp) node(n node, l *clevel) cfn {
@@ -1289,17 +1317,49 @@ func (cb *cbinder) simple() bool {
 	return len(cb.sets) == 1 && cb.b.width == 1 && !cb.b.tuple[0]
 }
 
-// domain evaluates and enumerates the single set of a simple binder.
-func (cb *cbinder) domain(c *ctx, s []slot) ([]value.Value, error) {
+// domain evaluates and enumerates the single set of a simple binder: its
+// elements, listed, or (an interval) lo..hi without listing them.
+func (cb *cbinder) domain(c *ctx, s []slot) (d cdomain, err error) {
 	sv, err := cb.sets[0](c, s)
 	if err != nil {
-		return nil, err
+		return d, err
+	}
+	return enumerateC(sv, cb.b.sets[0])
+}
+
+// cdomain is the elements of a set in canonical order: elems, or the
+// integers lo..hi.
+type cdomain struct {
+	elems    []value.Value
+	lo, hi   int64
+	interval bool
+}
+
+func (d *cdomain) len() int {
+	if d.interval {
+		return int(d.hi - d.lo + 1)
+	}
+	return len(d.elems)
+}
+
+func (d *cdomain) at(i int) value.Value {
+	if d.interval {
+		return value.IntOf(d.lo + int64(i))
+	}
+	return d.elems[i]
+}
+
+// enumerateC is value.Enumerate, without listing an interval; set is the
+// expression sv came from, for the interpreter's error.
+func enumerateC(sv value.Value, set node) (cdomain, error) {
+	if iv, ok := sv.(*value.Interval); ok && iv.Len() > 0 && iv.Len() <= 1<<16 {
+		return cdomain{lo: iv.Lo(), hi: iv.Hi(), interval: true}, nil
 	}
 	elems, err := value.Enumerate(sv)
 	if err != nil {
-		return nil, located(cb.b.sets[0].position(), err)
+		return cdomain{}, located(set.position(), err)
 	}
-	return elems, nil
+	return cdomain{elems: elems}, nil
 }
 
 // each calls fn for every binding of the names, in the interpreter's
@@ -1456,16 +1516,16 @@ func (cc *ccomp) quant(n *quantNode, l *clevel) cfn {
 	return func(c *ctx, s []slot) (value.Value, error) {
 		memo := memoable && c.memoBodies(nil)
 		if cb.simple() {
-			elems, err := cb.domain(c, s)
+			dom, err := cb.domain(c, s)
 			if err != nil {
 				return nil, err
 			}
 			pos := cb.b.sets[0].position()
-			for _, e := range elems {
+			for i, n := 0, dom.len(); i < n; i++ {
 				if err := c.step(pos); err != nil {
 					return nil, err
 				}
-				s[cb.base] = slot{v: e}
+				s[cb.base] = slot{v: dom.at(i)}
 				ok, err := one(c, s, memo)
 				if err != nil {
 					return nil, err
@@ -1532,15 +1592,16 @@ func (cc *ccomp) setFilter(n *setFilterNode, l *clevel) cfn {
 		}
 		var out []value.Value
 		if cb.simple() {
-			elems, err := value.Enumerate(bv)
+			dom, err := enumerateC(bv, n.b.sets[0])
 			if err != nil {
-				return nil, located(n.b.sets[0].position(), err)
+				return nil, err
 			}
 			pos := n.b.sets[0].position()
-			for _, e := range elems {
+			for i, k := 0, dom.len(); i < k; i++ {
 				if err := c.step(pos); err != nil {
 					return nil, err
 				}
+				e := dom.at(i)
 				s[cb.base] = slot{v: e}
 				ok, err := cbool(c, s, pred, n.pred)
 				if err != nil {
@@ -1575,17 +1636,17 @@ func (cc *ccomp) setMap(n *setMapNode, l *clevel) cfn {
 	return func(c *ctx, s []slot) (value.Value, error) {
 		var out []value.Value
 		if cb.simple() {
-			elems, err := cb.domain(c, s)
+			dom, err := cb.domain(c, s)
 			if err != nil {
 				return nil, err
 			}
-			out = make([]value.Value, 0, len(elems))
+			out = make([]value.Value, 0, dom.len())
 			pos := n.b.sets[0].position()
-			for _, e := range elems {
+			for i, k := 0, dom.len(); i < k; i++ {
 				if err := c.step(pos); err != nil {
 					return nil, err
 				}
-				s[cb.base] = slot{v: e}
+				s[cb.base] = slot{v: dom.at(i)}
 				v, err := elem(c, s)
 				if err != nil {
 					return nil, err

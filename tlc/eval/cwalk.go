@@ -180,6 +180,13 @@ func (m *Model) walkEffects(d *def, seen map[*def]bool) bool {
 	case dkSubst:
 		root = d.substNode
 	}
+	return m.walkNodeEffects(root, seen)
+}
+
+// nodeEffectful is effectful for an expression.
+func (m *Model) nodeEffectful(n node) bool { return m.walkNodeEffects(n, map[*def]bool{}) }
+
+func (m *Model) walkNodeEffects(root node, seen map[*def]bool) bool {
 	if root == nil {
 		return false
 	}

@@ -81,9 +81,20 @@ type Model struct {
 	// interpret: nothing is compiled into closures (LoadOptions.Interpret).
 	interpret bool
 	// islands are the expressions of compiled definitions left to the
-	// interpreter (see Islands).
-	islandsMu sync.Mutex
-	islands   []string
+	// interpreter (see Islands), under ccMu.
+	islands []string
+	// units are the invariants' conjuncts (see cinv.go), nunits their
+	// number.
+	unitsOnce sync.Once
+	units     [][]*invUnit
+	nunits    int
+	// ccMu serializes compiling into closures; constMemo remembers which
+	// expressions are constant (see Model.constant).
+	ccMu      sync.Mutex
+	constMemo map[constKey]bool
+	// viewPartList are the components of a tuple VIEW (see ViewKey).
+	viewOnce     sync.Once
+	viewPartList []*viewPart
 }
 
 // InitPos is where the initial predicate is defined (the definition the

@@ -112,7 +112,7 @@ func (c *ctx) recordRead(idx int, arg, v value.Value) {
 	lo := max(c.atomBase, len(c.atoms)-8)
 	for k := len(c.atoms) - 1; k >= lo; k-- {
 		a := &c.atoms[k]
-		if a.idx == idx && (a.arg == nil && arg == nil || a.arg != nil && arg != nil && identical(a.arg, arg)) {
+		if a.idx == idx && a.arg == arg {
 			return
 		}
 	}

@@ -51,7 +51,7 @@ func (c *cache) putTransition(k uint64, t transition) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.cur) >= c.limit/2 {
-		c.old, c.cur = c.cur, map[uint64]transition{}
+		c.old, c.cur = c.cur, make(map[uint64]transition, c.limit/2)
 	}
 	c.cur[k] = t
 }
@@ -73,7 +73,7 @@ func (c *cache) putInfo(fp uint64, in info) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.infoCur) >= c.limit/2 {
-		c.infoOld, c.infoCur = c.infoCur, map[uint64]info{}
+		c.infoOld, c.infoCur = c.infoCur, make(map[uint64]info, c.limit/2)
 	}
 	c.infoCur[fp] = in
 }
@@ -94,7 +94,7 @@ func (c *cache) putInvariant(k uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.invCur) >= c.limit/2 {
-		c.invOld, c.invCur = c.invCur, map[uint64]bool{}
+		c.invOld, c.invCur = c.invCur, make(map[uint64]bool, c.limit/2)
 	}
 	c.invCur[k] = ok
 }
