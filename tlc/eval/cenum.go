@@ -101,17 +101,20 @@ func (m *Model) compileEnumDef(d *def, init bool) *cefunc {
 // enumeration when there is one and env is a frame of plain values; ok is
 // false when the interpreter must do it.
 func (c *ctx) enumBody(d *def, env *Env, k func() error) (err error, ok bool) {
-	ce := c.enumOf(d)
-	if ce == nil {
-		return nil, false
-	}
-	var vals []value.Value
-	var taint []uint64
 	switch {
-	case env == nil && ce.nparams == 0:
-	case env != nil && env.lazy == nil && env.ops == nil && env.inst == nil && env.lets == nil && env.parent == nil && len(env.vals) == ce.nparams:
-		vals, taint = env.vals, env.taint
-	default:
+	case env == nil:
+		return c.enumBodyArgs(d, nil, nil, k)
+	case env.lazy == nil && env.ops == nil && env.inst == nil && env.lets == nil && env.parent == nil:
+		return c.enumBodyArgs(d, env.vals, env.taint, k)
+	}
+	return nil, false
+}
+
+// enumBodyArgs is enumBody with the parameters' values (and their watch
+// bits, when not nil).
+func (c *ctx) enumBodyArgs(d *def, vals []value.Value, taint []uint64, k func() error) (err error, ok bool) {
+	ce := c.enumOf(d)
+	if ce == nil || len(vals) != ce.nparams {
 		return nil, false
 	}
 	s, mk := c.stk.push(ce.nslots)

@@ -447,13 +447,15 @@ func (cc *ccomp) node(n node, l *clevel) cfn {
 	case *fieldNode:
 		rec := cc.expr(n.rec, l)
 		name := n.name
+		field := string(name.(value.Str))
+		site := new(value.FieldSite)
 		return func(c *ctx, s []slot) (value.Value, error) {
 			r, err := rec(c, s)
 			if err != nil {
 				return nil, err
 			}
 			if f, ok := r.(*value.Func); ok {
-				if v, ok := f.Lookup(name); ok {
+				if v, ok := site.Field(f, field); ok {
 					return v, nil
 				}
 			}

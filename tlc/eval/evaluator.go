@@ -113,9 +113,9 @@ func (ev *Evaluator) successors(n node, env *Env, s []value.Value, fn func(t []v
 	})
 }
 
-// successorsOf is successors of the body of action d, by its compiled
-// enumeration when there is one.
-func (ev *Evaluator) successorsOf(d *def, env *Env, s []value.Value, fn func(t []value.Value) error) error {
+// successorsOf is successors of the body of action d applied to args, by
+// its compiled enumeration when there is one.
+func (ev *Evaluator) successorsOf(d *def, args []value.Value, s []value.Value, fn func(t []value.Value) error) error {
 	m := ev.m
 	// The next state is built in a buffer the evaluator keeps: every
 	// assignment is undone by the time the enumeration returns.
@@ -138,8 +138,12 @@ func (ev *Evaluator) successorsOf(d *def, env *Env, s []value.Value, fn func(t [
 		}
 		return fn(append([]value.Value(nil), next...))
 	}
-	if err, ok := c.enumBody(d, env, k); ok {
+	if err, ok := c.enumBodyArgs(d, args, nil, k); ok {
 		return err
+	}
+	var env *Env
+	if len(args) > 0 {
+		env = &Env{vals: args}
 	}
 	return c.enum(d.compiled, env, k)
 }
@@ -325,11 +329,7 @@ func (ev *Evaluator) ActionSuccessors(name string, args []value.Value, s []value
 	if err != nil {
 		return err
 	}
-	var env *Env
-	if len(args) > 0 {
-		env = &Env{vals: args}
-	}
-	return ev.successorsOf(d, env, s, fn)
+	return ev.successorsOf(d, args, s, fn)
 }
 
 // ModelValues returns the model values the cfg defines, by name.
