@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"encoding/binary"
 	"sync"
-
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -98,31 +95,3 @@ func (c *cache) putInvariant(k uint64, ok bool) {
 	}
 	c.invCur[k] = ok
 }
-
-// hasher combines fingerprints into a cache key.
-type hasher struct {
-	d    xxhash.Digest
-	init bool
-}
-
-func (h *hasher) start() {
-	if !h.init {
-		h.d.Reset()
-		h.init = true
-	}
-}
-
-func (h *hasher) add(x uint64) {
-	h.start()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], x)
-	h.d.Write(b[:])
-}
-
-func (h *hasher) addString(s string) {
-	h.start()
-	h.d.WriteString(s)
-	h.d.Write([]byte{0})
-}
-
-func (h *hasher) sum() uint64 { return h.d.Sum64() }

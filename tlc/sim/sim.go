@@ -102,9 +102,11 @@ type Simulator struct {
 	m       *eval.Model
 	mvs     map[string]value.ModelValue
 	actions map[string]eval.ActionInfo
-	pool    sync.Pool // *eval.Evaluator
-	cache   *cache
-	initial [][]value.Value
+	// nameKeys are the fingerprints of the actions' names.
+	nameKeys map[string]uint64
+	pool     sync.Pool // *eval.Evaluator
+	cache    *cache
+	initial  [][]value.Value
 	// unitReads holds, per conjunct of each invariant, the variables its
 	// evaluations have read (bit k: variable k).
 	unitReads [][]unitRead
@@ -136,8 +138,10 @@ func New(m *eval.Model, cacheSize int) (*Simulator, error) {
 		cacheSize = DefaultCache
 	}
 	s := &Simulator{m: m, mvs: m.ModelValues(), actions: map[string]eval.ActionInfo{}, cache: newCache(cacheSize)}
+	s.nameKeys = map[string]uint64{}
 	for _, a := range m.Actions() {
 		s.actions[a.Name] = a
+		s.nameKeys[a.Name] = value.Fingerprint(value.Str(a.Name))
 	}
 	s.invNames = m.InvariantNames()
 	s.unitReads = make([][]unitRead, len(s.invNames))
@@ -440,11 +444,18 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, cin *
 			return t, false, "the model has no action " + strconv.Quote(a.Name), nil
 		}
 	}
-	args := make([]value.Value, len(ai.Params))
-	var h hasher
-	h.add(fp)
-	h.addString(a.Name)
-	for i, p := range ai.Params {
+	// The key of the transition: the state, the action and its
+	// arguments, whose values are converted into a buffer that only a
+	// transition not in the cache copies.
+	var buf [8]value.Value
+	args := buf[:0]
+	if len(ai.Params) > len(buf) {
+		args = make([]value.Value, 0, len(ai.Params))
+	}
+	var h value.Hasher
+	h.AddUint64(fp)
+	h.AddUint64(s.nameKey(a.Name))
+	for _, p := range ai.Params {
 		x, ok := a.Params[p]
 		if !ok {
 			return t, false, "missing parameter " + p, nil
@@ -453,8 +464,8 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, cin *
 		if err != nil {
 			return t, false, fmt.Sprintf("parameter %s: %v", p, err), nil
 		}
-		args[i] = v
-		h.add(value.Fingerprint(v))
+		args = append(args, v)
+		h.Add(v)
 	}
 	if len(a.Params) > len(ai.Params) {
 		var extra []string
@@ -466,7 +477,7 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, cin *
 		sort.Strings(extra)
 		return t, false, fmt.Sprintf("unknown parameter(s) %v (the action takes %v)", extra, ai.Params), nil
 	}
-	key := h.sum()
+	key := h.Sum()
 	if t, ok := s.cache.transition(key); ok {
 		if t.next == nil {
 			return t, true, notEnabled, nil
@@ -482,7 +493,7 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, cin *
 	}
 	var first []value.Value
 	count := 0
-	err = ev.ActionSuccessors(a.Name, args, cur, func(t []value.Value) error {
+	err = ev.ActionSuccessors(a.Name, slices.Clone(args), cur, func(t []value.Value) error {
 		if first == nil {
 			first = t
 		}
@@ -507,6 +518,15 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, cin *
 		return t, false, notEnabled, nil
 	}
 	return t, false, "", nil
+}
+
+// nameKey is the fingerprint of an action's name, part of a
+// transition's key.
+func (s *Simulator) nameKey(name string) uint64 {
+	if k, ok := s.nameKeys[name]; ok {
+		return k
+	}
+	return value.Fingerprint(value.Str(name))
 }
 
 // notEnabled is the reason of an action that has no successor.
