@@ -3,8 +3,9 @@ package eval
 // constant reports whether n, evaluated inside inner frames of its own
 // (binders, LETs, EXCEPT's @ within n), depends on nothing but constants:
 // no variable, no name bound outside it, no definition that reads the
-// state, no effect. Its value is then the same wherever and whenever it
-// is evaluated (TypeOK's [Servers -> Nat], Seq(Entries)).
+// state, no effect, no input read from outside the spec (see input.go).
+// Its value is then the same wherever and whenever it is evaluated
+// (TypeOK's [Servers -> Nat], Seq(Entries)).
 func (m *Model) constant(n node, inner int) bool {
 	if m.constMemo == nil {
 		m.constMemo = map[constKey]bool{}
@@ -42,7 +43,7 @@ func (m *Model) constantOf(n node, inner int) bool {
 		return n.depth < inner
 	case *callNode:
 		d := n.d
-		if n.hasInst || n.site > 0 || d.sc.paramInst {
+		if n.hasInst || n.site > 0 || d.sc.paramInst || d.input {
 			return false
 		}
 		switch d.kind {
@@ -61,9 +62,9 @@ func (m *Model) constantOf(n node, inner int) bool {
 		return false
 	case *funcDefApp:
 		d := n.d
-		return !d.state && !d.recursive && !d.sc.paramInst && !m.effectful(d) && m.constant(n.arg, inner)
+		return !d.state && !d.recursive && !d.sc.paramInst && !d.input && !m.effectful(d) && m.constant(n.arg, inner)
 	case *builtinNode:
-		if n.b.SideEffect || volatile[n.b.Name] {
+		if n.b.SideEffect || n.b.Input || volatile[n.b.Name] {
 			return false
 		}
 		for _, a := range n.args {
