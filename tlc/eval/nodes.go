@@ -1503,8 +1503,14 @@ func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
 		c.recordVars(^uint64(0))
 	}
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
-		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet, lenient: n.lenient}
+		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet, lenient: n.lenient,
+		interp: c.interp, env: c.env, files: c.files}
+	// The sub-evaluation carves its compiled frames above this one's, on
+	// the same stack: a stack of its own would be allocated (and
+	// cleared) at every ENABLED, as often as once per state and action.
+	sub.stk = c.stk
 	err := sub.enum(n.x, env, func() error { return errFound })
+	c.stk.chunks = sub.stk.chunks
 	c.effects += sub.effects
 	if err == errFound {
 		return value.True, nil
