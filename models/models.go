@@ -45,6 +45,8 @@ type Spec struct {
 	// model's cfg. It may declare no variable of its own, so that its
 	// states are the model's.
 	Extend string
+	// Interpret evaluates with the interpreter alone (tlc.Spec.Interpret).
+	Interpret bool
 }
 
 // Load parses and compiles a model. A name that is not an existing file
@@ -76,7 +78,7 @@ func (s Spec) source() (tlc.Spec, error) {
 	if st, err := os.Stat(s.Model); err == nil && st.IsDir() {
 		return tlc.Spec{}, fmt.Errorf("model %s: is a directory, not a .tla file", s.Model)
 	}
-	ts := tlc.Spec{Module: s.Model, Config: s.Config, Consts: s.Consts, View: s.View, NoView: s.NoView, Extend: s.Extend}
+	ts := tlc.Spec{Module: s.Model, Config: s.Config, Consts: s.Consts, View: s.View, NoView: s.NoView, Extend: s.Extend, Interpret: s.Interpret}
 	if fileExists(s.Model) {
 		if s.Config != "" && !fileExists(s.Config) {
 			return tlc.Spec{}, fmt.Errorf("model %s: its cfg %s: no such file", s.Model, s.Config)

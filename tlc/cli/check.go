@@ -35,6 +35,7 @@ type checkSettings struct {
 	maxDepth     int
 	jsonOut      bool
 	cpuProfile   string
+	interpret    bool
 
 	// TLC's options (the flags have TLC's names).
 	noDeadlock           bool // -deadlock: do NOT check for deadlock
@@ -186,6 +187,7 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.IntVar(&s.maxDepth, "max-depth", 0, "explore only the states within this many steps (initial states are at depth 1); the result is then an error saying so")
 	f.BoolVar(&s.jsonOut, "json", false, "print one JSON object with the result (trace values as JSON values)")
 	f.StringVar(&s.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the check to this file")
+	f.BoolVar(&s.interpret, "interpret", false, "evaluate with the interpreter alone, compiling no definition into closures (slower: to compare the two evaluators)")
 	f.BoolVar(&s.noDeadlock, "deadlock", false, "do NOT check for deadlock (TLC's -deadlock)")
 	f.BoolVar(&s.simulate, "simulate", false, "generate random behaviours instead of the exhaustive search")
 	f.Int64Var(&s.traces, "num", 0, "with --simulate: the number of behaviours per worker (TLC's num=N; default: until interrupted)")
@@ -460,7 +462,7 @@ func (s *checkSettings) options(out *output.Printer, workers int, spec, cfgPath 
 // model (-deadlock, where Print goes), and prints the warnings; close
 // closes the -userFile.
 func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPath string) (m *tlc.Model, close func(), err error) {
-	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
+	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts, Interpret: s.interpret})
 	if err != nil {
 		code, res := tlc.LoadFailure(err)
 		err = missingFile(err)

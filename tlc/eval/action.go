@@ -534,6 +534,9 @@ func (c *ctx) enumCall(n *callNode, env *Env, k func() error) error {
 		f := p.push(n.d, fr)
 		defer p.pop(f)
 	}
+	if err, ok := c.enumBody(n.d, fr, k); ok {
+		return err
+	}
 	return c.enum(n.d.compiled, fr, k)
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -84,6 +85,15 @@ type ctx struct {
 	// (see memo.go).
 	memos map[*def]*callMemo
 
+	// stk holds the frames of compiled code, and bargs the arguments of
+	// the builtins it calls (see cexpr.go); interp leaves every
+	// evaluation to the interpreter.
+	stk    cstack
+	bargs  []stdlib.Arg
+	interp bool
+	// undo lists the variables compiled enumeration steps assigned (see
+	// cenum.go).
+	undo []int
 	// env and files are the input the evaluator was given (nil: the
 	// model's), inputVals the values of the definitions that depend on
 	// it (see input.go).
@@ -121,7 +131,13 @@ func (c *ctx) stateValue(d *def, pos syntax.Pos) (value.Value, error) {
 	}
 	reads, effects := c.readVars, c.effects
 	c.readVars, c.effects = 0, 0
-	v, err := d.compiled.eval(c, nil)
+	var v value.Value
+	var err error
+	if d.kind == dkOp {
+		v, err = c.evalBody(d, nil)
+	} else {
+		v, err = d.compiled.eval(c, nil)
+	}
 	c.leave()
 	read, effect := c.readVars, c.effects
 	c.readVars, c.effects = reads|read, effects+effect
@@ -169,7 +185,9 @@ func (c *ctx) step(pos syntax.Pos) error {
 }
 
 // newCtx returns an evaluation context for model m.
-func (m *Model) newCtx() *ctx { return &ctx{m: m, maxSteps: defaultMaxSteps.Load()} }
+func (m *Model) newCtx() *ctx {
+	return &ctx{m: m, maxSteps: defaultMaxSteps.Load(), interp: m.interpret}
+}
 
 // defaultMaxSteps is the budget of every new context (0: none). Only tests
 // that evaluate arbitrary input (FuzzEval) set it.

@@ -83,7 +83,7 @@ func (ev *Evaluator) Bind(in Input) error {
 			delete(c.memos, d)
 		}
 	}
-	ev.invariants = nil
+	ev.unitMemos = nil
 	clear(ev.substs)
 	for _, a := range m.inputAssumes {
 		// Evaluators of one model bind their inputs concurrently (a trace

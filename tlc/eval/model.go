@@ -84,6 +84,23 @@ type Model struct {
 	aliasFields []string
 	splitOnce   sync.Once
 	actions     []*SubAction
+	// interpret: nothing is compiled into closures (LoadOptions.Interpret).
+	interpret bool
+	// islands are the expressions of compiled definitions left to the
+	// interpreter (see Islands), under ccMu.
+	islands []string
+	// units are the invariants' conjuncts (see cinv.go), nunits their
+	// number.
+	unitsOnce sync.Once
+	units     [][]*invUnit
+	nunits    int
+	// ccMu serializes compiling into closures; constMemo remembers which
+	// expressions are constant (see Model.constant).
+	ccMu      sync.Mutex
+	constMemo map[constKey]bool
+	// viewPartList are the components of a tuple VIEW (see ViewKey).
+	viewOnce     sync.Once
+	viewPartList []*viewPart
 }
 
 // InitPos is where the initial predicate is defined (the definition the
@@ -133,6 +150,9 @@ type LoadOptions struct {
 	// validation runs several traces in one process, each with its own
 	// JSON=<trace file>.
 	Env map[string]string
+	// Interpret leaves every evaluation to the interpreter: no
+	// definition is compiled into closures (see cexpr.go).
+	Interpret bool
 	// BindInputs: the model is loaded once to evaluate under several
 	// inputs (environments, files read), each evaluator's given by
 	// Evaluator.Bind (see input.go). ASSUMEs that read the input are
@@ -168,7 +188,7 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 	if err != nil {
 		return nil, &LoadError{err}
 	}
-	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, bindInputs: opt.BindInputs, levels: levels}
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, interpret: opt.Interpret, bindInputs: opt.BindInputs, levels: levels}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
 		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{},
 		scopedValues: map[string]map[string]value.Value{}, unscoped: map[string]string{}}

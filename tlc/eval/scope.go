@@ -67,6 +67,17 @@ type def struct {
 	// linearity: 0 not known yet, 1 enumerating the body continues at
 	// most once, 2 it may branch (see def.linear).
 	linearity atomic.Int32
+	// effects: 0 not known yet, 1 evaluating the definition only computes
+	// a value, 2 it may print, use registers, ... (see Model.effectful).
+	effects atomic.Int32
+	// cc is the compiled body (see cexpr.go), made on first use.
+	ccOnce sync.Once
+	cc     *cfunc
+	// ce is the compiled enumeration of an action (see cenum.go).
+	ceOnce     sync.Once
+	ce         *cefunc
+	ceInitOnce sync.Once
+	ceInit     *cefunc
 
 	// value cache of constant zero-arity definitions
 	cacheOnce sync.Once
