@@ -35,6 +35,12 @@
 //   - recv MsgSnap → HandleSnapshot(i, j, term, index, snapTerm).
 //   - recv rejected MsgPreVoteResp of a term above the receiver's →
 //     HandleVoteResponse(granted FALSE): etcd steps down to that term.
+//   - recv of any other message of a term above the receiver's (an answer
+//     to a heartbeat or a read, MsgTimeoutNow, a forwarded
+//     MsgTransferLeader) → UpdateTerm(i, j, term) before what the message
+//     itself maps to: etcd moves to every higher term it hears of, except
+//     from pre-vote requests, granted pre-votes and vote requests it
+//     ignores in a leader lease.
 //   - timeout → Timeout(i) (without PreVote) or BecomePreCandidate(i) (with
 //     PreVote), unless i is leader (etcd ignores the campaign).
 //   - role "follower" at a leader whose term did not change →
@@ -79,8 +85,9 @@
 //   - read at a non-leader: forwarded (a send) or dropped (no leader
 //     known); recv MsgReadIndexResp and the read state it gives: the
 //     follower's side of a read its leader confirmed.
-//   - recv MsgHeartbeatResp: the leader's state the model tracks does not
-//     change (etcd only resumes sending appends).
+//   - recv MsgHeartbeatResp (of the receiver's term or below): the
+//     leader's state the model tracks does not change (etcd only resumes
+//     sending appends).
 //   - recv MsgPreVote, granted MsgPreVoteResp and rejected MsgPreVoteResp
 //     that do not raise the term: pre-vote messages are not modelled
 //     (winning the pre-vote shows as the role event "candidate").
@@ -634,16 +641,41 @@ func (st *etcdMap) recv(k int) error {
 		st.recvAppResp(e, m)
 	case schedule.MsgSnap:
 		return st.recvSnap(e, m)
+	case schedule.MsgPreVote:
+		// A pre-vote request never moves the receiver's term: its term is
+		// the one the sender would campaign in.
+		st.skip("recv " + e.Type)
 	case schedule.MsgReadIndex:
+		st.updateTerm(e, m)
 		st.recvReadIndex(e, m)
 	case schedule.MsgReadIndexResp:
 		st.recvReadIndexResp(e, m)
 	case schedule.MsgProp:
+		st.updateTerm(e, m)
 		return st.recvProp(k, m)
 	default:
+		st.updateTerm(e, m)
 		st.skip("recv " + e.Type)
 	}
 	return nil
+}
+
+// updateTerm maps what etcd does first with every message of a higher
+// term than the receiver's (raft.go, Step), but for those whose own action
+// above carries the term (vote and append requests and their answers,
+// snapshots, rejected pre-votes) and those that never move it (pre-vote
+// requests, granted pre-votes, a vote request ignored in a leader lease):
+// the receiver becomes a follower in that term (UpdateTerm). The answers
+// to heartbeats and reads, a leader transfer's MsgTimeoutNow and a
+// forwarded MsgTransferLeader do it too.
+func (st *etcdMap) updateTerm(e *schedule.Event, m msgFields) {
+	p := e.Node
+	if m.term <= st.term[p] {
+		return
+	}
+	st.add(e, "UpdateTerm", map[string]any{"i": m.i, "j": m.j, "term": m.term})
+	st.term[p] = m.term
+	st.role[p] = schedule.RoleFollower
 }
 
 func (st *etcdMap) recvVote(k int, m msgFields) {
@@ -775,8 +807,8 @@ func (st *etcdMap) recvReadIndexResp(e *schedule.Event, m msgFields) {
 	if m.term > st.term[p] || m.term == st.term[p] && st.role[p] == schedule.RoleFollower {
 		st.answered[p]++
 	}
+	st.updateTerm(e, m)
 	st.skip("recv MsgReadIndexResp")
-	st.raise(p, m.term)
 }
 
 // recvProp maps a proposal forwarded to a leader: one ClientRequest per
