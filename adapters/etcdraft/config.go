@@ -22,10 +22,14 @@ const (
 	// crash step with a point): correct without such a crash.
 	InjectSendThenPersist   = "send-then-persist"
 	InjectAppliedIndexFirst = "applied-index-first"
+	// InjectUncheckedConf applies every committed configuration change
+	// without trying it first: the library panics on one it cannot take,
+	// inside raft.Node's own goroutine at the nodes that run through it.
+	InjectUncheckedConf = "unchecked-conf"
 )
 
 var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart,
-	InjectSendThenPersist, InjectAppliedIndexFirst}
+	InjectSendThenPersist, InjectAppliedIndexFirst, InjectUncheckedConf}
 
 // The ways to drive a node (Config.API) and to start a cluster
 // (Config.Bootstrap).

@@ -190,7 +190,9 @@
 // reads are left out) is checked with porcupine at the end of every
 // execution that answered a read.
 //
-// A panic of the library is caught by schedule.Guard and ends the execution.
+// A panic of the library is caught by schedule.Guard and ends the
+// execution; one in raft.Node's goroutine is caught there (see The Node
+// API).
 //
 // # Seeded bugs (Config.Inject)
 //
@@ -204,6 +206,10 @@
 //   - drop-snapshot-on-restart: a restart ignores the snapshot; the log after
 //     it cannot be attached without it, so the node restarts from the
 //     bootstrap state with only its term and vote.
+//   - unchecked-conf: committed configuration changes are applied without
+//     being tried on the configuration first; the library panics on one it
+//     cannot take (removing every voter), in raft.Node's goroutine at the
+//     nodes that run through it.
 //
 // Two seeded bugs are correct unless a node crashes inside the handling of
 // a Ready (a crash step with a point), so their reproducers need one:
@@ -221,12 +227,15 @@
 //
 // # The Node API
 //
-// With Config.API "node" or "mixed", nodes run through raft.Node
-// (StartNode, RestartNode: the library's own goroutine, as etcd's server
-// drives it) instead of a RawNode driven directly. goNode keeps them
+// With Config.API "node" or "mixed", nodes run through raft.Node (built as
+// StartNode and RestartNode build it: the library's own loop in a
+// goroutine, as etcd's server drives it) instead of a RawNode driven
+// directly. goNode keeps them
 // deterministic: one channel operation at a time, each followed by a
 // message the node's loop discards, so that Go's select never has two
-// ready cases to choose from at random (see goNode).
+// ready cases to choose from at random (see goNode). The loop runs on a
+// goroutine of the adapter's, under a recover: a panic there ends the
+// execution with a failure, not the process.
 //
 // Without Inject the adapter is correct: no schedule reports a failure.
 // There is no clock or map iteration in the execution path (the progress

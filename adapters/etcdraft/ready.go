@@ -291,13 +291,14 @@ func (s *System) apply(n *node, e *pb.Entry) {
 // applyConf applies a committed configuration change. Like etcd's server,
 // the application refuses a change its configuration cannot take (one that
 // removes every voter, a simple change in a joint configuration, ...) by
-// applying an empty change instead: the library panics on those.
+// applying an empty change instead: the library panics on those (with
+// --inject unchecked-conf the application forgets to).
 func (s *System) applyConf(n *node, e *pb.Entry) {
 	cc, err := decodeConf(e)
 	if err != nil {
 		panic(fmt.Sprintf("n%d: entry %d: %v", n.id, e.GetIndex(), err))
 	}
-	if err := validConf(n.conf, cc); err != nil {
+	if err := validConf(n.conf, cc); err != nil && s.cfg.Inject != InjectUncheckedConf {
 		s.event(schedule.EvConfRefused, int(n.id)-1, -1, schedule.EvConf, schedule.S(schedule.ArgWhy, err.Error()))
 		cc = &pb.ConfChangeV2{Changes: []*pb.ConfChangeSingle{{Type: pb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(uint64(0))}}}
 	}
