@@ -223,6 +223,17 @@ func NewFactory(cfg Config) (*Factory, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if _, err := inflightLayout(); err != nil {
+		return nil, err
+	}
+	if _, err := trackerLayout(); err != nil {
+		return nil, err
+	}
+	if cfg.API == APINode || cfg.API == APIMixed {
+		if err := learnNodeType(); err != nil {
+			return nil, err
+		}
+	}
 	// The first release's ways are stored as unset, so that campaigns it
 	// stored compare equal.
 	if cfg.API == APIRawNode {

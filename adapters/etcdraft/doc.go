@@ -172,9 +172,15 @@
 //     Match of its progress tracker (Status), counted here independently of
 //     the library's quorum package: a removed node or a learner is never
 //     counted;
-//   - "safety: progress tracked for a non-member" and "library invariant:
-//     match below next": the leader's progress tracker holds exactly its
-//     configuration's members, each with Match < Next;
+//   - "safety: progress tracked for a non-member", "library invariant:
+//     match below next", "library invariant: next within the leader's
+//     log", "library invariant: in-flight window" and "library invariant:
+//     progress state": after every message a leader takes and at the end
+//     of every step, its progress tracker holds exactly its
+//     configuration's members, each with Match < Next <= last index + 1,
+//     at most MaxInflightMsgs appends in flight, each above Match and below
+//     Next, none in StateProbe or StateSnapshot, and a pending snapshot in
+//     StateSnapshot only (checkProgress);
 //   - "safety: stale read index": a safe read (ReadIndex, --read-only
 //     safe) is answered at an index at least as high as every commit
 //     index any node reported before the read began (Raft's ReadIndex

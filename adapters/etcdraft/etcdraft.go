@@ -8,6 +8,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
@@ -43,6 +44,13 @@ type node struct {
 	term  uint64
 	// commit is the last commit index reported by an event.
 	commit uint64
+	// lastIndex is the index of the last entry of the node's log as the
+	// library last handed it over (its storage, then the entries and
+	// snapshots of each Ready).
+	lastIndex uint64
+	// trk is the library's progress tracker of the node, which the
+	// progress oracle reads (nil while crashed).
+	trk *tracker.ProgressTracker
 	// applied is the index of the last entry applied to kv; snapIndex the
 	// index of the last snapshot the node created or installed.
 	applied, raftApplied, snapIndex uint64
@@ -109,6 +117,8 @@ type System struct {
 	reads     int // reads answered
 	// tlaTrace records the library's trace events (Config.SpecTrace).
 	tlaTrace *specTrace
+	// ids and flight are checkProgress's buffers.
+	ids, flight []uint64
 }
 
 // Spec implements schedule.System.
@@ -274,7 +284,7 @@ func (s *System) stop(n *node) {
 	if g, ok := n.rn.(*goNode); ok {
 		g.stop()
 	}
-	n.rn = nil
+	n.rn, n.trk = nil, nil
 }
 
 // start builds the node from its live storage; peers, when given, are the
@@ -295,6 +305,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		n.kv = append(n.kv[:0], n.smKV...)
 		n.smSkip = n.smIndex
 	}
+	n.lastIndex, _ = n.live.LastIndex()
 	n.conf = cs
 	n.role = raft.StateFollower
 	n.crashAt = ""
@@ -325,7 +336,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		if err != nil {
 			panic(err)
 		}
-		n.rn = g
+		n.rn, n.trk = g, progressTracker(g.rn)
 		return
 	}
 	rn, err := raft.NewRawNode(cfg)
@@ -337,7 +348,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 			panic(fmt.Sprintf("node %d: %v", n.id, err))
 		}
 	}
-	n.rn = rn
+	n.rn, n.trk = rn, progressTracker(rn)
 }
 
 // tick advances every live node's clock by one tick. Leaders tick fully
@@ -378,6 +389,9 @@ func (s *System) run(st schedule.Step) {
 	}
 	for _, n := range s.nodes {
 		s.drain(n)
+	}
+	for _, n := range s.nodes {
+		s.checkProgress(n)
 	}
 }
 

@@ -67,6 +67,7 @@ func (s *System) receive(n *node, i int) {
 		s.event(schedule.EvDropped, p, e.from, schedule.TypeProposal)
 	}
 	s.drain(n)
+	s.checkProgress(n)
 }
 
 // dropOrDuplicate loses, or receives twice, the k-th pending message of n's

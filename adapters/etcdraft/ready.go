@@ -18,6 +18,12 @@ import (
 // messages ask for). An armed crash point stops it where it is.
 func (s *System) handleReady(n *node) {
 	rd := n.rn.Ready()
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		n.lastIndex = rd.Snapshot.GetMetadata().GetIndex()
+	}
+	if k := len(rd.Entries); k > 0 {
+		n.lastIndex = rd.Entries[k-1].GetIndex()
+	}
 	if s.cfg.Inject == InjectSendBeforePersist {
 		s.flush(n) // the previous Ready's writes reach the disk now
 	}
