@@ -107,6 +107,14 @@
 //     no-op branch for them is not enabled at a current candidate (leader)
 //     as written (see staleResponse).
 //   - apply, proposal (dropped), skip: no protocol state changes.
+//   - hold, held, waiting and persist (a node's storage holding its
+//     writes): raft.tla's state is durable the moment a message is
+//     handled; a message waiting for a held write counts as the answer of
+//     the receive it answers, as an unsent one does.
+//   - lost, and every event after it: a crash lost writes a node's
+//     storage held, and raft.tla has no state for a node that comes back
+//     without them; the execution is mapped up to there ("after a crash
+//     lost held writes").
 package mapper
 
 import (
@@ -249,7 +257,16 @@ type etcdMap struct {
 	// hb follows the heartbeats that confirm reads and their answers,
 	// to tell the stale answers (raft.tla's readStale).
 	hb hbFlight
+	// lost: a crash lost writes a node's storage held; the rest of the
+	// trace is not mapped (afterLostWrites).
+	lost bool
 }
+
+// afterLostWrites counts the events after a crash lost writes that a
+// node's storage held (hold-writes): raft.tla's state is durable the
+// moment a message is handled, so it has no state for a node that comes
+// back without them, and the rest of such an execution is not mapped.
+const afterLostWrites = "after a crash lost held writes"
 
 // Map implements schedule.Mapper.
 func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
@@ -262,6 +279,10 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 		st.role[i] = schedule.RoleFollower
 	}
 	for k := range st.t {
+		if st.lost {
+			st.skip(afterLostWrites)
+			continue
+		}
 		if err := st.event(k); err != nil {
 			return nil, err
 		}
@@ -295,7 +316,10 @@ func (st *etcdMap) need(e *schedule.Event, keys ...string) ([]int64, error) {
 // response finds the message of type typ that the receiver of the recv
 // event k sent back to the sender while handling it: the adapter processes
 // the receiver's Ready right after each receive, before anything else
-// happens in the cluster.
+// happens in the cluster. An answer that waits for a write the receiver's
+// storage holds (EvWaiting) is the answer, whether the write becomes
+// durable later or a crash loses it, as is one a crash kept from leaving
+// (EvUnsent).
 func (st *etcdMap) response(k int, typ string) *schedule.Event {
 	r := &st.t[k]
 	for x := k + 1; x < len(st.t); x++ {
@@ -303,7 +327,7 @@ func (st *etcdMap) response(k int, typ string) *schedule.Event {
 		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
 			return nil
 		}
-		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent) && e.Peer == r.Peer && e.Type == typ {
+		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent || e.Kind == schedule.EvWaiting) && e.Peer == r.Peer && e.Type == typ {
 			return e
 		}
 	}
@@ -378,6 +402,9 @@ func (st *etcdMap) event(k int) error {
 		return st.snapshotted(e)
 	case schedule.EvInstall, schedule.EvApply:
 		return st.entryCommitted(e)
+	case schedule.EvLost:
+		st.lost = true
+		st.skip(afterLostWrites)
 	default:
 		st.skip(e.Kind)
 	}

@@ -86,6 +86,23 @@
 //     the library's confchange.Changer and applies an empty change instead
 //     of one the library would panic on (removing every voter, a simple
 //     change in a joint configuration...), as etcd's server does.
+//   - hold-writes(n): the node's storage holds its writes until a persist
+//     step at it or the end of the n-th step after this one (then, after
+//     the step's action, they become durable). A Ready's entries,
+//     HardState and snapshot wait, in order, not durable, with the
+//     messages decided on them (votes and answers to appends, which the
+//     library keeps back until the write: msgsAfterAppend); a crash loses
+//     them. With AsyncStorageWrites the node goes on and its append thread
+//     holds each MsgStorageAppend with its responses. With the synchronous
+//     loop the node reports the Ready's role change and read states and
+//     sends its other messages (as the library does before the write with
+//     AsyncStorageWrites), then does nothing until the write is durable
+//     (no message, tick or client operation: those steps are skipped);
+//     then the Ready is finished as usual. A snapshot of the state
+//     machine waits until the durable commit index covers it.
+//   - persist: the held writes become durable, oldest first, and what
+//     waited for them goes on (the messages are sent, a synchronous
+//     Ready applied and advanced).
 //
 // Invalid steps (an action at a crashed node, restart of a live node, a
 // message step with no message to pick) are skipped with an EvSkip event.
@@ -147,6 +164,13 @@
 //     outgoing=1,2 learners=4").
 //   - apply of a configuration change: data "conf:" and the changes
 //     (raftpb.ConfChangesToString), "conf:leave" for leaving.
+//   - hold, Type "writes": a hold-writes step. Args: steps. held, Type
+//     "write": a Ready's writes are held. Args: write (their number, from
+//     1). It is followed by a waiting event per message that waits for
+//     them (the fields of a send, no Msg id). persist, Type "write": a
+//     held write became durable (Args: write); the messages that waited
+//     are sent after it. lost, Type "write": a crash lost a held write
+//     (Args: write), before the crash event.
 //
 // # Oracles
 //

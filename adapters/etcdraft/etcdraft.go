@@ -65,6 +65,12 @@ type node struct {
 	// applyQueue holds the MsgStorageApply messages of the asynchronous
 	// Ready loop that the node has not applied yet.
 	applyQueue []*pb.Message
+	// holdUntil is the step at whose end the node's storage stops holding
+	// its writes (a hold-writes step; 0: it holds none), held the writes
+	// it holds, oldest first, and holdID the id of its persist event while
+	// it holds (Pending).
+	holdUntil, holdID int
+	held              []heldWrite
 	// smKV and smIndex are the durable state machine and its applied index
 	// of --inject applied-index-first (the other configurations keep the
 	// state machine in memory, rebuilt from the snapshot and the log).
@@ -74,6 +80,22 @@ type node struct {
 	// when the node started).
 	smSkip uint64
 }
+
+// heldWrite is a write the node's storage holds (hold-writes): a Ready of
+// the synchronous loop, whose entries, HardState and snapshot are not
+// durable and whose messages that must wait for them (votes and append
+// answers) are not sent, and which the node cannot advance past; or a
+// MsgStorageAppend of the asynchronous loop, with the responses it
+// delivers once done.
+type heldWrite struct {
+	id int
+	rd *raft.Ready
+	m  *pb.Message
+}
+
+// heldReady reports whether n holds a Ready of the synchronous loop: it
+// takes no Ready and no message until the write is durable.
+func (n *node) heldReady() bool { return len(n.held) > 0 && n.held[0].rd != nil }
 
 // pendingRead is a read waiting for its read index, then for the node to
 // apply up to it.
@@ -119,6 +141,8 @@ type System struct {
 	tlaTrace *specTrace
 	// ids and flight are checkProgress's buffers.
 	ids, flight []uint64
+	// writes and holds number the held writes and holds of the execution.
+	writes, holds int
 }
 
 // Spec implements schedule.System.
@@ -180,11 +204,20 @@ func (s *System) End() *schedule.Execution {
 // live node, in inbox order, each delivered by a deliver-one step, dropped
 // by a drop step and duplicated by a duplicate step (dropOrDuplicate's
 // positions: drop counts every message of the inbox, held ones included,
-// duplicate those but forwarded proposals, which it never copies).
+// duplicate those but forwarded proposals, which it never copies); and
+// the persist step of every node whose storage holds its writes (a node
+// that holds a Ready of the synchronous loop takes no message till then).
 func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
 	for p, n := range s.nodes {
 		if n.rn == nil {
 			continue
+		}
+		if n.holdUntil > 0 {
+			dst = append(dst, schedule.Enabled{ID: n.holdID, Kind: schedule.KindPersist, Process: p, From: -1,
+				Type: schedule.KindPersist, Step: schedule.Step{Process: p, Action: schedule.Persist}})
+		}
+		if n.heldReady() {
+			continue // it takes no message until its write is durable
 		}
 		k, dups := 0, 0
 		for i, e := range n.inbox {
@@ -223,6 +256,7 @@ func (s *System) reset() {
 	s.committed = s.committed[:0]
 	s.committedIn = s.committedIn[:0]
 	s.maxCommit = 0
+	s.writes, s.holds = 0, 0
 	s.reported = s.reported[:0]
 	s.hist = s.hist[:0]
 	s.reads = 0
@@ -237,7 +271,7 @@ func (s *System) reset() {
 		voters[i] = uint64(i + 1)
 	}
 	for p, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0]}
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0], held: n.held[:0]}
 		n.disk = raft.NewMemoryStorage()
 		var peers []raft.Peer
 		switch {
@@ -370,7 +404,7 @@ func (s *System) tick(n *node) {
 
 func (s *System) run(st schedule.Step) {
 	for _, n := range s.nodes {
-		if n.rn != nil {
+		if n.rn != nil && !n.heldReady() {
 			s.tick(n)
 		}
 	}
@@ -382,10 +416,19 @@ func (s *System) run(st schedule.Step) {
 		s.applyQueued(n)
 		s.drain(n)
 	}
-	if n.rn == nil && st.Action != schedule.Restart && !st.Action.Global() {
+	switch {
+	case n.rn == nil && st.Action != schedule.Restart && !st.Action.Global():
 		s.skip(p, string(st.Action)+" at a crashed node")
-	} else {
+	case n.heldReady() && !heldAction(st.Action):
+		s.skip(p, string(st.Action)+" at a node that holds a Ready")
+	default:
 		s.act(n, st)
+	}
+	for _, n := range s.nodes {
+		if n.rn != nil && n.holdUntil > 0 && n.holdUntil <= s.step {
+			// The hold has lasted its steps: the writes become durable.
+			s.release(n)
+		}
 	}
 	for _, n := range s.nodes {
 		s.drain(n)
@@ -395,24 +438,40 @@ func (s *System) run(st schedule.Step) {
 	}
 }
 
+// heldAction reports whether a can run at a node that holds a Ready of
+// the synchronous loop: the application's one thread is writing, so the
+// node takes no message, tick or client operation until the write is
+// durable; it can crash, the network can lose or copy what waits in its
+// inbox, and its storage can hold on or finish.
+func heldAction(a schedule.Action) bool {
+	switch a {
+	case schedule.Crash, schedule.Drop, schedule.Duplicate, schedule.Partition, schedule.Heal,
+		schedule.HoldWrites, schedule.Persist:
+		return true
+	}
+	return false
+}
+
 // act runs the step's action at n (live, except for restart and the
 // global actions).
 func (s *System) act(n *node, st schedule.Step) {
 	p := st.Process
 	switch st.Action {
-	case schedule.Deliver:
-		for k := 0; k < st.Messages && n.rn != nil; k++ {
+	case schedule.Deliver, schedule.DeliverOne:
+		if st.Action == schedule.DeliverOne {
+			if i := s.deliverable(p, st.K); i >= 0 {
+				s.receive(n, i)
+			} else {
+				s.skip(p, "no deliverable message")
+			}
+			break
+		}
+		for k := 0; k < st.Messages && n.rn != nil && !n.heldReady(); k++ {
 			i := s.deliverable(p, 1)
 			if i < 0 {
 				break
 			}
 			s.receive(n, i)
-		}
-	case schedule.DeliverOne:
-		if i := s.deliverable(p, st.K); i >= 0 {
-			s.receive(n, i)
-		} else {
-			s.skip(p, "no deliverable message")
 		}
 	case schedule.Drop, schedule.Duplicate:
 		s.dropOrDuplicate(n, st)
@@ -453,6 +512,19 @@ func (s *System) act(n *node, st schedule.Step) {
 		n.rn.TransferLeader(uint64(st.To + 1))
 	case schedule.ConfChange:
 		s.proposeConf(n, st.Conf)
+	case schedule.HoldWrites:
+		s.event(schedule.EvHold, p, -1, "writes", schedule.I(schedule.ArgSteps, int64(st.N)))
+		if n.holdUntil == 0 {
+			s.holds++
+			n.holdID = 1<<30 + s.holds
+		}
+		n.holdUntil = s.step + st.N
+	case schedule.Persist:
+		if n.holdUntil == 0 && len(n.held) == 0 {
+			s.skip(p, "no writes held")
+			break
+		}
+		s.release(n)
 	}
 	if st.Action != schedule.Restart {
 		// A restarted node's Ready waits for the end of the step, where
@@ -463,6 +535,7 @@ func (s *System) act(n *node, st schedule.Step) {
 
 func (s *System) crash(n *node, point string) {
 	p := int(n.id) - 1
+	s.loseHeld(n)
 	if point == "" {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
 	} else {
@@ -632,9 +705,9 @@ func (s *System) answerPut(n *node, data string) {
 	}
 }
 
-// drain processes Ready on n until it has none.
+// drain processes Ready on n until it has none (or holds one).
 func (s *System) drain(n *node) {
-	for n.rn != nil && n.rn.HasReady() {
+	for n.rn != nil && !n.heldReady() && n.rn.HasReady() {
 		s.handleReady(n)
 	}
 }
