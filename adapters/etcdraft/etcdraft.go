@@ -71,6 +71,9 @@ type node struct {
 	// it holds (Pending).
 	holdUntil, holdID int
 	held              []heldWrite
+	// ready is the Ready the node's application is handling (nil
+	// between Readys), whose writes logTerm counts before they are made.
+	ready *raft.Ready
 	// smKV and smIndex are the durable state machine and its applied index
 	// of --inject applied-index-first (the other configurations keep the
 	// state machine in memory, rebuilt from the snapshot and the log).

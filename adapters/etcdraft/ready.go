@@ -18,6 +18,8 @@ import (
 // messages ask for). An armed crash point stops it where it is.
 func (s *System) handleReady(n *node) {
 	rd := n.rn.Ready()
+	n.ready = &rd
+	defer func() { n.ready = nil }()
 	if !raft.IsEmptySnap(rd.Snapshot) {
 		n.lastIndex = rd.Snapshot.GetMetadata().GetIndex()
 	}
@@ -102,12 +104,15 @@ func (s *System) syncReady(n *node, rd raft.Ready, held bool) {
 }
 
 // holdReady takes a Ready of the synchronous loop whose writes the storage
-// holds (hold-writes): its role change and commit are reported, its read
-// states answered and the messages that need no durable state sent (those
-// the library itself sends before the write with AsyncStorageWrites: all
-// but the answers to votes and appends); the rest waits until release.
+// holds (hold-writes): the write is put aside (first, so that the commit
+// it reports reads the node's log with the write's entries), its role
+// change and commit are reported, its read states answered and the
+// messages that need no durable state sent (those the library itself
+// sends before the write with AsyncStorageWrites: all but the answers to
+// votes and appends); the rest waits until release.
 func (s *System) holdReady(n *node, rd raft.Ready) {
 	p := int(n.id) - 1
+	s.hold(n, heldWrite{rd: &rd})
 	s.softState(n, rd)
 	for _, m := range rd.Messages {
 		if !waitsForWrite(m) {
@@ -115,7 +120,6 @@ func (s *System) holdReady(n *node, rd raft.Ready) {
 		}
 	}
 	s.readStates(n, rd.ReadStates)
-	s.hold(n, heldWrite{rd: &rd})
 }
 
 // waitsForWrite reports whether m may leave only once the state it was
@@ -203,13 +207,22 @@ func (w heldWrite) writes() (*pb.Snapshot, []*pb.Entry) {
 }
 
 // logTerm is the term of the entry at index i of n's log as the library
-// handed it over: the writes its storage holds, newest first (a write's
-// entries replace the log from their first index on, its snapshot the
-// whole log), then its storage. ok is false when the log has no entry
-// there (or only its index, compacted).
+// handed it over: the Ready being handled, the writes its storage holds,
+// newest first (a write's entries replace the log from their first index
+// on, its snapshot the whole log), then its storage. ok is false when the
+// log has no entry there (or only its index, compacted).
 func (s *System) logTerm(n *node, i uint64) (t uint64, ok bool) {
-	for k := len(n.held) - 1; k >= 0; k-- {
-		snap, ents := n.held[k].writes()
+	for k := len(n.held); k >= 0; k-- {
+		var w heldWrite
+		switch {
+		case k < len(n.held):
+			w = n.held[k]
+		case n.ready != nil:
+			w = heldWrite{rd: n.ready}
+		default:
+			continue
+		}
+		snap, ents := w.writes()
 		if len(ents) > 0 && i >= ents[0].GetIndex() {
 			if j := i - ents[0].GetIndex(); j < uint64(len(ents)) {
 				return ents[j].GetTerm(), true
@@ -226,8 +239,12 @@ func (s *System) logTerm(n *node, i uint64) (t uint64, ok bool) {
 }
 
 // firstIndex is the first index of n's log as the library handed it over
-// (after the newest snapshot its storage holds, or its storage's).
+// (after the newest snapshot of the Ready being handled or of the writes
+// its storage holds, or its storage's).
 func (s *System) firstIndex(n *node) uint64 {
+	if n.ready != nil && !raft.IsEmptySnap(n.ready.Snapshot) {
+		return n.ready.Snapshot.GetMetadata().GetIndex() + 1
+	}
 	for k := len(n.held) - 1; k >= 0; k-- {
 		if snap, _ := n.held[k].writes(); !raft.IsEmptySnap(snap) {
 			return snap.GetMetadata().GetIndex() + 1
@@ -264,11 +281,11 @@ func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 		switch m.GetTo() {
 		case raft.LocalAppendThread:
 			if n.holdUntil > 0 || len(n.held) > 0 {
+				s.hold(n, heldWrite{m: m})
 				if !stated {
 					s.softState(n, rd)
 					stated = true
 				}
-				s.hold(n, heldWrite{m: m})
 				break
 			}
 			s.writeAppend(n, m)
