@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -48,7 +49,12 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		covText = append(covText, fmt.Sprintf("%s %d", m, len(snap.Coverage[m])))
 	}
 	set("coverage", strings.Join(covText, ", "))
-	set("bugs", fmt.Sprintf("%d distinct, %d executions with a failure, %d divergences from the model", len(bugs), cnt.Failures, cnt.Divergences))
+	set("bugs", BugsByKindText(bugs))
+	failures := FailuresText(cnt.Failures, bugs)
+	if c.Model != "" {
+		failures += fmt.Sprintf("; %d execution(s) diverged from the model", cnt.Divergences)
+	}
+	set("failures", failures)
 
 	if len(stats) < 2 {
 		// A plot of one point (or none) says nothing: an axis around it.
@@ -64,6 +70,49 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		cp.Bugs = append(cp.Bugs, sec)
 	}
 	return cp, nil
+}
+
+// BugsByKindText counts distinct bugs by kind, the most frequent first:
+// "11 distinct: 7 divergence, 3 safety, 1 panic".
+func BugsByKindText(bugs []*record.BugRecord) string {
+	n := map[string]int64{}
+	for _, b := range bugs {
+		n[b.Kind]++
+	}
+	if len(bugs) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d distinct: %s", len(bugs), byKind(n))
+}
+
+// FailuresText says how many executions failed and how the failures
+// split by kind: the hits of the bugs of each kind, where an execution
+// that showed bugs of two kinds counts once in each.
+func FailuresText(failed int64, bugs []*record.BugRecord) string {
+	if failed == 0 && len(bugs) == 0 {
+		return "no execution failed"
+	}
+	hits := map[string]int64{}
+	for _, b := range bugs {
+		hits[b.Kind] += b.Hits
+	}
+	return fmt.Sprintf("%d execution(s) with a failure; by kind: %s (an execution that failed in two ways counts in both)", failed, byKind(hits))
+}
+
+// byKind lists counts by kind, the largest first: "7 divergence, 3 safety".
+func byKind(n map[string]int64) string {
+	kinds := slices.Collect(maps.Keys(n))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if n[a] != n[b] {
+			return cmp.Compare(n[b], n[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", n[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reportPlots adds the report's plots over fuzzing time, from the stats

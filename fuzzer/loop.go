@@ -135,6 +135,7 @@ type Summary struct {
 	Bugs         []*record.BugRecord
 	Divergences  int64 // executions that diverged from the model, over all sessions
 	Dropped      int64 // queue or pool entries dropped at QueueMax this session
+	NewBugs      int   // bugs first found in this session (the last of Bugs)
 	Interrupted  bool
 	StoppedEarly string // why the budget was not used up, if so
 	// Unstored counts the executions whose results were not stored when
@@ -175,6 +176,7 @@ type Fuzzer struct {
 	queue    []queued
 	qhead    int
 	dropped  int64
+	newBugs  int      // bugs first found in this session
 	pool     []*entry // EnergyRare: the inputs to mutate
 	hits     *Hits    // EnergyRare: visits of the guide's items
 	min      *bgMinimizer
@@ -569,6 +571,7 @@ func (s *session) end() (*Summary, error) {
 	sum.CorpusSize = f.corpus
 	sum.Divergences = f.counters.Divergences
 	sum.Dropped = f.dropped
+	sum.NewBugs = f.newBugs
 	sum.Coverage = f.coverageCounts()
 	sum.Bugs = append([]*record.BugRecord(nil), f.bugList...)
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
@@ -974,6 +977,7 @@ func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 		f.counters.NextBugID++
 		f.bugs[fl.Signature] = b
 		f.bugList = append(f.bugList, b)
+		f.newBugs++
 		batch.Bugs = append(batch.Bugs, b)
 		fresh = append(fresh, b)
 	}

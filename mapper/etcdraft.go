@@ -260,6 +260,8 @@ type etcdMap struct {
 	// lost: a crash lost writes a node's storage held; the rest of the
 	// trace is not mapped (afterLostWrites).
 	lost bool
+	// cur is the index of the event being mapped.
+	cur int
 }
 
 // afterLostWrites counts the events after a crash lost writes that a
@@ -279,6 +281,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 		st.role[i] = schedule.RoleFollower
 	}
 	for k := range st.t {
+		st.cur = k
 		if st.lost {
 			st.skip(afterLostWrites)
 			continue
@@ -295,8 +298,9 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	return st.out, nil
 }
 
+// add maps event e, the event being mapped (st.cur), to an action.
 func (st *etcdMap) add(e *schedule.Event, name string, params map[string]any) {
-	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step})
+	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step, Event: st.cur})
 }
 
 func (st *etcdMap) skip(key string) { st.unmapped[key]++ }
