@@ -323,12 +323,13 @@ func (st *etcdMap) need(e *schedule.Event, keys ...string) ([]int64, error) {
 // happens in the cluster. An answer that waits for a write the receiver's
 // storage holds (EvWaiting) is the answer, whether the write becomes
 // durable later or a crash loses it, as is one a crash kept from leaving
-// (EvUnsent).
+// (EvUnsent). What follows a write of the receiver becoming durable
+// (EvPersist: a hold that ended in this step) answers earlier receives.
 func (st *etcdMap) response(k int, typ string) *schedule.Event {
 	r := &st.t[k]
 	for x := k + 1; x < len(st.t); x++ {
 		e := &st.t[x]
-		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
+		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Kind == schedule.EvPersist || e.Node != r.Node {
 			return nil
 		}
 		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent || e.Kind == schedule.EvWaiting) && e.Peer == r.Peer && e.Type == typ {
