@@ -181,7 +181,7 @@ type Adapter struct {
 var adapters = map[string]*Adapter{
 	"etcdraft": {
 		Name:       "etcdraft",
-		About:      "a cluster of go.etcd.io/raft/v3 nodes, RawNodes and raft.Nodes (--nodes, --api, --bootstrap, --prevote, --checkquorum, ...; docs/etcdraft.md; --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart|send-then-persist|applied-index-first)",
+		About:      "a cluster of go.etcd.io/raft/v3 nodes, RawNodes and raft.Nodes (--nodes, --api, --bootstrap, --prevote, --checkquorum, ...; docs/etcdraft.md; --inject forget-hardstate|send-before-persist|apply-uncommitted|drop-snapshot-on-restart|unchecked-conf|send-then-persist|applied-index-first)",
 		Steps:      150,
 		Requests:   8,
 		CrashQuota: 4,

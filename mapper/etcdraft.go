@@ -39,6 +39,12 @@
 //   - progress → FollowerProgress(i, j, match, next, state).
 //   - recv rejected MsgPreVoteResp of a term above the receiver's →
 //     HandleVoteResponse(granted FALSE): etcd steps down to that term.
+//   - recv of any other message of a term above the receiver's (an answer
+//     to a heartbeat or a read, MsgTimeoutNow, a forwarded
+//     MsgTransferLeader) → UpdateTerm(i, j, term) before what the message
+//     itself maps to: etcd moves to every higher term it hears of, except
+//     from pre-vote requests, granted pre-votes and vote requests it
+//     ignores in a leader lease.
 //   - timeout → Timeout(i) (without PreVote) or BecomePreCandidate(i) (with
 //     PreVote), when i campaigned: it changed role or asked for votes in
 //     the same step (etcd ignores the campaign of a leader, of a server
@@ -86,8 +92,9 @@
 //   - read at a non-leader: forwarded (a send) or dropped (no leader
 //     known); recv MsgReadIndexResp and the read state it gives: the
 //     follower's side of a read its leader confirmed.
-//   - recv MsgHeartbeatResp: the leader's state the model tracks does not
-//     change (etcd only resumes sending appends).
+//   - recv MsgHeartbeatResp (of the receiver's term or below): the
+//     leader's state the model tracks does not change (etcd only resumes
+//     sending appends).
 //   - recv MsgPreVote, granted MsgPreVoteResp and rejected MsgPreVoteResp
 //     that do not raise the term: pre-vote messages are not modelled
 //     (winning the pre-vote shows as the role event "candidate").
@@ -114,6 +121,14 @@
 //   - apply, proposal (dropped), skip: no protocol state changes.
 //   - conf events of an entry the mapper saw applied before it and no
 //     restart or snapshot since: none on the correct adapter.
+//   - hold, held, waiting and persist (a node's storage holding its
+//     writes): raft.tla's state is durable the moment a message is
+//     handled; a message waiting for a held write counts as the answer of
+//     the receive it answers, as an unsent one does.
+//   - lost, and every event after it: a crash lost writes a node's
+//     storage held, and raft.tla has no state for a node that comes back
+//     without them; the execution is mapped up to there ("after a crash
+//     lost held writes").
 package mapper
 
 import (
@@ -267,9 +282,18 @@ type etcdMap struct {
 	// emptyEntry marks the leaders whose append event will show the empty
 	// entry of their term, which BecomeLeader appended in the model.
 	emptyEntry []bool
+	// lost: a crash lost writes a node's storage held; the rest of the
+	// trace is not mapped (afterLostWrites).
+	lost bool
 	// cur is the index of the event being mapped.
 	cur int
 }
+
+// afterLostWrites counts the events after a crash lost writes that a
+// node's storage held (hold-writes): raft.tla's state is durable the
+// moment a message is handled, so it has no state for a node that comes
+// back without them, and the rest of such an execution is not mapped.
+const afterLostWrites = "after a crash lost held writes"
 
 // Map implements schedule.Mapper.
 func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
@@ -293,6 +317,10 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	}
 	for k := range st.t {
 		st.cur = k
+		if st.lost {
+			st.skip(afterLostWrites)
+			continue
+		}
 		if err := st.event(k); err != nil {
 			return nil, err
 		}
@@ -327,15 +355,19 @@ func (st *etcdMap) need(e *schedule.Event, keys ...string) ([]int64, error) {
 // response finds the message of type typ that the receiver of the recv
 // event k sent back to the sender while handling it: the adapter processes
 // the receiver's Ready right after each receive, before anything else
-// happens in the cluster.
+// happens in the cluster. An answer that waits for a write the receiver's
+// storage holds (EvWaiting) is the answer, whether the write becomes
+// durable later or a crash loses it, as is one a crash kept from leaving
+// (EvUnsent). What follows a write of the receiver becoming durable
+// (EvPersist: a hold that ended in this step) answers earlier receives.
 func (st *etcdMap) response(k int, typ string) *schedule.Event {
 	r := &st.t[k]
 	for x := k + 1; x < len(st.t); x++ {
 		e := &st.t[x]
-		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
+		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Kind == schedule.EvPersist || e.Node != r.Node {
 			return nil
 		}
-		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent) && e.Peer == r.Peer && e.Type == typ {
+		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent || e.Kind == schedule.EvWaiting) && e.Peer == r.Peer && e.Type == typ {
 			return e
 		}
 	}
@@ -492,6 +524,9 @@ func (st *etcdMap) event(k int) error {
 		return st.snapshotted(e)
 	case schedule.EvInstall, schedule.EvApply:
 		return st.entryCommitted(e)
+	case schedule.EvLost:
+		st.lost = true
+		st.skip(afterLostWrites)
 	default:
 		st.skip(e.Kind)
 	}
@@ -784,16 +819,41 @@ func (st *etcdMap) recv(k int) error {
 		st.recvAppResp(e, m)
 	case schedule.MsgSnap:
 		return st.recvSnap(e, m)
+	case schedule.MsgPreVote:
+		// A pre-vote request never moves the receiver's term: its term is
+		// the one the sender would campaign in.
+		st.skip("recv " + e.Type)
 	case schedule.MsgReadIndex:
+		st.updateTerm(e, m)
 		st.recvReadIndex(e, m)
 	case schedule.MsgReadIndexResp:
 		st.recvReadIndexResp(e, m)
 	case schedule.MsgProp:
+		st.updateTerm(e, m)
 		return st.recvProp(k, m)
 	default:
+		st.updateTerm(e, m)
 		st.skip("recv " + e.Type)
 	}
 	return nil
+}
+
+// updateTerm maps what etcd does first with every message of a higher
+// term than the receiver's (raft.go, Step), but for those whose own action
+// above carries the term (vote and append requests and their answers,
+// snapshots, rejected pre-votes) and those that never move it (pre-vote
+// requests, granted pre-votes, a vote request ignored in a leader lease):
+// the receiver becomes a follower in that term (UpdateTerm). The answers
+// to heartbeats and reads, a leader transfer's MsgTimeoutNow and a
+// forwarded MsgTransferLeader do it too.
+func (st *etcdMap) updateTerm(e *schedule.Event, m msgFields) {
+	p := e.Node
+	if m.term <= st.term[p] {
+		return
+	}
+	st.add(e, "UpdateTerm", map[string]any{"i": m.i, "j": m.j, "term": m.term})
+	st.term[p] = m.term
+	st.role[p] = schedule.RoleFollower
 }
 
 func (st *etcdMap) recvVote(k int, m msgFields) {
@@ -991,8 +1051,8 @@ func (st *etcdMap) recvReadIndexResp(e *schedule.Event, m msgFields) {
 	if m.term > st.term[p] || m.term == st.term[p] && st.role[p] == schedule.RoleFollower {
 		st.answered[p]++
 	}
+	st.updateTerm(e, m)
 	st.skip("recv MsgReadIndexResp")
-	st.raise(p, m.term)
 }
 
 // recvProp maps a proposal forwarded to a leader: one ClientRequest per

@@ -205,6 +205,31 @@ func TestEtcdraftReadsReplayOnModel(t *testing.T) {
 	}
 }
 
+// Writes a node's storage holds (hold-writes, persist) map without
+// divergence on both Ready loops: a held write's answer is found where the
+// write becomes durable, and an execution whose crash loses held writes is
+// mapped up to that crash. Every action raft.tla maps is in use.
+func TestEtcdraftHeldWritesReplayOnModel(t *testing.T) {
+	runs := 600
+	if testing.Short() {
+		runs = 150
+	}
+	p := schedule.Shape{Steps: 120, MaxMessages: 5, CrashQuota: 4, Requests: 6,
+		Actions: "deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,transfer-leader,read,tick,hold-writes,persist"}
+	for _, async := range []string{"off", "on", "mixed"} {
+		cfg := etcdraft.DefaultConfig()
+		cfg.Spares, cfg.Bootstrap, cfg.API, cfg.AsyncStorageWrites = 0, etcdraft.BootstrapSnapshot, etcdraft.APIRawNode, async
+		ds, mp := simulateEtcdraft(t, cfg, p, runs, 13)
+		ds.log(t, mp)
+		require.Zero(t, ds.diverged, "async %s: divergences: %v", async, ds.reasons)
+		require.Empty(t, ds.violations, "async %s", async)
+		u := mp.Unmapped()
+		t.Logf("async %s: held %d, persisted %d, events after lost writes %d", async, u[schedule.EvHeld], u[schedule.EvPersist], u["after a crash lost held writes"])
+		require.Positive(t, u[schedule.EvPersist], "async %s: held writes became durable", async)
+		require.Positive(t, u["after a crash lost held writes"], "async %s: a crash lost held writes", async)
+	}
+}
+
 // A ReadIndex request to a crashed process was never in flight: the
 // process adapter reports it as sent, then dropped; neither is mapped.
 func TestEtcdraftReadToACrashedProcess(t *testing.T) {

@@ -504,6 +504,17 @@ AdvanceCommit(i, index) ==
     /\ UNCHANGED <<currentTerm, votedFor, log, snapshotIndex, snapshotTerm, role,
                    candVars, confVars, leaderVars, live, readMsgs, readLate, readStale, readTwin, readBehind, elections, votesCast, snaps>>
 
+\* i receives from j a message of a higher term that no action above maps
+\* (an answer to a heartbeat or a read, a leader transfer's MsgTimeoutNow):
+\* etcd moves to every higher term it hears of as a follower, whatever the
+\* message, as a higher-term append response makes i do. j holds that term:
+\* no server sends a message of a term it never reached. (Next has no
+\* disjunct for it: its refusals of HandleAppendResponse are these steps.)
+UpdateTerm(i, j, term) ==
+    /\ term > currentTerm[i]
+    /\ term <= currentTerm[j]
+    /\ HandleAppendResponse(i, j, term, FALSE, 0, 0)
+
 -----------------------------------------------------------------------------
 (* Snapshots *)
 

@@ -88,7 +88,7 @@ type Generator struct {
 // others, when a random step is not a timeout, crash or restart.
 var extWeight = map[Action]int{
 	Drop: 5, Duplicate: 4, DeliverOne: 10, Partition: 2, Heal: 3,
-	ConfChange: 4, TransferLeader: 3, Read: 6, Tick: 8,
+	ConfChange: 4, TransferLeader: 3, Read: 6, Tick: 8, HoldWrites: 3, Persist: 2,
 }
 
 // extShare is the percentage of would-be deliver steps that become one of
@@ -98,6 +98,10 @@ const extShare = 25
 // maxTicks bounds a tick step's n: above the election timeout of the
 // adapters' defaults (10), so that one step can expire a lease.
 const maxTicks = 40
+
+// maxHold bounds a hold-writes step's n, the steps its writes wait at
+// most: about five steps of each process of a cluster of four.
+const maxHold = 20
 
 // NewGenerator returns a generator for the system described by spec.
 func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
@@ -256,6 +260,8 @@ func (g *Generator) NewerStep(r *rand.Rand, p int) Step {
 		st.K = 1 + r.IntN(g.p.MaxMessages)
 	case Tick:
 		st.N = 1 + r.IntN(maxTicks)
+	case HoldWrites:
+		st.N = 1 + r.IntN(maxHold)
 	case TransferLeader:
 		st.To = r.IntN(n)
 	case Partition:

@@ -56,12 +56,19 @@ const (
 	Read Action = "read"
 	// Tick advances the process's logical clock by N ticks.
 	Tick Action = "tick"
+	// HoldWrites makes the process's storage hold its writes (they wait,
+	// in order, not durable, their acknowledgements with them) until a
+	// Persist step at the process, or until N more steps have run.
+	HoldWrites Action = "hold-writes"
+	// Persist makes the writes the process's storage holds durable, in
+	// order, and hands their acknowledgements on.
+	Persist Action = "persist"
 )
 
 // AllActions lists the actions in a fixed order (the stored inputs' action
 // numbers: new actions go at the end).
 var AllActions = []Action{Deliver, Crash, Restart, Timeout, Request,
-	Drop, Duplicate, DeliverOne, Partition, Heal, ConfChange, TransferLeader, Read, Tick}
+	Drop, Duplicate, DeliverOne, Partition, Heal, ConfChange, TransferLeader, Read, Tick, HoldWrites, Persist}
 
 // BaseActions are the actions of every adapter.
 var BaseActions = AllActions[:5]
@@ -193,7 +200,7 @@ func (s Step) Call() string {
 		return arg(strconv.Itoa(s.Value))
 	case Drop, Duplicate, DeliverOne:
 		return arg(strconv.Itoa(s.K))
-	case Tick:
+	case Tick, HoldWrites:
 		return arg(strconv.Itoa(s.N))
 	case TransferLeader:
 		return arg("p" + strconv.Itoa(s.To))
@@ -351,10 +358,10 @@ func (s Step) validate(spec *SystemSpec) error {
 		if s.K > MaxMessages {
 			return fmt.Errorf("\"k\" %d: at most %d (schedule.MaxMessages)", s.K, MaxMessages)
 		}
-	case Tick:
+	case Tick, HoldWrites:
 		takes = "n"
 		if s.N < 1 {
-			return fmt.Errorf("tick needs \"n\" >= 1, got %d", s.N)
+			return fmt.Errorf("%s needs \"n\" >= 1, got %d", s.Action, s.N)
 		}
 		if s.N > MaxTicks {
 			return fmt.Errorf("\"n\" %d: at most %d ticks a step (schedule.MaxTicks)", s.N, MaxTicks)

@@ -144,6 +144,7 @@ func TestNewActionsJSON(t *testing.T) {
 		{Process: 0, Action: Crash, Point: AfterPersist}, {Process: 0, Action: Partition, Set: 0b110},
 		{Process: 0, Action: Heal}, {Process: 2, Action: ConfChange, Conf: "leave"},
 		{Process: 2, Action: ConfChange, Conf: "add-learner 3"}, {Process: 1, Action: Read},
+		{Process: 1, Action: HoldWrites, N: 7}, {Process: 1, Action: Persist},
 	}}
 	b := EncodeInput(in)
 	require.Contains(t, string(b), `{"process":1,"action":"transfer-leader","to":0}`)
@@ -153,10 +154,13 @@ func TestNewActionsJSON(t *testing.T) {
 	require.Equal(t, in, got)
 	require.Equal(t, "p0 partition{1,2}", in.Steps[5].String())
 	require.Equal(t, "p1 transfer-leader(p0)", in.Steps[3].String())
+	require.Equal(t, "p1 hold-writes(7)", in.Steps[10].String())
+	require.Contains(t, string(b), `{"process":1,"action":"hold-writes","n":7}`)
 
 	for _, bad := range []Step{
 		{Action: Drop}, {Action: Tick, N: 1, K: 1}, {Action: Crash, Point: "soon"},
 		{Action: Partition}, {Action: ConfChange, Conf: "add-voter 1, remove 1"}, {Action: Read, Value: 1},
+		{Action: HoldWrites}, {Action: Persist, N: 1},
 	} {
 		require.Error(t, (&Input{Steps: []Step{bad}}).Validate(nil), "%+v", bad)
 	}

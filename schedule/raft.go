@@ -36,9 +36,9 @@ const (
 	// ArgValue; none when the proposal was a forwarded MsgProp, Peer its
 	// sender), EvConf for a configuration change (Args: ArgChanges).
 	EvDropped = "dropped"
-	// EvUnsent: a message of a Ready that a crash at the after-persist
-	// point kept from leaving: the fields of an EvSend, with no Msg id
-	// (no one receives it).
+	// EvUnsent: a message of a Ready that a crash kept from leaving (at
+	// the after-persist point, or while the write it waited for was held):
+	// the fields of an EvSend, with no Msg id (no one receives it).
 	EvUnsent = "unsent"
 	// EvRead: a client read began at Node. Type "read". Args: ArgOp (the
 	// read's operation number), ArgReadKind. (The process adapter records a
@@ -83,6 +83,25 @@ const (
 	// is the flow-control state (ProgressProbe, ProgressReplicate,
 	// ProgressSnapshot). Args: ArgMatch, ArgNext.
 	EvProgress = "progress"
+	// EvHold: Node's storage holds its writes from now on. Type "writes".
+	// Args: ArgSteps, the steps the hold lasts at most.
+	EvHold = "hold"
+	// EvHeld: the writes of one of Node's Readys (its entries, HardState
+	// and snapshot) are held, not durable; the messages that wait for them
+	// (votes and answers to appends) follow as EvWaiting. Type "write".
+	// Args: ArgWrite, the write's number.
+	EvHeld = "held"
+	// EvWaiting: a message Node decided that waits for a held write: the
+	// fields of an EvSend, with no Msg id; it is sent (an EvSend of its
+	// own) when the write becomes durable, and never if a crash loses it.
+	EvWaiting = "waiting"
+	// EvPersist: a held write became durable; the messages that waited
+	// for it are sent. Type "write". Args: ArgWrite.
+	EvPersist = "persist"
+	// EvLost: a held write was lost in a crash of Node before it became
+	// durable, with the messages that waited for it. Type "write". Args:
+	// ArgWrite.
+	EvLost = "lost"
 )
 
 // The flow-control states of a leader's progress of a follower, the Type
@@ -203,6 +222,11 @@ const (
 	ArgNext  = "next"
 	// ArgWhy: why a configuration change was refused.
 	ArgWhy = "why"
+	// ArgSteps: how many steps an EvHold lasts at most.
+	ArgSteps = "steps"
+	// ArgWrite: the number of a held write (EvHeld, EvPersist, EvLost),
+	// from 1 in each execution.
+	ArgWrite = "write"
 	// ArgRole: the role a process reports in the params of a role event
 	// over the interception API; the process adapter makes it the event's
 	// Type, not an arg.

@@ -7,6 +7,11 @@
 #
 #   scripts/library-bugs.sh [SEEDS] [BUDGET] [BUG...]   (defaults: 3 seeds, 50000 iterations, every patch)
 #
+# A BUG may name a patch of a folder below bugs/etcdraft, e.g.
+# oracles/progress-probe-next-at-match (the patches that break the progress
+# oracles' invariants, bugs/etcdraft/oracles/README.md; "every patch" is
+# the bug set's, bugs/etcdraft/*.patch).
+#
 # Environment:
 #   STRATEGIES  the strategies to run (default "random trace line model"):
 #               random, trace and line run --adapter etcdraft (line with the
@@ -91,6 +96,7 @@ tmp=$(mktemp -d)
 out=${OUT:-$tmp/out}
 if [[ $table_only == 1 && -z ${OUT:-} ]]; then echo "$0: TABLE_ONLY=1 needs OUT, the directory of an earlier run's results" >&2; exit 2; fi
 mkdir -p "$out"
+for b in "${bugs[@]}"; do mkdir -p "$out/$(dirname "$b")" "$tmp/$(dirname "$b")"; done
 trap 'rm -rf "$tmp"' EXIT
 
 # build BUG: the patched module and the binaries built against it.

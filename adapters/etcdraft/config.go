@@ -23,10 +23,14 @@ const (
 	// crash step with a point): correct without such a crash.
 	InjectSendThenPersist   = "send-then-persist"
 	InjectAppliedIndexFirst = "applied-index-first"
+	// InjectUncheckedConf applies every committed configuration change
+	// without trying it first: the library panics on one it cannot take,
+	// inside raft.Node's own goroutine at the nodes that run through it.
+	InjectUncheckedConf = "unchecked-conf"
 )
 
 var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart,
-	InjectSendThenPersist, InjectAppliedIndexFirst}
+	InjectSendThenPersist, InjectAppliedIndexFirst, InjectUncheckedConf}
 
 // The ways to drive a node (Config.API) and to start a cluster
 // (Config.Bootstrap).
@@ -219,6 +223,17 @@ type Factory struct {
 func NewFactory(cfg Config) (*Factory, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if _, err := inflightLayout(); err != nil {
+		return nil, err
+	}
+	if _, err := trackerLayout(); err != nil {
+		return nil, err
+	}
+	if cfg.API == APINode || cfg.API == APIMixed {
+		if err := learnNodeType(); err != nil {
+			return nil, err
+		}
 	}
 	// The first release's ways are stored as unset, so that campaigns it
 	// stored compare equal.

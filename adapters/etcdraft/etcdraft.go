@@ -8,6 +8,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
@@ -43,6 +44,13 @@ type node struct {
 	term  uint64
 	// commit is the last commit index reported by an event.
 	commit uint64
+	// lastIndex is the index of the last entry of the node's log as the
+	// library last handed it over (its storage, then the entries and
+	// snapshots of each Ready).
+	lastIndex uint64
+	// trk is the library's progress tracker of the node, which the
+	// progress oracle reads (nil while crashed).
+	trk *tracker.ProgressTracker
 	// applied is the index of the last entry applied to kv; snapIndex the
 	// index of the last snapshot the node created or installed.
 	applied, raftApplied, snapIndex uint64
@@ -57,6 +65,15 @@ type node struct {
 	// applyQueue holds the MsgStorageApply messages of the asynchronous
 	// Ready loop that the node has not applied yet.
 	applyQueue []*pb.Message
+	// holdUntil is the step at whose end the node's storage stops holding
+	// its writes (a hold-writes step; 0: it holds none), held the writes
+	// it holds, oldest first, and holdID the id of its persist event while
+	// it holds (Pending).
+	holdUntil, holdID int
+	held              []heldWrite
+	// ready is the Ready the node's application is handling (nil
+	// between Readys), whose writes logTerm counts before they are made.
+	ready *raft.Ready
 	// smKV and smIndex are the durable state machine and its applied index
 	// of --inject applied-index-first (the other configurations keep the
 	// state machine in memory, rebuilt from the snapshot and the log).
@@ -69,6 +86,22 @@ type node struct {
 	// each follower's progress (reportProgress).
 	progress []seenProgress
 }
+
+// heldWrite is a write the node's storage holds (hold-writes): a Ready of
+// the synchronous loop, whose entries, HardState and snapshot are not
+// durable and whose messages that must wait for them (votes and append
+// answers) are not sent, and which the node cannot advance past; or a
+// MsgStorageAppend of the asynchronous loop, with the responses it
+// delivers once done.
+type heldWrite struct {
+	id int
+	rd *raft.Ready
+	m  *pb.Message
+}
+
+// heldReady reports whether n holds a Ready of the synchronous loop: it
+// takes no Ready and no message until the write is durable.
+func (n *node) heldReady() bool { return len(n.held) > 0 && n.held[0].rd != nil }
 
 // pendingRead is a read waiting for its read index, then for the node to
 // apply up to it.
@@ -112,6 +145,10 @@ type System struct {
 	reads     int // reads answered
 	// tlaTrace records the library's trace events (Config.SpecTrace).
 	tlaTrace *specTrace
+	// ids and flight are checkProgress's buffers.
+	ids, flight []uint64
+	// writes and holds number the held writes and holds of the execution.
+	writes, holds int
 }
 
 // Spec implements schedule.System.
@@ -173,11 +210,20 @@ func (s *System) End() *schedule.Execution {
 // live node, in inbox order, each delivered by a deliver-one step, dropped
 // by a drop step and duplicated by a duplicate step (dropOrDuplicate's
 // positions: drop counts every message of the inbox, held ones included,
-// duplicate those but forwarded proposals, which it never copies).
+// duplicate those but forwarded proposals, which it never copies); and
+// the persist step of every node whose storage holds its writes (a node
+// that holds a Ready of the synchronous loop takes no message till then).
 func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
 	for p, n := range s.nodes {
 		if n.rn == nil {
 			continue
+		}
+		if n.holdUntil > 0 {
+			dst = append(dst, schedule.Enabled{ID: n.holdID, Kind: schedule.KindPersist, Process: p, From: -1,
+				Type: schedule.KindPersist, Step: schedule.Step{Process: p, Action: schedule.Persist}})
+		}
+		if n.heldReady() {
+			continue // it takes no message until its write is durable
 		}
 		k, dups := 0, 0
 		for i, e := range n.inbox {
@@ -216,6 +262,7 @@ func (s *System) reset() {
 	s.committed = s.committed[:0]
 	s.committedIn = s.committedIn[:0]
 	s.maxCommit = 0
+	s.writes, s.holds = 0, 0
 	s.reported = s.reported[:0]
 	s.hist = s.hist[:0]
 	s.reads = 0
@@ -230,7 +277,7 @@ func (s *System) reset() {
 		voters[i] = uint64(i + 1)
 	}
 	for p, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0], progress: n.progress}
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0], held: n.held[:0], progress: n.progress}
 		clear(n.progress)
 		n.disk = raft.NewMemoryStorage()
 		var peers []raft.Peer
@@ -278,7 +325,7 @@ func (s *System) stop(n *node) {
 	if g, ok := n.rn.(*goNode); ok {
 		g.stop()
 	}
-	n.rn = nil
+	n.rn, n.trk = nil, nil
 }
 
 // start builds the node from its live storage; peers, when given, are the
@@ -299,6 +346,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		n.kv = append(n.kv[:0], n.smKV...)
 		n.smSkip = n.smIndex
 	}
+	n.lastIndex, _ = n.live.LastIndex()
 	n.conf = cs
 	n.role = raft.StateFollower
 	n.crashAt = ""
@@ -329,7 +377,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		if err != nil {
 			panic(err)
 		}
-		n.rn = g
+		n.rn, n.trk = g, progressTracker(g.rn)
 		return
 	}
 	rn, err := raft.NewRawNode(cfg)
@@ -341,7 +389,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 			panic(fmt.Sprintf("node %d: %v", n.id, err))
 		}
 	}
-	n.rn = rn
+	n.rn, n.trk = rn, progressTracker(rn)
 }
 
 // tick advances every live node's clock by one tick. Leaders tick fully
@@ -363,7 +411,7 @@ func (s *System) tick(n *node) {
 
 func (s *System) run(st schedule.Step) {
 	for _, n := range s.nodes {
-		if n.rn != nil {
+		if n.rn != nil && !n.heldReady() {
 			s.tick(n)
 		}
 	}
@@ -375,14 +423,40 @@ func (s *System) run(st schedule.Step) {
 		s.applyQueued(n)
 		s.drain(n)
 	}
-	if n.rn == nil && st.Action != schedule.Restart && !st.Action.Global() {
+	switch {
+	case n.rn == nil && st.Action != schedule.Restart && !st.Action.Global():
 		s.skip(p, string(st.Action)+" at a crashed node")
-	} else {
+	case n.heldReady() && !heldAction(st.Action):
+		s.skip(p, string(st.Action)+" at a node that holds a Ready")
+	default:
 		s.act(n, st)
+	}
+	for _, n := range s.nodes {
+		if n.rn != nil && n.holdUntil > 0 && n.holdUntil <= s.step {
+			// The hold has lasted its steps: the writes become durable.
+			s.release(n)
+		}
 	}
 	for _, n := range s.nodes {
 		s.drain(n)
 	}
+	for _, n := range s.nodes {
+		s.checkProgress(n)
+	}
+}
+
+// heldAction reports whether a can run at a node that holds a Ready of
+// the synchronous loop: the application's one thread is writing, so the
+// node takes no message, tick or client operation until the write is
+// durable; it can crash, the network can lose or copy what waits in its
+// inbox, and its storage can hold on or finish.
+func heldAction(a schedule.Action) bool {
+	switch a {
+	case schedule.Crash, schedule.Drop, schedule.Duplicate, schedule.Partition, schedule.Heal,
+		schedule.HoldWrites, schedule.Persist:
+		return true
+	}
+	return false
 }
 
 // act runs the step's action at n (live, except for restart and the
@@ -390,19 +464,21 @@ func (s *System) run(st schedule.Step) {
 func (s *System) act(n *node, st schedule.Step) {
 	p := st.Process
 	switch st.Action {
-	case schedule.Deliver:
-		for k := 0; k < st.Messages && n.rn != nil; k++ {
+	case schedule.Deliver, schedule.DeliverOne:
+		if st.Action == schedule.DeliverOne {
+			if i := s.deliverable(p, st.K); i >= 0 {
+				s.receive(n, i)
+			} else {
+				s.skip(p, "no deliverable message")
+			}
+			break
+		}
+		for k := 0; k < st.Messages && n.rn != nil && !n.heldReady(); k++ {
 			i := s.deliverable(p, 1)
 			if i < 0 {
 				break
 			}
 			s.receive(n, i)
-		}
-	case schedule.DeliverOne:
-		if i := s.deliverable(p, st.K); i >= 0 {
-			s.receive(n, i)
-		} else {
-			s.skip(p, "no deliverable message")
 		}
 	case schedule.Drop, schedule.Duplicate:
 		s.dropOrDuplicate(n, st)
@@ -443,6 +519,19 @@ func (s *System) act(n *node, st schedule.Step) {
 		n.rn.TransferLeader(uint64(st.To + 1))
 	case schedule.ConfChange:
 		s.proposeConf(n, st.Conf)
+	case schedule.HoldWrites:
+		s.event(schedule.EvHold, p, -1, "writes", schedule.I(schedule.ArgSteps, int64(st.N)))
+		if n.holdUntil == 0 {
+			s.holds++
+			n.holdID = 1<<30 + s.holds
+		}
+		n.holdUntil = s.step + st.N
+	case schedule.Persist:
+		if n.holdUntil == 0 && len(n.held) == 0 {
+			s.skip(p, "no writes held")
+			break
+		}
+		s.release(n)
 	}
 	if st.Action != schedule.Restart {
 		// A restarted node's Ready waits for the end of the step, where
@@ -453,6 +542,7 @@ func (s *System) act(n *node, st schedule.Step) {
 
 func (s *System) crash(n *node, point string) {
 	p := int(n.id) - 1
+	s.loseHeld(n)
 	if point == "" {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
 	} else {
@@ -622,9 +712,9 @@ func (s *System) answerPut(n *node, data string) {
 	}
 }
 
-// drain processes Ready on n until it has none.
+// drain processes Ready on n until it has none (or holds one).
 func (s *System) drain(n *node) {
-	for n.rn != nil && n.rn.HasReady() {
+	for n.rn != nil && !n.heldReady() && n.rn.HasReady() {
 		s.handleReady(n)
 	}
 	s.reportProgress(n)

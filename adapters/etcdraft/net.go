@@ -67,6 +67,7 @@ func (s *System) receive(n *node, i int) {
 		s.event(schedule.EvDropped, p, e.from, schedule.TypeProposal)
 	}
 	s.drain(n)
+	s.checkProgress(n)
 }
 
 // dropOrDuplicate loses, or receives twice, the k-th pending message of n's
@@ -161,7 +162,7 @@ func (e envelope) extra() []schedule.Arg {
 
 // termAt is the term of the entry at index i in n's log, -1 if unknown.
 func (s *System) termAt(n *node, i uint64) int64 {
-	if t, err := n.live.Term(i); err == nil {
+	if t, ok := s.logTerm(n, i); ok {
 		return int64(t)
 	}
 	if snap, err := n.live.Snapshot(); err == nil && snap.GetMetadata().GetIndex() == i {

@@ -327,6 +327,27 @@ func TestImportedInputsRunFirst(t *testing.T) {
 	require.Contains(t, res.stdout, "iterations 50 over 1 session(s)")
 }
 
+// A library panic raised in raft.Node's own goroutine (the loop, not the
+// fuzzer's goroutine that drives it) is a bug of the campaign, with its
+// input, and the campaign runs on to its budget, as a fork server would.
+func TestNodeGoroutinePanicIsABugAndTheCampaignGoesOn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	res := modelfuzz(t, "corpus", "import", "--corpus", dir, filepath.Join("..", "..", "adapters", "etcdraft", "testdata", "node-goroutine-panic.json"))
+	require.Equal(t, 0, res.code, res.stderr)
+	res = modelfuzz(t, "run", "--adapter", "etcdraft", "--api", "node", "--inject", "unchecked-conf", "--strategy", "random",
+		"--iterations", "200", "--seed", "1", "--json", "--minimize=false", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastJSON(t, res.stdout)
+	require.Equal(t, int64(200), r.Iterations)
+	require.NotEmpty(t, r.Bugs)
+	require.Equal(t, "panic", r.Bugs[0].Kind)
+	require.Equal(t, int64(1), r.Bugs[0].FirstIteration, "the imported input runs first")
+	require.Contains(t, r.Bugs[0].Signature, "panic: removed all voters @ v3.(*raft).applyConfChange")
+	rep := modelfuzz(t, "replay", "--corpus", dir, r.Bugs[0].ID)
+	require.Equal(t, exitFailed, rep.code, rep.stderr)
+	require.Contains(t, rep.stdout, "FAILURE at step")
+}
+
 // SIGINT finishes the executions in flight, stops the minimization under
 // way (keeping what it reached), prints the summary and exits 0. While the
 // campaign waits for an execution in flight (here one that hangs), a second
