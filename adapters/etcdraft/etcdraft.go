@@ -65,6 +65,10 @@ type node struct {
 	// smSkip: entries up to it are in the state machine (its applied index
 	// when the node started).
 	smSkip uint64
+	// reapply is, after a restart, the commit index the node had: its
+	// restart is traced for the spec once it has applied up to it again
+	// (specTrace.hold).
+	reapply uint64
 }
 
 // pendingRead is a read waiting for its read index, then for the node to
@@ -371,6 +375,9 @@ func (s *System) run(st schedule.Step) {
 		s.applyQueued(n)
 		s.drain(n)
 	}
+	if !st.Action.Global() {
+		s.restartDone(n, true)
+	}
 	if n.rn == nil && st.Action != schedule.Restart && !st.Action.Global() {
 		s.skip(p, string(st.Action)+" at a crashed node")
 	} else {
@@ -455,6 +462,9 @@ func (s *System) crash(n *node, point string) {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S(schedule.ArgPoint, point))
 	}
 	s.stop(n)
+	if s.tlaTrace != nil {
+		s.tlaTrace.release(n.id) // a restart not complete: the next one is traced
+	}
 	for _, e := range n.inbox {
 		if e.m.GetType() == pb.MsgSnap {
 			s.reportSnapshot(e, raft.SnapshotFailure)
@@ -530,7 +540,25 @@ func (s *System) restart(n *node) {
 		schedule.I(schedule.ArgTerm, int64(hs.GetTerm())), schedule.I(schedule.ArgVote, int64(hs.GetVote())-1),
 		schedule.I(schedule.ArgCommit, int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I(schedule.ArgSnapIndex, int64(snap.GetMetadata().GetIndex())),
 		schedule.I(schedule.ArgLastIndex, int64(last)))
+	if s.tlaTrace != nil {
+		s.tlaTrace.hold(n.id)
+		n.reapply = max(hs.GetCommit(), snap.GetMetadata().GetIndex())
+	}
 	s.start(n, nil)
+	s.restartDone(n, false)
+}
+
+// restartDone traces a restarted node's InitState for the spec once the
+// application has applied again what the node had committed before it
+// crashed, or at once when force is set (the node takes a step of its own:
+// nothing it does after is left out).
+func (s *System) restartDone(n *node, force bool) {
+	t := s.tlaTrace
+	if t == nil || n.rn == nil || !t.holds(n.id) || !force && n.applied < n.reapply {
+		return
+	}
+	last, _ := n.live.LastIndex()
+	t.restarted(n.rn, n.id, last)
 }
 
 // request proposes the client's put of value at n.
@@ -623,6 +651,7 @@ func (s *System) drain(n *node) {
 	for n.rn != nil && n.rn.HasReady() {
 		s.handleReady(n)
 	}
+	s.restartDone(n, false)
 }
 
 func (s *System) skip(p int, why string) {

@@ -61,7 +61,22 @@ func (s *System) receive(n *node, i int) {
 	if err := proto.Unmarshal(e.wire, m); err != nil {
 		panic(fmt.Sprintf("etcdraft: message %d does not decode: %v", e.id, err))
 	}
-	if err := n.rn.Step(m); errors.Is(err, raft.ErrProposalDropped) {
+	var mark int
+	var term uint64
+	if s.tlaTrace != nil {
+		mark, term = s.tlaTrace.mark(), n.rn.BasicStatus().GetTerm()
+	}
+	err := n.rn.Step(m)
+	if s.tlaTrace != nil && m.GetTerm() > term && n.rn != nil && n.rn.BasicStatus().GetTerm() < m.GetTerm() {
+		// The node ignored a message of a higher term: with CheckQuorum, a
+		// node that heard from its leader within an election timeout
+		// disregards a vote request (leader stickiness, thesis section
+		// 4.2.3). The library traced its receipt before deciding so; the
+		// spec's servers always take a higher term, and a message nobody
+		// acts on is, to the spec, one the network lost.
+		s.tlaTrace.ignored(mark)
+	}
+	if errors.Is(err, raft.ErrProposalDropped) {
 		// A leader refused a forwarded proposal (a leader transfer is
 		// under way); other errors are for local or unknown-peer messages.
 		s.event(schedule.EvDropped, p, e.from, schedule.TypeProposal)

@@ -2,7 +2,11 @@
 
 package etcdraft
 
-import "go.etcd.io/raft/v3"
+import (
+	"strconv"
+
+	"go.etcd.io/raft/v3"
+)
 
 // SpecTraceBuilt says whether this build has the library's trace points
 // (the with_tla build tag), which Config.SpecTrace needs.
@@ -10,7 +14,45 @@ const SpecTraceBuilt = true
 
 type tlaLogger struct{ t *specTrace }
 
+var (
+	preCandidate = raft.StatePreCandidate.String()
+	candidate    = raft.StateCandidate.String()
+	follower     = raft.StateFollower.String()
+)
+
 func (l tlaLogger) TraceEvent(ev *raft.TracingEvent) {
+	t := l.t
+	if t.held[ev.NodeID] {
+		return // a restart under way (hold)
+	}
+	if t.roles == nil {
+		t.roles, t.terms = map[string]string{}, map[string]uint64{}
+	}
+	was, term := t.roles[ev.NodeID], t.terms[ev.NodeID]
+	t.roles[ev.NodeID], t.terms[ev.NodeID] = ev.Role, ev.State.Term
+	if ev.Role == preCandidate || was == preCandidate {
+		// PreVote (thesis section 9.6): a pre-candidate asks whether it
+		// could win an election before it disrupts the cluster; it keeps
+		// its term and vote, and the library traces neither its pre-votes
+		// nor its becoming one. The spec has no such state: to it the node
+		// is a follower. So its events show it as one; a candidate that
+		// becomes a pre-candidate steps down to follower in its term (the
+		// spec's StepDownToFollower), and a pre-candidate's return to
+		// follower in its term changes nothing.
+		switch {
+		case ev.Role == preCandidate && was == candidate:
+			down := *ev
+			down.Name, down.Role, down.Message, down.Properties = "BecomeFollower", follower, nil, nil
+			t.add(&down, "")
+		case ev.Name == "BecomeFollower" && was == preCandidate && ev.State.Term == term:
+			return
+		}
+		if ev.Role == preCandidate {
+			e := *ev
+			e.Role = follower
+			ev = &e
+		}
+	}
 	from := ""
 	if ev.Message != nil {
 		from = ev.Message.From
@@ -19,3 +61,29 @@ func (l tlaLogger) TraceEvent(ev *raft.TracingEvent) {
 }
 
 func (t *specTrace) logger() raft.TraceLogger { return tlaLogger{t} }
+
+// restarted ends hold and traces the restarted node's InitState: its term,
+// vote and commit index, its configuration and role, and the last index of
+// its log (lastIndex), as the library reports them now.
+func (t *specTrace) restarted(n raftNode, id, lastIndex uint64) {
+	t.release(id)
+	st := n.Status()
+	t.add(&raft.TracingEvent{
+		Name:    "InitState",
+		NodeID:  strconv.FormatUint(id, 10),
+		State:   raft.TracingState{Term: st.HardState.GetTerm(), Vote: strconv.FormatUint(st.HardState.GetVote(), 10), Commit: st.HardState.GetCommit()},
+		Role:    st.RaftState.String(),
+		LogSize: lastIndex,
+		Conf:    [2][]string{idStrings(st.Config.Voters[0].Slice()), idStrings(st.Config.Voters[1].Slice())},
+	}, "")
+}
+
+// idStrings formats node ids as the library's trace does (an empty list,
+// not null, for none).
+func idStrings(ids []uint64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatUint(id, 10)
+	}
+	return out
+}
