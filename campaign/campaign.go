@@ -349,7 +349,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 	s := c.Settings
 	if c.System.TraceSpec != nil && s.Model != "" {
-		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(s.Model), s.ModelConfig)
+		sm, err := newSpecMeasure(s.Model, s.ModelConfig, s.KnownFiles, c.logger)
 		if err != nil {
 			return err
 		}

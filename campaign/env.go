@@ -120,7 +120,7 @@ func (e *Env) loadModel() error {
 		return nil
 	}
 	if e.System.TraceSpec != nil {
-		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(e.Settings.Model), e.Settings.ModelConfig)
+		sm, err := newSpecMeasure(e.Settings.Model, e.Settings.ModelConfig, nil, hclog.NewNullLogger())
 		if err != nil {
 			return fmt.Errorf("the campaign's %v", err)
 		}

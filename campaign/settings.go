@@ -74,6 +74,9 @@ type Session struct {
 	// MemProfile, when set, receives a heap profile at the largest heap a
 	// stats snapshot saw, and when the campaign ends.
 	MemProfile string
+	// KnownFiles are known-disagreements files of the trace spec, besides
+	// the ones shipped and the one beside the spec (docs/known.md).
+	KnownFiles []string
 }
 
 // EngineSettings say where the model engine runs.
@@ -99,6 +102,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Waypoints, "waypoints", "", "negrl, bonusmaxrl, waypointrl, walk: a module of TLA+ predicates over the model's variables, FILE.tla[:DEF] (DEF, default Waypoints, a tuple of them): the sequence waypointrl learns to pass and every learning strategy counts the episodes that pass (needs --model)")
 	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
+	fs.StringArrayVar(&s.KnownFiles, "known", nil, "with a trace spec (--model etcdraft.tla): a file of known disagreements of the spec with the system, besides the shipped ones and SPEC.known.json beside the spec (docs/known.md); repeatable")
 	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
 	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
 	fs.StringVar(&s.CorpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 // SpecMeasure covers the states of a TLA+ trace spec (etcd raft's
@@ -29,8 +31,11 @@ type SpecMeasure struct {
 	// TraceVars are the trace spec's own variables, left out of the
 	// coverage (default: l and pl, as in Traceetcdraft.tla).
 	TraceVars []string
-	env       map[string]string
-	dir       string
+	// Known are the known disagreements of the spec with the system: a
+	// failure that is one of them is marked so (schedule.Failure.Known).
+	Known *KnownSet
+	env   map[string]string
+	dir   string
 }
 
 // NewSpecMeasure checks that the trace spec and its cfg parse, and
@@ -48,6 +53,10 @@ func NewSpecMeasure(spec, config string) (*SpecMeasure, error) {
 	}
 	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, env: tlc.ProcessEnv(), dir: dir}, nil
 }
+
+// WorkDir is the measure's directory for temporary files, removed by
+// Close.
+func (m *SpecMeasure) WorkDir() string { return m.dir }
 
 // Close removes the measure's temporary files.
 func (m *SpecMeasure) Close() error { return os.RemoveAll(m.dir) }
@@ -67,11 +76,20 @@ type SpecValidation struct {
 
 // Validate validates an execution's own trace.
 func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) {
+	v, _, done, err := m.validate(ex)
+	done()
+	return v, err
+}
+
+// validate validates an execution's own trace, written to the file trace
+// for the spec to read; done removes it.
+func (m *SpecMeasure) validate(ex *schedule.Execution) (_ *SpecValidation, trace string, done func(), _ error) {
+	done = func() {}
 	f, err := os.CreateTemp(m.dir, "trace-*.ndjson")
 	if err != nil {
-		return nil, err
+		return nil, "", done, err
 	}
-	defer os.Remove(f.Name())
+	done = func() { os.Remove(f.Name()) }
 	var b bytes.Buffer
 	for _, e := range ex.Spec {
 		b.Write(e.JSON)
@@ -79,11 +97,11 @@ func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) 
 	}
 	_, werr := f.Write(b.Bytes())
 	if cerr := f.Close(); werr != nil || cerr != nil {
-		return nil, fmt.Errorf("writing the trace: %v", errorsJoin(werr, cerr))
+		return nil, "", done, fmt.Errorf("writing the trace: %v", errorsJoin(werr, cerr))
 	}
 	model, err := tlc.TraceSpec{Spec: m.Spec, Config: m.Config, Env: m.env}.Load(f.Name())
 	if err != nil {
-		return nil, fmt.Errorf("loading %s with the execution's trace: %v", m.Spec, err)
+		return nil, "", done, fmt.Errorf("loading %s with the execution's trace: %v", m.Spec, err)
 	}
 	model.Out = io.Discard // the spec's progress lines
 	keep := make([]bool, len(model.Vars))
@@ -113,10 +131,10 @@ func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) 
 	}
 	tr, err := tlc.ValidateTrace(model, tlc.CheckOptions{Workers: 1, Visit: visit})
 	if err != nil {
-		return nil, err
+		return nil, "", done, err
 	}
 	v.Trace = tr
-	return v, nil
+	return v, f.Name(), done, nil
 }
 
 // Measure implements fuzzer.Measure.
@@ -124,19 +142,89 @@ func (m *SpecMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (fuzzer
 	if len(ex.Spec) == 0 {
 		return fuzzer.Observation{}, nil
 	}
-	v, err := m.Validate(ex)
+	v, trace, done, err := m.validate(ex)
+	defer done()
 	if err != nil {
 		return fuzzer.Observation{}, err
 	}
 	obs := fuzzer.Observation{Items: v.Keys}
-	if f := SpecFailure(ex, v); f != nil {
+	if f, d := specFailure(ex, v); f != nil {
+		if err := m.classify(f, d, v, trace); err != nil {
+			return fuzzer.Observation{}, err
+		}
 		obs.Failures = append(obs.Failures, *f)
 	}
 	return obs, nil
 }
 
+// classify marks f, the failure of validation v (the disagreement d), as
+// the known disagreement it is, if it is one: its signature becomes
+// "known: ID" (all the ways one disagreement shows are one record), and
+// its detail keeps the signature it had and says why it is known.
+func (m *SpecMeasure) classify(f *schedule.Failure, d Disagreement, v *SpecValidation, trace string) error {
+	if m.Known == nil || len(m.Known.Entries) == 0 {
+		return nil
+	}
+	var ev *tlc.Evaluator
+	witness := func(def string) (bool, error) {
+		state := witnessState(v)
+		if state == nil {
+			return false, nil
+		}
+		if ev == nil {
+			env := maps.Clone(m.env)
+			env["JSON"] = trace
+			wm, err := tlc.Load(tlc.Spec{Module: m.Spec, Config: m.Config, Extend: m.Known.Witnesses, Env: env})
+			if err != nil {
+				return false, fmt.Errorf("loading the witnesses: %v", err)
+			}
+			wm.Out = io.Discard
+			ev = wm.NewEvaluator()
+			ev.Quiet()
+		}
+		val, err := ev.Definition(def, state)
+		if err != nil {
+			return false, err
+		}
+		b, ok := val.(value.Bool)
+		if !ok {
+			return false, fmt.Errorf("%s is %s, not a boolean", def, val)
+		}
+		return bool(b), nil
+	}
+	k, err := m.Known.Match(d, witness)
+	if err != nil || k == nil {
+		return err
+	}
+	f.Known = k.ID
+	f.Detail = fmt.Sprintf("known disagreement %s: %s\n%s\nsee %s\nsignature: %s\n%s", k.ID, k.Title, k.Reason, k.Doc, f.Signature, f.Detail)
+	f.Signature = "known: " + k.ID
+	return nil
+}
+
+// witnessState is the state in which a failed validation's disagreement
+// showed: the violating state of an invariant, else the last state
+// matched (nil: none).
+func witnessState(v *SpecValidation) []tlc.Value {
+	tr := v.Trace
+	if res := tr.Check; res.Result == "invariant" && len(res.Trace) > 0 {
+		return res.Trace[len(res.Trace)-1].Values
+	}
+	if len(tr.Stuck) > 0 {
+		return tr.Stuck[len(tr.Stuck)-1].Values
+	}
+	return nil
+}
+
 // SpecFailure is the failure a validation shows (nil when it matched).
 func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
+	f, _ := specFailure(ex, v)
+	return f
+}
+
+// specFailure is SpecFailure and the disagreement it is, to be matched
+// against the known ones.
+func specFailure(ex *schedule.Execution, v *SpecValidation) (*schedule.Failure, Disagreement) {
 	tr := v.Trace
 	res := tr.Check
 	stepOf := func(k int) int { // event k, from 1
@@ -151,17 +239,19 @@ func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
 	switch {
 	case res.Result == "invariant":
 		return &schedule.Failure{Kind: schedule.FailureModelInvariant, Signature: "model-invariant: " + res.Invariant,
-			Message: fmt.Sprintf("invariant %s of the spec is violated after event %d of the library's trace", res.Invariant, tr.Consumed),
-			Step:    stepOf(tr.Consumed)}
+				Message: fmt.Sprintf("invariant %s of the spec is violated after event %d of the library's trace", res.Invariant, tr.Consumed),
+				Step:    stepOf(tr.Consumed)},
+			Disagreement{Kind: schedule.FailureModelInvariant, Invariant: res.Invariant, Line: eventLine(ex, tr.Consumed)}
 	case res.ExitCode != tlc.ExitSuccess:
 		return &schedule.Failure{Kind: schedule.FailureSpecDivergence, Signature: string(schedule.FailureSpecDivergence) + ": evaluation error: " + schedule.BlankNumbers(firstLine(res.Error)),
 			Message: fmt.Sprintf("validating the library's trace stopped after event %d: %s", tr.Consumed, firstLine(res.Error)),
-			Step:    stepOf(tr.Consumed + 1)}
+			Step:    stepOf(tr.Consumed + 1)}, Disagreement{}
 	case tr.Matched:
-		return nil
+		return nil, Disagreement{}
 	}
 	k := tr.Consumed + 1
 	name, desc := eventText(ex, k)
+	d := Disagreement{Kind: schedule.FailureSpecDivergence, Event: name, Line: eventLine(ex, k)}
 	sig := string(schedule.FailureSpecDivergence) + ": " + name
 	if len(tr.Probes) > 0 {
 		// Where the spec's furthest action stopped names the condition
@@ -171,30 +261,44 @@ func SpecFailure(ex *schedule.Execution, v *SpecValidation) *schedule.Failure {
 		sig += " at " + filepath.Base(p.File) + ":" + strconv.Itoa(p.Line)
 		if text := sourceText(p.File, p.Line); text != "" {
 			sig += " (" + text + ")"
+			d.Condition = text
 		}
 	}
 	f := &schedule.Failure{Kind: schedule.FailureSpecDivergence, Signature: sig,
 		Message: fmt.Sprintf("the spec does not allow event %d of %d of the library's trace: %s", k, len(tr.Log), desc),
 		Step:    stepOf(k)}
-	var d strings.Builder
+	var det strings.Builder
 	if tr.Consumed > 0 {
 		_, last := eventText(ex, tr.Consumed)
-		fmt.Fprintf(&d, "last matched event (%d): %s\n", tr.Consumed, last)
+		fmt.Fprintf(&det, "last matched event (%d): %s\n", tr.Consumed, last)
 	}
 	if k <= len(ex.Spec) {
-		fmt.Fprintf(&d, "event not matched (%d): %s\n", k, ex.Spec[k-1].JSON)
+		fmt.Fprintf(&det, "event not matched (%d): %s\n", k, ex.Spec[k-1].JSON)
 	}
 	if len(tr.Probes) > 0 {
-		d.WriteString("the spec's actions that came furthest (conjuncts passed; where they stopped):\n")
+		det.WriteString("the spec's actions that came furthest (conjuncts passed; where they stopped):\n")
 		for i, p := range tr.Probes {
 			if i == 5 {
 				break
 			}
-			fmt.Fprintf(&d, "  %s: %d conjuncts passed, stopped at %s: %s\n", p.Name, p.Progress, p.Stuck, sourceText(p.Stuck.File, p.Stuck.Line))
+			fmt.Fprintf(&det, "  %s: %d conjuncts passed, stopped at %s: %s\n", p.Name, p.Progress, p.Stuck, sourceText(p.Stuck.File, p.Stuck.Line))
 		}
 	}
-	f.Detail = d.String()
-	return f
+	f.Detail = det.String()
+	return f, d
+}
+
+// eventLine decodes event k (from 1) of an execution's own trace (nil: no
+// such event).
+func eventLine(ex *schedule.Execution, k int) map[string]any {
+	if k < 1 || k > len(ex.Spec) {
+		return nil
+	}
+	var line map[string]any
+	if json.Unmarshal(ex.Spec[k-1].JSON, &line) != nil {
+		return nil
+	}
+	return line
 }
 
 // eventText names event k (from 1) of an execution's own trace: its name

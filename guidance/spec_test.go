@@ -33,6 +33,25 @@ func specMeasure(t *testing.T) *guidance.SpecMeasure {
 	return m
 }
 
+// knownMeasure is specMeasure with the known disagreements modelfuzz
+// ships for etcd raft's spec.
+func knownMeasure(t *testing.T) *guidance.SpecMeasure {
+	m := specMeasure(t)
+	dir := t.TempDir()
+	for name, data := range models.KnownFiles() {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	f, err := guidance.ReadKnown(filepath.Join(dir, models.EtcdraftKnown))
+	require.NoError(t, err)
+	hash, err := guidance.SpecHash(m.Spec, m.Config)
+	require.NoError(t, err)
+	set, err := guidance.KnownFor(m.Spec, hash, f)
+	require.NoError(t, err)
+	require.Empty(t, set.Skipped, "the shipped known disagreements are for this spec")
+	m.Known = set
+	return m
+}
+
 // specConfig is the cluster --model etcdraft.tla runs by default, with
 // the Ready loop and the API given.
 func specConfig(api, async string) etcdraft.Config {

@@ -26,6 +26,9 @@ type envelope struct {
 	// commit index in the sender's log (-1 unknown).
 	commitTerm int64
 	copy       bool // a duplicate's copy
+	// received counts the receipts of the message and of its copies
+	// (nil: never duplicated).
+	received *int
 }
 
 // node is one application of the library.

@@ -63,10 +63,18 @@ func (s *System) receive(n *node, i int) {
 	}
 	var mark int
 	var term uint64
+	if e.received != nil {
+		*e.received++
+	}
 	if s.tlaTrace != nil {
 		mark, term = s.tlaTrace.mark(), n.rn.BasicStatus().GetTerm()
+		s.tlaTrace.redelivery = e.received != nil && *e.received > 1
+		s.tlaTrace.prevote = m.GetType() == pb.MsgPreVote || m.GetType() == pb.MsgPreVoteResp
 	}
 	err := n.rn.Step(m)
+	if s.tlaTrace != nil {
+		s.tlaTrace.redelivery, s.tlaTrace.prevote = false, false
+	}
 	if s.tlaTrace != nil && m.GetTerm() > term && n.rn != nil && n.rn.BasicStatus().GetTerm() < m.GetTerm() {
 		// The node ignored a message of a higher term: with CheckQuorum, a
 		// node that heard from its leader within an election timeout
@@ -115,6 +123,10 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 	// sends a message twice puts two on the wire; its receipt says it is
 	// a copy.
 	s.nextMsg++
+	if e.received == nil {
+		e.received = new(int)
+		n.inbox[i].received = e.received
+	}
 	c := e
 	c.id, c.copy = s.nextMsg, true
 	n.inbox = append(n.inbox, c)

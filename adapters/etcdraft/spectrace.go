@@ -24,6 +24,14 @@ type specTrace struct {
 	// traced (specTrace.logger).
 	roles map[string]string
 	terms map[string]uint64
+	// redelivery is set while a node receives a message that the network
+	// duplicated and whose other copy it already received: its receipt
+	// says so ("duplicate":true).
+	redelivery bool
+	// prevote is set while a node handles a pre-vote message, which the
+	// library does not trace: the events it causes (a higher term taken
+	// from a rejection) say so ("prevote":true).
+	prevote bool
 }
 
 // noSuchPeerID is how the trace names goNode's synchronizing peer.
@@ -32,13 +40,20 @@ var noSuchPeerID = strconv.FormatUint(noSuchPeer, 10)
 // add records one event (a *raft.TracingEvent). The Node driver's
 // synchronizing message (a MsgHeartbeatResp from noSuchPeer, which the
 // library traces as a received response) is not part of the protocol and
-// is left out.
-func (t *specTrace) add(ev any, from string) {
+// is left out. note, when set, are fields the line carries beside the
+// event (`"duplicate":true`): facts the adapter knows and the trace spec
+// does not read.
+func (t *specTrace) add(ev any, from, note string) {
 	if from == noSuchPeerID {
 		return
 	}
 	var b bytes.Buffer
-	b.WriteString(`{"tag":"trace","event":`)
+	b.WriteString(`{"tag":"trace",`)
+	if note != "" {
+		b.WriteString(note)
+		b.WriteByte(',')
+	}
+	b.WriteString(`"event":`)
 	enc := json.NewEncoder(&b)
 	if err := enc.Encode(ev); err != nil {
 		panic("etcdraft: encoding a trace event: " + err.Error())

@@ -1,0 +1,85 @@
+package campaign
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/models"
+)
+
+// KnownBeside is the known-disagreements file a campaign reads beside its
+// trace spec: SPEC.known.json for SPEC.tla.
+func KnownBeside(spec string) string { return strings.TrimSuffix(spec, ".tla") + ".known.json" }
+
+// KnownFiles reads the known-disagreements files of a trace spec: the ones
+// modelfuzz ships (written into dir, since their witnesses are read as
+// files), the file beside the spec when there is one, and the files given.
+func KnownFiles(spec, dir string, given []string) ([]*guidance.KnownFile, error) {
+	var files []*guidance.KnownFile
+	shipped := models.KnownFiles()
+	for name, data := range shipped {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, fmt.Errorf("known disagreements: %v", err)
+		}
+	}
+	f, err := guidance.ParseKnown(filepath.Join(dir, models.EtcdraftKnown), shipped[models.EtcdraftKnown])
+	if err != nil {
+		return nil, fmt.Errorf("the shipped known disagreements: %v", err)
+	}
+	files = append(files, f)
+	paths := given
+	if beside := KnownBeside(spec); fileExists(beside) {
+		paths = append([]string{beside}, paths...)
+	}
+	for _, p := range paths {
+		f, err := guidance.ReadKnown(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// newSpecMeasure is the measure of a campaign with a trace spec: each
+// execution's own trace validated against it, with the spec's known
+// disagreements (KnownFiles) marked as known.
+func newSpecMeasure(model, config string, given []string, logger hclog.Logger) (*guidance.SpecMeasure, error) {
+	spec := models.EtcdraftTraceSpec(model)
+	sm, err := guidance.NewSpecMeasure(spec, config)
+	if err != nil {
+		return nil, err
+	}
+	set, err := knownSet(sm, spec, config, given)
+	if err != nil {
+		sm.Close()
+		return nil, err
+	}
+	for _, s := range set.Skipped {
+		logger.Warn("known disagreements not applied: " + s)
+	}
+	sm.Known = set
+	return sm, nil
+}
+
+func knownSet(sm *guidance.SpecMeasure, spec, config string, given []string) (*guidance.KnownSet, error) {
+	files, err := KnownFiles(spec, sm.WorkDir(), given)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := guidance.SpecHash(spec, config)
+	if err != nil {
+		return nil, fmt.Errorf("known disagreements: the spec's hash: %v", err)
+	}
+	return guidance.KnownFor(spec, hash, files...)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
