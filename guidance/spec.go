@@ -1,11 +1,8 @@
 package guidance
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,28 +26,24 @@ type SpecMeasure struct {
 	// TraceVars are the trace spec's own variables, left out of the
 	// coverage (default: l and pl, as in Traceetcdraft.tla).
 	TraceVars []string
-	env       map[string]string
-	dir       string
+	// v is the trace spec, compiled once for every execution.
+	v *tlc.TraceValidator
 }
 
-// NewSpecMeasure checks that the trace spec and its cfg parse, and
-// prepares the directory the traces are written to (Close removes it).
+// NewSpecMeasure loads the trace spec and its cfg.
 func NewSpecMeasure(spec, config string) (*SpecMeasure, error) {
 	if config == "" {
 		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
 	}
-	if err := tlc.Parse(tlc.Spec{Module: spec, Config: config}); err != nil {
+	v, err := tlc.NewTraceValidator(tlc.TraceSpec{Spec: spec, Config: config})
+	if err != nil {
 		return nil, fmt.Errorf("trace spec: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "modelfuzz-spec-")
-	if err != nil {
-		return nil, err
-	}
-	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, env: tlc.ProcessEnv(), dir: dir}, nil
+	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, v: v}, nil
 }
 
-// Close removes the measure's temporary files.
-func (m *SpecMeasure) Close() error { return os.RemoveAll(m.dir) }
+// Close releases the measure.
+func (m *SpecMeasure) Close() error { return nil }
 
 // Name implements fuzzer.Measure: the spec's states are the campaign's
 // model coverage.
@@ -67,25 +60,13 @@ type SpecValidation struct {
 
 // Validate validates an execution's own trace.
 func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) {
-	f, err := os.CreateTemp(m.dir, "trace-*.ndjson")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	var b bytes.Buffer
+	t := m.v.NewTrace()
 	for _, e := range ex.Spec {
-		b.Write(e.JSON)
-		b.WriteByte('\n')
+		if err := t.Add(e.JSON); err != nil {
+			return nil, err
+		}
 	}
-	_, werr := f.Write(b.Bytes())
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		return nil, fmt.Errorf("writing the trace: %v", errorsJoin(werr, cerr))
-	}
-	model, err := tlc.TraceSpec{Spec: m.Spec, Config: m.Config, Env: m.env}.Load(f.Name())
-	if err != nil {
-		return nil, fmt.Errorf("loading %s with the execution's trace: %v", m.Spec, err)
-	}
-	model.Out = io.Discard // the spec's progress lines
+	model := m.v.Model()
 	keep := make([]bool, len(model.Vars))
 	for i, v := range model.Vars {
 		keep[i] = true
@@ -98,7 +79,7 @@ func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) 
 	v := &SpecValidation{Model: model}
 	seen := map[uint64]bool{}
 	var buf []tlc.Value
-	visit := func(s []tlc.Value, _ func() []tlc.State) {
+	visit := func(s []tlc.Value) {
 		buf = buf[:0]
 		for i, x := range s {
 			if keep[i] {
@@ -111,7 +92,7 @@ func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) 
 			v.Keys = append(v.Keys, k)
 		}
 	}
-	tr, err := tlc.ValidateTrace(model, tlc.CheckOptions{Workers: 1, Visit: visit})
+	tr, err := t.Validate(tlc.TraceOptions{Visit: visit})
 	if err != nil {
 		return nil, err
 	}
@@ -243,9 +224,3 @@ func firstLine(s string) string {
 	return s
 }
 
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
