@@ -51,24 +51,17 @@ func KnownFiles(spec, dir string, given []string) ([]*guidance.KnownFile, error)
 // disagreements (KnownFiles) marked as known.
 func newSpecMeasure(model, config string, given []string, logger hclog.Logger) (*guidance.SpecMeasure, error) {
 	spec := models.EtcdraftTraceSpec(model)
-	sm, err := guidance.NewSpecMeasure(spec, config)
+	if config == "" {
+		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
+	}
+	// The shipped files are written for the spec to read as it loads;
+	// nothing reads them after.
+	dir, err := os.MkdirTemp("", "modelfuzz-known-")
 	if err != nil {
 		return nil, err
 	}
-	set, err := knownSet(sm, spec, config, given)
-	if err != nil {
-		sm.Close()
-		return nil, err
-	}
-	for _, s := range set.Skipped {
-		logger.Warn("known disagreements not applied: " + s)
-	}
-	sm.Known = set
-	return sm, nil
-}
-
-func knownSet(sm *guidance.SpecMeasure, spec, config string, given []string) (*guidance.KnownSet, error) {
-	files, err := KnownFiles(spec, sm.WorkDir(), given)
+	defer os.RemoveAll(dir)
+	files, err := KnownFiles(spec, dir, given)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +69,14 @@ func knownSet(sm *guidance.SpecMeasure, spec, config string, given []string) (*g
 	if err != nil {
 		return nil, fmt.Errorf("known disagreements: the spec's hash: %v", err)
 	}
-	return guidance.KnownFor(spec, hash, files...)
+	set, err := guidance.KnownFor(spec, hash, files...)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range set.Skipped {
+		logger.Warn("known disagreements not applied: " + s)
+	}
+	return guidance.NewSpecMeasure(spec, config, set)
 }
 
 func fileExists(path string) bool {

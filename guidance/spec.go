@@ -1,12 +1,8 @@
 package guidance
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,32 +30,34 @@ type SpecMeasure struct {
 	// Known are the known disagreements of the spec with the system: a
 	// failure that is one of them is marked so (schedule.Failure.Known).
 	Known *KnownSet
-	env   map[string]string
-	dir   string
+	// v is the trace spec, compiled once for every execution (with the
+	// known disagreements' witnesses module as its root, when they have
+	// one).
+	v *tlc.TraceValidator
 }
 
-// NewSpecMeasure checks that the trace spec and its cfg parse, and
-// prepares the directory the traces are written to (Close removes it).
-func NewSpecMeasure(spec, config string) (*SpecMeasure, error) {
+// NewSpecMeasure loads the trace spec and its cfg, and its known
+// disagreements (known, nil for none).
+func NewSpecMeasure(spec, config string, known *KnownSet) (*SpecMeasure, error) {
 	if config == "" {
 		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
 	}
-	if err := tlc.Parse(tlc.Spec{Module: spec, Config: config}); err != nil {
+	ts := tlc.TraceSpec{Spec: spec, Config: config}
+	if known != nil {
+		ts.Extend = known.Witnesses
+	}
+	v, err := tlc.NewTraceValidator(ts)
+	if err != nil {
+		if ts.Extend != "" {
+			return nil, fmt.Errorf("trace spec with the known disagreements' witnesses (%s): %v", filepath.Base(ts.Extend), err)
+		}
 		return nil, fmt.Errorf("trace spec: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "modelfuzz-spec-")
-	if err != nil {
-		return nil, err
-	}
-	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, env: tlc.ProcessEnv(), dir: dir}, nil
+	return &SpecMeasure{Spec: spec, Config: config, TraceVars: []string{"l", "pl"}, Known: known, v: v}, nil
 }
 
-// WorkDir is the measure's directory for temporary files, removed by
-// Close.
-func (m *SpecMeasure) WorkDir() string { return m.dir }
-
-// Close removes the measure's temporary files.
-func (m *SpecMeasure) Close() error { return os.RemoveAll(m.dir) }
+// Close releases the measure.
+func (m *SpecMeasure) Close() error { return nil }
 
 // Name implements fuzzer.Measure: the spec's states are the campaign's
 // model coverage.
@@ -76,34 +74,20 @@ type SpecValidation struct {
 
 // Validate validates an execution's own trace.
 func (m *SpecMeasure) Validate(ex *schedule.Execution) (*SpecValidation, error) {
-	v, _, done, err := m.validate(ex)
-	done()
+	v, _, err := m.validate(ex)
 	return v, err
 }
 
-// validate validates an execution's own trace, written to the file trace
-// for the spec to read; done removes it.
-func (m *SpecMeasure) validate(ex *schedule.Execution) (_ *SpecValidation, trace string, done func(), _ error) {
-	done = func() {}
-	f, err := os.CreateTemp(m.dir, "trace-*.ndjson")
-	if err != nil {
-		return nil, "", done, err
-	}
-	done = func() { os.Remove(f.Name()) }
-	var b bytes.Buffer
+// validate validates an execution's own trace and returns it as the spec
+// holds it (for the known disagreements' witnesses).
+func (m *SpecMeasure) validate(ex *schedule.Execution) (*SpecValidation, *tlc.Trace, error) {
+	t := m.v.NewTrace()
 	for _, e := range ex.Spec {
-		b.Write(e.JSON)
-		b.WriteByte('\n')
+		if err := t.Add(e.JSON); err != nil {
+			return nil, nil, err
+		}
 	}
-	_, werr := f.Write(b.Bytes())
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		return nil, "", done, fmt.Errorf("writing the trace: %v", errorsJoin(werr, cerr))
-	}
-	model, err := tlc.TraceSpec{Spec: m.Spec, Config: m.Config, Env: m.env}.Load(f.Name())
-	if err != nil {
-		return nil, "", done, fmt.Errorf("loading %s with the execution's trace: %v", m.Spec, err)
-	}
-	model.Out = io.Discard // the spec's progress lines
+	model := m.v.Model()
 	keep := make([]bool, len(model.Vars))
 	for i, v := range model.Vars {
 		keep[i] = true
@@ -116,7 +100,7 @@ func (m *SpecMeasure) validate(ex *schedule.Execution) (_ *SpecValidation, trace
 	v := &SpecValidation{Model: model}
 	seen := map[uint64]bool{}
 	var buf []tlc.Value
-	visit := func(s []tlc.Value, _ func() []tlc.State) {
+	visit := func(s []tlc.Value) {
 		buf = buf[:0]
 		for i, x := range s {
 			if keep[i] {
@@ -129,12 +113,12 @@ func (m *SpecMeasure) validate(ex *schedule.Execution) (_ *SpecValidation, trace
 			v.Keys = append(v.Keys, k)
 		}
 	}
-	tr, err := tlc.ValidateTrace(model, tlc.CheckOptions{Workers: 1, Visit: visit})
+	tr, err := t.Validate(tlc.TraceOptions{Visit: visit})
 	if err != nil {
-		return nil, "", done, err
+		return nil, nil, err
 	}
 	v.Trace = tr
-	return v, f.Name(), done, nil
+	return v, t, nil
 }
 
 // Measure implements fuzzer.Measure.
@@ -142,14 +126,13 @@ func (m *SpecMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (fuzzer
 	if len(ex.Spec) == 0 {
 		return fuzzer.Observation{}, nil
 	}
-	v, trace, done, err := m.validate(ex)
-	defer done()
+	v, t, err := m.validate(ex)
 	if err != nil {
 		return fuzzer.Observation{}, err
 	}
 	obs := fuzzer.Observation{Items: v.Keys}
 	if f, d := specFailure(ex, v); f != nil {
-		if err := m.classify(f, d, v, trace); err != nil {
+		if err := m.classify(f, d, v, t); err != nil {
 			return fuzzer.Observation{}, err
 		}
 		obs.Failures = append(obs.Failures, *f)
@@ -157,32 +140,21 @@ func (m *SpecMeasure) Measure(_ *schedule.Input, ex *schedule.Execution) (fuzzer
 	return obs, nil
 }
 
-// classify marks f, the failure of validation v (the disagreement d), as
-// the known disagreement it is, if it is one: its signature becomes
-// "known: ID" (all the ways one disagreement shows are one record), and
-// its detail keeps the signature it had and says why it is known.
-func (m *SpecMeasure) classify(f *schedule.Failure, d Disagreement, v *SpecValidation, trace string) error {
+// classify marks f, the failure of validation v of trace t (the
+// disagreement d), as the known disagreement it is, if it is one: its
+// signature becomes "known: ID" (all the ways one disagreement shows are
+// one record), and its detail keeps the signature it had and says why it
+// is known.
+func (m *SpecMeasure) classify(f *schedule.Failure, d Disagreement, v *SpecValidation, t *tlc.Trace) error {
 	if m.Known == nil || len(m.Known.Entries) == 0 {
 		return nil
 	}
-	var ev *tlc.Evaluator
 	witness := func(def string) (bool, error) {
 		state := witnessState(v)
 		if state == nil {
 			return false, nil
 		}
-		if ev == nil {
-			env := maps.Clone(m.env)
-			env["JSON"] = trace
-			wm, err := tlc.Load(tlc.Spec{Module: m.Spec, Config: m.Config, Extend: m.Known.Witnesses, Env: env})
-			if err != nil {
-				return false, fmt.Errorf("loading the witnesses: %v", err)
-			}
-			wm.Out = io.Discard
-			ev = wm.NewEvaluator()
-			ev.Quiet()
-		}
-		val, err := ev.Definition(def, state)
+		val, err := t.Definition(def, state)
 		if err != nil {
 			return false, err
 		}
@@ -345,11 +317,4 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }

@@ -103,11 +103,25 @@ func ValidateTrace(m *eval.Model, ts TraceSpec, opt Options) (*TraceResult, erro
 	start := time.Now()
 	res := Check(m, opt)
 	tr := &TraceResult{Log: events, Check: res}
+	if k := len(res.Trace); res.ExitCode != ExitSuccess && k > 0 {
+		// The events the state where the search stopped had consumed:
+		// an invariant violated there was violated after its last one,
+		// as TLC's trace shows (its l is one past that event).
+		if l, ok := res.Trace[k-1].Values[idx].(value.Int); ok && int64(l) > best {
+			best = int64(l)
+		}
+	}
 	if best > n {
 		best = n + 1
 	}
 	tr.Consumed = max(int(best)-1, 0)
 	tr.Matched = best == n+1 && res.ExitCode == ExitSuccess
+	if res.ExitCode != ExitSuccess && len(res.Trace) > 0 {
+		// Where the search stopped.
+		tr.Stuck, tr.Reaching = res.Trace, 1
+		res.Duration = time.Since(start)
+		return tr, nil
+	}
 	if tr.Matched || bestState == nil {
 		res.Duration = time.Since(start)
 		return tr, nil

@@ -82,17 +82,18 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 	}
 	// Bad input is reported before anything runs.
 	prepared := make([]*traceFile, len(traces))
-	tmp, err := os.MkdirTemp("", "modelfuzz-validate-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
 	for i, t := range traces {
-		tf, err := prepareTrace(t, filepath.Join(tmp, fmt.Sprintf("%d.ndjson", i)))
+		tf, err := prepareTrace(t)
 		if err != nil {
 			return &ExitError{Code: 1, Err: fmt.Errorf("tlc validate: %v", err)}
 		}
 		prepared[i] = tf
+	}
+	// The spec is loaded once; each trace is handed to it in memory.
+	v, err := tlc.NewTraceValidator(tlc.TraceSpec{Spec: spec, Config: config})
+	if err != nil {
+		code, _ := tlc.LoadFailure(err)
+		return &ExitError{Code: code, Err: fmt.Errorf("tlc validate: %v", err)}
 	}
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
@@ -114,7 +115,7 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 			defer close(done[i])
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			codes[i], errs[i] = validateOne(&outs[i], spec, config, tf)
+			codes[i], errs[i] = validateOne(&outs[i], v, tf)
 		}()
 	}
 	// Results in the order of the arguments, each as soon as it and those
@@ -177,22 +178,19 @@ func validateFiles(spec, config string) (string, string, error) {
 // traceFile is one trace as given and as the spec reads it.
 type traceFile struct {
 	name  string   // as given
-	path  string   // the file the spec reads (JSON=...)
-	lines []string // its lines, as in the original file (1-based: lines[n-1])
+	lines []string // its lines, a prefix before '{' dropped (1-based: lines[n-1])
 	vals  []value.Value
 }
 
-// prepareTrace reads a trace, checks that every non-empty line is JSON
-// (after dropping a prefix before the first '{', as validate.sh does) and
-// writes what the spec will read to out.
-func prepareTrace(name, out string) (*traceFile, error) {
+// prepareTrace reads a trace and checks that every non-empty line is JSON
+// (after dropping a prefix before the first '{', as validate.sh does).
+func prepareTrace(name string) (*traceFile, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	tf := &traceFile{name: name, path: out}
-	var buf bytes.Buffer
+	tf := &traceFile{name: name}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<30)
 	dec := stdlib.NewJSONDecoder()
@@ -211,27 +209,22 @@ func prepareTrace(name, out string) (*traceFile, error) {
 			}
 		}
 		tf.vals = append(tf.vals, v)
-		buf.WriteString(line)
-		buf.WriteByte('\n')
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o600); err != nil {
-		return nil, err
 	}
 	return tf, nil
 }
 
 // validateOne validates one trace, writing its report to w.
-func validateOne(w io.Writer, spec, config string, tf *traceFile) (int, error) {
-	m, err := tlc.TraceSpec{Spec: spec, Config: config}.Load(tf.path)
-	if err != nil {
-		code, _ := tlc.LoadFailure(err)
-		return code, fmt.Errorf("%s: %v", tf.name, err)
+func validateOne(w io.Writer, v *tlc.TraceValidator, tf *traceFile) (int, error) {
+	t := v.NewTrace()
+	for _, line := range tf.lines {
+		if err := t.Add([]byte(line)); err != nil {
+			return 1, fmt.Errorf("%s: %v", tf.name, err)
+		}
 	}
-	m.Out = io.Discard // the spec's progress lines
-	tr, err := tlc.ValidateTrace(m, check.Options{Workers: 1})
+	tr, err := t.Validate(tlc.TraceOptions{})
 	if err != nil {
 		return check.ExitFailure, fmt.Errorf("%s: %v", tf.name, err)
 	}

@@ -83,6 +83,13 @@ type ctx struct {
 	// memos keeps results of operators that do not depend on the state
 	// (see memo.go).
 	memos map[*def]*callMemo
+
+	// env and files are the input the evaluator was given (nil: the
+	// model's), inputVals the values of the definitions that depend on
+	// it (see input.go).
+	env       map[string]string
+	files     map[string][]value.Value
+	inputVals map[*def]inputVal
 }
 
 type stateValue struct {
@@ -194,7 +201,12 @@ func (c *ctx) Print(line string) {
 }
 
 // Env implements stdlib.EnvContext.
-func (c *ctx) Env() map[string]string { return c.m.Env }
+func (c *ctx) Env() map[string]string {
+	if c.env != nil {
+		return c.env
+	}
+	return c.m.Env
+}
 
 // TLCGet implements stdlib.Context.
 func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
@@ -208,6 +220,11 @@ func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 			return c.m.configRecord()
 		case "stats":
 			return c.m.statsRecord()
+		case "queue", "distinct", "generated", "diameter":
+			// The running search's counts, as TLC answers them: "queue"
+			// is the number of states waiting to be explored at the
+			// moment of the evaluation.
+			return c.m.statsValue(string(k))
 		}
 		if strings.HasPrefix(string(k), "-D") {
 			// TLC answers Java system properties. The one specs ask for

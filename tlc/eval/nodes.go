@@ -346,6 +346,9 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 
 // constValue evaluates a constant zero-arity definition once.
 func (d *def) constValue(c *ctx) (value.Value, error) {
+	if d.input {
+		return c.inputValue(d)
+	}
 	if d.cacheDone.Load() {
 		return d.cacheVal, d.cacheErr
 	}

@@ -241,7 +241,7 @@ func (p *Printer) Result(res *check.Result, violations int) {
 		fmt.Fprintln(p.w, "Model checking completed. No error has been found.")
 	case res.Result == "not-checked":
 		// Said at the end (unchecked).
-	case res.Result == "liveness" || res.Result == "property-initial":
+	case res.Result == "liveness" || res.Result == "temporal" || res.Result == "property-initial":
 		p.propertyViolation(res)
 	case violations > 0 && res.Result == "invariant":
 		// TLC says "No error has been found" here, and exits 0.
@@ -259,7 +259,7 @@ func (p *Printer) Result(res *check.Result, violations int) {
 func (p *Printer) SimResult(res *check.SimResult, seed int64) {
 	switch res.Result.Result {
 	case "success", "not-checked":
-	case "liveness", "property-initial":
+	case "liveness", "temporal", "property-initial":
 		p.propertyViolation(&res.Result)
 	default:
 		p.Violation(&res.Result)

@@ -59,6 +59,11 @@ type Builtin struct {
 	// a file), so the evaluator must call it every time TLC would. Output
 	// and registers go through Context, which the evaluator sees anyway.
 	SideEffect bool
+	// Input: the operator reads the world outside the spec (the
+	// environment, a file), which an evaluator may be given in place of
+	// the process's (see FileContext and EnvContext): a definition that
+	// uses it may have another value under another input.
+	Input bool
 	// Fn computes the operator. It never panics: wrong argument types and
 	// counts are errors, whose messages name the operator (the evaluator
 	// adds the source position). Errors returned by an Op argument are
