@@ -157,6 +157,10 @@ func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
 	return fuzzer.NewChecker(e.System, measures, timeout), nil
 }
 
+// IsBugID reports whether an argument names a bug record: a bug (B1) or a
+// known disagreement (K1).
+func IsBugID(arg string) bool { return strings.HasPrefix(arg, "B") || strings.HasPrefix(arg, "K") }
+
 // ResolveInput finds the input an argument names: a JSON file, an input
 // id or a bug id of the campaign (its minimized input unless original).
 // It also says what it found, e.g. "bug B1 (minimized)".
@@ -168,7 +172,7 @@ func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, 
 		}
 		return in, arg, nil
 	}
-	if strings.HasPrefix(arg, "B") {
+	if IsBugID(arg) {
 		bug, err := e.Store.Bug(arg)
 		if err != nil {
 			return nil, "", err
@@ -180,7 +184,7 @@ func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, 
 	}
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil {
-		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
+		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1, or K1 for a known disagreement)", arg)
 	}
 	rec, err := e.Store.Input(id)
 	if err != nil {
@@ -422,7 +426,7 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 		env.Close()
 		return nil, err
 	}
-	if strings.HasPrefix(arg, "B") {
+	if IsBugID(arg) {
 		if b, err := env.Store.Bug(arg); err == nil {
 			t.Signature = b.Signature
 		}

@@ -83,3 +83,47 @@ func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// KnownText is "model known": the trace spec of --model, its hash (what a
+// known-disagreements file names), the known disagreements that apply to
+// it and where each comes from, and the files that do not apply.
+func KnownText(model, config string, given []string) (string, error) {
+	if !models.IsEtcdraftSpec(model) {
+		return "", fmt.Errorf("--model %s: known disagreements are of a trace spec (--model etcdraft.tla, or a path to Traceetcdraft.tla)", model)
+	}
+	spec := models.EtcdraftTraceSpec(model)
+	if config == "" {
+		config = strings.TrimSuffix(spec, ".tla") + ".cfg"
+	}
+	hash, err := guidance.SpecHash(spec, config)
+	if err != nil {
+		return "", fmt.Errorf("--model %s: %v", model, err)
+	}
+	dir, err := os.MkdirTemp("", "modelfuzz-known-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	files, err := KnownFiles(spec, dir, given)
+	if err != nil {
+		return "", err
+	}
+	set, err := guidance.KnownFor(spec, hash, files...)
+	if err != nil {
+		return "", err
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "spec %s\ncfg %s\nsha256 %s\n", spec, config, hash)
+	fmt.Fprintf(&w, "%d known disagreement(s) apply:\n", len(set.Entries))
+	for i, k := range set.Entries {
+		from := set.From[i]
+		if filepath.Dir(from) == dir {
+			from = "shipped"
+		}
+		fmt.Fprintf(&w, "  %-36s %s (%s)\n", k.ID, k.Title, from)
+	}
+	for _, s := range set.Skipped {
+		fmt.Fprintf(&w, "not applied: %s\n", s)
+	}
+	return w.String(), nil
+}

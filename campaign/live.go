@@ -187,6 +187,12 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		return err
 	}
 	for _, b := range bugs {
+		if b.Known != "" {
+			row := l.bugRow(b)
+			row.Message = KnownTitle(b)
+			p.Known = append(p.Known, row)
+			continue
+		}
 		p.Bugs = append(p.Bugs, l.bugRow(b))
 	}
 	return report.WriteLiveHTML(w, p)
@@ -212,6 +218,9 @@ func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample)
 		addRate("coverage", strings.Join(cov, ", "))
 		addRate("corpus", fmt.Sprintf("%d inputs", st.CorpusSize))
 		addRate("bugs", fmt.Sprintf("%d distinct, %d executions with a failure", st.Bugs, st.Failures))
+		if st.Known > 0 {
+			addRate("known disagreements", fmt.Sprintf("%d distinct (not bugs)", st.Known))
+		}
 		queue("queue", fmt.Sprintf("%d inputs waiting to run (mutants of inputs that reached new coverage, and fresh random inputs)", st.Queue))
 		if s.Energy == "rare" {
 			queue("pool", fmt.Sprintf("%d inputs that may be chosen for mutation", st.Pool))
@@ -281,7 +290,7 @@ func (l *Live) bugRow(b *record.BugRecord) report.LiveBug {
 	if b.Minimized != nil {
 		repro = fmt.Sprintf("%d steps, minimized from %d", b.Minimized.Len(), b.Input.Len())
 	}
-	return report.LiveBug{ID: b.ID, Kind: b.Kind, Signature: b.Signature, Message: b.Message, Link: "/bug/" + b.ID,
+	return report.LiveBug{ID: b.ID, Kind: b.Kind, Signature: b.Signature, Message: b.Message, Known: b.Known, Link: "/bug/" + b.ID,
 		Hits: b.Hits, FirstIteration: b.FirstIteration, LastIteration: b.LastIteration, Reproducer: repro,
 		Replay: "modelfuzz replay --corpus " + l.c.Settings.CorpusDir + " " + b.ID}
 }

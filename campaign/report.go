@@ -48,7 +48,11 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		covText = append(covText, fmt.Sprintf("%s %d", m, len(snap.Coverage[m])))
 	}
 	set("coverage", strings.Join(covText, ", "))
-	set("bugs", fmt.Sprintf("%d distinct, %d executions with a failure, %d divergences from the model", len(bugs), cnt.Failures, cnt.Divergences))
+	known := KnownDisagreements(bugs)
+	set("bugs", fmt.Sprintf("%d distinct, %d executions with a failure, %d divergences from the model", len(bugs)-len(known), cnt.Failures, cnt.Divergences))
+	if len(known) > 0 {
+		set("known disagreements", fmt.Sprintf("%d distinct, in %d executions (not bugs)", len(known), cnt.Known))
+	}
 
 	if len(stats) < 2 {
 		// A plot of one point (or none) says nothing: an axis around it.
@@ -57,6 +61,11 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		return nil, err
 	}
 	for _, b := range bugs {
+		if b.Known != "" {
+			cp.Known = append(cp.Known, report.KnownRow{ID: b.ID, Kind: b.Kind, Known: b.Known, What: KnownTitle(b),
+				Hits: b.Hits, FirstIteration: b.FirstIteration, LastIteration: b.LastIteration})
+			continue
+		}
 		sec, err := env.bugSection(b, timeout)
 		if err != nil {
 			return nil, err

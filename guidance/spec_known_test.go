@@ -48,6 +48,8 @@ var knownCases = []knownCase{
 		signature: "spec-divergence: ReceiveAppendEntriesResponse MsgAppResp at Traceetcdraft.tla:170 (m.msuccess = ~logline.event.msg.reject)", step: 6},
 	{file: "known/snapshot-taken-as-done.json", known: "snapshot-taken-as-done", config: func(c *etcdraft.Config) { c.SnapshotEvery = 3 },
 		signature: "spec-divergence: ReceiveAppendEntriesRequest MsgHeartbeat at Traceetcdraft.tla:195 (Len(log[i]) = logline.event.log)", step: 30},
+	{file: "known/snapshot-excludes-receiver.json", known: "snapshot-excludes-receiver", config: func(c *etcdraft.Config) { c.SnapshotEvery = 3 },
+		signature: "spec-divergence: ReceiveAppendEntriesRequest MsgHeartbeat at Traceetcdraft.tla:195 (Len(log[i]) = logline.event.log)", step: 23},
 	{file: "known/prevote-takes-term.json", known: "prevote-takes-term", config: func(c *etcdraft.Config) { c.PreVote = true },
 		signature: "spec-divergence: BecomeFollower at Traceetcdraft.tla:383 (StepDownToFollower(i))", step: 7},
 	{file: "known/duplicate-delivery.json", known: "duplicate-delivery",

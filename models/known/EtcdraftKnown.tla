@@ -137,6 +137,34 @@ SnapshotTakenAsDone ==
            \/ HasMsg(l) /\ logline.event.msg.from = e.nid
 
 -----------------------------------------------------------------------------
+(* snapshot-excludes-receiver: a node does not install a snapshot whose    *)
+(* configuration does not contain it (raft.go restore), and answers with   *)
+(* its commit index: a leader whose latest snapshot predates the           *)
+(* configuration change that added a member sends it that snapshot until   *)
+(* the application takes a newer one. The spec's MsgSnap carries entries   *)
+(* and no configuration: the node takes them. The witness: a node got a    *)
+(* snapshot past its commit index, answered it with less than the          *)
+(* snapshot's index (it did not install it), the spec's commit index for it *)
+(* is the snapshot's or more, and the event not matched is that node's, or  *)
+(* a message from it.                                                        *)
+SnapshotExcludesReceiver ==
+    \E k \in 1..(l - 1) :
+        LET e == Ev(k) IN
+        /\ e.name = "ReceiveAppendEntriesRequest"
+        /\ e.msg.type = "MsgSnap"
+        /\ e.msg.entries > e.state.commit
+        /\ \E r \in (k + 1)..(l - 1) :
+              /\ Ev(r).nid = e.nid
+              /\ Ev(r).name = "SendAppendEntriesResponse"
+              /\ Ev(r).msg.to = e.msg.from
+              /\ Ev(r).msg.type = "MsgAppResp"
+              /\ Ev(r).msg.index < e.msg.entries
+              /\ \A q \in (k + 1)..(r - 1) : Ev(q).nid /= e.nid \/ Ev(q).name /= "SendAppendEntriesResponse"
+        /\ commitIndex[e.nid] >= e.msg.entries
+        /\ \/ logline.event.nid = e.nid
+           \/ HasMsg(l) /\ logline.event.msg.from = e.nid
+
+-----------------------------------------------------------------------------
 (* duplicate-delivery: the network delivered a message twice. The trace    *)
 (* spec has no event for a duplication (etcdraft.tla's DuplicateMessage is *)
 (* not in its TraceNext): its bag holds each message as often as it was    *)
