@@ -54,6 +54,19 @@ func BugsSeenBy(bugs []*record.BugRecord, model bool) []*record.BugRecord {
 	return group
 }
 
+// SplitKnown splits records into bugs and known disagreements, each in
+// their order.
+func SplitKnown(all []*record.BugRecord) (bugs, known []*record.BugRecord) {
+	for _, b := range all {
+		if b.Known != "" {
+			known = append(known, b)
+		} else {
+			bugs = append(bugs, b)
+		}
+	}
+	return bugs, known
+}
+
 // KnownDisagreements keeps the records of known disagreements between the
 // model and the system (record.BugRecord.Known), in their order.
 func KnownDisagreements(bugs []*record.BugRecord) []*record.BugRecord {

@@ -368,7 +368,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 			return err
 		}
 		c.closers = append(c.closers, func() error { stop(); return nil })
-		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator}
+		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator, Spec: c.System.Spec()}
 		opt.Measures = append(opt.Measures, mm)
 		if s.Strategy == "model" {
 			opt.Guide = mm

@@ -1,10 +1,9 @@
 package campaign
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,7 +150,7 @@ func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
 		if e.specM != nil {
 			measures = append(measures, e.specM)
 		} else {
-			measures = append(measures, &guidance.ModelMeasure{Mapper: e.mapper, Sim: sidecar.InProc{Simulator: e.sim}})
+			measures = append(measures, &guidance.ModelMeasure{Mapper: e.mapper, Sim: sidecar.InProc{Simulator: e.sim}, Spec: e.System.Spec()})
 		}
 	}
 	return fuzzer.NewChecker(e.System, measures, timeout), nil
@@ -254,7 +253,9 @@ func (e *Env) modelView(in *schedule.Input, ex *schedule.Execution) (string, err
 	if err != nil {
 		return "", fmt.Errorf("mapping the trace onto %s: %v", model, err)
 	}
-	res, err := e.sim.Simulate(guidance.SimRequest(acts, true))
+	req := guidance.SimRequest(acts, false)
+	req.Text = true
+	res, err := e.sim.Simulate(req)
 	if err != nil {
 		return "", fmt.Errorf("simulating on %s: %v", model, err)
 	}
@@ -263,25 +264,24 @@ func (e *Env) modelView(in *schedule.Input, ex *schedule.Execution) (string, err
 	if n, ok := e.mapper.(interface{ Note() string }); ok {
 		fmt.Fprintf(&w, "  (%s)\n", n.Note())
 	}
-	var prev map[string]json.RawMessage
+	var prev map[string]string
 	si := 0
 	for i := -1; i < len(acts); i++ {
 		if res.Divergence != nil && res.Divergence.Index == i {
 			d := res.Divergence
-			fmt.Fprintf(&w, "  DIVERGES at action %d (step %d), %s: %s", i, stepOfAction(acts, i), ActionText(acts, i), d.Reason)
-			if d.At != "" {
-				fmt.Fprintf(&w, ": %s is false (%s)", d.Conjunct, d.At)
+			fmt.Fprintf(&w, "  DIVERGES at action %d (step %d), %s\n", i, stepOfAction(acts, i), guidance.DivergenceText(e.System.Spec(), in, ex, acts, d))
+			if d.Context != "" {
+				w.WriteString(contextText(model, d))
 			}
-			fmt.Fprintln(&w)
 			break
 		}
 		if i >= 0 {
-			fmt.Fprintf(&w, "  action %d (step %d) %s\n", i, acts[i].Step, ActionText(acts, i))
+			fmt.Fprintf(&w, "  action %d (step %d) %s\n", i, acts[i].Step, e.actionText(acts[i]))
 		}
 		for si < len(res.States) && res.States[si].Index == i+1 {
 			st := res.States[si]
-			fmt.Fprintf(&w, "    state %s%s\n", st.Key, changedVars(prev, st.State))
-			prev = st.State
+			fmt.Fprintf(&w, "    state %s%s\n", st.Key, changedVars(prev, st.Text))
+			prev = st.Text
 			si++
 		}
 		for _, v := range res.Violations {
@@ -331,6 +331,49 @@ func (e *Env) specView(ex *schedule.Execution) (string, error) {
 	return w.String(), nil
 }
 
+// contextText shows where the false conjunct of a divergence lies in the
+// condition that holds it: the model's source lines from the condition's
+// first to the conjunct's, numbered, the conjunct's marked; the condition
+// as one expression when the source is not at hand.
+func contextText(model string, d *sim.Divergence) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "    the false conjunct, in the condition at %s:\n", d.ContextAt)
+	file, from, _ := posOf(d.ContextAt)
+	file2, to, col := posOf(d.At)
+	src, err := models.Source(model)
+	name := strings.TrimSuffix(filepath.Base(model), ".tla") + ".tla"
+	if err != nil || file != name || file2 != name || from < 1 || to < from {
+		fmt.Fprintf(&w, "      %s\n", d.Context)
+		return w.String()
+	}
+	lines := strings.Split(string(src), "\n")
+	if to > len(lines) {
+		fmt.Fprintf(&w, "      %s\n", d.Context)
+		return w.String()
+	}
+	const most = 12 // lines shown before the conjunct's
+	for n := from; n <= to; n++ {
+		if n == from+most/2 && to-from > most {
+			fmt.Fprintf(&w, "      %5s |\n", "...")
+			n = to - most/2
+		}
+		fmt.Fprintf(&w, "      %5d | %s\n", n, lines[n-1])
+	}
+	fmt.Fprintf(&w, "      %5s | %s^ false\n", "", strings.Repeat(" ", max(col-1, 0)))
+	return w.String()
+}
+
+// posOf splits a position "raft.tla:120:9".
+func posOf(at string) (file string, line, col int) {
+	parts := strings.Split(at, ":")
+	if len(parts) != 3 {
+		return "", 0, 0
+	}
+	line, _ = strconv.Atoi(parts[1])
+	col, _ = strconv.Atoi(parts[2])
+	return parts[0], line, col
+}
+
 func stepOfAction(acts []schedule.ModelAction, i int) int {
 	if i >= 0 && i < len(acts) {
 		return acts[i].Step
@@ -338,34 +381,29 @@ func stepOfAction(acts []schedule.ModelAction, i int) int {
 	return -1
 }
 
-// ActionText shows action i of acts with its parameters as JSON ("Init"
-// for -1).
-func ActionText(acts []schedule.ModelAction, i int) string {
-	if i < 0 || i >= len(acts) {
-		return "Init"
+// actionText shows a mapped action as the model takes it: TLA+, its
+// parameters in the operator's order. An action the model cannot take
+// (the divergence says why) is shown as mapped.
+func (e *Env) actionText(a schedule.ModelAction) string {
+	if text, err := e.sim.CallText(sim.Action{Name: a.Name, Params: a.Params}); err == nil {
+		return text
 	}
-	return acts[i].Name + ParamsText(acts[i].Params)
-}
-
-// ParamsText shows an action's parameters as a JSON object.
-func ParamsText(p map[string]any) string {
-	b, _ := json.Marshal(p)
-	return string(b)
+	return guidance.ActionCall(a)
 }
 
 // changedVars lists the variables whose value differs from prev (all of
 // them for the initial state), values cut to 120 characters.
-func changedVars(prev, cur map[string]json.RawMessage) string {
+func changedVars(prev, cur map[string]string) string {
 	var names []string
 	for n, v := range cur {
-		if pv, ok := prev[n]; !ok || !bytes.Equal(pv, v) {
+		if pv, ok := prev[n]; !ok || pv != v {
 			names = append(names, n)
 		}
 	}
 	slices.Sort(names)
 	var b strings.Builder
 	for _, n := range names {
-		v := string(cur[n])
+		v := cur[n]
 		if len(v) > 120 {
 			v = v[:117] + "..."
 		}

@@ -173,7 +173,7 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 	now := time.Now()
 	p.State = fmt.Sprintf("Running since %s (%s); page built at %s.", l.started.Format("15:04:05"),
 		now.Sub(l.started).Round(time.Second), now.Format("15:04:05"))
-	l.rates(p, st, samples)
+	l.rates(p, st, samples, bugs)
 	set := func(k, v string) { p.Settings = append(p.Settings, [2]string{k, v}) }
 	set("corpus", s.CorpusDir)
 	set("adapter", s.Adapter+" "+CompactJSON(s.AdapterConfig))
@@ -199,8 +199,9 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 }
 
 // rates fills the live page's rates and queue from the campaign's stats
-// (nil before its first progress) and recent samples.
-func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample) {
+// (nil before its first progress), recent samples and its stored bugs.
+func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample, all []*record.BugRecord) {
+	bugs, known := SplitKnown(all)
 	s := l.c.Settings
 	addRate := func(k, v string) { p.Rates = append(p.Rates, [2]string{k, v}) }
 	queue := func(k, v string) { p.Queue = append(p.Queue, [2]string{k, v}) }
@@ -217,9 +218,10 @@ func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample)
 		}
 		addRate("coverage", strings.Join(cov, ", "))
 		addRate("corpus", fmt.Sprintf("%d inputs", st.CorpusSize))
-		addRate("bugs", fmt.Sprintf("%d distinct, %d executions with a failure", st.Bugs, st.Failures))
-		if st.Known > 0 {
-			addRate("known disagreements", fmt.Sprintf("%d distinct (not bugs)", st.Known))
+		addRate("bugs", BugsByKindText(bugs))
+		addRate("failures", FailuresText(st.Failures, bugs))
+		if len(known) > 0 {
+			addRate("known disagreements", KnownByKindText(known, st.KnownExecutions))
 		}
 		queue("queue", fmt.Sprintf("%d inputs waiting to run (mutants of inputs that reached new coverage, and fresh random inputs)", st.Queue))
 		if s.Energy == "rare" {

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -25,10 +26,11 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	bugs, err := env.Store.Bugs()
+	all, err := env.Store.Bugs()
 	if err != nil {
 		return nil, err
 	}
+	bugs, known := SplitKnown(all)
 	cnt := snap.Counters
 	cp := &report.Campaign{Title: fmt.Sprintf("modelfuzz campaign: %s, strategy %s", c.Adapter, c.Strategy)}
 	set := func(k, v string) { cp.Settings = append(cp.Settings, [2]string{k, v}) }
@@ -48,10 +50,14 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		covText = append(covText, fmt.Sprintf("%s %d", m, len(snap.Coverage[m])))
 	}
 	set("coverage", strings.Join(covText, ", "))
-	known := KnownDisagreements(bugs)
-	set("bugs", fmt.Sprintf("%d distinct, %d executions with a failure, %d divergences from the model", len(bugs)-len(known), cnt.Failures, cnt.Divergences))
+	set("bugs", BugsByKindText(bugs))
+	failures := FailuresText(cnt.Failures, bugs)
+	if c.Model != "" {
+		failures += fmt.Sprintf("; %d execution(s) diverged from the model", cnt.Divergences)
+	}
+	set("failures", failures)
 	if len(known) > 0 {
-		set("known disagreements", fmt.Sprintf("%d distinct, in %d executions (not bugs)", len(known), cnt.Known))
+		set("known disagreements", KnownByKindText(known, cnt.Known))
 	}
 
 	if len(stats) < 2 {
@@ -60,12 +66,11 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 	} else if err := reportPlots(cp, stats); err != nil {
 		return nil, err
 	}
+	for _, b := range known {
+		cp.Known = append(cp.Known, report.KnownRow{ID: b.ID, Kind: b.Kind, Known: b.Known, What: KnownTitle(b),
+			Hits: b.Hits, FirstIteration: b.FirstIteration, LastIteration: b.LastIteration})
+	}
 	for _, b := range bugs {
-		if b.Known != "" {
-			cp.Known = append(cp.Known, report.KnownRow{ID: b.ID, Kind: b.Kind, Known: b.Known, What: KnownTitle(b),
-				Hits: b.Hits, FirstIteration: b.FirstIteration, LastIteration: b.LastIteration})
-			continue
-		}
 		sec, err := env.bugSection(b, timeout)
 		if err != nil {
 			return nil, err
@@ -73,6 +78,60 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		cp.Bugs = append(cp.Bugs, sec)
 	}
 	return cp, nil
+}
+
+// BugsByKindText counts distinct bugs by kind, the most frequent first:
+// "11 distinct: 7 divergence, 3 safety, 1 panic".
+func BugsByKindText(bugs []*record.BugRecord) string {
+	n := map[string]int64{}
+	for _, b := range bugs {
+		n[b.Kind]++
+	}
+	if len(bugs) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d distinct: %s", len(bugs), byKind(n))
+}
+
+// KnownByKindText says how many known disagreements a campaign met, in
+// how many executions, and the hits of each: "2 distinct, in 9
+// execution(s) (not bugs): 7 duplicate-delivery, 2 joint-configuration-change".
+func KnownByKindText(known []*record.BugRecord, executions int64) string {
+	hits := map[string]int64{}
+	for _, b := range known {
+		hits[b.Known] += b.Hits
+	}
+	return fmt.Sprintf("%d distinct, in %d execution(s) (not bugs): %s", len(known), executions, byKind(hits))
+}
+
+// FailuresText says how many executions failed and how the failures
+// split by kind: the hits of the bugs of each kind, where an execution
+// that showed bugs of two kinds counts once in each.
+func FailuresText(failed int64, bugs []*record.BugRecord) string {
+	if failed == 0 && len(bugs) == 0 {
+		return "no execution failed"
+	}
+	hits := map[string]int64{}
+	for _, b := range bugs {
+		hits[b.Kind] += b.Hits
+	}
+	return fmt.Sprintf("%d execution(s) with a failure; by kind: %s (an execution that failed in two ways counts in both)", failed, byKind(hits))
+}
+
+// byKind lists counts by kind, the largest first: "7 divergence, 3 safety".
+func byKind(n map[string]int64) string {
+	kinds := slices.Collect(maps.Keys(n))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if n[a] != n[b] {
+			return cmp.Compare(n[b], n[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", n[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reportPlots adds the report's plots over fuzzing time, from the stats

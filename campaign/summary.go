@@ -40,6 +40,7 @@ type OutcomeJSON struct {
 	Unmapped     map[string]int `json:"unmapped_events,omitempty"`
 	CorpusSize   int            `json:"corpus_size"`
 	Bugs         []OutcomeBug   `json:"bugs"`
+	NewBugs      int            `json:"new_bugs"` // first found in this session
 	// Known are the known disagreements of the model with the system the
 	// campaign met (not bugs), KnownExecutions the executions that showed
 	// one.
@@ -77,7 +78,7 @@ func (o *Outcome) JSON() *OutcomeJSON {
 	s := o.Summary
 	out := &OutcomeJSON{Online: o.Online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 		Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
-		Bugs: []OutcomeBug{}, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped,
+		Bugs: []OutcomeBug{}, NewBugs: s.NewBugs, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped,
 		CorpusLost: s.StoreLost, Unstored: s.Unstored}
 	if s.StoreLost {
 		out.Corpus = "" // never point at a corpus that is not there
@@ -130,7 +131,7 @@ func (o *Outcome) Text() string {
 		}
 		fmt.Fprintln(&w)
 		if len(o.Unmapped) > 0 {
-			fmt.Fprintf(&w, "events not mapped to model actions (by design, see the mapper's doc): %s\n", CoverageText(o.Unmapped))
+			w.WriteString(unmappedText(o.Unmapped))
 		}
 	}
 	o.bugsText(&w)
@@ -141,6 +142,47 @@ func (o *Outcome) Text() string {
 		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
 	default:
 		fmt.Fprintf(&w, "corpus: %s\n", dir)
+	}
+	// The last line, where a reader (or a script's tail -1) looks: what
+	// this session found. run exits 0 either way.
+	switch {
+	case s.NewBugs > 0:
+		fmt.Fprintf(&w, "%d new bug(s) in this session, %d in the campaign\n", s.NewBugs, len(s.Bugs))
+	case len(s.Bugs) > 0:
+		fmt.Fprintf(&w, "no new bug in this session, %d in the campaign\n", len(s.Bugs))
+	default:
+		fmt.Fprintln(&w, "no new bug in this session, none in the campaign")
+	}
+	return w.String()
+}
+
+// unmappedShown is how many kinds of unmapped events the summary names.
+const unmappedShown = 5
+
+// unmappedText says how many events the mapper left out, naming the most
+// frequent kinds; "run --json" lists them all.
+func unmappedText(u map[string]int) string {
+	total := 0
+	kinds := slices.Collect(maps.Keys(u))
+	for _, k := range kinds {
+		total += u[k]
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if u[a] != u[b] {
+			return u[b] - u[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var w strings.Builder
+	fmt.Fprintf(&w, "events not mapped to model actions (by design, see the mapper's doc): %d of %d kind(s)\n", total, len(kinds))
+	shown := kinds[:min(len(kinds), unmappedShown)]
+	parts := make([]string, len(shown))
+	for i, k := range shown {
+		parts[i] = fmt.Sprintf("%s %d", k, u[k])
+	}
+	fmt.Fprintf(&w, "  most: %s\n", strings.Join(parts, ", "))
+	if len(kinds) > len(shown) {
+		fmt.Fprintf(&w, "  the other %d kind(s): run --json (unmapped_events)\n", len(kinds)-len(shown))
 	}
 	return w.String()
 }
@@ -158,6 +200,10 @@ func (o *Outcome) bugsText(w *strings.Builder) {
 	}
 	replayable := ""
 	fmt.Fprintf(w, "%d bug(s):\n", len(s.Bugs))
+	width := 7 // the kinds' column, as wide as the widest
+	for _, b := range s.Bugs {
+		width = max(width, len(b.Kind)+1)
+	}
 	for _, b := range s.Bugs {
 		stored, note := !s.StoreLost && b.FirstIteration <= s.Iterations, ""
 		if !stored && !s.StoreLost {
@@ -166,7 +212,7 @@ func (o *Outcome) bugsText(w *strings.Builder) {
 		if stored && replayable == "" {
 			replayable = b.ID
 		}
-		fmt.Fprintf(w, "  %-4s %-7s first at iteration %d, %d hit(s)%s: %s\n", b.ID, b.Kind, b.FirstIteration, b.Hits, note, b.Message)
+		fmt.Fprintf(w, "  %-4s %-*s first at iteration %d, %d hit(s)%s: %s\n", b.ID, width, b.Kind, b.FirstIteration, b.Hits, note, b.Message)
 	}
 	if replayable != "" {
 		fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", o.Corpus, replayable)

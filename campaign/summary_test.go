@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,11 +30,12 @@ func TestOutcomeSaysWhatIsStored(t *testing.T) {
 	require.Contains(t, text, "  B2   safety  first at iteration 101, 1 hit(s) (not stored): y\n")
 	require.Contains(t, text, "replay one with: modelfuzz replay --corpus c B1\n")
 	require.Contains(t, text, "corpus: c (up to iteration 100; the 4 execution(s) after it were not stored)\n")
+	require.True(t, strings.HasSuffix(text, "\nno new bug in this session, 2 in the campaign\n"), "the last line says what the session found:\n%s", text)
 	js, err := json.Marshal(o.JSON())
 	require.NoError(t, err)
 	require.JSONEq(t, `{"iterations":100,"duration_s":2,"execs_per_sec":30,"strategy":"model","unique_traces":5,"model_states":7,
 		"divergences":1,"corpus_size":0,"bugs":[{"id":"B1","signature":"panic: x","kind":"panic","first_iteration":40},
-		{"id":"B2","signature":"safety: y","kind":"safety","first_iteration":101}],"interrupted":false,"corpus":"c","unstored":4,
+		{"id":"B2","signature":"safety: y","kind":"safety","first_iteration":101}],"new_bugs":0,"interrupted":false,"corpus":"c","unstored":4,
 		"coverage":{"model":7,"traces":5}}`, string(js))
 
 	sum.StoreLost = true
@@ -68,4 +71,48 @@ func TestOutcomeListsKnownApart(t *testing.T) {
 	require.Empty(t, out.Bugs)
 	require.Equal(t, []OutcomeKnown{{"K1", "a", "spec-divergence", 6, 3}, {"K2", "b", "model-invariant", 2, 50}}, out.Known)
 	require.Equal(t, int64(8), out.KnownExecutions)
+}
+
+// The summary names the most frequent kinds of unmapped events on a line
+// of its own and points at --json for the rest; its last line counts the
+// bugs the session found.
+func TestOutcomeUnmappedAndNewBugs(t *testing.T) {
+	unmapped := map[string]int{}
+	for i := range 30 {
+		unmapped[fmt.Sprintf("recv MsgKind%02d", i)] = 1000 + i
+	}
+	sum := &fuzzer.Summary{Strategy: "model", Iterations: 10, Session: 10, NewBugs: 1,
+		Coverage: map[string]int{guidance.MeasureModel: 7}, Bugs: []*record.BugRecord{
+			{ID: "B1", Kind: "divergence", Signature: "divergence: x", Message: "x", FirstIteration: 4, Hits: 2},
+			{ID: "B2", Kind: "safety", Signature: "safety: y", Message: "y", FirstIteration: 5, Hits: 1},
+		}}
+	text := (&Outcome{Summary: sum, Corpus: "c", Unmapped: unmapped}).Text()
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for _, l := range lines {
+		require.LessOrEqual(t, len(l), 160, "a summary line of %d characters: %s", len(l), l)
+	}
+	require.Contains(t, text, "events not mapped to model actions (by design, see the mapper's doc): 30435 of 30 kind(s)\n"+
+		"  most: recv MsgKind29 1029, recv MsgKind28 1028, recv MsgKind27 1027, recv MsgKind26 1026, recv MsgKind25 1025\n"+
+		"  the other 25 kind(s): run --json (unmapped_events)\n")
+	require.Contains(t, text, "  B1   divergence  first at iteration 4, 2 hit(s): x\n  B2   safety      first at iteration 5, 1 hit(s): y\n")
+	require.Equal(t, "1 new bug(s) in this session, 2 in the campaign", lines[len(lines)-1])
+
+	sum.Bugs, sum.NewBugs = nil, 0
+	text = (&Outcome{Summary: sum, Corpus: "c"}).Text()
+	require.True(t, strings.HasSuffix(text, "\nno new bug in this session, none in the campaign\n"), text)
+}
+
+// The report and the live page split failures by kind: that every failed
+// execution also diverged does not read as if every failure were a
+// divergence.
+func TestFailuresByKind(t *testing.T) {
+	bugs := []*record.BugRecord{
+		{ID: "B1", Kind: "divergence", Hits: 800}, {ID: "B2", Kind: "safety", Hits: 30},
+		{ID: "B3", Kind: "divergence", Hits: 80}, {ID: "B4", Kind: "panic", Hits: 30},
+	}
+	require.Equal(t, "4 distinct: 2 divergence, 1 panic, 1 safety", BugsByKindText(bugs))
+	require.Equal(t, "910 execution(s) with a failure; by kind: 880 divergence, 30 panic, 30 safety (an execution that failed in two ways counts in both)",
+		FailuresText(910, bugs))
+	require.Equal(t, "none", BugsByKindText(nil))
+	require.Equal(t, "no execution failed", FailuresText(0, nil))
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
-	"github.com/modelfuzz/modelfuzz/tlc/sim"
+	"github.com/modelfuzz/modelfuzz/tlc"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 // DefaultWaypoints is the definition a waypoints module lists its
@@ -22,8 +23,12 @@ const DefaultWaypoints = "Waypoints"
 //
 //	Waypoints == <<SomeoneCrashed, AllBack, LeaderBehindFollower>>
 //
-// The waypoints are named after the tuple's elements when they are
-// names, else DEF[1], DEF[2], ...
+// or as any expression whose value is one (Waypoints == TwoRestarts, a
+// tuple defined above it): the engine evaluates DEF in the model's initial
+// states, and what it checks is that value, not how DEF is written. The
+// waypoints are named after the tuple's elements where the tuple is
+// written out with names (through definitions that only name another),
+// else DEF[1], DEF[2], ...
 func LoadWaypoints(spec models.Spec, arg string, mp schedule.Mapper) (*guidance.Waypoints, error) {
 	file, def := arg, DefaultWaypoints
 	if i := strings.LastIndex(arg, ".tla:"); i >= 0 {
@@ -36,7 +41,8 @@ func LoadWaypoints(spec models.Spec, arg string, mp schedule.Mapper) (*guidance.
 	if err != nil {
 		return nil, fmt.Errorf("--waypoints: %v", err)
 	}
-	names, err := waypointNames(file, syntax.MainModule(file, mods), def)
+	mod := syntax.MainModule(file, mods)
+	d, err := waypointDef(file, mod, def)
 	if err != nil {
 		return nil, fmt.Errorf("--waypoints: %v", err)
 	}
@@ -45,38 +51,126 @@ func LoadWaypoints(spec models.Spec, arg string, mp schedule.Mapper) (*guidance.
 	if err != nil {
 		return nil, fmt.Errorf("--waypoints %s: %v", arg, err)
 	}
-	s, err := sim.New(m, 0)
+	n, err := waypointCount(m, def)
+	if err != nil {
+		return nil, fmt.Errorf("--waypoints: %s:%d:%d: %v", file, d.Pos.Line, d.Pos.Col, err)
+	}
+	s, err := tlc.NewSimulator(m, 0)
 	if err != nil {
 		return nil, fmt.Errorf("--waypoints %s: %v", arg, err)
 	}
-	return &guidance.Waypoints{Names: names, Mapper: mp, Sim: s}, nil
+	return &guidance.Waypoints{Names: waypointNames(mod, d, n), Mapper: mp, Sim: s}, nil
 }
 
-// waypointNames finds def in mod and names its tuple's elements.
-func waypointNames(file string, mod *syntax.Module, def string) ([]string, error) {
-	for _, u := range mod.Units {
-		d, ok := u.(*syntax.OpDef)
-		if !ok || d.Name != def {
-			continue
-		}
+// waypointDef finds def in mod: a definition without parameters.
+func waypointDef(file string, mod *syntax.Module, def string) (*syntax.OpDef, error) {
+	if d := opDef(mod, def); d != nil {
 		if len(d.Params) > 0 {
 			return nil, fmt.Errorf("%s:%d:%d: %s takes parameters; the waypoints are a tuple of predicates", file, d.Pos.Line, d.Pos.Col, def)
 		}
-		t, ok := d.Body.(*syntax.Tuple)
-		if !ok || len(t.Elems) == 0 {
-			return nil, fmt.Errorf("%s:%d:%d: %s is not a tuple of predicates (write %s == <<P1, P2, ...>>)", file, d.Pos.Line, d.Pos.Col, def, def)
-		}
-		names := make([]string, len(t.Elems))
-		for i, e := range t.Elems {
-			if a, ok := e.(*syntax.OpApp); ok && len(a.Args) == 0 && len(a.Path) == 0 {
-				names[i] = a.Name
-			} else if id, ok := e.(*syntax.Ident); ok {
-				names[i] = id.Name
-			} else {
-				names[i] = def + "[" + strconv.Itoa(i+1) + "]"
-			}
-		}
-		return names, nil
+		return d, nil
 	}
 	return nil, fmt.Errorf("%s: module %s defines no %s (the tuple of waypoints)", file, mod.Name, def)
+}
+
+func opDef(mod *syntax.Module, name string) *syntax.OpDef {
+	for _, u := range mod.Units {
+		if d, ok := u.(*syntax.OpDef); ok && d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// waypointCount evaluates def in every initial state of m: it must be a
+// non-empty tuple of booleans, of the same length in each. It returns
+// that length.
+func waypointCount(m *tlc.Model, def string) (int, error) {
+	ev := m.NewEvaluator()
+	ev.Quiet()
+	n := -1
+	err := ev.Init(func(s []tlc.Value) error {
+		v, err := ev.Definition(def, s)
+		if err != nil {
+			return fmt.Errorf("evaluating %s in an initial state of the model: %v", def, err)
+		}
+		elems, err := value.SeqElems(def, v)
+		if err != nil || len(elems) == 0 {
+			return fmt.Errorf("%s is not a tuple of predicates: its value is %s (write %s == <<P1, P2, ...>>)", def, shortValue(v), def)
+		}
+		for i, e := range elems {
+			if _, ok := e.(value.Bool); !ok {
+				return fmt.Errorf("%s is not a tuple of predicates: its element %d is %s, not TRUE or FALSE", def, i+1, shortValue(e))
+			}
+		}
+		if n >= 0 && n != len(elems) {
+			return fmt.Errorf("%s has %d elements in one initial state and %d in another", def, n, len(elems))
+		}
+		n = len(elems)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("the model has no initial state to evaluate %s in", def)
+	}
+	return n, nil
+}
+
+// shortValue prints v as TLC does, cut to a length that fits a line.
+func shortValue(v tlc.Value) string {
+	s := v.String()
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+// waypointNames names the n waypoints of d: after the elements of the
+// tuple d is written as, following definitions that only name another
+// definition of mod (Waypoints == TwoRestarts), when those elements are
+// names and there are n of them; else DEF[1], DEF[2], ...
+func waypointNames(mod *syntax.Module, d *syntax.OpDef, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = d.Name + "[" + strconv.Itoa(i+1) + "]"
+	}
+	body, seen := d.Body, map[string]bool{d.Name: true}
+	for {
+		name, ok := nameOf(body)
+		if !ok || seen[name] {
+			break
+		}
+		seen[name] = true
+		next := opDef(mod, name)
+		if next == nil || len(next.Params) > 0 {
+			return names
+		}
+		body = next.Body
+	}
+	t, ok := body.(*syntax.Tuple)
+	if !ok || len(t.Elems) != n {
+		return names
+	}
+	for i, e := range t.Elems {
+		if name, ok := nameOf(e); ok {
+			names[i] = name
+		}
+	}
+	return names
+}
+
+// nameOf is the name e consists of, if it is one (a definition without
+// arguments, or an identifier).
+func nameOf(e syntax.Expr) (string, bool) {
+	switch x := e.(type) {
+	case *syntax.OpApp:
+		if len(x.Args) == 0 && len(x.Path) == 0 {
+			return x.Name, true
+		}
+	case *syntax.Ident:
+		return x.Name, true
+	}
+	return "", false
 }

@@ -59,6 +59,31 @@ func TestWaypointsAlongAnExecution(t *testing.T) {
 	require.False(t, w.Done(p))
 }
 
+// The shipped module's default, Waypoints == CommitThenNewTerm, names a
+// tuple defined above it: its value is what counts, and the waypoints are
+// named after that tuple's elements. A tuple the engine computes gets
+// numbered names.
+func TestWaypointsByValue(t *testing.T) {
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3})
+	spec := models.Spec{Model: "raft.tla", Consts: mp.Consts()}
+	w, err := LoadWaypoints(spec, waypointsFile, mp)
+	require.NoError(t, err)
+	require.Equal(t, []string{"SomeCommit", "LeaderTerm2"}, w.Names)
+
+	p := filepath.Join(t.TempDir(), "w.tla")
+	require.NoError(t, os.WriteFile(p, []byte("---- MODULE w ----\nEXTENDS raft\nAllLive == live = Servers\nA == AllLive\nB == <<A, TRUE>>\nC == B\n"+
+		"Both == <<AllLive>> \\o <<live = {}>>\nWaypoints == C\n====\n"), 0o644))
+	w, err = LoadWaypoints(spec, p, mp)
+	require.NoError(t, err)
+	require.Equal(t, []string{"A", "Waypoints[2]"}, w.Names, "names through two aliases; TRUE is no name")
+	w, err = LoadWaypoints(spec, p+":Both", mp)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Both[1]", "Both[2]"}, w.Names)
+	last, err := w.Last(nil)
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false}, last, "evaluated in the initial state: all live")
+}
+
 func TestWaypointsErrors(t *testing.T) {
 	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3})
 	spec := models.Spec{Model: "raft.tla", Consts: mp.Consts()}
@@ -70,7 +95,10 @@ func TestWaypointsErrors(t *testing.T) {
 	}
 	for _, c := range []struct{ file, src, arg, want string }{
 		{"a.tla", "---- MODULE a ----\nEXTENDS raft\nX == TRUE\n====\n", "", "module a defines no Waypoints"},
-		{"b.tla", "---- MODULE b ----\nEXTENDS raft\nWaypoints == TRUE\n====\n", "", "b.tla:3:1: Waypoints is not a tuple of predicates"},
+		{"b.tla", "---- MODULE b ----\nEXTENDS raft\nWaypoints == TRUE\n====\n", "", "b.tla:3:1: Waypoints is not a tuple of predicates: its value is TRUE"},
+		{"b2.tla", "---- MODULE b2 ----\nEXTENDS raft\nT == <<live = Servers, 1>>\nWaypoints == T\n====\n", "", "b2.tla:4:1: Waypoints is not a tuple of predicates: its element 2 is 1"},
+		{"b3.tla", "---- MODULE b3 ----\nEXTENDS raft\nWaypoints == <<>>\n====\n", "", "b3.tla:3:1: Waypoints is not a tuple of predicates: its value is <<>>"},
+		{"b4.tla", "---- MODULE b4 ----\nEXTENDS raft\nW(x) == <<x>>\n====\n", ":W", "b4.tla:3:1: W takes parameters"},
 		{"c.tla", "---- MODULE c ----\nEXTENDS Naturals\nWaypoints == <<TRUE>>\n====\n", "", "module c does not extend the model raft"},
 		{"d.tla", "---- MODULE d ----\nEXTENDS raft\nVARIABLE z\nWaypoints == <<TRUE>>\n====\n", "", "d.tla:3:1: module d declares a variable"},
 		{"e.tla", "---- MODULE e ----\nEXTENDS raft\nW == <<Nope>>\n====\n", ":W", "Nope"},

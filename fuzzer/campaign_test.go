@@ -75,13 +75,23 @@ func runCampaign(t *testing.T, dir string, c campaignSetup) *fuzzer.Summary {
 }
 
 func TestTraceGuidanceFindsTheInjectedBug(t *testing.T) {
-	sum := runCampaign(t, t.TempDir(), campaignSetup{workers: 3, tasks: 5, inject: microbench.InjectFlushBeforeLast, strategy: "trace", seed: 1, iterations: 5000})
+	dir := t.TempDir()
+	setup := campaignSetup{workers: 3, tasks: 5, inject: microbench.InjectFlushBeforeLast, strategy: "trace", seed: 1, iterations: 5000}
+	sum := runCampaign(t, dir, setup)
 	require.Len(t, sum.Bugs, 1)
+	require.Equal(t, 1, sum.NewBugs, "found in this session")
 	b := sum.Bugs[0]
 	require.Equal(t, "panic", b.Kind)
 	require.Contains(t, b.Signature, "flush processed right before the last execute")
 	require.Greater(t, sum.CorpusSize, 10)
 	require.Equal(t, int64(5000), sum.Iterations)
+
+	// Continued, the campaign still holds the bug; this session found it
+	// again but not for the first time.
+	setup.iterations = 5200
+	again := runCampaign(t, dir, setup)
+	require.Len(t, again.Bugs, 1)
+	require.Zero(t, again.NewBugs)
 
 	// The stored input reproduces the bug.
 	fac, _ := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectFlushBeforeLast})

@@ -120,8 +120,11 @@ type Stats struct {
 	Coverage    map[string]int // measure -> items
 	Bugs        int            // known disagreements left out
 	Known       int            // known disagreements met
-	Failures    int64
-	Minimizing  int // bugs waiting for or under minimization
+	// KnownExecutions counts the executions that showed a known
+	// disagreement, over all sessions.
+	KnownExecutions int64
+	Failures        int64
+	Minimizing      int // bugs waiting for or under minimization
 }
 
 // Summary is what a campaign reports when it ends.
@@ -141,6 +144,7 @@ type Summary struct {
 	KnownExecutions int64
 	Divergences     int64 // executions that diverged from the model, over all sessions (known disagreements included)
 	Dropped         int64 // queue or pool entries dropped at QueueMax this session
+	NewBugs         int   // bugs first found in this session (the last of Bugs)
 	Interrupted     bool
 	StoppedEarly    string // why the budget was not used up, if so
 	// Unstored counts the executions whose results were not stored when
@@ -181,6 +185,7 @@ type Fuzzer struct {
 	queue    []queued
 	qhead    int
 	dropped  int64
+	newBugs  int      // bugs first found in this session
 	pool     []*entry // EnergyRare: the inputs to mutate
 	hits     *Hits    // EnergyRare: visits of the guide's items
 	min      *bgMinimizer
@@ -503,7 +508,7 @@ func (s *session) handle(b *batch) (stop bool) {
 func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 	f := s.f
 	for _, j := range b.jobs {
-		bugsBefore := f.newBugs()
+		bugsBefore := f.bugCount()
 		err := f.finish(j, acc)
 		s.execs++
 		if err != nil {
@@ -518,7 +523,7 @@ func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 		if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
 			f.opt.Observe(j.iter, s.spent+time.Since(s.start).Seconds(), f.coverageCounts())
 		}
-		if f.opt.StopOnBug && f.newBugs() > bugsBefore {
+		if f.opt.StopOnBug && f.bugCount() > bugsBefore {
 			s.sum.StoppedEarly = "found a bug (--stop-on-bug)"
 			return true
 		}
@@ -575,6 +580,7 @@ func (s *session) end() (*Summary, error) {
 	sum.CorpusSize = f.corpus
 	sum.Divergences = f.counters.Divergences
 	sum.Dropped = f.dropped
+	sum.NewBugs = f.newBugs
 	sum.Coverage = f.coverageCounts()
 	for _, b := range f.bugList {
 		if b.Known != "" {
@@ -1008,6 +1014,9 @@ func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 		}
 		f.bugs[fl.Signature] = b
 		f.bugList = append(f.bugList, b)
+		if b.Known == "" {
+			f.newBugs++
+		}
 		batch.Bugs = append(batch.Bugs, b)
 		fresh = append(fresh, b)
 	}
@@ -1023,8 +1032,8 @@ func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 	}
 }
 
-// newBugs counts the campaign's bugs, known disagreements left out.
-func (f *Fuzzer) newBugs() int {
+// bugCount counts the campaign's bugs, known disagreements left out.
+func (f *Fuzzer) bugCount() int {
 	n := 0
 	for _, b := range f.bugList {
 		if b.Known == "" {
@@ -1045,7 +1054,7 @@ func (f *Fuzzer) coverageCounts() map[string]int {
 func (f *Fuzzer) stats(session int64, elapsed time.Duration) Stats {
 	s := Stats{Strategy: f.opt.Strategy, Iterations: f.counters.Iterations, Session: session,
 		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead, Pool: len(f.pool), Dropped: f.dropped,
-		Coverage: f.coverageCounts(), Bugs: f.newBugs(), Known: len(f.bugList) - f.newBugs(), Failures: f.counters.Failures}
+		Coverage: f.coverageCounts(), Bugs: f.bugCount(), Known: len(f.bugList) - f.bugCount(), KnownExecutions: f.counters.Known, Failures: f.counters.Failures}
 	if f.min != nil {
 		s.Minimizing = f.min.busy()
 	}

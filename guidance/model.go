@@ -12,6 +12,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
+	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
 // ModelMeasure covers abstract model states: it maps an execution's trace
@@ -27,6 +28,8 @@ type ModelMeasure struct {
 	// the model with that VIEW). Its failures are the model measure's and
 	// are not reported twice.
 	View string
+	// Spec names the system's processes in messages (nil: p0, p1, ...).
+	Spec *schedule.SystemSpec
 }
 
 // Name implements fuzzer.Measure.
@@ -49,7 +52,7 @@ func (m *ModelMeasure) Measure(in *schedule.Input, ex *schedule.Execution) (fuzz
 	if err != nil {
 		return fuzzer.Observation{}, fmt.Errorf("model simulation: %w", err)
 	}
-	return m.observe(acts, res), nil
+	return m.observe(in, ex, acts, res), nil
 }
 
 // MeasureBatch implements fuzzer.BatchMeasure: with a sidecar, the
@@ -81,7 +84,7 @@ func (m *ModelMeasure) MeasureBatch(ins []*schedule.Input, exs []*schedule.Execu
 			errs[i] = fmt.Errorf("model simulation: %w", err)
 			continue
 		}
-		obs[i] = m.observe(acts[i], res[k])
+		obs[i] = m.observe(ins[i], exs[i], acts[i], res[k])
 	}
 	return obs, errs
 }
@@ -116,8 +119,9 @@ func SimRequest(acts []schedule.ModelAction, states bool) *sim.Request {
 	return req
 }
 
-// observe turns a simulation result into coverage items and failures.
-func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
+// observe turns a simulation result of the execution ex of in into
+// coverage items and failures.
+func (m *ModelMeasure) observe(in *schedule.Input, ex *schedule.Execution, acts []schedule.ModelAction, res *sim.Result) fuzzer.Observation {
 	obs := fuzzer.Observation{Items: res.Keys}
 	if len(res.States) == len(res.Keys) {
 		// The step after which each state was reached: state k follows
@@ -144,15 +148,14 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 	}
 	if d := res.Divergence; d != nil {
 		sig := "divergence: " + d.Action + ": " + schedule.BlankNumbers(d.Reason)
-		msg := fmt.Sprintf("the model does not allow action %d, %s: %s", d.Index, describe(acts, d.Index), d.Reason)
 		if d.At != "" {
 			// The failed condition tells bugs apart that break one action
 			// in different ways (a vote given twice, a vote for a shorter
 			// log). Signatures without it, stored by earlier versions,
 			// stay as they were.
 			sig += ": " + d.Conjunct + " (" + d.At + ")"
-			msg += fmt.Sprintf(": %s is false (%s)", d.Conjunct, d.At)
 		}
+		msg := DivergenceText(m.Spec, in, ex, acts, d)
 		obs.Failures = append(obs.Failures, schedule.Failure{Kind: schedule.FailureDivergence, Signature: sig, Message: msg, Step: stepOf(d.Index)})
 	}
 	seen := map[string]bool{}
@@ -161,31 +164,80 @@ func (m *ModelMeasure) observe(acts []schedule.ModelAction, res *sim.Result) fuz
 			continue
 		}
 		seen[v.Invariant] = true
+		msg := fmt.Sprintf("model invariant %s is violated in the initial state", v.Invariant)
+		if i := v.Index - 1; i >= 0 && i < len(acts) {
+			msg = fmt.Sprintf("model invariant %s is violated after %s (%s)", v.Invariant, actionPlace(m.Spec, in, ex, acts[i]), ActionCall(acts[i]))
+		}
 		obs.Failures = append(obs.Failures, schedule.Failure{
 			Kind:      schedule.FailureModelInvariant,
 			Signature: "model-invariant: " + v.Invariant,
-			Message:   fmt.Sprintf("model invariant %s is violated after %d action(s)", v.Invariant, v.Index),
+			Message:   msg,
 			Step:      stepOf(v.Index - 1),
 		})
 	}
 	return obs
 }
 
-func describe(acts []schedule.ModelAction, i int) string {
-	if i < 0 || i >= len(acts) {
-		return "Init"
+// DivergenceText says where the execution ex of in left the model, in
+// terms that keep their meaning when the input is minimized: the event
+// the action maps and the step it happened in (numbered in this input),
+// the action as TLA+ with its parameters, and the conjunct that was false
+// with its position, e.g.
+//
+//	n3 <- n1 MsgApp at step 15 (n3 deliver(1)) of the 16-step input:
+//	the model does not allow HandleAppendRequest(i=3, j=1, ...):
+//	not enabled, ~success is false (raft.tla:291:19)
+//
+// (one line). The conjunct's context (a whole IF) is left to the
+// model's view of a replay.
+func DivergenceText(spec *schedule.SystemSpec, in *schedule.Input, ex *schedule.Execution, acts []schedule.ModelAction, d *sim.Divergence) string {
+	if d.Index < 0 || d.Index >= len(acts) {
+		return fmt.Sprintf("the model does not allow %s: %s", d.Action, d.Reason)
 	}
-	a := acts[i]
+	a := acts[d.Index]
+	where := actionPlace(spec, in, ex, a)
+	call := d.Call
+	if call == "" {
+		call = ActionCall(a)
+	}
+	why := d.Reason
+	if d.At != "" {
+		why = fmt.Sprintf("%s, %s is false (%s)", d.Reason, d.Conjunct, d.At)
+	}
+	return fmt.Sprintf("%s: the model does not allow %s: %s", where, call, why)
+}
+
+// actionPlace names what a mapped action comes from: the event it maps
+// and the step it happened in, "n3 <- n1 MsgApp at step 15 (n3
+// deliver(1)) of the 16-step input".
+func actionPlace(spec *schedule.SystemSpec, in *schedule.Input, ex *schedule.Execution, a schedule.ModelAction) string {
+	if spec == nil {
+		spec = &schedule.SystemSpec{}
+	}
+	where := spec.StepName(in, a.Step)
+	if ex != nil && a.Event >= 0 && a.Event < len(ex.Trace) && ex.Trace[a.Event].Step == a.Step {
+		where = spec.EventName(&ex.Trace[a.Event]) + " at " + where
+	}
+	return where
+}
+
+// ActionCall shows a mapped action as TLA+: its name and its parameters,
+// in the order of their names, as TLA+ values, e.g.
+// HandleAppendRequest(commit=2, entries=<<[term |-> 3, value |-> ""]>>, i=2).
+func ActionCall(a schedule.ModelAction) string {
 	var b strings.Builder
 	b.WriteString(a.Name)
 	b.WriteByte('(')
-	first := true
-	for _, k := range slices.Sorted(maps.Keys(a.Params)) {
-		if !first {
+	for i, k := range slices.Sorted(maps.Keys(a.Params)) {
+		if i > 0 {
 			b.WriteString(", ")
 		}
-		first = false
-		fmt.Fprintf(&b, "%s=%v", k, a.Params[k])
+		b.WriteString(k + "=")
+		if v, err := value.FromJSONValue(a.Params[k], nil); err == nil {
+			b.WriteString(v.String())
+		} else {
+			fmt.Fprintf(&b, "%v (not a TLA+ value: %v)", a.Params[k], err)
+		}
 	}
 	b.WriteByte(')')
 	return b.String()

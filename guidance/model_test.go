@@ -74,7 +74,40 @@ func TestDivergenceIsReported(t *testing.T) {
 	require.Equal(t, "divergence: Execute: not enabled: IsReq(r) (microbench.tla:79:8)", obs.Failures[0].Signature)
 	require.Contains(t, obs.Failures[0].Message, "IsReq(r) is false (microbench.tla:79:8)")
 	require.Equal(t, 3, obs.Failures[0].Step)
-	require.Contains(t, obs.Failures[0].Message, "Execute(k=1, r=1, w=2)")
+	require.Contains(t, obs.Failures[0].Message, "Execute(w=2, r=1, k=1)", "TLA+, in the operator's order")
+}
+
+// A divergence's message names the event and the step it happened in,
+// with the length of the input: an input and its minimized form number
+// the step differently but name the same event, and share the signature.
+// Parameters are TLA+ values, and the false conjunct is named with its
+// position, not the whole action.
+func TestDivergenceMessageNamesTheEvent(t *testing.T) {
+	fac, mm := setup(t, microbench.Config{Workers: 2, Tasks: 2})
+	mm.Spec = fac.Spec()
+	execute := schedule.Event{Kind: schedule.EvRecv, Node: 2, Peer: 0, Msg: 1, Type: "execute", Args: []schedule.Arg{schedule.I("req", 1), schedule.I("task", 1)}}
+	deliver := schedule.Step{Process: 2, Action: schedule.Deliver, Messages: 1}
+	timeout := schedule.Step{Process: 1, Action: schedule.Timeout}
+
+	long := &schedule.Input{Steps: []schedule.Step{timeout, timeout, timeout, deliver, timeout}}
+	e := execute
+	e.Step = 3
+	obsLong, err := mm.Measure(long, &schedule.Execution{Trace: schedule.Trace{e}})
+	require.NoError(t, err)
+	short := &schedule.Input{Steps: []schedule.Step{deliver}}
+	e.Step = 0
+	obsShort, err := mm.Measure(short, &schedule.Execution{Trace: schedule.Trace{e}})
+	require.NoError(t, err)
+	require.Len(t, obsLong.Failures, 1)
+	require.Len(t, obsShort.Failures, 1)
+	fl, fs := obsLong.Failures[0], obsShort.Failures[0]
+	require.Equal(t, fl.Signature, fs.Signature)
+
+	w2, master := fac.Spec().ProcessName(2), fac.Spec().ProcessName(0)
+	event := w2 + " <- " + master + " execute"
+	require.Equal(t, event+" at step 3 ("+w2+" deliver(1)) of the 5-step input: the model does not allow Execute(w=2, r=1, k=1): not enabled, IsReq(r) is false (microbench.tla:79:8)", fl.Message)
+	require.Equal(t, event+" at step 0 ("+w2+" deliver(1)) of the 1-step input: the model does not allow Execute(w=2, r=1, k=1): not enabled, IsReq(r) is false (microbench.tla:79:8)", fs.Message)
+	require.NotContains(t, fl.Message, "map[")
 }
 
 func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
@@ -98,4 +131,42 @@ func TestModelGuidedCampaignFindsTheBug(t *testing.T) {
 		kinds = append(kinds, b.Kind)
 	}
 	require.Equal(t, []string{"panic"}, kinds)
+}
+
+// A mapped action shows as TLA+: records and tuples in TLA+'s notation,
+// never Go's.
+func TestActionCallIsTLA(t *testing.T) {
+	a := schedule.ModelAction{Name: "HandleAppendRequest", Params: map[string]any{
+		"entries": []any{map[string]any{"term": int64(3), "value": ""}}, "i": int64(2), "success": false}}
+	require.Equal(t, `HandleAppendRequest(entries=<<[term |-> 3, value |-> ""]>>, i=2, success=FALSE)`, guidance.ActionCall(a))
+}
+
+// fixedSim answers every simulation with one result.
+type fixedSim struct{ res *sim.Result }
+
+func (f fixedSim) Simulate(context.Context, *sim.Request) (*sim.Result, error) { return f.res, nil }
+func (f fixedSim) SimulateBatch(_ context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	out := make([]*sim.Result, len(reqs))
+	for i := range out {
+		out[i] = f.res
+	}
+	return out, nil
+}
+
+// A violated model invariant names the event and the step whose action
+// led to the state, as a divergence does, not an action count.
+func TestModelInvariantNamesTheEvent(t *testing.T) {
+	fac, mm := setup(t, microbench.Config{Workers: 2, Tasks: 2})
+	mm.Spec = fac.Spec()
+	mm.Sim = fixedSim{&sim.Result{Keys: []uint64{1, 2}, Violations: []sim.Violation{{Invariant: "Safe", Index: 1}}}}
+	in := &schedule.Input{Steps: []schedule.Step{{Process: 0, Action: schedule.Request, Value: 1}, {Process: 0, Action: schedule.Deliver, Messages: 1}}}
+	ex := &schedule.Execution{Trace: schedule.Trace{{Step: 1, Kind: "start", Node: 2, Peer: -1}}}
+	obs, err := mm.Measure(in, ex)
+	require.NoError(t, err)
+	require.Len(t, obs.Failures, 1)
+	f := obs.Failures[0]
+	require.Equal(t, "model-invariant: Safe", f.Signature)
+	w := fac.Spec().ProcessName(2)
+	require.Equal(t, "model invariant Safe is violated after "+w+" START at step 1 ("+fac.Spec().ProcessName(0)+" deliver(1)) of the 2-step input (Start(p=2))", f.Message)
+	require.Equal(t, 1, f.Step)
 }

@@ -242,6 +242,8 @@ type etcdMap struct {
 	// hb follows the heartbeats that confirm reads and their answers,
 	// to tell the stale answers (raft.tla's readStale).
 	hb hbFlight
+	// cur is the index of the event being mapped.
+	cur int
 }
 
 // Map implements schedule.Mapper.
@@ -255,6 +257,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 		st.role[i] = schedule.RoleFollower
 	}
 	for k := range st.t {
+		st.cur = k
 		if err := st.event(k); err != nil {
 			return nil, err
 		}
@@ -267,8 +270,9 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	return st.out, nil
 }
 
+// add maps event e, the event being mapped (st.cur), to an action.
 func (st *etcdMap) add(e *schedule.Event, name string, params map[string]any) {
-	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step})
+	st.out = append(st.out, schedule.ModelAction{Name: name, Params: params, Step: e.Step, Event: st.cur})
 }
 
 func (st *etcdMap) skip(key string) { st.unmapped[key]++ }

@@ -374,6 +374,19 @@ func TestGoldenActions(t *testing.T) {
 					path, lineDiff(g.want, got, strings.Count(g.head, "\n")+1))
 			}
 
+			// Each action names the event it maps: one of its step, in
+			// trace order; a message handled is its receipt.
+			prev := 0
+			for i, a := range acts {
+				require.True(t, a.Event >= prev && a.Event < len(g.trace), "action %d (%s): event %d of %d, after %d", i, a.Name, a.Event, len(g.trace), prev)
+				e := g.trace[a.Event]
+				require.Equal(t, a.Step, e.Step, "action %d (%s) maps event %d", i, a.Name, a.Event)
+				if strings.HasPrefix(a.Name, "Handle") {
+					require.Equal(t, schedule.EvRecv, e.Kind, "action %d (%s) maps event %d", i, a.Name, a.Event)
+				}
+				prev = a.Event
+			}
+
 			res := replay(t, newSim(t, m.model, m.consts), acts)
 			require.Nil(t, res.Divergence)
 			require.Empty(t, res.Violations)

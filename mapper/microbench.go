@@ -43,8 +43,9 @@ func arg(e *schedule.Event, key string) (int64, bool) {
 func (m *Microbench) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
 	var out []schedule.ModelAction
 	t := ex.Trace
+	cur := 0 // the index of e, the event being mapped
 	add := func(e *schedule.Event, name string, params map[string]any) {
-		out = append(out, schedule.ModelAction{Name: name, Params: params, Step: e.Step})
+		out = append(out, schedule.ModelAction{Name: name, Params: params, Step: e.Step, Event: cur})
 	}
 	need := func(e *schedule.Event, keys ...string) ([]int64, error) {
 		vs := make([]int64, len(keys))
@@ -59,6 +60,7 @@ func (m *Microbench) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.
 	}
 	for i := range t {
 		e := &t[i]
+		cur = i
 		switch {
 		case e.Kind == "start":
 			add(e, "Start", map[string]any{"p": int64(e.Node)})

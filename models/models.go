@@ -99,6 +99,21 @@ func (s Spec) source() (tlc.Spec, error) {
 	return ts, nil
 }
 
+// Source is the text of a model's root module: the file, or the embedded
+// model's source.
+func Source(model string) ([]byte, error) {
+	if fileExists(model) {
+		return os.ReadFile(model)
+	}
+	name := strings.TrimSuffix(filepath.Base(model), ".tla")
+	if model == name || model == name+".tla" {
+		if src, err := files.ReadFile(name + ".tla"); err == nil {
+			return src, nil
+		}
+	}
+	return nil, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %v)", model, Embedded())
+}
+
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()

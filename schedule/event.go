@@ -266,12 +266,7 @@ func DecodeTrace(data []byte) (Trace, error) {
 // each step, then the events it caused, indented.
 func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 	var b strings.Builder
-	name := func(p int) string {
-		if p < 0 {
-			return "client"
-		}
-		return spec.ProcessName(p)
-	}
+	name := spec.actorName
 	width := 6
 	for p := 0; p < spec.Processes; p++ {
 		if n := len(name(p)); n > width {
@@ -327,6 +322,43 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 }
 
 func stepText(s Step) string { return s.Call() }
+
+// actorName names process p, or the client for -1.
+func (spec *SystemSpec) actorName(p int) string {
+	if p < 0 {
+		return "client"
+	}
+	return spec.ProcessName(p)
+}
+
+// EventName names an event in a few words, as a message about it shows
+// it: "n3 <- n1 MsgApp", "n1 -> n2 MsgVote", "n2 CRASH", "n1 ROLE leader".
+func (spec *SystemSpec) EventName(e *Event) string {
+	switch e.Kind {
+	case EvSend:
+		return spec.actorName(e.Node) + " -> " + spec.actorName(e.Peer) + " " + e.Type
+	case EvRecv:
+		return spec.actorName(e.Node) + " <- " + spec.actorName(e.Peer) + " " + e.Type
+	}
+	s := spec.actorName(e.Node) + " " + strings.ToUpper(e.Kind)
+	if e.Type != "" && e.Type != e.Kind {
+		s += " " + e.Type
+	}
+	return s
+}
+
+// StepName names step i of in (from 0, as timelines number them) as a
+// message about it shows it, with the input's length so that a reader
+// knows which input the number counts in (an input and its minimized form
+// number the same step differently): "step 15 (n3 deliver(1)) of the
+// 16-step input".
+func (spec *SystemSpec) StepName(in *Input, i int) string {
+	if in == nil || i < 0 || i >= len(in.Steps) {
+		return "step " + strconv.Itoa(i)
+	}
+	s := in.Steps[i]
+	return fmt.Sprintf("step %d (%s %s) of the %d-step input", i, spec.actorName(s.Process), s.Call(), len(in.Steps))
+}
 
 // label is e.Label with the args that name a process (ProcessArgs) shown
 // by the process's name.

@@ -8,6 +8,11 @@ type ModelAction struct {
 	Name   string         `json:"name"`
 	Params map[string]any `json:"params,omitempty"`
 	Step   int            `json:"-"` // the input step whose events it maps
+	// Event is the index in the execution's trace of the event it maps
+	// (several actions may map one event): messages about the action name
+	// that event, which means the same thing in an input and in its
+	// minimized form, where step and action numbers differ.
+	Event int `json:"-"`
 }
 
 // Mapper turns an adapter's trace into the actions of one model. Mappers

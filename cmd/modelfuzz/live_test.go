@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,14 +98,21 @@ func TestLiveView(t *testing.T) {
 window.addEventListener("load", function () {
   var imgs = Array.prototype.slice.call(document.images);
   var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
-  var d = document.createElement("div"); d.id = "render-check"; d.textContent = ok + "/" + imgs.length;
+  var d = document.createElement("div"); d.id = "render-check";
+  d.textContent = ok + "/" + imgs.length + " " + document.documentElement.scrollWidth + "/" + window.innerWidth;
   document.body.appendChild(d);
 });
 </script></body>`, 1)
 		file := filepath.Join(t.TempDir(), "live.html")
 		require.NoError(t, os.WriteFile(file, []byte(checked), 0o644))
-		dom := runHeadless(t, bin, "--virtual-time-budget=5000", "--dump-dom", "file://"+file)
-		require.Regexp(t, regexp.MustCompile(`<div id="render-check">2/2</div>`), string(dom))
+		// ... and at 1280 pixels the page does not scroll sideways.
+		dom := runHeadless(t, bin, "--window-size=1280,1900", "--virtual-time-budget=5000", "--dump-dom", "file://"+file)
+		m := regexp.MustCompile(`<div id="render-check">(\d+/\d+) (\d+)/(\d+)</div>`).FindStringSubmatch(string(dom))
+		require.NotNil(t, m, "no render check in the DOM:\n%.2000s", dom)
+		require.Equal(t, "2/2", m[1], "figures shown")
+		require.Equal(t, "1280", m[3], "the window's width")
+		width, _ := strconv.Atoi(m[2])
+		require.LessOrEqual(t, width, 1280, "the live page is wider than a 1280-pixel window")
 	}
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))

@@ -239,7 +239,9 @@ func TestSeededRaftBugIsMinimizedAndTriaged(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	var rows []struct {
 		ID             string `json:"id"`
+		Kind           string `json:"kind"`
 		Signature      string `json:"signature"`
+		Message        string `json:"message"`
 		OriginalSteps  int    `json:"original_steps"`
 		MinimizedSteps *int   `json:"minimized_steps"`
 		MinimizeDone   bool   `json:"minimize_done"`
@@ -276,6 +278,25 @@ func TestSeededRaftBugIsMinimizedAndTriaged(t *testing.T) {
 	require.Contains(t, res.stdout, "model raft.tla: ")
 	require.Contains(t, res.stdout, "abstract state(s) visited")
 	require.Contains(t, res.stdout, "index k of the system (its timeline) is index k-1 of the model")
+
+	// A divergence names the event and the step with the length of the
+	// input it counts in, the original's in the stored message and the
+	// reproducer's in its replay; values are TLA+, never Go's.
+	divergences := 0
+	for _, r := range rows {
+		if r.Kind != "divergence" {
+			continue
+		}
+		divergences++
+		require.Regexp(t, `^n\d .+ at step \d+ \(n\d [a-z-]+.*\) of the `+strconv.Itoa(r.OriginalSteps)+`-step input: the model does not allow [A-Za-z]+\(`, r.Message)
+		show := modelfuzz(t, "bugs", "show", "--corpus", dir, r.ID)
+		require.Equal(t, 0, show.code, show.stderr)
+		require.Regexp(t, `FAILURE at step \d+: divergence: n\d .+ at step \d+ \(.+\) of the `+strconv.Itoa(*r.MinimizedSteps)+`-step input: `, show.stdout)
+		require.Contains(t, show.stdout, "DIVERGES at action ")
+		require.NotContains(t, show.stdout, "map[")
+		require.NotContains(t, show.stdout, `{"i":`, "the model's actions as TLA+")
+	}
+	require.NotZero(t, divergences, "the seeded bug makes executions leave the model: %v", sum.Bugs)
 
 	// minimize on the command line continues from the stored result and
 	// writes a replayable input file.

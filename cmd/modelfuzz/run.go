@@ -83,7 +83,20 @@ the summary lists the quantities their guarantees are stated in (events,
 racy events, chains, rounds). In a
 coverage build every strategy also reports lines_covered: the source lines of
 the system under test (the go.etcd.io/raft/v3 packages) its executions
-covered.`,
+covered.
+
+Progress goes to stderr: on a terminal, one status line updated in place
+(iterations, executions per second, corpus, coverage, bugs, queue);
+without a terminal (a pipe, a CI log, TERM=dumb), the same figures as an
+INFO log line, "progress", every 10 seconds. The summary goes to stdout
+(--json: one JSON object); its last line says how many new bugs this
+session found.
+
+Exit status: 0 when the campaign ran, whether or not it found bugs (a
+campaign that found bugs did its job: "modelfuzz bugs" lists them); with
+--fail-on-bug, a session that finds a new bug fails instead, for CI. 1 on
+an error (a corpus that can no longer be written among them); 130 after
+a second Ctrl-C.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
 	}

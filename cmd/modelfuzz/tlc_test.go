@@ -21,5 +21,5 @@ func TestTLCIsMounted(t *testing.T) {
 	res = modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", acts)
 	require.Equal(t, 12, res.code, "a divergence exits as an invariant violated: %s", res.stderr)
 	require.Empty(t, res.stderr)
-	require.Contains(t, res.stdout, "Divergence at action 1 (Execute)")
+	require.Contains(t, res.stdout, "Divergence at action 1 (Execute(")
 }

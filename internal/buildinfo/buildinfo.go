@@ -5,9 +5,14 @@
 package buildinfo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Info is the build's description.
@@ -17,6 +22,11 @@ type Info struct {
 	Time     string // the commit's time
 	Modified bool   // the work tree had changes
 	Go       string // runtime.Version(), with the platform
+	// Binary names a build that recorded no commit (go run, go build
+	// -buildvcs=false, a build outside a checkout): the first 12 hex
+	// digits of the sha256 of this program's file, "" when it has a
+	// commit or the file could not be read.
+	Binary string
 }
 
 // Read returns the build's description.
@@ -39,11 +49,43 @@ func Read() Info {
 			i.Modified = s.Value == "true"
 		}
 	}
+	if i.Commit == "" {
+		i.Binary = BinaryHash()
+	}
 	return i
 }
 
+var binary struct {
+	once sync.Once
+	hash string
+}
+
+// BinaryHash is the first 12 hex digits of the sha256 of this program's
+// file (os.Executable), read once; "" when it cannot be read.
+func BinaryHash() string {
+	binary.once.Do(func() {
+		p, err := os.Executable()
+		if err != nil {
+			return
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return
+		}
+		binary.hash = hex.EncodeToString(h.Sum(nil))[:12]
+	})
+	return binary.hash
+}
+
 // String is the one line of modelfuzz --version, e.g. "modelfuzz (devel)
-// commit 2ecf00a (2026-11-25T03:00:00Z, modified), go1.26.8 linux/amd64".
+// commit 2ecf00a (2026-11-25T03:00:00Z, modified), go1.26.8 linux/amd64";
+// without a commit, "modelfuzz (devel) binary sha256 3f2a9c1e0b7d (no VCS
+// commit recorded: ...), go1.26.8 linux/amd64".
 func (i Info) String() string {
 	s := "modelfuzz " + i.Version
 	if i.Commit != "" {
@@ -57,7 +99,10 @@ func (i Info) String() string {
 			s += " (with uncommitted changes)"
 		}
 	} else {
-		s += " (no VCS commit recorded: make build, or go build -buildvcs=true in a checkout, records it)"
+		if i.Binary != "" {
+			s += " binary sha256 " + i.Binary
+		}
+		s += " (no VCS commit recorded: make build, or go build -buildvcs=true in a checkout, records it; go run never does)"
 	}
 	return s + ", " + i.Go
 }

@@ -106,11 +106,18 @@ func printSimulation(w io.Writer, req *sim.Request, res *sim.Result) {
 		fmt.Fprintf(w, "Error: invariant %s is violated after %d action(s).\n", v.Invariant, v.Index)
 	}
 	if d := res.Divergence; d != nil {
-		fmt.Fprintf(w, "Divergence at action %d (%s): %s", d.Index, d.Action, d.Reason)
+		call := d.Action
+		if d.Call != "" {
+			call = d.Call
+		}
+		fmt.Fprintf(w, "Divergence at action %d (%s): %s", d.Index, call, d.Reason)
 		if d.At != "" {
 			fmt.Fprintf(w, ": %s is false (%s)", d.Conjunct, d.At)
 		}
 		fmt.Fprintln(w)
+		if d.Context != "" {
+			fmt.Fprintf(w, "The false conjunct is part of (%s): %s\n", d.ContextAt, d.Context)
+		}
 	} else {
 		fmt.Fprintf(w, "All %d actions replayed; %d abstract states visited.\n", len(req.Actions), len(res.States))
 	}

@@ -23,7 +23,7 @@ func TestTLCSimulate(t *testing.T) {
 	require.Contains(t, res.stdout, "State 1: <Initial predicate>")
 	require.Contains(t, res.stdout, `State 2: <RecvRegister {"p":1}> (action 1)`, "an action's parameters as a JSON object")
 	require.Contains(t, res.stdout, `/\ registered = [1]`)
-	require.Contains(t, res.stdout, "Divergence at action 2 (Execute): not enabled: IsReq(r) is false (microbench.tla:79:8)")
+	require.Contains(t, res.stdout, "Divergence at action 2 (Execute(w=2, r=1, k=1)): not enabled: IsReq(r) is false (microbench.tla:79:8)")
 	res = modelfuzz(t, "tlc", "simulate", "--model", "microbench.tla", "--json", acts)
 	var r struct {
 		States     []map[string]any `json:"states"`

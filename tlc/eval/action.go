@@ -30,12 +30,10 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 	case *andNode:
 		return c.enumAnd(n.items, env, k)
 	case *orNode:
-		for _, it := range n.items {
-			if err := c.enum(it, env, k); err != nil {
-				return err
-			}
+		if c.probe != nil {
+			return c.enumAlternatives(k, func(k func() error) error { return c.enumOr(n, env, k) })
 		}
-		return nil
+		return c.enumOr(n, env, k)
 	case *eqNode:
 		if p, ok := n.l.(*primeNode); ok && c.lenient && !n.neq {
 			var d *def
@@ -107,16 +105,23 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 			}
 			return chain(items, k)
 		}
+		if c.probe != nil {
+			return c.enumAlternatives(k, func(k func() error) error { return c.enumExists(n, env, k) })
+		}
 		return c.enumExists(n, env, k)
 	case *ifNode:
 		b, err := evalBool(c, env, n.cond)
 		if err != nil {
 			return err
 		}
+		branch := n.els
 		if b {
-			return c.enum(n.then, env, k)
+			branch = n.then
 		}
-		return c.enum(n.els, env, k)
+		if c.probe != nil {
+			return c.enumBranch(branch, env, k)
+		}
+		return c.enum(branch, env, k)
 	case *caseNode:
 		for i, cond := range n.conds {
 			b, err := evalBool(c, env, cond)
@@ -124,10 +129,16 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 				return err
 			}
 			if b {
+				if c.probe != nil {
+					return c.enumBranch(n.bodies[i], env, k)
+				}
 				return c.enum(n.bodies[i], env, k)
 			}
 		}
 		if n.other != nil {
+			if c.probe != nil {
+				return c.enumBranch(n.other, env, k)
+			}
 			return c.enum(n.other, env, k)
 		}
 		return errorf(n.pos, "CASE: no arm applies and there is no OTHER")
@@ -337,14 +348,60 @@ func (c *ctx) enumAnd(items []node, env *Env, k func() error) error {
 		return k()
 	}
 	if p := c.probe; p != nil {
+		p.level++
 		p.reached(items[0])
-		return c.enum(items[0], env, func() error {
+		err := c.enum(items[0], env, func() error {
+			p.level--
 			p.passed++
-			defer func() { p.passed-- }()
+			defer func() { p.passed--; p.level++ }()
 			return c.enumAnd(items[1:], env, k)
 		})
+		p.level--
+		return err
 	}
 	return c.enum(items[0], env, func() error { return c.enumAnd(items[1:], env, k) })
+}
+
+func (c *ctx) enumOr(n *orNode, env *Env, k func() error) error {
+	for _, it := range n.items {
+		if err := c.enum(it, env, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// enumBranch enumerates, under a probe, the branch of an IF or a CASE
+// that applies: the branch is reached one level below the IF, since what
+// keeps an action from being enabled is inside it, not the IF as a whole.
+func (c *ctx) enumBranch(n node, env *Env, k func() error) error {
+	p := c.probe
+	p.level++
+	p.reached(n)
+	err := c.enum(n, env, func() error {
+		p.level--
+		defer func() { p.level++ }()
+		return k()
+	})
+	p.level--
+	return err
+}
+
+// enumAlternatives runs enum, the enumeration of a disjunction or an \E,
+// with continuation k, under a probe: a conjunct of one alternative is
+// not taken for the false one of the whole until a conjunct of it held;
+// before that, the disjunction as a whole is what is false.
+func (c *ctx) enumAlternatives(k func() error, enum func(k func() error) error) error {
+	p := c.probe
+	p.alts = append(p.alts, p.passed)
+	err := enum(func() error {
+		top := p.alts[len(p.alts)-1]
+		p.alts = p.alts[:len(p.alts)-1]
+		defer func() { p.alts = append(p.alts, top) }()
+		return k()
+	})
+	p.alts = p.alts[:len(p.alts)-1]
+	return err
 }
 
 func chain(items []func(k func() error) error, k func() error) error {

@@ -27,6 +27,10 @@ type ActionProbe struct {
 	// was false, or the last one reached).
 	Progress int
 	Stuck    syntax.Pos
+	// Innermost (ProbeAction only) is the false conjunct inside Stuck
+	// when Stuck is not one by itself: in the branch of an IF or a CASE
+	// that applied, or in a conjunction nested in a conjunct.
+	Innermost syntax.Pos
 }
 
 // probe collects ActionProbes; it is attached to a ctx only for
@@ -42,6 +46,15 @@ type probe struct {
 	top                 *probeFrame
 	deep                syntax.Pos
 	deepBest, deepDepth int
+	// inner is the conjunct reached last at the furthest progress, the
+	// most deeply nested (level counts the conjunctions and IF/CASE
+	// branches being entered on the current path, calls aside).
+	level                int
+	inner                syntax.Pos
+	innerBest, innerNest int
+	// alts holds, for each disjunction or \E being enumerated, the
+	// conjuncts passed when it was entered.
+	alts []int
 }
 
 type probeFrame struct {
@@ -61,6 +74,11 @@ func (p *probe) reached(n node) {
 		d := p.passed - p.top.base
 		if d > p.deepBest || d == p.deepBest && len(p.stack) > p.deepDepth || p.deep.Line == 0 {
 			p.deep, p.deepBest, p.deepDepth = n.position(), d, len(p.stack)
+		}
+		nest := p.level + len(p.stack)
+		inAlt := len(p.alts) > 0 && p.alts[len(p.alts)-1] == p.passed
+		if d > p.innerBest || d == p.innerBest && nest > p.innerNest && !inAlt || p.inner.Line == 0 {
+			p.inner, p.innerBest, p.innerNest = n.position(), d, nest
 		}
 	}
 	for _, f := range p.stack {
@@ -126,8 +144,9 @@ func (ev *Evaluator) ProbeNext(s []value.Value) ([]ActionProbe, int, error) {
 // ProbeAction enumerates the successors of s by action operator name
 // with args, as ActionSuccessors does, and reports how far it got: for an
 // action that is not enabled, Stuck is the conjunct that was false (inside
-// the action operators it calls, when one of theirs was) and Progress how
-// many conjuncts held before it. n is the number of successors.
+// the action operators it calls, when one of theirs was), Innermost the
+// false conjunct inside it, and Progress how many conjuncts held before
+// it. n is the number of successors.
 func (ev *Evaluator) ProbeAction(name string, args, s []value.Value) (ap ActionProbe, n int, err error) {
 	d := ev.m.root.lookup(name)
 	if d == nil || d.kind != dkOp {
@@ -153,6 +172,7 @@ func (ev *Evaluator) ProbeAction(name string, args, s []value.Value) (ap ActionP
 	if p.deep.Line != 0 {
 		ap.Stuck = p.deep
 	}
+	ap.Innermost = p.inner
 	return ap, n, err
 }
 

@@ -317,6 +317,16 @@ func appendResult(dst []byte, res *sim.Result) []byte {
 			dst = append(dst, `,"at":`...)
 			dst = appendString(dst, d.At)
 		}
+		if d.Context != "" || d.ContextAt != "" {
+			dst = append(dst, `,"context":`...)
+			dst = appendString(dst, d.Context)
+			dst = append(dst, `,"context_at":`...)
+			dst = appendString(dst, d.ContextAt)
+		}
+		if d.Call != "" {
+			dst = append(dst, `,"call":`...)
+			dst = appendString(dst, d.Call)
+		}
 		dst = append(dst, '}')
 	} else {
 		dst = append(dst, "null"...)
@@ -408,6 +418,12 @@ func resultFrom(r gjson.Result) (*sim.Result, bool) {
 						d.Conjunct = x.Str
 					case "at":
 						d.At = x.Str
+					case "context":
+						d.Context = x.Str
+					case "context_at":
+						d.ContextAt = x.Str
+					case "call":
+						d.Call = x.Str
 					}
 					return true
 				})

@@ -74,7 +74,7 @@ func TestSimulateDiverges(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.NotNil(t, res.Divergence)
-	assert.Equal(t, sim.Divergence{Index: 1, Action: "RecvRegister", Reason: "not enabled", Conjunct: "p \\in (started \\ registered)", At: "microbench.tla:54:10"}, *res.Divergence)
+	assert.Equal(t, sim.Divergence{Index: 1, Action: "RecvRegister", Reason: "not enabled", Conjunct: "p \\in (started \\ registered)", At: "microbench.tla:54:10", Call: "RecvRegister(p=2)"}, *res.Divergence)
 	require.NotEmpty(t, res.States)
 	assert.Nil(t, res.States[0].State, "include_states false")
 	require.Len(t, res.Keys, len(res.States))

@@ -17,10 +17,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
+	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
@@ -49,6 +51,9 @@ type Request struct {
 	// diverges in most executions would leave it blind), while the
 	// divergence reported is still the first.
 	Resync bool `json:"resync,omitempty"`
+	// Text, in process only, also gives each state's variables as TLA+
+	// text (State.Text), as TLC prints values.
+	Text bool `json:"-"`
 }
 
 // State is one visited abstract state.
@@ -58,6 +63,8 @@ type State struct {
 	// Index is how many actions had been applied when it was reached
 	// (0: the initial state).
 	Index int `json:"index"`
+	// Text holds the variables' values as TLA+ (Request.Text).
+	Text map[string]string `json:"-"`
 }
 
 // Divergence is where the actions stop matching the model.
@@ -66,10 +73,21 @@ type Divergence struct {
 	Action string `json:"action"`
 	Reason string `json:"reason"`
 	// For an action that is not enabled: the conjunct of its body (or of
-	// an operator it calls) that is false, its source and its position
+	// an operator it calls, or of the branch of an IF or CASE in it that
+	// applied) that is false, its source and its position
 	// ("raft.tla:120:9").
 	Conjunct string `json:"conjunct,omitempty"`
 	At       string `json:"at,omitempty"`
+	// Context is the conjunct of the action's body (or of an operator it
+	// calls) that holds Conjunct, when Conjunct is nested in it (an IF
+	// whose branch failed), and ContextAt its position; for people who
+	// want the whole condition, not for telling bugs apart.
+	Context   string `json:"context,omitempty"`
+	ContextAt string `json:"context_at,omitempty"`
+	// Call is the action with its parameters as the model received them,
+	// in the operator's order and TLA+'s notation:
+	// HandleAppendRequest(i=2, j=1, entries=<<[term |-> 3, value |-> ""]>>).
+	Call string `json:"call,omitempty"`
 }
 
 // Violation is an invariant false in a visited state.
@@ -276,6 +294,12 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 				return err
 			}
 		}
+		if req.Text {
+			out.Text = make(map[string]string, len(st))
+			for i, v := range st {
+				out.Text[s.m.Vars[i]] = v.String()
+			}
+		}
 		res.States = append(res.States, out)
 		return nil
 	}
@@ -473,12 +497,63 @@ func (s *Simulator) explain(ev *eval.Evaluator, cur []value.Value, a *Action, d 
 		}
 		args[i] = v
 	}
+	d.Call = callText(a.Name, ai.Params, args)
 	ap, n, err := ev.ProbeAction(a.Name, args, cur)
 	if err != nil || n > 0 || ap.Stuck.Line == 0 {
 		return
 	}
-	d.At = filepath.Base(ap.Stuck.File) + ":" + strconv.Itoa(ap.Stuck.Line) + ":" + strconv.Itoa(ap.Stuck.Col)
-	d.Conjunct = s.m.ExprText(ap.Stuck)
+	at := ap.Stuck
+	if ap.Innermost.Line != 0 && ap.Innermost != ap.Stuck {
+		if text := s.m.ExprText(ap.Innermost); text != "" {
+			d.Context, d.ContextAt = s.m.ExprText(ap.Stuck), posText(ap.Stuck)
+			at = ap.Innermost
+		}
+	}
+	d.At, d.Conjunct = posText(at), s.m.ExprText(at)
+}
+
+// CallText shows action a as the model takes it: its operator with the
+// parameters in the operator's order, as TLA+ values (TLC's notation),
+// e.g. HandleAppendRequest(i=2, j=1, entries=<<[term |-> 3, value |-> ""]>>).
+// An action the model does not have, or cannot take, is an error.
+func (s *Simulator) CallText(a Action) (string, error) {
+	ai, ok := s.actions[a.Name]
+	if !ok {
+		if ai, ok = s.m.Action(a.Name); !ok {
+			return "", fmt.Errorf("the model has no action %q", a.Name)
+		}
+	}
+	args := make([]value.Value, len(ai.Params))
+	for i, p := range ai.Params {
+		x, ok := a.Params[p]
+		if !ok {
+			return "", fmt.Errorf("%s: missing parameter %s", a.Name, p)
+		}
+		v, err := value.FromJSONValue(x, s.mvs)
+		if err != nil {
+			return "", fmt.Errorf("%s: parameter %s: %v", a.Name, p, err)
+		}
+		args[i] = v
+	}
+	return callText(a.Name, ai.Params, args), nil
+}
+
+func callText(name string, params []string, args []value.Value) string {
+	var b strings.Builder
+	b.WriteString(name + "(")
+	for i, p := range params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p + "=" + args[i].String())
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// posText is a position as messages show it: "raft.tla:120:9".
+func posText(p syntax.Pos) string {
+	return filepath.Base(p.File) + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
 }
 
 func (s *Simulator) stateJSON(st []value.Value) (map[string]json.RawMessage, error) {

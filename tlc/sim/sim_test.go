@@ -218,5 +218,85 @@ func TestDivergenceNamesTheFalseConjunct(t *testing.T) {
 		require.Equal(t, "not enabled", res.Divergence.Reason)
 		require.Equal(t, tc.conjunct, res.Divergence.Conjunct)
 		require.Equal(t, tc.at, res.Divergence.At)
+		require.Empty(t, res.Divergence.Context, "a conjunct of the body or of a call is its own context")
+	}
+}
+
+const appendSpec = `---- MODULE Append ----
+EXTENDS Naturals, Sequences
+VARIABLES log, commit
+Init == log = <<>> /\ commit = 0
+Append(entries, ok) ==
+    /\ IF commit > 0
+          THEN /\ ok
+               /\ UNCHANGED <<log, commit>>
+          ELSE /\ \A k \in 1..Len(entries) : entries[k].term > 0
+               /\ log' = log \o entries
+               /\ commit' = Len(log')
+Bump(t) == LET ok == \/ t > 5
+                     \/ t = 5 /\ commit > 1
+           IN /\ ok
+              /\ commit' = commit + 1
+              /\ UNCHANGED log
+Next == Append(<<>>, TRUE) \/ Bump(6)
+====
+`
+
+// A conjunct that fails inside the branch of an IF is the one named; the
+// IF is its context.
+// The action is shown with its parameters as TLA+ values.
+func TestDivergenceNamesTheConjunctInsideAnIf(t *testing.T) {
+	mods, err := syntax.ParseSource("Append.tla", []byte(appendSpec))
+	require.NoError(t, err)
+	ld := syntax.NewLoader()
+	ld.Add(mods...)
+	c, err := cfg.Parse("Append.cfg", []byte("INIT Init\nNEXT Next\n"))
+	require.NoError(t, err)
+	m, err := eval.Build(ld, mods[0], c)
+	require.NoError(t, err)
+	s, err := New(m, 16)
+	require.NoError(t, err)
+	entry := func(term int) map[string]any { return map[string]any{"term": term, "value": ""} }
+	app := func(ok bool, ents ...map[string]any) Action {
+		e := []any{}
+		for _, x := range ents {
+			e = append(e, x)
+		}
+		return Action{Name: "Append", Params: map[string]any{"entries": e, "ok": ok}}
+	}
+	res, err := s.Simulate(&Request{Actions: []Action{app(true, entry(1)), app(false)}})
+	require.NoError(t, err)
+	require.NotNil(t, res.Divergence)
+	d := res.Divergence
+	require.Equal(t, 1, d.Index)
+	require.Equal(t, "ok", d.Conjunct)
+	require.Equal(t, "Append.tla:7:19", d.At)
+	require.Contains(t, d.Context, "IF (commit > 0) THEN")
+	require.Equal(t, "Append.tla:6:8", d.ContextAt)
+	require.Equal(t, "Append(entries=<<>>, ok=FALSE)", d.Call)
+
+	res, err = s.Simulate(&Request{Actions: []Action{app(true, entry(1), entry(0))}})
+	require.NoError(t, err)
+	d = res.Divergence
+	require.NotNil(t, d)
+	require.Equal(t, `\A k \in (1 .. Len(entries)) : (entries[k].term > 0)`, d.Conjunct)
+	require.Equal(t, "Append.tla:9:19", d.At)
+	require.Equal(t, `Append(entries=<<[term |-> 1, value |-> ""], [term |-> 0, value |-> ""]>>, ok=TRUE)`, d.Call)
+
+	// A disjunction none of whose sides holds is what is false, not the
+	// first conjunct of its last side; a side that got further is.
+	bump := func(t int) Action { return Action{Name: "Bump", Params: map[string]any{"t": t}} }
+	for _, tc := range []struct {
+		acts         []Action
+		conjunct, at string
+	}{
+		{[]Action{bump(4)}, "ok", "Append.tla:14:18"},
+		{[]Action{bump(5)}, "commit > 1", "Append.tla:13:41"},
+	} {
+		res, err := s.Simulate(&Request{Actions: tc.acts})
+		require.NoError(t, err)
+		require.NotNil(t, res.Divergence)
+		require.Equal(t, tc.conjunct, res.Divergence.Conjunct)
+		require.Equal(t, tc.at, res.Divergence.At)
 	}
 }
