@@ -137,6 +137,26 @@ SnapshotTakenAsDone ==
            \/ HasMsg(l) /\ logline.event.msg.from = e.nid
 
 -----------------------------------------------------------------------------
+(* snapshot-answer-subtype: a follower that takes the spec's MsgSnap (one    *)
+(* with no commit index yet) answers with the subtype of the request        *)
+(* (AppendEntriesAlreadyDone: msubtype |-> m.msubtype, "snapshot"), while   *)
+(* the trace spec reads every MsgAppResp as an "app" answer                 *)
+(* (RaftMsgSubtype): the leader's receipt of the library's answer never    *)
+(* matches. The witness: the spec holds an answer that is the library's but *)
+(* for its subtype "snapshot".                                              *)
+SnapshotAnswerSubtype ==
+    /\ logline.event.name = "ReceiveAppendEntriesResponse"
+    /\ logline.event.msg.type = "MsgAppResp"
+    /\ \E m \in DOMAIN messages :
+          /\ m.mtype = AppendEntriesResponse
+          /\ m.msubtype = "snapshot"
+          /\ m.msource = logline.event.msg.from
+          /\ m.mdest = logline.event.msg.to
+          /\ m.mterm = logline.event.msg.term
+          /\ m.msuccess = ~logline.event.msg.reject
+          /\ m.mmatchIndex = logline.event.msg.index
+
+-----------------------------------------------------------------------------
 (* snapshot-excludes-receiver: a node does not install a snapshot whose    *)
 (* configuration does not contain it (raft.go restore), and answers with   *)
 (* its commit index: a leader whose latest snapshot predates the           *)
