@@ -73,6 +73,9 @@ type TraceValidator struct {
 	m    *Model
 	env  map[string]string
 	pool sync.Pool // *eval.Evaluator, quiet
+	// decs are JSON decoders, which keep the record shapes of the lines
+	// they decoded: the next trace's lines have the same.
+	decs sync.Pool // *stdlib.JSONDecoder
 }
 
 // TraceOptions configure a validation (see check.FollowOptions): Visit
@@ -112,6 +115,7 @@ func NewTraceValidator(t TraceSpec) (*TraceValidator, error) {
 		ev.Quiet() // the spec's progress lines
 		return ev
 	}
+	v.decs.New = func() any { return stdlib.NewJSONDecoder() }
 	return v, nil
 }
 
@@ -130,7 +134,7 @@ type Trace struct {
 
 // NewTrace starts a trace with no event.
 func (v *TraceValidator) NewTrace() *Trace {
-	return &Trace{v: v, dec: stdlib.NewJSONDecoder()}
+	return &Trace{v: v}
 }
 
 // Add adds the next line of the trace: one JSON value, as a line of the
@@ -144,6 +148,9 @@ func (t *Trace) Add(line []byte) error {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return nil
+	}
+	if t.dec == nil {
+		t.dec = t.v.decs.Get().(*stdlib.JSONDecoder)
 	}
 	ev, err := t.dec.Decode(line)
 	if err != nil {
@@ -161,6 +168,10 @@ func (t *Trace) Len() int { return len(t.events) }
 // (or that cannot be evaluated on it) is an outcome, as in TLC, with its
 // exit code: Check.Result "assumption", ExitCode 10.
 func (t *Trace) Validate(opt TraceOptions) (*TraceResult, error) {
+	if t.dec != nil {
+		t.v.decs.Put(t.dec)
+		t.dec = nil
+	}
 	ev := t.v.pool.Get().(*eval.Evaluator)
 	defer t.v.pool.Put(ev)
 	err := ev.Bind(eval.Input{Env: t.v.env, NDJSON: map[string][]value.Value{MemoryTrace: t.events}})

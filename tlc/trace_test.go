@@ -55,6 +55,10 @@ var recorded = []struct {
 	// LeaderCompletenessInv is false after event 169 (TLC's trace stops
 	// at the state with l = 170).
 	{"leader-completeness-inv.ndjson", false, 169, "invariant", ""},
+	// LeaderCompletenessInv cannot be evaluated after event 271: it
+	// applies a stale leader's log beyond its end (TLC: "Evaluating
+	// invariant LeaderCompletenessInv failed", exit 76, at l = 272).
+	{"leader-completeness-inv-undefined.ndjson", false, 271, "error", ""},
 }
 
 func readLines(t testing.TB, path string) [][]byte {
@@ -122,6 +126,15 @@ func TestTraceValidatorAgreesWithTheChecker(t *testing.T) {
 				require.NotEmpty(t, got.Probes)
 				p := got.Probes[0].Stuck
 				assert.Equal(t, rc.stuckAt, fmt.Sprintf("%s:%d", filepath.Base(p.File), p.Line))
+			}
+			// TLC's TraceMatched stops where the trace is not matched,
+			// at the state whose event the spec refuses.
+			switch {
+			case rc.matched || rc.result != "success":
+				assert.Nil(t, got.QueueStop)
+			default:
+				require.NotEmpty(t, got.QueueStop)
+				assert.Equal(t, fmt.Sprint(rc.consumed+1), valueOf(got.QueueStop[len(got.QueueStop)-1], "l"))
 			}
 			if rc.result == "invariant" {
 				assert.Equal(t, "LeaderCompletenessInv", got.Check.Invariant)

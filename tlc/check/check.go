@@ -354,15 +354,17 @@ func (c *checker) evalFailureCode(err error, id uint64, what string, code int) {
 func (c *checker) checkInvariants(ev *eval.Evaluator, s []value.Value, id uint64, depth int) bool {
 	for i, inv := range c.m.Invariants {
 		ok, err := ev.Invariant(i, s)
+		if err != nil || !ok {
+			// The state is on level depth of the search, as in TLC,
+			// which records a new state before checking it.
+			for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
+			}
+		}
 		if err != nil {
 			c.evalFailureCode(err, id, "evaluating invariant "+inv.Name, ExitSafetyEval)
 			return false
 		}
 		if !ok {
-			// The violating state is on level depth of the search, as in
-			// TLC, which records a new state before checking it.
-			for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
-			}
 			res := &Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
 				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name)}
 			if c.opt.Continue {

@@ -43,7 +43,7 @@ func FollowTrace(ev *eval.Evaluator, ts TraceSpec, opt FollowOptions) (*TraceRes
 	if !ok || !logf.IsSeq() && logf.Len() > 0 {
 		return nil, fmt.Errorf("%s is not a sequence of events", ts.Log)
 	}
-	f := &follower{ev: ev, m: m, opt: opt, idx: idx, seen: map[uint64]struct{}{}, best: -1}
+	f := &follower{ev: ev, m: m, opt: opt, idx: idx, seen: map[uint64]struct{}{}, best: -1, queueStop: -1}
 	f.tr = &TraceResult{Log: logf.Values(), Check: &Result{}}
 	f.run()
 	f.finish(start)
@@ -85,6 +85,9 @@ type follower struct {
 	// whether it stopped.
 	stopAt  int
 	stopped bool
+	// queueStop is the first state at which TLC's TraceMatched fails
+	// (-1: none; see TraceResult.QueueStop).
+	queueStop int
 }
 
 type followed struct {
@@ -223,9 +226,18 @@ func (f *follower) run() {
 	if err != nil && err != errStop {
 		f.evalStop(err, -1, nil, "computing the initial states", ExitFailure)
 	}
+	n := int64(len(f.tr.Log))
+	// TLC queues the initial states one by one and evaluates TraceMatched
+	// on each as it is queued: from the second on, two are queued.
+	queuedAtStart := map[int]bool{}
+	for i, id := range level {
+		if i > 0 && f.lOf(id) <= n {
+			queuedAtStart[id] = true
+		}
+	}
 	for depth := 1; len(level) > 0 && !f.stopped; depth++ {
 		var next []int
-		for _, id := range level {
+		for i, id := range level {
 			any := false
 			// TLCGet("level") is the state's level in Next, its
 			// successor's in the successor's constraints and invariants.
@@ -254,9 +266,23 @@ func (f *follower) run() {
 				f.stop(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached."}, id, nil)
 				return
 			}
+			// TLC evaluates TraceMatched on the state's stuttering step
+			// once its successors are queued: the states after it in this
+			// level and the new ones of the next.
+			if queued := len(level) - i - 1 + len(next); f.queueStop < 0 && f.lOf(id) <= n && (queued != 1 || queuedAtStart[id]) {
+				f.queueStop = id
+			}
 		}
 		level = next
 	}
+}
+
+// lOf is the event index of state id (0 when it is not an integer).
+func (f *follower) lOf(id int) int64 {
+	if l, ok := f.states[id].vals[f.idx].(value.Int); ok {
+		return int64(l)
+	}
+	return 0
 }
 
 // finish fills in the outcome.
@@ -280,6 +306,9 @@ func (f *follower) finish(start time.Time) {
 	tr.Matched = !f.stopped && f.best >= n+1
 	if f.stopped && len(res.Trace) > 0 {
 		tr.Stuck, tr.Reaching = res.Trace, 1
+	}
+	if f.queueStop >= 0 {
+		tr.QueueStop = f.path(f.queueStop)
 	}
 	if !tr.Matched && !f.stopped && f.best >= 0 {
 		tr.Stuck, tr.Reaching = f.path(f.bestAt), f.reaching

@@ -50,6 +50,15 @@ type TraceResult struct {
 	Probes     []eval.ActionProbe
 	Successors int
 	ProbeError error
+	// QueueStop is where TLC's TraceMatched stops the search (FollowTrace
+	// only; nil when it does not): the tlaplus trace validation idiom
+	// [](l <= Len(TraceLog) => [](TLCGet("queue") = 1 \/ l > Len(TraceLog)))
+	// fails at the first state TLC expands, short of the log's end, with
+	// nothing queued after it (the trace is not matched there), or with
+	// more than one state queued: when two behaviours are followed at
+	// once, TLC (and validate.sh) fails a trace that a behaviour matches
+	// (see safety.go). It leads from an initial state to that state.
+	QueueStop []State
 }
 
 // ValidateTrace checks whether the spec of m consumes its whole log.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,11 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 		}
 		prepared[i] = tf
 	}
+	// As the model checker does: following the spec allocates many
+	// short-lived values and keeps few, and collecting less often is a
+	// quarter of the CPU time (the module's example: 1.33 s of CPU at
+	// the default, 0.9 s at 400).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	// The spec is loaded once; each trace is handed to it in memory.
 	v, err := tlc.NewTraceValidator(tlc.TraceSpec{Spec: spec, Config: config})
 	if err != nil {
@@ -230,6 +236,15 @@ func validateOne(w io.Writer, v *tlc.TraceValidator, tf *traceFile) (int, error)
 	}
 	res := tr.Check
 	lines := eventLines(tf, tr.Log)
+	if tr.Matched && tr.QueueStop != nil {
+		// A behaviour consumes the trace, but TLC follows two at once
+		// somewhere, which its TraceMatched fails (validate.sh: FAIL).
+		last := tr.QueueStop[len(tr.QueueStop)-1]
+		fmt.Fprintf(w, "%s: NOT matched as TLC checks it: a behaviour consumes the %d events, but at %s more than one behaviour is followed, which TLC's TraceMatched (TLCGet(\"queue\") = 1) fails (%d distinct states, %d generated, %s)\n",
+			tf.name, len(tr.Log), stateVar(last, "l", "the state"), res.Distinct, res.Generated, res.Duration.Round(time.Millisecond))
+		printStateLines(w, "  ", last)
+		return exitNotMatched, nil
+	}
 	if tr.Matched {
 		fmt.Fprintf(w, "%s: matched: %d events, %d distinct states (%d generated), %s\n",
 			tf.name, len(tr.Log), res.Distinct, res.Generated, res.Duration.Round(time.Millisecond))
@@ -336,6 +351,16 @@ func sourceLine(file string, line int) string {
 		return ": " + t
 	}
 	return ""
+}
+
+// stateVar names state st by its variable name ("l = 3"), or is def.
+func stateVar(st check.State, name, def string) string {
+	for i, v := range st.Vars {
+		if v == name {
+			return fmt.Sprintf("the state with %s = %s", name, st.Values[i])
+		}
+	}
+	return def
 }
 
 func printStateLines(w io.Writer, indent string, st check.State) {
