@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc"
+	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
 
@@ -214,6 +216,15 @@ func specFailure(ex *schedule.Execution, v *SpecValidation) (*schedule.Failure, 
 				Message: fmt.Sprintf("invariant %s of the spec is violated after event %d of the library's trace", res.Invariant, tr.Consumed),
 				Step:    stepOf(tr.Consumed)},
 			Disagreement{Kind: schedule.FailureModelInvariant, Invariant: res.Invariant, Line: eventLine(ex, tr.Consumed)}
+	case res.ExitCode == check.ExitSafetyEval && invariantEval.MatchString(res.Error):
+		// An invariant that cannot be evaluated in a state the trace
+		// reached is that invariant's failure (TLC's exit 76), not a
+		// divergence of the trace.
+		inv := invariantEval.FindStringSubmatch(res.Error)[1]
+		return &schedule.Failure{Kind: schedule.FailureModelInvariant, Signature: "model-invariant: " + inv + " cannot be evaluated",
+				Message: fmt.Sprintf("invariant %s of the spec cannot be evaluated after event %d of the library's trace: %s", inv, tr.Consumed, firstLine(res.Error)),
+				Step:    stepOf(tr.Consumed), Detail: res.Error},
+			Disagreement{Kind: schedule.FailureModelInvariant, Invariant: inv, Line: eventLine(ex, tr.Consumed)}
 	case res.ExitCode != tlc.ExitSuccess:
 		return &schedule.Failure{Kind: schedule.FailureSpecDivergence, Signature: string(schedule.FailureSpecDivergence) + ": evaluation error: " + schedule.BlankNumbers(firstLine(res.Error)),
 			Message: fmt.Sprintf("validating the library's trace stopped after event %d: %s", tr.Consumed, firstLine(res.Error)),
@@ -259,6 +270,9 @@ func specFailure(ex *schedule.Execution, v *SpecValidation) (*schedule.Failure, 
 	f.Detail = det.String()
 	return f, d
 }
+
+// invariantEval finds the invariant an evaluation error names.
+var invariantEval = regexp.MustCompile(`(?i)evaluating invariant (\w+)`)
 
 // eventLine decodes event k (from 1) of an execution's own trace (nil: no
 // such event).

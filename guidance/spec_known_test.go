@@ -44,6 +44,11 @@ var knownCases = []knownCase{
 		signature: `spec-divergence: SendAppendEntriesRequest MsgApp at Traceetcdraft.tla:158 (m.msubtype /= "snapshot" => m.mcommitIndex = logline.event.msg.commit)`, step: 12},
 	{file: "etcdraft-leader-completeness.json", known: "leader-completeness-stale-leader",
 		signature: "model-invariant: LeaderCompletenessInv", step: 12},
+	// The same flaw where a stale leader's log is shorter than the
+	// committed prefix: log[l][idx] is undefined, and TLC cannot evaluate
+	// the invariant (exit 76).
+	{file: "known/leader-completeness-undefined.json", known: "leader-completeness-stale-leader", config: func(c *etcdraft.Config) { c.SnapshotEvery = 3 },
+		signature: "model-invariant: LeaderCompletenessInv cannot be evaluated", step: 14},
 	{file: "known/stale-term-append-response.json", known: "stale-term-append-response", config: func(c *etcdraft.Config) { c.CheckQuorum = true },
 		signature: "spec-divergence: ReceiveAppendEntriesResponse MsgAppResp at Traceetcdraft.tla:170 (m.msuccess = ~logline.event.msg.reject)", step: 6},
 	{file: "known/snapshot-taken-as-done.json", known: "snapshot-taken-as-done", config: func(c *etcdraft.Config) { c.SnapshotEvery = 3 },
