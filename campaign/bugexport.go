@@ -174,7 +174,8 @@ func (e *BugExport) Files(dir string) map[string][]byte {
 			"spec (%s, %s), in the format their tla/validate.sh reads.\n"+
 			"Check it with validate.sh (it downloads tla2tools.jar and CommunityModules-deps.jar and\n"+
 			"sorts the trace file in place; the spec's folder is copied, the module cache is read-only):\n\n    %s\n\n"+
-			"or with TLC directly, the two jars in the current directory:\n\n    %s\n\n"+
+			"or with TLC directly, the two jars in the current directory (TLC writes states/ and\n"+
+			"*_TTrace_* files beside the spec, so it runs in a copy of the spec's folder too):\n\n    %s\n\n"+
 			"or with modelfuzz's engine:\n\n    %s\n",
 			e.SpecEvents, v.Spec, v.Config, v.ValidateSh, v.TLC, v.Modelfuzz)
 	}

@@ -105,9 +105,10 @@ func StatsTable(recs []*record.StatsRecord, asJSON bool) ([]byte, error) {
 	return w.Bytes(), nil
 }
 
-// LookupRecord finds a stored input (by its number) or bug (B1, ...).
+// LookupRecord finds a stored input (by its number) or bug (B1, ...; K1,
+// ... for a known disagreement).
 func LookupRecord(st *corpus.Store, id string) (any, error) {
-	if strings.HasPrefix(id, "B") {
+	if IsBugID(id) {
 		return st.Bug(id)
 	}
 	n, err := strconv.ParseUint(id, 10, 64)

@@ -149,7 +149,7 @@ func (e *Env) loadModel() error {
 		return nil
 	}
 	if e.System.TraceSpec != nil {
-		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(e.Settings.Model), e.Settings.ModelConfig)
+		sm, err := newSpecMeasure(e.Settings.Model, e.Settings.ModelConfig, nil, hclog.NewNullLogger())
 		if err != nil {
 			return fmt.Errorf("the campaign's %v", err)
 		}
@@ -186,13 +186,17 @@ func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
 	return fuzzer.NewChecker(e.System, measures, timeout), nil
 }
 
+// IsBugID reports whether an argument names a bug record: a bug (B1) or a
+// known disagreement (K1).
+func IsBugID(arg string) bool { return strings.HasPrefix(arg, "B") || strings.HasPrefix(arg, "K") }
+
 // ResolveInput finds the input an argument names: a JSON file, an input
 // id or a bug id of the campaign (its minimized input unless original).
 // It also says what it found, e.g. "bug B1 (minimized)".
 func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, error) {
 	if !isID(arg) || fileExists(arg) {
 		if !fileExists(arg) {
-			return nil, "", fmt.Errorf("no input file %q, and not an input id (12) or a bug id (B1)", arg)
+			return nil, "", fmt.Errorf("no input file %q, and not an input id (12), a bug id (B1) or a known disagreement (K1)", arg)
 		}
 		in, _, err := schedule.ReadInputFile(arg)
 		if err != nil {
@@ -200,7 +204,7 @@ func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, 
 		}
 		return in, arg, nil
 	}
-	if strings.HasPrefix(arg, "B") {
+	if IsBugID(arg) {
 		bug, err := e.Store.Bug(arg)
 		if err != nil {
 			return nil, "", err
@@ -519,7 +523,7 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 		env.Close()
 		return nil, err
 	}
-	if strings.HasPrefix(arg, "B") {
+	if IsBugID(arg) {
 		if b, err := env.Store.Bug(arg); err == nil {
 			t.Signature = b.Signature
 		}

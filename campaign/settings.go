@@ -75,6 +75,9 @@ type Session struct {
 	// MemProfile, when set, receives a heap profile at the largest heap a
 	// stats snapshot saw, and when the campaign ends.
 	MemProfile string
+	// KnownFiles are known-disagreements files of the trace spec, besides
+	// the ones shipped and the one beside the spec (docs/known.md).
+	KnownFiles []string
 }
 
 // EngineSettings say where the model engine runs.
@@ -100,6 +103,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Waypoints, "waypoints", "", "negrl, bonusmaxrl, waypointrl, walk: a module of TLA+ predicates over the model's variables, FILE.tla[:DEF] (DEF, default Waypoints, a definition whose value is a tuple of them): the sequence waypointrl learns to pass and every learning strategy counts the episodes that pass (needs --model)")
 	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
+	fs.StringArrayVar(&s.KnownFiles, "known", nil, "with a trace spec (--model etcdraft.tla): a file of known disagreements of the spec with the system, besides the shipped ones and SPEC.known.json beside the spec (docs/known.md); repeatable")
 	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
 	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
 	fs.StringVar(&s.CorpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
@@ -123,7 +127,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.StopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
 	fs.IntVar(&s.Pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
 	fs.IntVar(&s.Parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
-	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit)")
+	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit; default 1m with --model etcdraft.tla)")
 	fs.DurationVar(&s.StatsEvery, "stats-every", 10*time.Second, "store a stats snapshot in the corpus this often (coverage over time)")
 	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
@@ -325,6 +329,13 @@ func (s *Settings) chooseSystem(given func(string) bool) error {
 			// (traceReceiveMessage): executions wait far more than they
 			// compute, so more of them overlap.
 			s.Parallel = 8 * runtime.NumCPU()
+		}
+		if !given("exec-timeout") {
+			// For the same reason an execution takes far longer than its
+			// CPU time, more so on a loaded machine: at 10 s, campaigns
+			// next to others on two cores reported executions that were
+			// only waiting as hangs.
+			s.ExecTimeout = time.Minute
 		}
 	}
 	return nil

@@ -9,7 +9,8 @@
 //	i/<id: 8 bytes BE>      record.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet
 //	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
-//	b/<n: 4 bytes BE>       JSON record.BugRecord (ID "B<n>"), with its minimized input
+//	b/<n: 4 bytes BE>       JSON record.BugRecord (ID "B<n>"), with its minimized input; a known
+//	                        disagreement's (ID "K<n>") at n with the high bit set
 //	s/<seq: 8 bytes BE>     JSON record.StatsRecord, a snapshot every --stats-every
 //	q/<table>/<state: 8 bytes BE>   a learning strategy's entry (record.Learned: a Q-table row, encoded by the strategy)
 //

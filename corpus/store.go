@@ -512,12 +512,18 @@ func idKey(prefix []byte, id uint64) []byte {
 }
 
 func bugKey(id string) ([]byte, error) {
-	n, err := strconv.ParseUint(strings.TrimPrefix(id, "B"), 10, 32)
-	if err != nil || !strings.HasPrefix(id, "B") {
-		return nil, fmt.Errorf("bad bug id %q (want B1, B2, ...)", id)
+	var high uint32
+	num, ok := strings.CutPrefix(id, "B")
+	if !ok {
+		num, ok = strings.CutPrefix(id, "K")
+		high = 1 << 31 // a known disagreement's record
+	}
+	n, err := strconv.ParseUint(num, 10, 31)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("bad bug id %q (want B1, B2, ..., or K1, K2, ... for a known disagreement)", id)
 	}
 	k := append([]byte(nil), prefBug...)
-	return binary.BigEndian.AppendUint32(k, uint32(n)), nil
+	return binary.BigEndian.AppendUint32(k, uint32(n)|high), nil
 }
 
 func covKey(measure string, item uint64) []byte {

@@ -139,26 +139,35 @@ type Stats struct {
 	Pool        int            // EnergyRare: inputs that may be chosen for mutation
 	Dropped     int64          // queue or pool entries dropped at QueueMax this session
 	Coverage    map[string]int // measure -> items
-	Bugs        int
-	Failures    int64
-	Minimizing  int // bugs waiting for or under minimization
+	Bugs        int            // known disagreements left out
+	Known       int            // known disagreements met
+	// KnownExecutions counts the executions that showed a known
+	// disagreement, over all sessions.
+	KnownExecutions int64
+	Failures        int64
+	Minimizing      int // bugs waiting for or under minimization
 }
 
 // Summary is what a campaign reports when it ends.
 type Summary struct {
-	Strategy     string
-	Iterations   int64 // over all sessions
-	Session      int64
-	Duration     time.Duration // this session
-	ExecsPerSec  float64
-	CorpusSize   int
-	Coverage     map[string]int
-	Bugs         []*record.BugRecord
-	Divergences  int64 // executions that diverged from the model, over all sessions
-	Dropped      int64 // queue or pool entries dropped at QueueMax this session
-	NewBugs      int   // bugs first found in this session (the last of Bugs)
-	Interrupted  bool
-	StoppedEarly string // why the budget was not used up, if so
+	Strategy    string
+	Iterations  int64 // over all sessions
+	Session     int64
+	Duration    time.Duration // this session
+	ExecsPerSec float64
+	CorpusSize  int
+	Coverage    map[string]int
+	Bugs        []*record.BugRecord // the bugs, known disagreements left out
+	// Known are the known disagreements between the model and the system
+	// the campaign met (record.BugRecord.Known), KnownExecutions the
+	// executions that showed one, over all sessions.
+	Known           []*record.BugRecord
+	KnownExecutions int64
+	Divergences     int64 // executions that diverged from the model, over all sessions (known disagreements included)
+	Dropped         int64 // queue or pool entries dropped at QueueMax this session
+	NewBugs         int   // bugs first found in this session (the last of Bugs)
+	Interrupted     bool
+	StoppedEarly    string // why the budget was not used up, if so
 	// Unstored counts the executions whose results were not stored when
 	// the store failed (a StoreError); Iterations and Session count the
 	// stored ones. StoreLost says the store lost what it held as well.
@@ -427,7 +436,7 @@ func (f *Fuzzer) begin(ctx context.Context) *session {
 	if f.opt.Minimize {
 		f.min = newBgMinimizer(f)
 		for _, b := range f.bugList {
-			if !b.MinimizeDone {
+			if !b.MinimizeDone && b.Known == "" {
 				f.min.enqueue(b)
 			}
 		}
@@ -641,7 +650,7 @@ func (s *session) await(b, next *batch) bool {
 func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 	f := s.f
 	for _, j := range b.jobs {
-		bugsBefore := len(f.bugList)
+		bugsBefore := f.bugCount()
 		err := f.finish(j, acc)
 		s.execs++
 		if err != nil {
@@ -656,7 +665,7 @@ func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 		if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
 			f.opt.Observe(j.iter, s.spent+time.Since(s.start).Seconds(), f.coverageCounts())
 		}
-		if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
+		if f.opt.StopOnBug && f.bugCount() > bugsBefore {
 			s.sum.StoppedEarly = "found a bug (--stop-on-bug)"
 			return true
 		}
@@ -724,8 +733,16 @@ func (s *session) end() (*Summary, error) {
 	sum.Dropped = f.dropped
 	sum.NewBugs = f.newBugs
 	sum.Coverage = f.coverageCounts()
-	sum.Bugs = append([]*record.BugRecord(nil), f.bugList...)
+	for _, b := range f.bugList {
+		if b.Known != "" {
+			sum.Known = append(sum.Known, b)
+		} else {
+			sum.Bugs = append(sum.Bugs, b)
+		}
+	}
+	sum.KnownExecutions = f.counters.Known
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
+	sort.Slice(sum.Known, func(i, j int) bool { return bugNum(sum.Known[i].ID) < bugNum(sum.Known[j].ID) })
 	if f.opt.Progress != nil {
 		f.opt.Progress(f.stats(s.execs, elapsed))
 	}
@@ -739,7 +756,7 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 	st := f.stats(session, elapsed)
 	rec := &record.StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
-		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
+		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: st.Bugs, Known: st.Known,
 		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes(),
 		Queue: st.Queue, Pool: st.Pool, Dropped: st.Dropped}
 	if err := f.commit(&record.Batch{Counters: &f.counters, Stats: rec}); err != nil {
@@ -1090,11 +1107,25 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 
 // recordBugs counts an execution's failures and records its bugs: a known
 // signature is one more hit, a new one a new bug (minimized in the
-// background).
+// background). A known disagreement between the model and the system
+// (schedule.Failure.Known) is recorded apart, as a K record: counted, never
+// minimized, and never a new bug (it does not stop a campaign with
+// StopOnBug).
 func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 	iter, ex := j.iter, j.ex
-	if len(ex.Failures) > 0 {
+	failed, known := false, false
+	for i := range ex.Failures {
+		if ex.Failures[i].Known != "" {
+			known = true
+		} else {
+			failed = true
+		}
+	}
+	if failed {
 		f.counters.Failures++
+	}
+	if known {
+		f.counters.Known++
 	}
 	var fresh []*record.BugRecord
 	for i := range ex.Failures {
@@ -1111,22 +1142,45 @@ func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 			batch.Bugs = append(batch.Bugs, b)
 			continue
 		}
-		b := &record.BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: string(fl.Kind), Signature: fl.Signature,
+		b := &record.BugRecord{Kind: string(fl.Kind), Signature: fl.Signature,
 			Message: fl.Message, Detail: fl.Detail, Step: fl.Step, FirstIteration: iter, LastIteration: iter,
-			Hits: 1, Input: j.q.in}
-		f.counters.NextBugID++
+			Hits: 1, Input: j.q.in, Known: fl.Known}
+		if fl.Known != "" {
+			f.counters.NextKnownID++ // K1, K2, ...: the count of known records so far
+			b.ID = "K" + strconv.Itoa(f.counters.NextKnownID)
+		} else {
+			b.ID = "B" + strconv.Itoa(f.counters.NextBugID)
+			f.counters.NextBugID++
+		}
 		f.bugs[fl.Signature] = b
 		f.bugList = append(f.bugList, b)
-		f.newBugs++
+		if b.Known == "" {
+			f.newBugs++
+		}
 		batch.Bugs = append(batch.Bugs, b)
 		fresh = append(fresh, b)
 	}
 	for _, b := range fresh {
+		if b.Known != "" {
+			f.opt.Logf("known disagreement %s (%s) first seen at iteration %d: %s", b.ID, b.Known, iter, b.Message)
+			continue
+		}
 		f.opt.Logf("new bug %s (%s) at iteration %d: %s", b.ID, b.Kind, iter, b.Message)
 		if f.min != nil {
 			f.min.enqueue(b)
 		}
 	}
+}
+
+// bugCount counts the campaign's bugs, known disagreements left out.
+func (f *Fuzzer) bugCount() int {
+	n := 0
+	for _, b := range f.bugList {
+		if b.Known == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *Fuzzer) coverageCounts() map[string]int {
@@ -1140,7 +1194,7 @@ func (f *Fuzzer) coverageCounts() map[string]int {
 func (f *Fuzzer) stats(session int64, elapsed time.Duration) Stats {
 	s := Stats{Strategy: f.opt.Strategy, Iterations: f.counters.Iterations, Session: session,
 		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead, Pool: len(f.pool), Dropped: f.dropped,
-		Coverage: f.coverageCounts(), Bugs: len(f.bugList), Failures: f.counters.Failures}
+		Coverage: f.coverageCounts(), Bugs: f.bugCount(), Known: len(f.bugList) - f.bugCount(), KnownExecutions: f.counters.Known, Failures: f.counters.Failures}
 	if f.min != nil {
 		s.Minimizing = f.min.busy()
 	}

@@ -33,6 +33,11 @@ type TraceSpec struct {
 	// Env is the environment the spec reads besides JSON (nil: the
 	// process's, as each Load finds it).
 	Env map[string]string
+	// Extend, when set, is the file of a module that EXTENDS the trace
+	// spec and defines more of it (the witnesses of known disagreements,
+	// which Trace.Definition evaluates): it becomes the root module, with
+	// the spec's cfg, and declares no variable.
+	Extend string
 }
 
 // Load compiles the trace spec to read the trace in the file trace. The
@@ -50,7 +55,7 @@ func (t TraceSpec) Load(trace string) (*Model, error) {
 	if err != nil {
 		return nil, &eval.ConfigError{Err: err}
 	}
-	ld, mod, conf, err := parse(Spec{Module: t.Spec, Config: t.Config}, conf)
+	ld, mod, conf, err := parse(Spec{Module: t.Spec, Config: t.Config, Extend: t.Extend}, conf)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +101,7 @@ func NewTraceValidator(t TraceSpec) (*TraceValidator, error) {
 	if err != nil {
 		return nil, &eval.ConfigError{Err: err}
 	}
-	ld, mod, conf, err := parse(Spec{Module: t.Spec, Config: t.Config}, conf)
+	ld, mod, conf, err := parse(Spec{Module: t.Spec, Config: t.Config, Extend: t.Extend}, conf)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ type envelope struct {
 	// commit index in the sender's log (-1 unknown).
 	commitTerm int64
 	copy       bool // a duplicate's copy
+	// received counts the receipts of the message and of its copies
+	// (nil: never duplicated).
+	received *int
 }
 
 // node is one application of the library.
@@ -85,6 +88,10 @@ type node struct {
 	// progress is, by process, what the node last reported as leader of
 	// each follower's progress (reportProgress).
 	progress []seenProgress
+	// reapply is, after a restart, the commit index the node had: its
+	// restart is traced for the spec once it has applied up to it again
+	// (specTrace.hold).
+	reapply uint64
 }
 
 // heldWrite is a write the node's storage holds (hold-writes): a Ready of
@@ -423,6 +430,9 @@ func (s *System) run(st schedule.Step) {
 		s.applyQueued(n)
 		s.drain(n)
 	}
+	if !st.Action.Global() {
+		s.restartDone(n, true)
+	}
 	switch {
 	case n.rn == nil && st.Action != schedule.Restart && !st.Action.Global():
 		s.skip(p, string(st.Action)+" at a crashed node")
@@ -549,6 +559,9 @@ func (s *System) crash(n *node, point string) {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S(schedule.ArgPoint, point))
 	}
 	s.stop(n)
+	if s.tlaTrace != nil {
+		s.tlaTrace.release(n.id) // a restart not complete: the next one is traced
+	}
 	for _, e := range n.inbox {
 		if e.m.GetType() == pb.MsgSnap {
 			s.reportSnapshot(e, raft.SnapshotFailure)
@@ -624,7 +637,25 @@ func (s *System) restart(n *node) {
 		schedule.I(schedule.ArgTerm, int64(hs.GetTerm())), schedule.I(schedule.ArgVote, int64(hs.GetVote())-1),
 		schedule.I(schedule.ArgCommit, int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I(schedule.ArgSnapIndex, int64(snap.GetMetadata().GetIndex())),
 		schedule.I(schedule.ArgLastIndex, int64(last)))
+	if s.tlaTrace != nil {
+		s.tlaTrace.hold(n.id)
+		n.reapply = max(hs.GetCommit(), snap.GetMetadata().GetIndex())
+	}
 	s.start(n, nil)
+	s.restartDone(n, false)
+}
+
+// restartDone traces a restarted node's InitState for the spec once the
+// application has applied again what the node had committed before it
+// crashed, or at once when force is set (the node takes a step of its own:
+// nothing it does after is left out).
+func (s *System) restartDone(n *node, force bool) {
+	t := s.tlaTrace
+	if t == nil || n.rn == nil || !t.holds(n.id) || !force && n.applied < n.reapply {
+		return
+	}
+	last, _ := n.live.LastIndex()
+	t.restarted(n.rn, n.id, last)
 }
 
 // request proposes the client's put of value at n.
@@ -718,6 +749,7 @@ func (s *System) drain(n *node) {
 		s.handleReady(n)
 	}
 	s.reportProgress(n)
+	s.restartDone(n, false)
 }
 
 func (s *System) skip(p int, why string) {

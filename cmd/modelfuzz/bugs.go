@@ -97,9 +97,15 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 		fmt.Fprintf(w, "no bugs in %s\n", dir)
 		return nil
 	}
+	known := campaign.KnownDisagreements(bugs)
+	n := len(bugs) - len(known)
+	if n == 0 {
+		fmt.Fprintf(w, "no bugs in %s\n", dir)
+	}
 	// The system's own failures first, then what only the model saw: a
 	// divergence may be a bug of the model as much as of the system.
-	printed := false
+	printed := n == 0
+	first := ""
 	for _, model := range []bool{false, true} {
 		group := campaign.BugsSeenBy(bugs, model)
 		if len(group) == 0 {
@@ -109,6 +115,9 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 			fmt.Fprintln(w)
 		}
 		printed = true
+		if first == "" {
+			first = group[0].ID
+		}
 		if model {
 			fmt.Fprintln(w, "seen by the model (the execution and the model disagree):")
 		} else {
@@ -124,7 +133,22 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\n%d distinct bug(s); details: modelfuzz bugs show --corpus %s %s\n", len(bugs), dir, bugs[0].ID)
+	if len(known) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "known disagreements of the model with the system (not bugs: the model is wrong or narrower, the system right):")
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tKNOWN\tWHAT")
+		for _, b := range known {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration, b.Known, campaign.KnownTitle(b))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if first == "" {
+			first = known[0].ID
+		}
+	}
+	fmt.Fprintf(w, "\n%d distinct bug(s), %d known disagreement(s); details: modelfuzz bugs show --corpus %s %s\n", n, len(known), dir, first)
 	return nil
 }
 

@@ -68,6 +68,11 @@ type runJSON struct {
 		ID, Signature, Kind string
 		FirstIteration      int64 `json:"first_iteration"`
 	} `json:"bugs"`
+	Known []struct {
+		ID, Known, Kind string
+		Hits            int64
+		FirstIteration  int64 `json:"first_iteration"`
+	} `json:"known"`
 }
 
 func lastJSON(t *testing.T, stdout string) runJSON {

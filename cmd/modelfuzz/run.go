@@ -258,6 +258,9 @@ func (p *progress) update(s fuzzer.Stats) {
 		if s.Minimizing > 0 {
 			minimizing = fmt.Sprintf(" (minimizing %d)", s.Minimizing)
 		}
+		if s.Known > 0 {
+			minimizing += fmt.Sprintf("  known %d", s.Known)
+		}
 		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  %s  %s",
 			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
 		p.written.Store(true)
@@ -274,6 +277,9 @@ func (p *progress) update(s fuzzer.Stats) {
 	}
 	if s.Dropped > 0 {
 		args = append(args, "dropped", s.Dropped)
+	}
+	if s.Known > 0 {
+		args = append(args, "known", s.Known)
 	}
 	for _, m := range slices.Sorted(maps.Keys(s.Coverage)) {
 		args = append(args, m, s.Coverage[m])
