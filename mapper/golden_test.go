@@ -144,6 +144,21 @@ var goldenCases = []goldenCase{
 			"p2 deliver-one(1)",
 	},
 	{
+		name: "etcdraft-held-stepdown-progress",
+		about: "A leader steps down in a Ready its storage holds (PCTCP, raft.tla, seed 1, iteration 690, minimized):\n" +
+			"n2, leader of term 2 with CheckQuorum, hears from no quorum while its writes are held and steps down\n" +
+			"in the library, which resets its progress tracker; its role event waits with the held Ready. The reset\n" +
+			"progress is its follower term's, not a leader's belief, and is not reported.",
+		cfg: etcdraft.Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "mixed",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapLog},
+		steps: "p1 timeout, p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), " +
+			"p1 deliver-one(1), p1 deliver-one(1), p1 deliver-one(1), p2 deliver-one(1), p2 duplicate(1), p2 deliver-one(1), " +
+			"p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p2 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), " +
+			"p1 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p0 crash, p0 restart, p0 crash, " +
+			"p1 hold-writes(1), p1 tick(39)",
+	},
+	{
 		name: "microbench-serve-reject",
 		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
 			"tasks, terminated and flushed after its last task: done.",

@@ -42,9 +42,12 @@ func (s *System) appended(n *node, ents []*pb.Entry) {
 }
 
 // reportProgress reports, when n is a leader, each follower whose progress
-// changed since the last report (a progress event per follower).
+// changed since the last report (a progress event per follower). n must be
+// leader both as reported (its role event) and in the library now: a
+// leader that stepped down in a Ready its storage holds has reset its
+// tracker already, and that belongs to its follower term.
 func (s *System) reportProgress(n *node) {
-	if n.rn == nil || n.role != raft.StateLeader {
+	if n.rn == nil || n.role != raft.StateLeader || n.rn.BasicStatus().RaftState != raft.StateLeader {
 		if n.progress != nil {
 			clear(n.progress)
 		}
