@@ -225,10 +225,10 @@ func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, 
 	return rec.Input, "input " + arg, nil
 }
 
-// isID reports whether arg is written as an input id (12) or a bug id
-// (B1).
+// isID reports whether arg is written as an input id (12), a bug id (B1)
+// or a known disagreement's (K1).
 func isID(arg string) bool {
-	digits := strings.TrimPrefix(arg, "B")
+	digits := strings.TrimPrefix(strings.TrimPrefix(arg, "B"), "K")
 	if digits == "" {
 		return false
 	}

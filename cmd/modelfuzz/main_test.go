@@ -337,7 +337,7 @@ func TestImportedInputsRunFirst(t *testing.T) {
 // input, and the campaign runs on to its budget, as a fork server would.
 func TestNodeGoroutinePanicIsABugAndTheCampaignGoesOn(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
-	res := modelfuzz(t, "corpus", "import", "--corpus", dir, filepath.Join("..", "..", "adapters", "etcdraft", "testdata", "node-goroutine-panic.json"))
+	res := modelfuzz(t, "corpus", "import", "--create", "--corpus", dir, filepath.Join("..", "..", "adapters", "etcdraft", "testdata", "node-goroutine-panic.json"))
 	require.Equal(t, 0, res.code, res.stderr)
 	res = modelfuzz(t, "run", "--adapter", "etcdraft", "--api", "node", "--inject", "unchecked-conf", "--strategy", "random",
 		"--iterations", "200", "--seed", "1", "--json", "--minimize=false", "--corpus", dir)
