@@ -410,24 +410,32 @@ func runCheck(w io.Writer, s *checkSettings) error {
 			obs.cov.Print(w)
 		}
 		out.Result(res, violations)
-		if !s.noTE && !s.cont && output.TraceSpecWritten(res) {
-			dir := s.teDir
-			if dir == "" {
-				dir = filepath.Dir(spec)
-			}
-			path, err := output.WriteTraceSpec(m, dir, res, time.Now())
-			if err != nil {
-				// The verdict stands; only its replay is missing.
-				fmt.Fprintf(os.Stderr, "modelfuzz: tlc check: the trace-explorer spec: %v\n", err)
-			} else {
-				out.TraceSpecPath(path)
-			}
-		}
+		s.writeTraceSpec(out, m, spec, res)
 	}
 	if res.ExitCode != 0 {
 		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
+}
+
+// writeTraceSpec writes the trace-explorer spec of an error trace, as TLC
+// does, beside the spec or in -teSpecOutDir, unless -noGenerateSpecTE or
+// -continue.
+func (s *checkSettings) writeTraceSpec(out *output.Printer, m *tlc.Model, spec string, res *check.Result) {
+	if s.noTE || s.cont || !output.TraceSpecWritten(res) {
+		return
+	}
+	dir := s.teDir
+	if dir == "" {
+		dir = filepath.Dir(spec)
+	}
+	path, err := output.WriteTraceSpec(m, dir, res, time.Now())
+	if err != nil {
+		// The verdict stands; only its replay is missing.
+		fmt.Fprintf(os.Stderr, "modelfuzz: tlc check: the trace-explorer spec: %v\n", err)
+		return
+	}
+	out.TraceSpecPath(path)
 }
 
 // options are the search's options from the settings: checkpoints, where

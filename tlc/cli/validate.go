@@ -105,14 +105,32 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 		code, _ := tlc.LoadFailure(err)
 		return &ExitError{Code: code, Err: fmt.Errorf("tlc validate: %v", err)}
 	}
+	code, matched, firstErr := validateAll(w, v, prepared, parallel)
+	if firstErr != nil {
+		return &ExitError{Code: code, Err: firstErr}
+	}
+	if len(traces) > 1 {
+		fmt.Fprintf(w, "%d of %d traces matched\n", matched, len(traces))
+	}
+	if code != 0 {
+		return &ExitError{Code: code, Err: errors.New("")}
+	}
+	return nil
+}
+
+// validateAll validates the traces, parallel at a time, and writes each
+// one's report in the order of the arguments as soon as it and those
+// before it are done. It returns the exit code, the number of traces
+// matched and the first error.
+func validateAll(w io.Writer, v *tlc.TraceValidator, prepared []*traceFile, parallel int) (int, int, error) {
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
-	parallel = min(parallel, len(traces))
-	outs := make([]bytes.Buffer, len(traces))
-	codes := make([]int, len(traces))
-	errs := make([]error, len(traces))
-	done := make([]chan struct{}, len(traces))
+	parallel = min(parallel, len(prepared))
+	outs := make([]bytes.Buffer, len(prepared))
+	codes := make([]int, len(prepared))
+	errs := make([]error, len(prepared))
+	done := make([]chan struct{}, len(prepared))
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
@@ -151,16 +169,7 @@ func runValidate(w io.Writer, spec, config string, parallel int, traces []string
 		}
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return &ExitError{Code: code, Err: firstErr}
-	}
-	if len(traces) > 1 {
-		fmt.Fprintf(w, "%d of %d traces matched\n", matched, len(traces))
-	}
-	if code != 0 {
-		return &ExitError{Code: code, Err: errors.New("")}
-	}
-	return nil
+	return code, matched, firstErr
 }
 
 // validateFiles finds the trace spec (etcd raft's Traceetcdraft.tla in the
