@@ -143,11 +143,13 @@ pair raft-sidecar modelfuzz "$ITER" --model raft.tla -- "${raft[@]}" --strategy 
 pair raft-measured modelfuzz "$ITER" --model raft.tla --tlc inproc --strategy random -- "${raft[@]}" --strategy random --
 pair micro-inproc modelfuzz "$MICRO_ITER" --model microbench.tla --tlc inproc -- --adapter microbench --strategy random --
 pair micro-sidecar modelfuzz "$MICRO_ITER" --model microbench.tla -- --adapter microbench --strategy random --
-# The settings --model etcdraft.tla forces (docs/etcdraft.md); the guided
-# system also traces itself for the spec (spec_trace).
+# The settings --model etcdraft.tla takes by default (docs/etcdraft.md):
+# PreVote, CheckQuorum and the size limit off, every action but the holds
+# of storage writes; the guided system also traces itself for the spec
+# (spec_trace).
 pair spec modelfuzz-tla "$SPEC_ITER" --model etcdraft.tla -- --adapter etcdraft --strategy random --prevote=false \
-	--checkquorum=false --snapshot-every 1073741824 --max-size-per-msg 0 \
-	--actions deliver,timeout,request,drop,deliver-one,partition,heal,transfer-leader,read,tick -- spec_trace
+	--checkquorum=false --max-size-per-msg 0 \
+	--actions deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick -- spec_trace
 
 # The sidecar against the engine in process, guided campaigns alike.
 if [ -f "$work/raft-sidecar.guided" ] && [ -f "$work/raft-inproc.guided" ]; then
