@@ -28,6 +28,7 @@ type Printer struct {
 	m     *eval.Model
 	json  bool
 	tool  bool // -tool: TLC's messages between markers with their codes
+	terse bool // -terse: lazy sets in traces printed as written
 	diff  bool // -difftrace
 	view  bool // -view
 	start time.Time
@@ -48,11 +49,12 @@ type Options struct {
 	DiffTrace bool // print only the variables a trace step changes (-difftrace)
 	View      bool // print trace states through the cfg's VIEW (-view)
 	Tool      bool // print each message as TLC's -tool mode does
+	Terse     bool // print the lazy sets of trace states unexpanded (-terse)
 }
 
 // New is a Printer writing to w for a run that started at start.
 func New(w io.Writer, start time.Time, opt Options) *Printer {
-	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, start: start}
+	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, terse: opt.Terse, start: start}
 }
 
 // SetModel gives the printer the model once it is loaded: traces are
@@ -233,12 +235,13 @@ func (p *Printer) states(tr []check.State) {
 			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
 				continue
 			}
+			v := value.Format(st.vals[j], p.terse)
 			if n == "" { // -view of a VIEW that is not a tuple of variables
-				fmt.Fprintf(&b, "%s\n", st.vals[j])
+				fmt.Fprintf(&b, "%s\n", v)
 			} else if len(st.names) == 1 {
-				fmt.Fprintf(&b, "%s = %s\n", n, st.vals[j])
+				fmt.Fprintf(&b, "%s = %s\n", n, v)
 			} else {
-				fmt.Fprintf(&b, "/\\ %s = %s\n", n, st.vals[j])
+				fmt.Fprintf(&b, "/\\ %s = %s\n", n, v)
 			}
 		}
 		p.msg(ecState, classState, "%s", b.String())
