@@ -101,7 +101,8 @@ with two:
   -dump FILE            write every distinct state found to FILE
   -dump dot[,actionlabels,colorize] FILE
                         write the state graph to FILE in GraphViz's format
-  -coverage N           print per-action coverage at the end (every N min)
+  -coverage N           print coverage at the end (every N min): distinct
+                        values per variable, states per action
   -metadir DIR          where the queue spills to disk (default: the system's
                         temporary directory)
   -nowarning            do not print warnings

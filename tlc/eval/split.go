@@ -376,6 +376,16 @@ func (m *Model) InitLabel() string {
 	return fmt.Sprintf("<%s %s>", m.initDef.name, m.location(m.initDef.body.Position()))
 }
 
+// VarDecls locates the declaration of each variable of Vars (its name in
+// the VARIABLES list), in the order of Vars.
+func (m *Model) VarDecls() []Location {
+	out := make([]Location, len(m.varDefs))
+	for i, d := range m.varDefs {
+		out[i] = m.declOf(d)
+	}
+	return out
+}
+
 // InvariantDecls locates the definitions of the cfg's invariants (their
 // left-hand sides), in the cfg's order, as TLC's coverage report lists
 // them; zero for an invariant that is not a definition of the root module.
