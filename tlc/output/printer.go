@@ -269,6 +269,10 @@ func (p *Printer) Result(res *check.Result, violations int) {
 	p.Progress(check.Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Queue: int(res.Queue)})
 	p.msg(ecStats, classNone, "%d states generated, %d distinct states found, %d states left on queue.", res.Generated, res.Distinct, res.Queue)
 	p.msg(ecSearchDepth, classNone, "The depth of the complete state graph search is %d.", res.Depth)
+	if d := res.OutDegree; d != nil && res.Result == "success" && violations == 0 {
+		p.msg(ecOutDegree, classNone, "The average outdegree of the complete state graph is %d (minimum is %d, the maximum %d and the 95th percentile is %d).",
+			d.Mean, d.Min, d.Max, d.P95)
+	}
 	p.finished()
 	unchecked(p.w, res)
 }

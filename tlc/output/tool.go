@@ -38,6 +38,7 @@ const (
 	ecSanyEnd                = 2219
 	ecSanyStart              = 2220
 	ecVersion                = 2262
+	ecOutDegree              = 2268
 	ecCounterExample         = 2264
 	ecParseFailed            = 3002
 
