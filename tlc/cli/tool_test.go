@@ -96,6 +96,8 @@ var toolCases = []toolCase{
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2189:0 2190:0 2193:0 2200:0 2199:0 2194:0 2268:0 2186:0"},
 	{tlcData, "Commit", "CommitDeadlock.cfg", 11, // a deadlock
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2189:0 2190:0 2114:1 2121:1 2217:4 2217:4 2217:4 2200:0 2199:0 2194:0 2186:0"},
+	{tlcData, "InitInv", "InitInv.cfg", 12, // an invariant violated by an initial state: no trace, no counts
+		"2262:0 2187:0 2220:0 2219:0 2185:0 2189:0 2107:1 2186:0"},
 	{"../check/testdata", "RefParLoose", "RefParLoose.cfg", 13, // a refinement's fairness violated
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2217:4 2217:4 2218:4 2259:3 2267:0 2200:0 2199:0 2194:0 2186:0"},
 }
@@ -136,6 +138,8 @@ func TestToolMode(t *testing.T) {
 				switch m.code {
 				case 2110:
 					assert.Equal(t, "Invariant NotDone is violated.", m.text, "no \"Error: \" in -tool mode")
+				case 2107:
+					assert.Equal(t, "Invariant Inv is violated by the initial state:\n/\\ x = 0\n/\\ y = {1, 2}\n", m.text)
 				case 2217:
 					assert.Regexp(t, `^\d+: <`, m.text, "a state is numbered without \"State \"")
 				case 2199:

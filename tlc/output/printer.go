@@ -210,6 +210,12 @@ func thousands(n int64) string {
 func (p *Printer) Violation(r *check.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if initialViolation(r) {
+		// TLC: the state inside the message, no trace.
+		st := p.traceStates(r.Trace)[0]
+		p.errorMsg(violationCode(r), fmt.Sprintf("Invariant %s is violated by the initial state:\n%s", r.Invariant, p.stateBody(&st, nil)))
+		return
+	}
 	p.errorMsg(violationCode(r), r.Error)
 	if len(r.Trace) == 0 {
 		return
@@ -229,24 +235,36 @@ func (p *Printer) Violation(r *check.Result) {
 func (p *Printer) states(tr []check.State) {
 	var prev *traceState
 	for i, st := range p.traceStates(tr) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s\n", p.stateLabel(i+1, st.label))
-		for j, n := range st.names {
-			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
-				continue
-			}
-			v := value.Format(st.vals[j], p.terse)
-			if n == "" { // -view of a VIEW that is not a tuple of variables
-				fmt.Fprintf(&b, "%s\n", v)
-			} else if len(st.names) == 1 {
-				fmt.Fprintf(&b, "%s = %s\n", n, v)
-			} else {
-				fmt.Fprintf(&b, "/\\ %s = %s\n", n, v)
-			}
-		}
-		p.msg(ecState, classState, "%s", b.String())
+		p.msg(ecState, classState, "%s\n%s", p.stateLabel(i+1, st.label), p.stateBody(&st, prev))
 		prev = &st
 	}
+}
+
+// stateBody prints a state's variables, one a line; with -difftrace only
+// those that changed since prev (nil: all).
+func (p *Printer) stateBody(st, prev *traceState) string {
+	var b strings.Builder
+	for j, n := range st.names {
+		if p.diff && prev != nil && prev.same(n, st.vals[j]) {
+			continue
+		}
+		v := value.Format(st.vals[j], p.terse)
+		if n == "" { // -view of a VIEW that is not a tuple of variables
+			fmt.Fprintf(&b, "%s\n", v)
+		} else if len(st.names) == 1 {
+			fmt.Fprintf(&b, "%s = %s\n", n, v)
+		} else {
+			fmt.Fprintf(&b, "/\\ %s = %s\n", n, v)
+		}
+	}
+	return b.String()
+}
+
+// initialViolation tells whether r is an invariant violated by an initial
+// state, which TLC reports with the state in its message and without a
+// trace, counts or depth.
+func initialViolation(r *check.Result) bool {
+	return r.Result == "invariant" && len(r.Trace) == 1 && r.Invariant != ""
 }
 
 // Result prints the end of a check; violations is the number of
@@ -264,6 +282,11 @@ func (p *Printer) Result(res *check.Result, violations int) {
 		fmt.Fprintf(p.w, "Model checking completed. %d invariant %s found (printed above).\n", violations, plural(violations, "violation was", "violations were"))
 	default:
 		p.Violation(res)
+	}
+	if violations == 0 && initialViolation(res) {
+		p.finished()
+		unchecked(p.w, res)
+		return
 	}
 	// As TLC: a last progress report before the counts.
 	p.Progress(check.Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Queue: int(res.Queue)})
