@@ -198,6 +198,12 @@ type Result struct {
 	// Stuttering, stays in the last state forever.
 	LoopBack   int
 	Stuttering bool
+	// NoFairness: a stuttering counterexample of a spec without fairness
+	// conditions (or any other temporal conjunct), for a property whose
+	// negation has conditions a fairness condition could contradict (TLC's
+	// "possible error model" is not empty, or its promises hold a []):
+	// TLC then warns that a fairness condition may be missing.
+	NoFairness bool
 	// OutDegree summarizes how many new states each expanded state led to
 	// (nil when no state was expanded).
 	OutDegree *OutDegree

@@ -371,7 +371,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool, Terse: s.terse})
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool, Terse: s.terse, NoWarning: s.nowarning})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
 	m, closeModel, err := s.loadModel(w, out, spec, cfgPath)
 	if err != nil {
@@ -499,6 +499,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 	if !s.nowarning && !s.jsonOut {
 		for _, wn := range append(s.noEffect(), m.Warnings...) {
 			fmt.Fprintf(w, "Warning: %s\n", wn)
+			out.Warned()
 		}
 	}
 	return m, close, nil

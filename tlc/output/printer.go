@@ -29,9 +29,12 @@ type Printer struct {
 	json  bool
 	tool  bool // -tool: TLC's messages between markers with their codes
 	terse bool // -terse: lazy sets in traces printed as written
-	diff  bool // -difftrace
-	view  bool // -view
-	start time.Time
+	// noWarning: -nowarning; warned: a warning was printed (TLC tells how
+	// to silence warnings after the first only).
+	noWarning, warned bool
+	diff              bool // -difftrace
+	view              bool // -view
+	start             time.Time
 	// initLabel labels a trace's first state: TLC's simulation names the
 	// initial predicate, its search does not.
 	initLabel string
@@ -50,11 +53,12 @@ type Options struct {
 	View      bool // print trace states through the cfg's VIEW (-view)
 	Tool      bool // print each message as TLC's -tool mode does
 	Terse     bool // print the lazy sets of trace states unexpanded (-terse)
+	NoWarning bool // print no warning (-nowarning)
 }
 
 // New is a Printer writing to w for a run that started at start.
 func New(w io.Writer, start time.Time, opt Options) *Printer {
-	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, terse: opt.Terse, start: start}
+	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, terse: opt.Terse, noWarning: opt.NoWarning, start: start}
 }
 
 // SetModel gives the printer the model once it is loaded: traces are
@@ -588,3 +592,11 @@ func unchecked(w io.Writer, res *check.Result) {
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+// Warned records that warnings were printed before the check (those of
+// loading the spec): TLC tells how to silence warnings after the first.
+func (p *Printer) Warned() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.warned = true
+}
