@@ -198,6 +198,15 @@ type Result struct {
 	// Stuttering, stays in the last state forever.
 	LoopBack   int
 	Stuttering bool
+	// NoFairness: a stuttering counterexample of a spec without fairness
+	// conditions (or any other temporal conjunct), for a property whose
+	// negation has conditions a fairness condition could contradict (TLC's
+	// "possible error model" is not empty, or its promises hold a []):
+	// TLC then warns that a fairness condition may be missing.
+	NoFairness bool
+	// OutDegree summarizes how many new states each expanded state led to
+	// (nil when no state was expanded).
+	OutDegree *OutDegree
 	// Invariant names the violated invariant, Property the violated
 	// PROPERTY.
 	Invariant, Property string
@@ -217,6 +226,9 @@ type checker struct {
 	generated atomic.Int64
 	depth     atomic.Int64
 	queue     atomic.Int64
+	// outDegree counts the expanded states by their number of new
+	// successors, the last bucket holding every number from its index on.
+	outDegree [outDegreeBuckets]atomic.Int64
 	// grew: the level being expanded has found a new state (TLC's depth
 	// then counts the next level).
 	grew atomic.Bool
@@ -416,6 +428,11 @@ func Check(m *eval.Model, opt Options) *Result {
 		}
 	}
 	res.Distinct, res.Generated, res.Depth = c.distinct.Load(), c.generated.Load(), int(c.depth.Load())
+	var hist [outDegreeBuckets]int64
+	for i := range hist {
+		hist[i] = c.outDegree[i].Load()
+	}
+	res.OutDegree = outDegreeOf(hist)
 	res.Duration = time.Since(start)
 	return res
 }
@@ -751,6 +768,7 @@ func (c *checker) expand(l *level, depth int) *level {
 func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer) {
 	any := false
 	var gen int64
+	newSuccs := 0
 	action := -1
 	obs := c.opt.Observer
 	c.queue.Add(-1) // dequeued
@@ -816,6 +834,7 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 			return nil
 		}
 		c.distinct.Add(1)
+		newSuccs++
 		id := c.log.add(it.id, fp)
 		if !c.checkInvariants(ev, t, id, depth+1) {
 			return errStop
@@ -864,6 +883,7 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 		c.fail(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached."}, it.id)
 		return
 	}
+	c.outDegree[min(newSuccs, outDegreeBuckets-1)].Add(1)
 	if eo != nil && !c.stop.Load() {
 		if err := eo.Expanded(ev, it.id, sfp, it.vals, succs, checkerSearch{c}); err != nil {
 			c.expansionFailure(err, it.id, depth)

@@ -37,7 +37,7 @@ import (
 //
 // The file: the magic line, then uvarint-framed sections (the model's
 // identity and variables, the model values' names in rank order, the
-// counters, the fingerprints, the trace log, the level in the queue's own
+// counters and the out-degree histogram, the fingerprints, the trace log, the level in the queue's own
 // block format, the Observer's state), then the SHA-256 of all that.
 // With Checkpointing.Gzip the whole is gzip-compressed; recovery tells the
 // two apart by their first bytes.
@@ -45,7 +45,7 @@ import (
 // CheckpointFile is the name of the checkpoint in its directory.
 const CheckpointFile = "modelfuzz.chkpt"
 
-const checkpointMagic = "modelfuzz checkpoint 1\n"
+const checkpointMagic = "modelfuzz checkpoint 2\n"
 
 // Checkpointing configures a search's checkpoints.
 type Checkpointing struct {
@@ -162,6 +162,9 @@ func (c *checker) writeCheckpoint(f *os.File, l *level, depth int) error {
 	w.uint(uint64(c.distinct.Load()))
 	w.uint(uint64(c.generated.Load()))
 	w.uint(uint64(c.depth.Load()))
+	for i := range c.outDegree {
+		w.uint(uint64(c.outDegree[i].Load()))
+	}
 
 	// The fingerprints, shard by shard.
 	var fps []uint64
@@ -366,6 +369,9 @@ func (c *checker) readCheckpoint(r *ckReader) (*level, int, error) {
 	c.distinct.Store(int64(r.uint()))
 	c.generated.Store(int64(r.uint()))
 	c.depth.Store(int64(r.uint()))
+	for i := range c.outDegree {
+		c.outDegree[i].Store(int64(r.uint()))
+	}
 
 	nfp := r.count(8)
 	for i := uint64(0); i < nfp && r.err == nil; i++ {

@@ -31,10 +31,9 @@ var tlcOptions = map[string]tlcOption{
 	"coverage": {args: 1}, "checkpoint": {args: 1}, "recover": {args: 1}, "maxSetSize": {args: 1},
 	"fp": {args: 1}, "metadir": {args: 1}, "cleanup": {}, "nowarning": {}, "userFile": {args: 1},
 	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {}, "gzip": {},
-	"tool": {}, "teSpecOutDir": {args: 1},
+	"tool": {}, "teSpecOutDir": {args: 1}, "terse": {},
 	// Not implemented.
 	"generate":         {unsupported: "random generation of behaviours with TLC's probabilistic enumeration"},
-	"terse":            {unsupported: "values printed unexpanded"},
 	"debug":            {unsupported: "TLC's debugging output"},
 	"debugger":         {unsupported: "the TLA+ debugger"},
 	"inv":              {args: 1, unsupported: "invariants given on the command line (put them in the cfg)"},

@@ -49,6 +49,7 @@ type checkSettings struct {
 	coverage             int // minutes; -1: no coverage
 	coverageSet          bool
 	tool                 bool
+	terse                bool
 	teDir                string
 	cont, diffTrace      bool
 	checkpoint           int
@@ -100,7 +101,8 @@ with two:
   -dump FILE            write every distinct state found to FILE
   -dump dot[,actionlabels,colorize] FILE
                         write the state graph to FILE in GraphViz's format
-  -coverage N           print per-action coverage at the end (every N min)
+  -coverage N           print coverage at the end (every N min): distinct
+                        values per variable, states per action
   -metadir DIR          where the queue spills to disk (default: the system's
                         temporary directory)
   -nowarning            do not print warnings
@@ -118,6 +120,9 @@ with two:
                         and class (@!@!@STARTMSG code:class @!@!@ ...
                         @!@!@ENDMSG code @!@!@), as the Toolbox and the
                         VS Code extension read them
+  -terse                print sets unexpanded ([S -> T], SUBSET S, S \cup T)
+                        in Print, PrintT, Assert and error traces, where
+                        TLC by default prints their elements
   -noGenerateSpecTE     do not write SPEC_TTrace_<seconds>.tla and .cfg, the
                         trace-explorer spec of an error trace (written
                         beside the spec, or in -teSpecOutDir DIR)
@@ -126,7 +131,7 @@ with two:
                         otherwise (no metadata)
   -fp N                 accepted with a warning that it changes nothing
 
-Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
+Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
 
 Exit codes are TLC's:
 `
@@ -217,6 +222,7 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.StringVar(&s.teDir, "teSpecOutDir", "", "where the trace-explorer spec is written (default: beside the spec)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
+	f.BoolVar(&s.terse, "terse", false, "print lazy sets unexpanded in Print, PrintT, Assert and error traces, as TLC's -terse")
 	f.BoolVar(&s.tool, "tool", false, "print every message between TLC's -tool markers with its code and class (for the Toolbox and the VS Code extension)")
 }
 
@@ -365,7 +371,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool})
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool, Terse: s.terse, NoWarning: s.nowarning})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
 	m, closeModel, err := s.loadModel(w, out, spec, cfgPath)
 	if err != nil {
@@ -482,6 +488,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 		return nil, nil, &ExitError{Code: code, Err: err}
 	}
 	out.SetModel(m)
+	m.Terse = s.terse
 	if s.noDeadlock {
 		m.CheckDeadlock = false
 	}
@@ -500,6 +507,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 	if !s.nowarning && !s.jsonOut {
 		for _, wn := range append(s.noEffect(), m.Warnings...) {
 			fmt.Fprintf(w, "Warning: %s\n", wn)
+			out.Warned()
 		}
 	}
 	return m, close, nil

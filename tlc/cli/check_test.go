@@ -55,6 +55,7 @@ func TestTranslateTLCArgs(t *testing.T) {
 		{"-coverage 1 -continue -difftrace -noTE Spec", "--coverage 1 --continue --difftrace --noGenerateSpecTE Spec"},
 		{"-note Spec", "--noGenerateSpecTE Spec"},
 		{"--workers=3 -json --const N=2 Spec", "--workers=3 --json --const N=2 Spec"},
+		{"-terse -tool Spec", "--terse --tool Spec"},
 		{"-h", "--help"},
 	} {
 		got, err := translateTLCArgs(strings.Fields(c.in), flags)
@@ -62,7 +63,7 @@ func TestTranslateTLCArgs(t *testing.T) {
 		assert.Equal(t, c.want, strings.Join(got, " "), c.in)
 	}
 	for _, c := range []struct{ in, err string }{
-		{"-terse Spec", "option -terse is not supported by modelfuzz tlc check"},
+		{"-debug Spec", "option -debug is not supported by modelfuzz tlc check"},
 		{"-lncheck final Spec", "option -lncheck is not supported"},
 		{"-bogus Spec", "unknown option -bogus"},
 		{"-simulate file=x,num=3 Spec", "-simulate file=x: only num=N is supported"},

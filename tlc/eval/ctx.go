@@ -218,6 +218,9 @@ func (c *ctx) Print(line string) {
 	c.m.print(line)
 }
 
+// Terse implements stdlib.TerseContext.
+func (c *ctx) Terse() bool { return c.m.Terse }
+
 // Env implements stdlib.EnvContext.
 func (c *ctx) Env() map[string]string {
 	if c.env != nil {

@@ -51,6 +51,9 @@ type Model struct {
 	// Out receives Print/PrintT output (default os.Stdout).
 	Out   io.Writer
 	outMu sync.Mutex
+	// Terse prints the lazy sets of Print, PrintT and Assert unexpanded
+	// (TLC's -terse; see value.Format).
+	Terse bool
 
 	registers registers
 	// compileMu guards compiling definitions on demand after Build (an

@@ -28,9 +28,13 @@ type Printer struct {
 	m     *eval.Model
 	json  bool
 	tool  bool // -tool: TLC's messages between markers with their codes
-	diff  bool // -difftrace
-	view  bool // -view
-	start time.Time
+	terse bool // -terse: lazy sets in traces printed as written
+	// noWarning: -nowarning; warned: a warning was printed (TLC tells how
+	// to silence warnings after the first only).
+	noWarning, warned bool
+	diff              bool // -difftrace
+	view              bool // -view
+	start             time.Time
 	// initLabel labels a trace's first state: TLC's simulation names the
 	// initial predicate, its search does not.
 	initLabel string
@@ -48,11 +52,13 @@ type Options struct {
 	DiffTrace bool // print only the variables a trace step changes (-difftrace)
 	View      bool // print trace states through the cfg's VIEW (-view)
 	Tool      bool // print each message as TLC's -tool mode does
+	Terse     bool // print the lazy sets of trace states unexpanded (-terse)
+	NoWarning bool // print no warning (-nowarning)
 }
 
 // New is a Printer writing to w for a run that started at start.
 func New(w io.Writer, start time.Time, opt Options) *Printer {
-	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, start: start}
+	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, terse: opt.Terse, noWarning: opt.NoWarning, start: start}
 }
 
 // SetModel gives the printer the model once it is loaded: traces are
@@ -208,6 +214,12 @@ func thousands(n int64) string {
 func (p *Printer) Violation(r *check.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if initialViolation(r) {
+		// TLC: the state inside the message, no trace.
+		st := p.traceStates(r.Trace)[0]
+		p.errorMsg(violationCode(r), fmt.Sprintf("Invariant %s is violated by the initial state:\n%s", r.Invariant, p.stateBody(&st, nil)))
+		return
+	}
 	p.errorMsg(violationCode(r), r.Error)
 	if len(r.Trace) == 0 {
 		return
@@ -227,23 +239,36 @@ func (p *Printer) Violation(r *check.Result) {
 func (p *Printer) states(tr []check.State) {
 	var prev *traceState
 	for i, st := range p.traceStates(tr) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s\n", p.stateLabel(i+1, st.label))
-		for j, n := range st.names {
-			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
-				continue
-			}
-			if n == "" { // -view of a VIEW that is not a tuple of variables
-				fmt.Fprintf(&b, "%s\n", st.vals[j])
-			} else if len(st.names) == 1 {
-				fmt.Fprintf(&b, "%s = %s\n", n, st.vals[j])
-			} else {
-				fmt.Fprintf(&b, "/\\ %s = %s\n", n, st.vals[j])
-			}
-		}
-		p.msg(ecState, classState, "%s", b.String())
+		p.msg(ecState, classState, "%s\n%s", p.stateLabel(i+1, st.label), p.stateBody(&st, prev))
 		prev = &st
 	}
+}
+
+// stateBody prints a state's variables, one a line; with -difftrace only
+// those that changed since prev (nil: all).
+func (p *Printer) stateBody(st, prev *traceState) string {
+	var b strings.Builder
+	for j, n := range st.names {
+		if p.diff && prev != nil && prev.same(n, st.vals[j]) {
+			continue
+		}
+		v := value.Format(st.vals[j], p.terse)
+		if n == "" { // -view of a VIEW that is not a tuple of variables
+			fmt.Fprintf(&b, "%s\n", v)
+		} else if len(st.names) == 1 {
+			fmt.Fprintf(&b, "%s = %s\n", n, v)
+		} else {
+			fmt.Fprintf(&b, "/\\ %s = %s\n", n, v)
+		}
+	}
+	return b.String()
+}
+
+// initialViolation tells whether r is an invariant violated by an initial
+// state, which TLC reports with the state in its message and without a
+// trace, counts or depth.
+func initialViolation(r *check.Result) bool {
+	return r.Result == "invariant" && len(r.Trace) == 1 && r.Invariant != ""
 }
 
 // Result prints the end of a check; violations is the number of
@@ -262,10 +287,19 @@ func (p *Printer) Result(res *check.Result, violations int) {
 	default:
 		p.Violation(res)
 	}
+	if violations == 0 && initialViolation(res) {
+		p.finished()
+		unchecked(p.w, res)
+		return
+	}
 	// As TLC: a last progress report before the counts.
 	p.Progress(check.Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Queue: int(res.Queue)})
 	p.msg(ecStats, classNone, "%d states generated, %d distinct states found, %d states left on queue.", res.Generated, res.Distinct, res.Queue)
 	p.msg(ecSearchDepth, classNone, "The depth of the complete state graph search is %d.", res.Depth)
+	if d := res.OutDegree; d != nil && res.Result == "success" && violations == 0 {
+		p.msg(ecOutDegree, classNone, "The average outdegree of the complete state graph is %d (minimum is %d, the maximum %d and the 95th percentile is %d).",
+			d.Mean, d.Min, d.Max, d.P95)
+	}
 	p.finished()
 	unchecked(p.w, res)
 }
@@ -558,3 +592,11 @@ func unchecked(w io.Writer, res *check.Result) {
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+// Warned records that warnings were printed before the check (those of
+// loading the spec): TLC tells how to silence warnings after the first.
+func (p *Printer) Warned() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.warned = true
+}

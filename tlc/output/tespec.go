@@ -18,8 +18,8 @@ import (
 // behaviour, an evaluation error with its behaviour); a liveness lasso does
 // not, as its loop cannot be replayed by a trace of states.
 func TraceSpecWritten(res *check.Result) bool {
-	if len(res.Trace) == 0 {
-		return false
+	if len(res.Trace) == 0 || initialViolation(res) {
+		return false // TLC writes none for an invariant an initial state violates
 	}
 	switch res.Result {
 	case "liveness", "property-initial", "success", "not-checked":

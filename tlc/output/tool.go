@@ -38,6 +38,9 @@ const (
 	ecSanyEnd                = 2219
 	ecSanyStart              = 2220
 	ecVersion                = 2262
+	ecNoSpecButProperty      = 2257
+	ecNoFairness             = 2259
+	ecOutDegree              = 2268
 	ecCounterExample         = 2264
 	ecParseFailed            = 3002
 

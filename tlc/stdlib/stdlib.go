@@ -34,6 +34,14 @@ type Context interface {
 	TLCSet(key value.Value, v value.Value) error
 }
 
+// TerseContext is implemented by a Context that prints values as TLC's
+// -terse option does (lazy sets unexpanded; see value.Format). A Context
+// without it prints them as TLC does by default.
+type TerseContext interface {
+	Context
+	Terse() bool
+}
+
 // TraceContext is implemented by a Context that can produce TLCExt's Trace:
 // the sequence of states (records from variable names to values) from an
 // initial state to the current one. Trace is an error with a Context that
