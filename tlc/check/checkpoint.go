@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -349,6 +350,11 @@ func (e *checkpointMismatch) Error() string { return e.why }
 func (c *checker) readCheckpoint(r *ckReader) (*level, int, error) {
 	magic := r.raw(len(checkpointMagic))
 	if r.err != nil || string(magic) != checkpointMagic {
+		const prefix = "modelfuzz checkpoint "
+		if r.err == nil && strings.HasPrefix(string(magic), prefix) {
+			return nil, 0, &CheckpointDamaged{Why: fmt.Sprintf("a checkpoint of format %q, written by another version of modelfuzz; this one reads %q: check again without -recover",
+				strings.TrimSpace(strings.TrimPrefix(string(magic), prefix)), strings.TrimSpace(strings.TrimPrefix(checkpointMagic, prefix)))}
+		}
 		return nil, 0, &CheckpointDamaged{Why: "not a modelfuzz checkpoint"}
 	}
 	id := r.str()
