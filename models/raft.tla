@@ -1203,13 +1203,16 @@ ProgressView ==
 \* rare states goes to arrangements (a stale leader, a follower being
 \* removed, a leader that will send again entries a follower has), not to
 \* ever higher terms and indexes.
+\* (Behind the highest is written as below some server's: the same, without
+\* building the set of the values and choosing its maximum; each server's
+\* last term is computed once.)
 ClusterView ==
-    LET mt == SetMax({currentTerm[j] : j \in Servers})
-        ml == SetMax({LastTerm(j) : j \in Servers})
-        mc == SetMax({commitIndex[j] : j \in Servers})
+    LET lt == [j \in Servers |-> LastTerm(j)]
         st == [i \in Servers |->
-                 [role |-> role[i], live |-> i \in live, staleTerm |-> currentTerm[i] < mt,
-                  staleLog |-> LastTerm(i) < ml, staleCommit |-> commitIndex[i] < mc,
+                 [role |-> role[i], live |-> i \in live,
+                  staleTerm |-> \E j \in Servers : currentTerm[i] < currentTerm[j],
+                  staleLog |-> \E j \in Servers : lt[i] < lt[j],
+                  staleCommit |-> \E j \in Servers : commitIndex[i] < commitIndex[j],
                   pending |-> Min(LastIndex(i) - commitIndex[i], 2),
                   place |-> Place(i), conf |-> ConfStage(i), joint |-> Joint(config[i]), beliefs |-> Beliefs(i)]]
     IN BagOf(st, Servers)
