@@ -984,23 +984,41 @@ TypeOK ==
 \* length.
 Held(i, j) == Max(snapshotIndex[i], snapshotIndex[j])
 
+\* The last index at or below k where i's and j's logs hold entries of the
+\* same term, searched down from k; -1 when there is none at or above
+\* Held(i, j).
+RECURSIVE AgreeDown(_, _, _)
+AgreeDown(i, j, k) ==
+    IF k < snapshotIndex[i] \/ k < snapshotIndex[j] THEN -1
+    ELSE IF TermAt(i, k) = TermAt(j, k) THEN k
+    ELSE AgreeDown(i, j, k - 1)
+
+\* i and j agree at index k: the same entry where both hold one, else
+\* the same term (at a snapshot's index; -1 where one holds nothing). Where
+\* both hold an entry its term is TermAt, so this is TermAt(i, k) =
+\* TermAt(j, k) /\ (HasEntry(i, k) /\ HasEntry(j, k) => EntryAt(i, k) =
+\* EntryAt(j, k)) with fewer evaluations.
+SameAt(i, j, k) ==
+    IF HasEntry(i, k) /\ HasEntry(j, k) THEN EntryAt(i, k) = EntryAt(j, k) ELSE TermAt(i, k) = TermAt(j, k)
+
 \* At most one leader per term.
 ElectionSafety == \A e, f \in elections : e[1] = f[1] => e[2] = f[2]
 
 \* Two logs with an entry of the same term at the same index agree up to it
 \* (as far as both still hold entries).
+\* Written as: up to the last index where the two agree in term (AgreeDown,
+\* -1 when nowhere from Held(i, j)), they agree at every index; the same
+\* as asking it below every index where they agree in term, with one pass
+\* over the logs instead of one per such index. A server agrees with
+\* itself: pairs of distinct servers only.
 LogMatching ==
-    \A i, j \in Servers : \A k \in Held(i, j) .. Min(LastIndex(i), LastIndex(j)) :
-       TermAt(i, k) = TermAt(j, k) =>
-          \A m \in Held(i, j) .. k :
-             /\ TermAt(i, m) = TermAt(j, m)
-             /\ HasEntry(i, m) /\ HasEntry(j, m) => EntryAt(i, m) = EntryAt(j, m)
+    \A i, j \in Servers : i # j =>
+       \A m \in Held(i, j) .. AgreeDown(i, j, Min(LastIndex(i), LastIndex(j))) : SameAt(i, j, m)
 
 \* Two servers never commit different entries at an index.
 StateMachineSafety ==
-    \A i, j \in Servers : \A k \in Held(i, j) .. Min(commitIndex[i], commitIndex[j]) :
-       /\ TermAt(i, k) = TermAt(j, k)
-       /\ HasEntry(i, k) /\ HasEntry(j, k) => EntryAt(i, k) = EntryAt(j, k)
+    \A i, j \in Servers : i # j =>
+       \A k \in Held(i, j) .. Min(commitIndex[i], commitIndex[j]) : SameAt(i, j, k)
 
 \* A leader holds every entry committed by a server whose term is not
 \* greater than the leader's (a stale leader need not hold what later
@@ -1009,9 +1027,7 @@ LeaderCompleteness ==
     \A i \in Servers : role[i] = "leader" =>
        \A j \in Servers : currentTerm[j] <= currentTerm[i] =>
           /\ commitIndex[j] <= LastIndex(i)
-          /\ \A k \in Held(i, j) .. commitIndex[j] :
-                /\ TermAt(i, k) = TermAt(j, k)
-                /\ HasEntry(i, k) /\ HasEntry(j, k) => EntryAt(i, k) = EntryAt(j, k)
+          /\ j # i => \A k \in Held(i, j) .. commitIndex[j] : SameAt(i, j, k)
 
 -----------------------------------------------------------------------------
 (* Coverage abstractions: the campaign's cfg names one as its VIEW       *)
@@ -1133,14 +1149,9 @@ Rel(a, b) == IF a < b THEN "below" ELSE IF a = b THEN "equal" ELSE "above"
 
 \* The last index where leader i's and j's logs agree: searched down from
 \* the end of the shorter one (Log Matching: the first agreement found is
-\* the last); the end of j's log when it is below i's snapshot (what j
-\* holds, i has compacted: committed, the same); -1 when they agree
-\* nowhere i can tell.
-RECURSIVE AgreeDown(_, _, _)
-AgreeDown(i, j, k) ==
-    IF k < snapshotIndex[i] \/ k < snapshotIndex[j] THEN -1
-    ELSE IF TermAt(i, k) = TermAt(j, k) THEN k
-    ELSE AgreeDown(i, j, k - 1)
+\* the last, AgreeDown); the end of j's log when it is below i's snapshot
+\* (what j holds, i has compacted: committed, the same); -1 when they
+\* agree nowhere i can tell.
 Agreement(i, j) ==
     IF LastIndex(j) < snapshotIndex[i] THEN LastIndex(j)
     ELSE AgreeDown(i, j, Min(LastIndex(i), LastIndex(j)))
@@ -1203,13 +1214,16 @@ ProgressView ==
 \* rare states goes to arrangements (a stale leader, a follower being
 \* removed, a leader that will send again entries a follower has), not to
 \* ever higher terms and indexes.
+\* (Behind the highest is written as below some server's: the same, without
+\* building the set of the values and choosing its maximum; each server's
+\* last term is computed once.)
 ClusterView ==
-    LET mt == SetMax({currentTerm[j] : j \in Servers})
-        ml == SetMax({LastTerm(j) : j \in Servers})
-        mc == SetMax({commitIndex[j] : j \in Servers})
+    LET lt == [j \in Servers |-> LastTerm(j)]
         st == [i \in Servers |->
-                 [role |-> role[i], live |-> i \in live, staleTerm |-> currentTerm[i] < mt,
-                  staleLog |-> LastTerm(i) < ml, staleCommit |-> commitIndex[i] < mc,
+                 [role |-> role[i], live |-> i \in live,
+                  staleTerm |-> \E j \in Servers : currentTerm[i] < currentTerm[j],
+                  staleLog |-> \E j \in Servers : lt[i] < lt[j],
+                  staleCommit |-> \E j \in Servers : commitIndex[i] < commitIndex[j],
                   pending |-> Min(LastIndex(i) - commitIndex[i], 2),
                   place |-> Place(i), conf |-> ConfStage(i), joint |-> Joint(config[i]), beliefs |-> Beliefs(i)]]
     IN BagOf(st, Servers)
