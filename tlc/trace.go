@@ -43,6 +43,14 @@ type TraceSpec struct {
 // Load compiles the trace spec to read the trace in the file trace. The
 // cfg is read before the spec.
 func (t TraceSpec) Load(trace string) (*Model, error) {
+	m, _, err := t.build(trace, false)
+	return m, err
+}
+
+// build compiles the trace spec with IOEnv.JSON naming trace (bindInputs:
+// each evaluator is given its own trace, eval.LoadOptions.BindInputs); it
+// returns the environment the spec reads.
+func (t TraceSpec) build(trace string, bindInputs bool) (*Model, map[string]string, error) {
 	env := ProcessEnv()
 	if t.Env != nil {
 		env = maps.Clone(t.Env)
@@ -53,13 +61,14 @@ func (t TraceSpec) Load(trace string) (*Model, error) {
 	}
 	conf, err := cfg.ParseFile(t.Config)
 	if err != nil {
-		return nil, &eval.ConfigError{Err: err}
+		return nil, nil, &eval.ConfigError{Err: err}
 	}
 	ld, mod, conf, err := parse(Spec{Module: t.Spec, Config: t.Config, Extend: t.Extend}, conf)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return eval.BuildWith(ld, mod, conf, eval.LoadOptions{Env: env})
+	m, err := eval.BuildWith(ld, mod, conf, eval.LoadOptions{Env: env, BindInputs: bindInputs})
+	return m, env, err
 }
 
 // TraceValidator validates traces against a trace spec parsed and
@@ -89,23 +98,7 @@ const MemoryTrace = "<trace in memory>"
 // NewTraceValidator loads the trace spec t once. ASSUMEs about the trace
 // are checked for each trace (see Trace.Validate), the others now.
 func NewTraceValidator(t TraceSpec) (*TraceValidator, error) {
-	env := ProcessEnv()
-	if t.Env != nil {
-		env = maps.Clone(t.Env)
-	}
-	env["JSON"] = MemoryTrace
-	if t.Config == "" {
-		t.Config = strings.TrimSuffix(t.Spec, filepath.Ext(t.Spec)) + ".cfg"
-	}
-	conf, err := cfg.ParseFile(t.Config)
-	if err != nil {
-		return nil, &eval.ConfigError{Err: err}
-	}
-	ld, mod, conf, err := parse(Spec{Module: t.Spec, Config: t.Config, Extend: t.Extend}, conf)
-	if err != nil {
-		return nil, err
-	}
-	m, err := eval.BuildWith(ld, mod, conf, eval.LoadOptions{Env: env, BindInputs: true})
+	m, env, err := t.build(MemoryTrace, true)
 	if err != nil {
 		return nil, err
 	}
