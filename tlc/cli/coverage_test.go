@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,17 +47,7 @@ func TestCoverageVariables(t *testing.T) {
 // TestCoverageVariablesAgainstTLC runs the real TLC, when it is beside
 // the repository, to keep tlcCoverageVars true.
 func TestCoverageVariablesAgainstTLC(t *testing.T) {
-	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
-	require.NoError(t, err)
-	if _, err := os.Stat(jar); err != nil {
-		t.Skipf("the real TLC is not here (%v)", err)
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a JVM")
-	}
+	jar := realTLC(t)
 	cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-metadir", t.TempDir(),
 		"-noGenerateSpecTE", "-coverage", "1", "-config", "CommitAll.cfg", "Commit.tla")
 	cmd.Dir = tlcData

@@ -119,17 +119,7 @@ func TestIllFormedSpecs(t *testing.T) {
 // when it is beside the repository, to keep the recorded expectations
 // true.
 func TestIllFormedSpecsAgainstTLC(t *testing.T) {
-	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
-	require.NoError(t, err)
-	if _, err := os.Stat(jar); err != nil {
-		t.Skipf("the real TLC is not here (%v)", err)
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a JVM per case")
-	}
+	jar := realTLC(t)
 	for _, c := range append(append([]illFormed(nil), illFormedSpecs...), wellFormed...) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeCase(t, c)

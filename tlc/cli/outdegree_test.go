@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -41,17 +39,7 @@ func TestOutDegree(t *testing.T) {
 // TestOutDegreeAgainstTLC runs the real TLC, when it is beside the
 // repository, to keep outDegreeCases true.
 func TestOutDegreeAgainstTLC(t *testing.T) {
-	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
-	require.NoError(t, err)
-	if _, err := os.Stat(jar); err != nil {
-		t.Skipf("the real TLC is not here (%v)", err)
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a JVM per case")
-	}
+	jar := realTLC(t)
 	for _, c := range outDegreeCases {
 		t.Run(c.spec, func(t *testing.T) {
 			cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-metadir", t.TempDir(),

@@ -59,17 +59,7 @@ func TestTerse(t *testing.T) {
 // TestTerseAgainstTLC runs the real TLC, when it is beside the
 // repository, to keep the recorded output true.
 func TestTerseAgainstTLC(t *testing.T) {
-	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
-	require.NoError(t, err)
-	if _, err := os.Stat(jar); err != nil {
-		t.Skipf("the real TLC is not here (%v)", err)
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a JVM per case")
-	}
+	jar := realTLC(t)
 	for _, c := range terseCases {
 		t.Run(c.golden, func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(tlcData, c.golden))

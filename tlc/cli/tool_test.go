@@ -168,17 +168,7 @@ func TestToolMode(t *testing.T) {
 // TestToolModeAgainstTLC runs the cases through the real TLC, when it is
 // beside the repository, to keep the recorded sequences true.
 func TestToolModeAgainstTLC(t *testing.T) {
-	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
-	require.NoError(t, err)
-	if _, err := os.Stat(jar); err != nil {
-		t.Skipf("the real TLC is not here (%v)", err)
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skip("java is not installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a JVM per case")
-	}
+	jar := realTLC(t)
 	for _, c := range toolCases {
 		t.Run(c.cfg, func(t *testing.T) {
 			meta := t.TempDir()
