@@ -148,9 +148,12 @@ func ParseKnown(path string, data []byte) (*KnownFile, error) {
 	return &f, nil
 }
 
+// MaxKnownBytes is the largest known-disagreements file read.
+const MaxKnownBytes = 4 << 20
+
 // ReadKnown reads a known-disagreements file from disk.
 func ReadKnown(path string) (*KnownFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := jsonerr.ReadFile(path, MaxKnownBytes, "a known-disagreements file", "guidance.MaxKnownBytes")
 	if err != nil {
 		return nil, fmt.Errorf("known disagreements: %v", err)
 	}

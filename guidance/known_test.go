@@ -155,3 +155,18 @@ func TestShippedKnownParses(t *testing.T) {
 		require.Regexp(t, `^docs/findings\.md#[a-z0-9-]+$`, k.Doc, k.ID)
 	}
 }
+
+// A known-disagreements file that cannot be read is said in one line
+// naming it: missing, a directory, or without end.
+func TestReadKnownRefusesWhatCannotBeRead(t *testing.T) {
+	dir := t.TempDir()
+	for path, want := range map[string]string{
+		filepath.Join(dir, "none.json"): "none.json: no such file",
+		dir:                             "is a directory, not a known-disagreements file",
+		"/dev/zero":                     "at most 4 MiB (guidance.MaxKnownBytes)",
+	} {
+		_, err := guidance.ReadKnown(path)
+		require.ErrorContains(t, err, want)
+		require.NotContains(t, err.Error(), "\n")
+	}
+}
