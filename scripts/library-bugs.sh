@@ -7,6 +7,11 @@
 #
 #   scripts/library-bugs.sh [SEEDS] [BUDGET] [BUG...]   (defaults: 3 seeds, 50000 iterations, every patch)
 #
+# A BUG may name a patch of a folder below bugs/etcdraft, e.g.
+# oracles/progress-probe-next-at-match (the patches that break the progress
+# oracles' invariants, bugs/etcdraft/oracles/README.md; "every patch" is
+# the bug set's, bugs/etcdraft/*.patch).
+#
 # Environment:
 #   STRATEGIES  the strategies to run (default "random trace line model"):
 #               random, trace and line run --adapter etcdraft (line with the
@@ -91,6 +96,7 @@ tmp=$(mktemp -d)
 out=${OUT:-$tmp/out}
 if [[ $table_only == 1 && -z ${OUT:-} ]]; then echo "$0: TABLE_ONLY=1 needs OUT, the directory of an earlier run's results" >&2; exit 2; fi
 mkdir -p "$out"
+for b in "${bugs[@]}"; do mkdir -p "$out/$(dirname "$b")" "$tmp/$(dirname "$b")"; done
 trap 'rm -rf "$tmp"' EXIT
 
 # build BUG: the patched module and the binaries built against it.
@@ -146,6 +152,15 @@ run() {
   rm -rf "$d/corpus-$s-$seed"
   local summary first kind
   summary=$(tail -n 1 "$d/run-$s-$seed.json")
+  # The known disagreements of the spec with the library (docs/known.md)
+  # are not bugs: they are kept apart, and the bugs alone are read below.
+  if command -v jq > /dev/null; then
+    jq -r '(.known // [])[] | "\(.known) \(.hits) \(.first_iteration)"' <<<"$summary" > "$out/$b.$s.$seed.known"
+    summary=$(jq -c '{bugs: .bugs}' <<<"$summary")
+  elif grep -q '"known":' <<<"$summary"; then
+    echo "$0: jq is needed to read a summary with known disagreements" >&2
+    return 1
+  fi
   first=$(grep -o '"first_iteration":[0-9]*' <<<"$summary" | head -1 | cut -d: -f2 || true)
   kind=$(grep -o '"kind":"[a-z-]*"' <<<"$summary" | head -1 | cut -d'"' -f4 || true)
   if [[ $oracles == 1 ]]; then
@@ -161,7 +176,7 @@ run() {
   if [[ -s $d/cpu-$s-$seed ]]; then
     awk '{printf "%.1f\n", $1 + $2}' "$d/cpu-$s-$seed" > "$out/$b.$s.$seed.cpu"
   fi
-  echo "$summary" > "$out/$b.$s.$seed.json"
+  tail -n 1 "$d/run-$s-$seed.json" > "$out/$b.$s.$seed.json"
 }
 export -f run
 export tmp out budget parallel oracles energy online_flags run_flags
