@@ -8,10 +8,10 @@
 // Every execution starts from a cluster restarted from its template: every
 // node a follower in the template's term T0 with the same B entries, no
 // leader (the trace's first events, the states before the first step, say
-// T0 and B). That is raft.tla's Init shifted: term t of the system is term
-// t-T0 of the model, index k (k > B) is index k-B, and the template's
-// entries are the model's empty prefix (index 0, term 0; an index at or
-// below B maps to 0). Entries are records [term |-> t, value |-> v], v ""
+// T0 and B). That is raft.tla's Init with Bootstrap "snapshot" shifted:
+// term t of the system is term t-T0 of the model, index k (k >= B) is
+// index k-B+1, and the template's entries are the model's bootstrap
+// snapshot (index 1, term 1; an index below B maps to 1). Entries are records [term |-> t, value |-> v], v ""
 // for a new leader's no-op and the client's commands for a client's entry
 // ("SET k0 4"), as the adapter writes both.
 //
@@ -98,12 +98,13 @@ func (m *Redisraft) Consts() []string {
 	for i := range ids {
 		ids[i] = strconv.Itoa(i + 1)
 	}
-	return []string{"Servers={" + strings.Join(ids, ",") + "}"}
+	return []string{"Servers={" + strings.Join(ids, ",") + "}", "InitVoters={" + strings.Join(ids, ",") + "}",
+		"Bootstrap=\"snapshot\""}
 }
 
 // Note says how the system's numbers map onto the model's.
 func (m *Redisraft) Note() string {
-	return "terms and indexes are shifted: term t of the system is term t-T0 of the model and index k is index k-B, T0 and B the term and last index of the cluster's template (its nodes' states before the first step)"
+	return "terms and indexes are shifted: term t of the system is term t-T0 of the model and index k is index k-B+1 (the template's last entry is the bootstrap snapshot at index 1), T0 and B the term and last index of the cluster's template (its nodes' states before the first step)"
 }
 
 // Unmapped returns how many events of each kind the mapper left out, over
@@ -205,14 +206,16 @@ func (st *rrMap) need(e *schedule.Event, keys ...string) ([]int64, error) {
 // mTerm is the model's term of the system's term t.
 func (st *rrMap) mTerm(t int64) int64 { return max(t-st.t0, 0) }
 
-// mIndex is the model's index of the system's index k.
-func (st *rrMap) mIndex(k int64) int64 { return max(k-st.base, 0) }
+// mIndex is the model's index of the system's index k: the template's
+// last entry is the model's bootstrap snapshot at index 1, and an index
+// inside the template (identical at every node) is that snapshot too.
+func (st *rrMap) mIndex(k int64) int64 { return max(k-st.base+1, 1) }
 
 // mEntryTerm is the model's term of the system's entry (k, t): the
-// template's entries are the model's empty prefix.
+// template's entries are the bootstrap snapshot's, term 1.
 func (st *rrMap) mEntryTerm(k, t int64) int64 {
 	if k <= st.base {
-		return 0
+		return 1
 	}
 	return st.mTerm(t)
 }
@@ -265,6 +268,12 @@ func (st *rrMap) state(k int) error {
 	}
 	term, index, commit, snap := v[0], v[1], v[2], v[3]
 	mapped := false
+	if e.Type == schedule.RRCandidate && n.role == schedule.RRCandidate && term > n.term {
+		// A candidate whose election timed out (or a timeout step) starts
+		// the next one.
+		st.add(e, "Timeout", map[string]any{"i": i})
+		mapped = true
+	}
 	if e.Type != n.role {
 		switch e.Type {
 		case schedule.RRPreCandidate:
@@ -292,12 +301,12 @@ func (st *rrMap) state(k int) error {
 			st.add(e, "ClientRequest", map[string]any{"i": i, "value": st.entryValue(k, p, term, x)})
 			mapped = true
 		}
-		if commit > n.commit && st.mIndex(commit) > 0 {
+		if commit > n.commit && commit > st.base {
 			st.add(e, "AdvanceCommit", map[string]any{"i": i, "index": st.mIndex(commit)})
 			mapped = true
 		}
 	}
-	if snap > n.snap && !n.installed && st.mIndex(snap) > 0 {
+	if snap > n.snap && !n.installed && snap > st.base {
 		st.add(e, "Snapshot", map[string]any{"i": i, "index": st.mIndex(snap)})
 		mapped = true
 	}
@@ -313,10 +322,17 @@ func (st *rrMap) state(k int) error {
 }
 
 // entryValue is the value of the entry at index x that leader p appended
-// in term: as the first RAFT.AE of p in that term that carries it says,
+// in term: as the first RAFT.AE of p in that term that carries it says
+// (from the step of event k on),
 // else the commands of the request p took in the step of event k.
 func (st *rrMap) entryValue(k, p int, term, x int64) string {
-	for j := k + 1; j < len(st.t); j++ {
+	// The leader's state is polled after the step's sends: look from the
+	// step's first event.
+	from := k
+	for from > 0 && st.t[from-1].Step == st.t[k].Step {
+		from--
+	}
+	for j := from; j < len(st.t); j++ {
 		e := &st.t[j]
 		if e.Kind != schedule.EvSend || e.Node != p || e.Type != schedule.RRAppendEntries {
 			continue
