@@ -59,10 +59,11 @@ func requestCommands(v, keys int) (kind, key string, cmds [][]string) {
 }
 
 // entryCommands are the commands of an operation as its log entry holds
-// them: a transaction's without MULTI and EXEC.
+// them: a transaction's with its MULTI and without its EXEC (RedisRaft
+// appends the queued commands behind a MULTI at EXEC).
 func entryCommands(cmds [][]string) [][]string {
 	if len(cmds) > 2 && cmds[0][0] == "MULTI" {
-		return cmds[1 : len(cmds)-1]
+		return cmds[:len(cmds)-1]
 	}
 	return cmds
 }

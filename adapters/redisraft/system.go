@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -527,8 +528,16 @@ func outputDetail(outs []Output) string {
 	return b.String()
 }
 
-// freePorts asks the kernel for n distinct free ports on loopback.
+// freePorts finds n distinct free ports on loopback below the kernel's
+// ephemeral range: a port a crashed node's proxy gives up must still be
+// free at its restart, and any outgoing connection (the proxy's own, the
+// nodes') could take a port of the ephemeral range meanwhile.
 func freePorts(n int) ([]int, error) {
+	lo := ephemeralLow()
+	const floor = 10000
+	if lo-floor < 4*n {
+		return nil, fmt.Errorf("choosing free ports: the kernel's ephemeral range starts at %d, leaving no room below it", lo)
+	}
 	var lns []net.Listener
 	defer func() {
 		for _, ln := range lns {
@@ -536,13 +545,32 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	var ports []int
-	for i := 0; i < n; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	start := floor + rand.IntN(lo-floor)
+	for k := 0; k < lo-floor && len(ports) < n; k++ {
+		port := floor + (start-floor+k)%(lo-floor)
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
-			return nil, fmt.Errorf("choosing free ports: %w", err)
+			continue
 		}
 		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
+	}
+	if len(ports) < n {
+		return nil, fmt.Errorf("choosing free ports: fewer than %d free between %d and %d", n, floor, lo)
 	}
 	return ports, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range
+// (Linux's default when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if lo, err := strconv.Atoi(f[0]); err == nil && lo > 0 {
+				return lo
+			}
+		}
+	}
+	return 32768
 }
