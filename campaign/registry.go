@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/adapters/process"
+	"github.com/modelfuzz/modelfuzz/adapters/redisraft"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -47,6 +49,17 @@ type SystemFlags struct {
 
 	Cluster string
 
+	RedisServer       string
+	RedisraftModule   string
+	ElectionTimeout   int
+	RequestTimeout    int
+	PeriodicInterval  int
+	ReconnectInterval int
+	LogMaxFileSize    int
+	QuorumReads       bool
+	FollowerProxy     bool
+	Keys              int
+
 	// forModel: the campaign maps onto a model; adapter defaults chosen
 	// for it apply (etcdraft's RawNodes).
 	forModel bool
@@ -60,7 +73,9 @@ type SystemFlags struct {
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
-	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster"}
+	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster",
+	"redis-server", "redisraft-module", "election-timeout", "request-timeout", "periodic-interval", "reconnect-interval",
+	"log-max-file-size", "quorum-reads", "follower-proxy", "keys"}
 
 // ForModel says the system will be mapped onto a model (as a campaign
 // with --model does): the adapter takes the defaults chosen for it
@@ -110,6 +125,17 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Bootstrap, "bootstrap", "", "etcdraft: how a fresh cluster starts: log (the library's bootstrap, one configuration entry per voter; the default) or snapshot (a configuration snapshot at index 1)")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart, and two that need a crash point: send-then-persist, applied-index-first; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
+	r := redisraft.DefaultConfig()
+	fs.StringVar(&a.RedisServer, "redis-server", "", "redisraft: the redis-server binary (default: built once from ../shared/systems/redisraft into the user's cache)")
+	fs.StringVar(&a.RedisraftModule, "redisraft-module", "", "redisraft: redisraft.so (default: built with --redis-server's default)")
+	fs.IntVar(&a.ElectionTimeout, "election-timeout", r.ElectionTimeout, "redisraft: raft.election-timeout in ms (0: never by itself; elections start at timeout steps)")
+	fs.IntVar(&a.RequestTimeout, "request-timeout", r.RequestTimeout, "redisraft: raft.request-timeout (heartbeat interval) in ms (0: never by itself; heartbeats at tick steps)")
+	fs.IntVar(&a.PeriodicInterval, "periodic-interval", r.PeriodicInterval, "redisraft: raft.periodic-interval in ms")
+	fs.IntVar(&a.ReconnectInterval, "reconnect-interval", r.ReconnectInterval, "redisraft: raft.reconnect-interval in ms")
+	fs.IntVar(&a.LogMaxFileSize, "log-max-file-size", r.LogMaxFileSize, "redisraft: raft.log-max-file-size in bytes: the log size past which a node takes a snapshot")
+	fs.BoolVar(&a.QuorumReads, "quorum-reads", r.QuorumReads, "redisraft: raft.quorum-reads (--quorum-reads=false to disable)")
+	fs.BoolVar(&a.FollowerProxy, "follower-proxy", r.FollowerProxy, "redisraft: raft.follower-proxy: followers forward client commands to the leader")
+	fs.IntVar(&a.Keys, "keys", r.Keys, "redisraft: how many keys client requests use")
 }
 
 // System is a configured system under test: the factory of its instances
@@ -281,6 +307,56 @@ var adapters = map[string]*Adapter{
 			}
 			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
 				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: fac.Cluster().Processes})
+				return m, m.Consts()
+			}}, nil
+		},
+	},
+	"redisraft": {
+		Name:       "redisraft",
+		About:      "a cluster of unmodified RedisRaft nodes (redis-server with redisraft.so) behind a RESP proxy (--nodes, --redis-server, --redisraft-module, --election-timeout, ...; docs/redisraft.md)",
+		Steps:      40,
+		Requests:   6,
+		CrashQuota: 4,
+		Model:      "raft.tla",
+		Explicit:   true,
+		config: func(f *SystemFlags) (json.RawMessage, error) {
+			cfg := redisraft.DefaultConfig()
+			cfg.Nodes = f.Nodes
+			cfg.ElectionTimeout, cfg.RequestTimeout = f.ElectionTimeout, f.RequestTimeout
+			cfg.PeriodicInterval, cfg.ReconnectInterval = f.PeriodicInterval, f.ReconnectInterval
+			cfg.LogMaxFileSize, cfg.QuorumReads, cfg.FollowerProxy, cfg.Keys = f.LogMaxFileSize, f.QuorumReads, f.FollowerProxy, f.Keys
+			if f.Inject != "" {
+				return nil, fmt.Errorf("adapter redisraft runs RedisRaft unmodified: --inject is not supported")
+			}
+			switch {
+			case f.RedisServer != "" && f.RedisraftModule != "":
+				cfg.RedisServer, cfg.Module = f.RedisServer, f.RedisraftModule
+			case f.RedisServer != "" || f.RedisraftModule != "":
+				return nil, fmt.Errorf("adapter redisraft: give both --redis-server and --redisraft-module, or neither (to build them from ../shared/systems/redisraft)")
+			default:
+				dir, err := redisraft.FindSources()
+				if err != nil {
+					return nil, err
+				}
+				if cfg.RedisServer, cfg.Module, err = redisraft.Build(dir, os.Stderr); err != nil {
+					return nil, err
+				}
+			}
+			if err := cfg.Validate(); err != nil {
+				return nil, err
+			}
+			if err := redisraft.CheckBinaries(cfg.RedisServer, cfg.Module); err != nil {
+				return nil, err
+			}
+			return json.Marshal(cfg)
+		},
+		open: func(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+			fac, err := redisraft.FactoryFromConfig(raw, redisraft.Options{Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			return &System{Factory: fac, Unmappable: mapper.RedisraftUnmappable, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: fac.Cfg().Nodes})
 				return m, m.Consts()
 			}}, nil
 		},
