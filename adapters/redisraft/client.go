@@ -228,7 +228,11 @@ func (r *run) take(o *op, p int, v value) int {
 			out = strconv.FormatInt(v.elems[1].num, 10)
 		}
 	}
-	o.Out = out
+	r.client.mu.Lock()
+	if !o.done {
+		o.Out = out
+	}
+	r.client.mu.Unlock()
 	r.answered(o, p, "ok", false)
 	return -1
 }
@@ -303,9 +307,9 @@ func (r *run) byProxyAddr(addr string) int {
 // processes and goroutines, and its place among the steps would make
 // traces differ from run to run (the history keeps the times).
 func (r *run) responses(step int) {
-	r.step = step
 	r.client.mu.Lock()
 	defer r.client.mu.Unlock()
+	r.step = step
 	for _, o := range r.client.ops {
 		if !o.done {
 			continue

@@ -334,7 +334,10 @@ func (s *System) Step(st schedule.Step) bool {
 	if o.r == nil || o.ctx.Err() != nil {
 		return false
 	}
+	// Answers read in the background record the step they arrived in.
+	o.r.client.mu.Lock()
 	o.r.step = o.steps
+	o.r.client.mu.Unlock()
 	o.r.runStep(st)
 	o.steps++
 	return o.ctx.Err() == nil
