@@ -21,10 +21,16 @@ import (
 const (
 	callTimeout  = 10 * time.Second // a command of the fuzzer to a node
 	readyTimeout = 20 * time.Second // a node started until it is up and linked
-	dialTimeout  = 2 * time.Second
-	exitGrace    = 5 * time.Second // a node whose connection broke, until it is reaped
-	outputLimit  = 256 << 10
-	barrierPings = 3
+	// relinkTimeout bounds the wait of a restart or a drop for the
+	// connections that nodes open again by themselves (every
+	// --reconnect-interval); it is below the execution timeout, so a link
+	// that does not come back leaves the execution going on without it
+	// (with a warning) instead of making it a hang.
+	relinkTimeout = 3 * time.Second
+	dialTimeout   = 2 * time.Second
+	exitGrace     = 5 * time.Second // a node whose connection broke, until it is reaped
+	outputLimit   = 256 << 10
+	barrierPings  = 3
 )
 
 // run is one execution: the cluster's processes, their proxies, what the
@@ -215,7 +221,7 @@ func (r *run) linked(deadline time.Time) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not connected within %v: %v", readyTimeout, missing)
+			return fmt.Errorf("not connected in time: %v", missing)
 		}
 		select {
 		case <-r.ctx.Done():

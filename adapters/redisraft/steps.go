@@ -128,7 +128,7 @@ func (r *run) drop(m *message) {
 	if l.copyOnly || !r.nodes[l.from].up() || !r.nodes[l.to].up() {
 		return
 	}
-	deadline := time.Now().Add(readyTimeout)
+	deadline := time.Now().Add(relinkTimeout)
 	for r.ctx.Err() == nil {
 		r.pump()
 		for _, x := range r.links {
@@ -182,7 +182,7 @@ func (r *run) restart(p int) {
 		r.fail(schedule.FailureRestart, "restart: not up", err.Error(), "")
 		return
 	}
-	if err := r.linked(time.Now().Add(readyTimeout)); err != nil {
+	if err := r.linked(time.Now().Add(relinkTimeout)); err != nil {
 		r.s.log.Warn("restart: links missing", "node", p+1, "error", err)
 	}
 	if in, ok := r.info(n); ok {
