@@ -377,9 +377,18 @@ func (r *run) poll(n *node) {
 // (schedule.RREvState).
 const EvState = schedule.RREvState
 
+// process is the process of RedisRaft node id id, -1 for none (INFO
+// raft's -1 or 0).
+func process(id int64) int64 {
+	if id <= 0 {
+		return -1
+	}
+	return id - 1
+}
+
 func (in nodeInfo) args() []schedule.Arg {
 	return []schedule.Arg{
-		schedule.I(schedule.ArgTerm, in.Term), schedule.I(schedule.ArgVote, in.Vote-1), schedule.I(ArgLeader, in.Leader-1),
+		schedule.I(schedule.ArgTerm, in.Term), schedule.I(schedule.ArgVote, process(in.Vote)), schedule.I(ArgLeader, process(in.Leader)),
 		schedule.I(schedule.ArgIndex, in.Index), schedule.I(schedule.ArgCommit, in.Commit), schedule.I(argApplied, in.Applied),
 		schedule.I(schedule.ArgSnapIndex, in.SnapIndex), schedule.I(schedule.ArgSnapTerm, in.SnapTerm), schedule.I(argVoters, in.Voters),
 	}

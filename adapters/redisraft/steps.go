@@ -186,7 +186,7 @@ func (r *run) restart(p int) {
 		r.s.log.Warn("restart: links missing", "node", p+1, "error", err)
 	}
 	if in, ok := r.info(n); ok {
-		r.trace[at].Args = []schedule.Arg{schedule.I(schedule.ArgTerm, in.Term), schedule.I(schedule.ArgVote, in.Vote-1),
+		r.trace[at].Args = []schedule.Arg{schedule.I(schedule.ArgTerm, in.Term), schedule.I(schedule.ArgVote, process(in.Vote)),
 			schedule.I(schedule.ArgCommit, in.Commit), schedule.I(schedule.ArgSnapIndex, in.SnapIndex), schedule.I(schedule.ArgLastIndex, in.Index)}
 	}
 	n.info = nodeInfo{}
