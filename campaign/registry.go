@@ -108,7 +108,7 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.Workers, "workers", 6, "microbench: number of workers")
 	fs.IntVar(&a.Tasks, "tasks", 20, "microbench: execute messages per request")
 	d := etcdraft.DefaultConfig()
-	fs.IntVar(&a.Nodes, "nodes", d.Nodes, "etcdraft: voters of the bootstrap configuration")
+	fs.IntVar(&a.Nodes, "nodes", d.Nodes, "etcdraft: voters of the bootstrap configuration; redisraft: nodes of the cluster (1..7)")
 	fs.IntVar(&a.Spares, "spares", -1, "etcdraft: processes outside the bootstrap configuration that conf-change steps can add (nodes+spares <= 7; default 1)")
 	fs.IntVar(&a.SnapshotEvery, "snapshot-every", d.SnapshotEvery, "etcdraft: applied entries between snapshots (and log compactions)")
 	fs.BoolVar(&a.PreVote, "prevote", d.PreVote, "etcdraft: enable PreVote (--prevote=false to disable)")
@@ -312,11 +312,14 @@ var adapters = map[string]*Adapter{
 		},
 	},
 	"redisraft": {
-		Name:       "redisraft",
-		About:      "a cluster of unmodified RedisRaft nodes (redis-server with redisraft.so) behind a RESP proxy (--nodes, --redis-server, --redisraft-module, --election-timeout, ...; docs/redisraft.md)",
-		Steps:      40,
-		Requests:   6,
-		CrashQuota: 4,
+		Name:  "redisraft",
+		About: "a cluster of unmodified RedisRaft nodes (redis-server with redisraft.so) behind a RESP proxy (--nodes, --redis-server, --redisraft-module, --election-timeout, ...; docs/redisraft.md)",
+		// The ModelFuzz evaluation's settings for RedisRaft (thesis,
+		// section 5.4.3): five client requests, a crash quota of 10,
+		// episodes of 50 steps (section 4.4's horizon).
+		Steps:      50,
+		Requests:   5,
+		CrashQuota: 10,
 		Model:      "raft.tla",
 		Explicit:   true,
 		config: func(f *SystemFlags) (json.RawMessage, error) {
