@@ -119,3 +119,30 @@ func base(path string) string {
 	}
 	return path
 }
+
+// crashReport is what a bug report quotes of a dead node's log: from the
+// start of Redis's crash report (or of the line before an assertion of
+// the raft library), else its last lines, at most 8 KiB.
+func crashReport(log string) string {
+	const limit = 8 << 10
+	start := -1
+	for _, mark := range []string{"=== REDIS BUG REPORT START", "REDIS RAFT PANIC", "Guru Meditation", "crashed by signal", "Assertion `"} {
+		if i := strings.Index(log, mark); i >= 0 && (start < 0 || i < start) {
+			start = i
+		}
+	}
+	if start >= 0 {
+		start = strings.LastIndexByte(log[:start], '\n') + 1
+		if len(log)-start > limit {
+			return log[start:start+limit] + "\n[...]"
+		}
+		return log[start:]
+	}
+	if len(log) > limit {
+		log = log[len(log)-limit:]
+		if i := strings.IndexByte(log, '\n'); i >= 0 {
+			log = log[i+1:]
+		}
+	}
+	return log
+}

@@ -39,6 +39,10 @@ func TestCrashSignature(t *testing.T) {
 			sig, msg := crashSignature(tc.log)
 			require.Equal(t, tc.sig, sig)
 			require.Equal(t, tc.sig == "", msg == "", "message %q", msg)
+			if tc.sig != "" {
+				require.NotEmpty(t, crashReport("1:M noise before\n"+tc.log))
+				require.NotContains(t, crashReport("1:M noise before\n"+tc.log), "noise before", "the report starts at the crash")
+			}
 		})
 	}
 }

@@ -302,13 +302,14 @@ func (r *run) reapExits() {
 		status := n.proc.ExitStatus()
 		r.stop(n)
 		r.record(schedule.EvExit, n.index, -1, 0, schedule.EvExit, []schedule.Arg{schedule.S(argStatus, status)})
-		sig, msg := crashSignature(n.out.Stdout.Kept() + n.out.Stderr.Kept())
+		log := n.out.Stdout.Kept() + n.out.Stderr.Kept()
+		sig, msg := crashSignature(log)
 		if sig == "" {
 			sig, msg = "exit: "+status, fmt.Sprintf("n%d exited by itself (%s)", n.index+1, status)
 		} else {
 			msg = fmt.Sprintf("n%d: %s", n.index+1, msg)
 		}
-		r.fail(schedule.FailureExit, sig, msg, "")
+		r.fail(schedule.FailureExit, sig, msg, crashReport(log))
 		r.down(n.index)
 	}
 }
