@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/pflag"
@@ -193,6 +194,8 @@ type Adapter struct {
 	// LineCoverage: the system runs in this process, and a coverage build
 	// (make cover) instruments it.
 	LineCoverage bool
+	// ExecTimeout, when set, is the adapter's default --exec-timeout.
+	ExecTimeout time.Duration
 	// Explicit: chosen by --adapter only, never from the model's name.
 	Explicit bool
 	// Modules are the Go modules of the system under test that this
@@ -285,8 +288,12 @@ var adapters = map[string]*Adapter{
 		Steps:      30,
 		Requests:   4,
 		CrashQuota: 10,
-		Model:      "raft.tla",
-		Explicit:   true,
+		// An execution waits for processes far more than it computes: at
+		// 10 s, campaigns on a loaded machine (load 70 on two cores)
+		// reported slow restarts as hangs that replayed in 6 s.
+		ExecTimeout: time.Minute,
+		Model:       "raft.tla",
+		Explicit:    true,
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			if f.Cluster == "" {
 				return nil, fmt.Errorf("adapter process needs --cluster FILE (for raftkv: adapters/process/raftkv.json)")
@@ -320,8 +327,12 @@ var adapters = map[string]*Adapter{
 		Steps:      50,
 		Requests:   5,
 		CrashQuota: 10,
-		Model:      "raft.tla",
-		Explicit:   true,
+		// An execution waits for processes far more than it computes: at
+		// 10 s, campaigns on a loaded machine (load 70 on two cores)
+		// reported slow restarts as hangs that replayed in 6 s.
+		ExecTimeout: time.Minute,
+		Model:       "raft.tla",
+		Explicit:    true,
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			cfg := redisraft.DefaultConfig()
 			cfg.Nodes = f.Nodes
