@@ -155,8 +155,11 @@ func (r *run) start(n *node, state string) error {
 	}
 }
 
-// listen opens n's proxy.
+// listen opens n's proxy, unless it is still open from before a crash.
 func (r *run) listen(n *node) error {
+	if n.ln != nil {
+		return nil
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(n.pport))
 	if err != nil {
 		return fmt.Errorf("n%d's proxy: %w", n.index+1, err)
@@ -174,13 +177,21 @@ func (r *run) listen(n *node) error {
 	return nil
 }
 
-// stop kills n (SIGKILL to its process group) and closes its proxy: its
-// peers' connections to it are refused until it restarts.
+// stop kills n (SIGKILL to its process group) and closes its proxy, at
+// the end of an execution.
 func (r *run) stop(n *node) {
 	if n.ln != nil {
 		_ = n.ln.Close()
 		n.ln = nil
 	}
+	r.kill(n)
+}
+
+// kill kills n (SIGKILL to its process group) and keeps its proxy
+// listening, so that no other process takes the port its peers know
+// before it restarts: a peer's connection is accepted and closed at once
+// (the proxy cannot reach n's Redis port), and the peer tries again.
+func (r *run) kill(n *node) {
 	n.ctl.close()
 	n.ctl = nil
 	if n.proc != nil {
@@ -300,7 +311,7 @@ func (r *run) reapExits() {
 			continue
 		}
 		status := n.proc.ExitStatus()
-		r.stop(n)
+		r.kill(n)
 		r.record(schedule.EvExit, n.index, -1, 0, schedule.EvExit, []schedule.Arg{schedule.S(argStatus, status)})
 		log := n.out.Stdout.Kept() + n.out.Stderr.Kept()
 		sig, msg := crashSignature(log)

@@ -33,7 +33,7 @@ func (r *run) runStep(st schedule.Step) {
 		r.duplicateStep(p, st.K)
 	case schedule.Crash:
 		r.record(schedule.EvCrash, p, -1, 0, schedule.EvCrash, nil)
-		r.stop(r.nodes[p])
+		r.kill(r.nodes[p])
 		r.down(p)
 	case schedule.Restart:
 		r.restart(p)
@@ -177,7 +177,7 @@ func (r *run) restart(p int) {
 		return
 	}
 	if err := r.start(n, "up"); err != nil {
-		r.stop(n)
+		r.kill(n)
 		r.reapExits()
 		r.fail(schedule.FailureRestart, "restart: not up", err.Error(), "")
 		return
