@@ -1,0 +1,91 @@
+package tlcjava_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
+	"github.com/modelfuzz/modelfuzz/tlc/sim"
+	"github.com/modelfuzz/modelfuzz/tlc/tlcjava"
+)
+
+// realJar is TLC's jar beside the repository (../shared/tools/tlc); the
+// test skips without it or without a JDK.
+func realJar(t *testing.T) string {
+	t.Helper()
+	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
+	require.NoError(t, err)
+	if _, err := os.Stat(jar); err != nil {
+		t.Skipf("no TLC at %s: the comparison with TLC itself needs it", jar)
+	}
+	for _, tool := range []string{"java", "javac"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s on the PATH: the comparison with TLC itself needs a JDK", tool)
+		}
+	}
+	return jar
+}
+
+// startBoth starts the native engine in process and TLC on one model.
+func startBoth(t *testing.T, spec models.Spec) (native sidecar.Simulator, tlc *tlcjava.Engine) {
+	t.Helper()
+	jar := realJar(t)
+	m, err := models.Load(spec)
+	require.NoError(t, err)
+	s, err := sim.New(m, 0)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	mod, cfg, libs, err := models.WriteForTLC(spec, dir)
+	require.NoError(t, err)
+	e, err := tlcjava.Start(context.Background(), tlcjava.Options{
+		Jar: jar, CacheDir: filepath.Join(dir, "cache"), Module: mod, Config: cfg, Libs: libs, Vars: m.Vars,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	return sidecar.InProc{Simulator: s}, e
+}
+
+func act(name string, kv ...any) sim.Action {
+	a := sim.Action{Name: name, Params: map[string]any{}}
+	for i := 0; i < len(kv); i += 2 {
+		a.Params[kv[i].(string)] = kv[i+1]
+	}
+	return a
+}
+
+// TestTLCAnswersAsTheNativeEngine sends the same requests to both engines:
+// valid and diverging sequences, unknown actions and parameters, several
+// initial states.
+func TestTLCAnswersAsTheNativeEngine(t *testing.T) {
+	native, tlc := startBoth(t, models.Spec{Model: "microbench.tla", Consts: []string{"Workers=2", "Tasks=2"}})
+	valid := []sim.Action{act("Start", "p", 1), act("Start", "p", 2), act("Start", "p", 3),
+		act("RecvRegister", "p", 1), act("RecvRegister", "p", 2), act("RecvRegister", "p", 3),
+		act("Serve", "v", 1, "r", 1, "w", 2)}
+	reqs := []*sim.Request{
+		{Actions: valid},
+		{},
+		{Actions: []sim.Action{act("Start", "p", 1), act("RecvRegister", "p", 2)}},
+		{Actions: append(valid[:3:3], act("Foo"), act("Start", "p", 1))},
+		{Actions: append(valid[:3:3], append([]sim.Action{act("RecvRegister", "p", 2)}, valid[3:]...)...), Resync: true},
+		{Actions: append(valid[:6:6], act("Serve", "v", 1, "r", 1))},
+		{Actions: append(valid[:6:6], act("Serve", "v", 1, "r", 1, "w", 2, "x", 0))},
+	}
+	ctx := context.Background()
+	want, err := native.SimulateBatch(ctx, reqs)
+	require.NoError(t, err)
+	got, err := tlc.SimulateBatch(ctx, reqs)
+	require.NoError(t, err)
+	for i := range reqs {
+		require.Empty(t, tlcjava.Compare("native", "TLC", want[i], got[i]), "request %d", i)
+	}
+	one, err := tlc.Simulate(ctx, reqs[0])
+	require.NoError(t, err)
+	require.Empty(t, tlcjava.Compare("native", "TLC", want[0], one))
+	require.Greater(t, len(want[0].States), 3, "the valid trace visits states")
+}
