@@ -44,13 +44,20 @@ type Options struct {
 	// kept for errors).
 	Stderr io.Writer
 	Logger hclog.Logger
+	// Explainer, when set, is the native engine on the same model: TLC
+	// says that an action is not enabled, not which conjunct of it is
+	// false, so the conjunct (and the call) of a divergence come from the
+	// native engine's probe of the same state, when it diverges there
+	// for the same reason. Without it a divergence has no conjunct.
+	Explainer sidecar.Simulator
 }
 
 // Engine is TLC as a supervised model engine. It implements
 // sidecar.Simulator and is safe for concurrent use.
 type Engine struct {
-	p    *sidecar.Process
-	vars []string
+	p       *sidecar.Process
+	vars    []string
+	explain sidecar.Simulator
 	// Compile and Start are how long compiling the server (0 when it was
 	// cached) and starting the JVM up to its first healthy answer took.
 	Compile, Start time.Duration
@@ -65,7 +72,7 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{vars: opt.Vars}
+	e := &Engine{vars: opt.Vars, explain: opt.Explainer}
 	if !c.Cached {
 		e.Compile = time.Since(t0)
 	}
@@ -108,7 +115,10 @@ func (e *Engine) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, e
 	if err != nil {
 		return nil, err
 	}
-	return res, e.rekey(res)
+	if err := e.rekey(res); err != nil {
+		return nil, err
+	}
+	return res, e.explainDivergence(ctx, req, res)
 }
 
 // SimulateBatch runs several requests on TLC in one round trip.
@@ -117,12 +127,33 @@ func (e *Engine) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range out {
+	for i, r := range out {
 		if err := e.rekey(r); err != nil {
+			return nil, err
+		}
+		if err := e.explainDivergence(ctx, reqs[i], r); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// explainDivergence fills in the conjunct of a divergence from the
+// native engine (Options.Explainer).
+func (e *Engine) explainDivergence(ctx context.Context, req *sim.Request, res *sim.Result) error {
+	d := res.Divergence
+	if e.explain == nil || d == nil || d.Reason != "not enabled" || d.Index < 0 || d.Index >= len(req.Actions) {
+		return nil
+	}
+	f := false
+	nr, err := e.explain.Simulate(ctx, &sim.Request{Actions: req.Actions[:d.Index+1], Init: req.Init, States: &f})
+	if err != nil {
+		return fmt.Errorf("explaining TLC's divergence with the native engine: %w", err)
+	}
+	if nd := nr.Divergence; nd != nil && nd.Index == d.Index && nd.Reason == d.Reason {
+		d.Conjunct, d.At, d.Context, d.ContextAt, d.Call = nd.Conjunct, nd.At, nd.Context, nd.ContextAt, nd.Call
+	}
+	return nil
 }
 
 // Model describes the model as TLC sees it.

@@ -2,10 +2,13 @@ package tlcjava_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -88,4 +91,50 @@ func TestTLCAnswersAsTheNativeEngine(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, tlcjava.Compare("native", "TLC", want[0], one))
 	require.Greater(t, len(want[0].States), 3, "the valid trace visits states")
+}
+
+// printedState splits a state as TLC prints it into its variables' values,
+// with the white space TLC's pretty printer adds where it breaks a long
+// value over lines taken out.
+var breaks = strings.NewReplacer("<< ", "<<", " >>", ">>", "[ ", "[", " ]", "]", "{ ", "{", " }", "}")
+
+func printedState(s string) map[string]string {
+	out := map[string]string{}
+	for _, conj := range strings.Split("\n"+s, "\n/\\ ") {
+		conj = strings.Join(strings.Fields(conj), " ")
+		if conj == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(conj, " = ")
+		out[name] = breaks.Replace(val)
+	}
+	return out
+}
+
+// TestExecuteProtocolSameStates asks the native sidecar and TLC the same
+// /execute request, as the reference fuzzer's client does (no token): the
+// states are the same, printed as TLC prints them.
+func TestExecuteProtocolSameStates(t *testing.T) {
+	t.Setenv("MODELFUZZ_TLC_OPEN_EXECUTE", "1")
+	spec := models.Spec{Model: "raft.tla"}
+	native, tlc := startBoth(t, spec)
+	srv, err := sidecar.NewServer(native.(sidecar.InProc).Simulator, sidecar.ServerOptions{Token: "t", OpenExecute: true})
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	req := &sim.Request{Actions: []sim.Action{
+		act("Timeout", "i", 1),
+		act("HandleVoteRequest", "i", 2, "j", 1, "term", 2, "lastLogTerm", 1, "lastLogIndex", 3, "granted", true),
+		act("HandleVoteResponse", "i", 1, "j", 2, "term", 2, "granted", true),
+	}}
+	ctx := context.Background()
+	a, err := tlcjava.NewReference(hs.URL, time.Minute).Execute(ctx, sidecar.Events(req))
+	require.NoError(t, err)
+	b, err := tlcjava.NewReference(tlc.URL(), time.Minute).Execute(ctx, sidecar.Events(req))
+	require.NoError(t, err)
+	require.Equal(t, len(a.States), len(b.States), "native %v\nTLC %v", a.States, b.States)
+	require.Greater(t, len(a.States), 1)
+	for i := range a.States {
+		require.Equal(t, printedState(a.States[i]), printedState(b.States[i]), "state %d", i)
+	}
 }
