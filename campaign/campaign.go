@@ -369,7 +369,11 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 	}
 	if c.mapper != nil {
-		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Engine, c.logger)
+		eng := s.Engine
+		if eng.DiffDir == "" && s.CorpusDir != "" {
+			eng.DiffDir = filepath.Join(s.CorpusDir, "tlc-diff")
+		}
+		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, eng, c.logger)
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,9 @@ package tlcjava
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -58,10 +60,16 @@ func divergenceText(d *sim.Divergence) string {
 type Disagreement struct {
 	Request *sim.Request
 	Where   string
+	// File holds the request and both answers, when Diff.SaveDir is set.
+	File string
 }
 
 func (d *Disagreement) Error() string {
-	return "the engines disagree: " + d.Where
+	msg := "the engines disagree: " + d.Where
+	if d.File != "" {
+		msg += " (request and answers in " + d.File + ")"
+	}
+	return msg
 }
 
 // Diff is a Simulator that runs every request on two engines, answers
@@ -70,6 +78,8 @@ func (d *Disagreement) Error() string {
 type Diff struct {
 	A, B         sidecar.Simulator
 	NameA, NameB string
+	// SaveDir, when set, receives each disagreement as a JSON file.
+	SaveDir string
 
 	mu       sync.Mutex
 	compared int64
@@ -110,11 +120,34 @@ func (d *Diff) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.R
 	}
 	for i := range reqs {
 		if w := Compare(d.NameA, d.NameB, ra[i], rb[i]); w != "" {
-			return nil, &Disagreement{Request: reqs[i], Where: w}
+			dis := &Disagreement{Request: reqs[i], Where: w}
+			if d.SaveDir != "" {
+				dis.File = d.save(reqs[i], ra[i], rb[i], w)
+			}
+			return nil, dis
 		}
 	}
 	d.mu.Lock()
 	d.compared += int64(len(reqs))
 	d.mu.Unlock()
 	return ra, nil
+}
+
+// save writes a disagreement into SaveDir and returns the file ("" when
+// it could not be written).
+func (d *Diff) save(req *sim.Request, a, b *sim.Result, where string) string {
+	if err := os.MkdirAll(d.SaveDir, 0o755); err != nil {
+		return ""
+	}
+	f, err := os.CreateTemp(d.SaveDir, "disagreement-*.json")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(map[string]any{"where": where, "request": req, d.NameA: a, d.NameB: b}); err != nil {
+		return ""
+	}
+	return f.Name()
 }
