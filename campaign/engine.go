@@ -115,9 +115,10 @@ func startTLC(spec models.Spec, eng EngineSettings, logger hclog.Logger) (sideca
 	if eng.Mode == "java" {
 		return e, stop, nil
 	}
-	d := &tlcjava.Diff{A: sidecar.InProc{Simulator: native}, B: e, NameA: "native", NameB: "TLC", SaveDir: eng.DiffDir}
+	d := &tlcjava.Diff{A: sidecar.InProc{Simulator: native}, B: e, NameA: "native", NameB: "TLC", SaveDir: eng.DiffDir, Mutants: 1}
 	return d, func() {
-		logger.Info("the engines agree", "requests", d.Compared())
+		reqs, mutants, diverged := d.Counts()
+		logger.Info("the engines agree", "executions", reqs, "mutated_action_sequences", mutants, "of_them_diverged", diverged)
 		stop()
 	}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 
@@ -80,16 +81,25 @@ type Diff struct {
 	NameA, NameB string
 	// SaveDir, when set, receives each disagreement as a JSON file.
 	SaveDir string
+	// Mutants, when positive, also compares this many mutants of every
+	// request: its actions with one removed, duplicated, swapped with the
+	// next, or with an integer parameter moved by one, which leave the
+	// model where executions of the system rarely do (divergences,
+	// disabled actions, unknown values). Their results are compared only.
+	Mutants int
 
 	mu       sync.Mutex
 	compared int64
+	mutants  int64
+	diverged int64
 }
 
-// Compared counts the requests both engines answered alike.
-func (d *Diff) Compared() int64 {
+// Counts says how many requests and mutants both engines answered alike,
+// and how many of those diverged from the model.
+func (d *Diff) Counts() (requests, mutants, diverged int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.compared
+	return d.compared, d.mutants, d.diverged
 }
 
 // Simulate runs req on both engines.
@@ -103,6 +113,34 @@ func (d *Diff) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, err
 
 // SimulateBatch runs the batch on both engines at once.
 func (d *Diff) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
+	all := reqs
+	if d.Mutants > 0 {
+		all = append([]*sim.Request{}, reqs...)
+		for i, r := range reqs {
+			for k := 0; k < d.Mutants; k++ {
+				all = append(all, mutant(r, uint64(i)*7919+uint64(k)))
+			}
+		}
+	}
+	res, err := d.compare(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.compared += int64(len(reqs))
+	d.mutants += int64(len(all) - len(reqs))
+	for _, r := range res {
+		if r.Divergence != nil {
+			d.diverged++
+		}
+	}
+	d.mu.Unlock()
+	return res[:len(reqs)], nil
+}
+
+// compare runs the requests on both engines at once and compares each
+// answer.
+func (d *Diff) compare(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
 	var rb []*sim.Result
 	var eb error
 	done := make(chan struct{})
@@ -127,10 +165,77 @@ func (d *Diff) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.R
 			return nil, dis
 		}
 	}
-	d.mu.Lock()
-	d.compared += int64(len(reqs))
-	d.mu.Unlock()
 	return ra, nil
+}
+
+// mutant is req with one change drawn from seed (and the request's own
+// length, so that requests of one batch differ).
+func mutant(req *sim.Request, seed uint64) *sim.Request {
+	out := *req
+	n := len(req.Actions)
+	if n == 0 {
+		return &out
+	}
+	h := splitmix(seed ^ uint64(n)*0x9e3779b97f4a7c15)
+	i := int(h % uint64(n))
+	acts := append([]sim.Action{}, req.Actions...)
+	switch (h >> 32) % 4 {
+	case 0: // remove action i
+		acts = append(acts[:i], acts[i+1:]...)
+	case 1: // duplicate action i
+		acts = append(acts[:i+1], acts[i:]...)
+	case 2: // swap actions i and i+1
+		if i+1 < n {
+			acts[i], acts[i+1] = acts[i+1], acts[i]
+		}
+	case 3: // move an integer parameter of action i by one
+		a := acts[i]
+		if len(a.Params) > 0 {
+			keys := make([]string, 0, len(a.Params))
+			for k := range a.Params {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			k := keys[int(h>>40)%len(keys)]
+			if v, ok := asInt(a.Params[k]); ok {
+				p := make(map[string]any, len(a.Params))
+				for kk, vv := range a.Params {
+					p[kk] = vv
+				}
+				if h>>48&1 == 0 {
+					v++
+				} else {
+					v--
+				}
+				p[k] = v
+				acts[i] = sim.Action{Name: a.Name, Params: p}
+			}
+		}
+	}
+	out.Actions = acts
+	return &out
+}
+
+func asInt(x any) (int64, bool) {
+	switch t := x.(type) {
+	case int:
+		return int64(t), true
+	case int64:
+		return t, true
+	case json.Number:
+		v, err := t.Int64()
+		return v, err == nil
+	case float64:
+		return int64(t), t == float64(int64(t))
+	}
+	return 0, false
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // save writes a disagreement into SaveDir and returns the file ("" when
