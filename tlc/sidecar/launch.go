@@ -34,6 +34,8 @@ type LaunchOptions struct {
 	Stderr io.Writer
 	// Logger receives restarts (default: none).
 	Logger hclog.Logger
+	// Name names the server in errors (default: its command line).
+	Name string
 }
 
 // maxRestarts bounds the restarts one request may cause.
@@ -121,20 +123,24 @@ func (p *Process) start(ctx context.Context) (*instance, error) {
 		}
 		return errors.New("sidecar: " + msg)
 	}
+	name := p.opt.Name
+	if name == "" {
+		name = cmdLine(cmd)
+	}
 	var url string
 	select {
 	case url = <-ready.url:
 	case <-inst.done:
-		return nil, fail("%s exited before it was ready (%v)", cmdLine(cmd), inst.waitErr)
+		return nil, fail("%s exited before it was ready (%v)", name, inst.waitErr)
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fail("%s was not ready within %s", cmdLine(cmd), p.opt.StartTimeout)
+			return nil, fail("%s was not ready within %s", name, p.opt.StartTimeout)
 		}
-		return nil, fail("start of %s canceled", cmdLine(cmd))
+		return nil, fail("start of %s canceled", name)
 	}
 	inst.client = NewClient(url, token, p.opt.RequestTimeout)
 	if _, err := inst.client.Health(ctx); err != nil {
-		return nil, fail("%s at %s is not healthy (%v)", cmdLine(cmd), url, err)
+		return nil, fail("%s at %s is not healthy (%v)", name, url, err)
 	}
 	p.opt.Logger.Debug("sidecar started", "pid", cmd.Process.Pid, "url", url)
 	return inst, nil

@@ -100,9 +100,10 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 		RequestTimeout: opt.RequestTimeout,
 		Stderr:         opt.Stderr,
 		Logger:         opt.Logger,
+		Name:           "TLC's JVM",
 	})
 	if err != nil {
-		return nil, fmt.Errorf("TLC (%s): %v", c.Jar, err)
+		return nil, err
 	}
 	e.Start = time.Since(t1)
 	e.p = p

@@ -138,3 +138,52 @@ func TestExecuteProtocolSameStates(t *testing.T) {
 		require.Equal(t, printedState(a.States[i]), printedState(b.States[i]), "state %d", i)
 	}
 }
+
+// TestTLCRejectsSpec: a spec TLC cannot parse is one line that says so.
+func TestTLCRejectsSpec(t *testing.T) {
+	jar := realJar(t)
+	dir := t.TempDir()
+	mod := filepath.Join(dir, "Broken.tla")
+	require.NoError(t, os.WriteFile(mod, []byte("---- MODULE Broken ----\nVARIABLE x\nInit == x = \nNext == x' = x\n====\n"), 0o644))
+	cfg := filepath.Join(dir, "Broken.cfg")
+	require.NoError(t, os.WriteFile(cfg, []byte("INIT Init\nNEXT Next\n"), 0o644))
+	_, err := tlcjava.Start(context.Background(), tlcjava.Options{Jar: jar, CacheDir: filepath.Join(dir, "cache"), Module: mod, Config: cfg})
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "\n")
+	require.Contains(t, err.Error(), "TLC's JVM exited before it was ready")
+	require.Contains(t, err.Error(), "TLC rejects the spec")
+}
+
+// TestKilledJVMIsRestarted: a JVM killed between requests is restarted,
+// counted, and the request answered.
+func TestKilledJVMIsRestarted(t *testing.T) {
+	native, tlc := startBoth(t, models.Spec{Model: "microbench.tla", Consts: []string{"Workers=2", "Tasks=2"}})
+	req := &sim.Request{Actions: []sim.Action{act("Start", "p", 1), act("Start", "p", 2)}}
+	ctx := context.Background()
+	want, err := native.Simulate(ctx, req)
+	require.NoError(t, err)
+	pid := tlc.PID()
+	p, err := os.FindProcess(pid)
+	require.NoError(t, err)
+	require.NoError(t, p.Kill())
+	got, err := tlc.Simulate(ctx, req)
+	require.NoError(t, err)
+	require.Empty(t, tlcjava.Compare("native", "TLC", want, got))
+	require.Equal(t, 1, tlc.Restarts())
+	require.NotEqual(t, pid, tlc.PID())
+}
+
+// TestCompileRefusesWhatIsNotTLC: a missing jar and a jar without TLC's
+// classes are refused before javac runs, each in one line.
+func TestCompileRefusesWhatIsNotTLC(t *testing.T) {
+	dir := t.TempDir()
+	_, err := tlcjava.Compile(filepath.Join(dir, "nope.jar"), dir)
+	require.EqualError(t, err, "tla2tools jar "+filepath.Join(dir, "nope.jar")+": no such file")
+	text := filepath.Join(dir, "text.jar")
+	require.NoError(t, os.WriteFile(text, []byte("hello"), 0o644))
+	_, err = tlcjava.Compile(text, dir)
+	require.ErrorContains(t, err, "is not TLC's tla2tools.jar: not a jar")
+	t.Setenv("TLA2TOOLS", "")
+	_, err = tlcjava.Compile("", dir)
+	require.ErrorContains(t, err, "give --tla2tools PATH or set $TLA2TOOLS")
+}
