@@ -281,7 +281,11 @@ func (p *Process) restart(ctx context.Context, gen uint64, cause error) error {
 		p.inst.kill() // it may be alive but hung
 		p.inst = nil
 	}
-	p.opt.Logger.Warn("restarting the sidecar", "cause", cause)
+	what := p.opt.Name
+	if what == "" {
+		what = "the sidecar"
+	}
+	p.opt.Logger.Warn("restarting "+what, "cause", cause)
 	inst, err := p.start(ctx)
 	if err != nil {
 		return fmt.Errorf("%w (restarting after: %v)", err, cause)
