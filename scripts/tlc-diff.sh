@@ -17,6 +17,8 @@
 #
 # Needs TLC's jar ($TLA2TOOLS, default ../shared/tools/tlc/tla2tools.jar)
 # and a JDK; skips with a message without them. Exits 1 at a disagreement.
+# Each campaign's log goes to $LOGDIR (default: a temporary directory,
+# removed at the end) as NAME-STRATEGY.log, to follow a long run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-5000}
@@ -31,6 +33,8 @@ if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
 	exit 0
 fi
 BIN=$(mktemp -d)/modelfuzz
+LOGDIR=${LOGDIR:-$(dirname "$BIN")/logs}
+mkdir -p "$LOGDIR"
 trap 'rm -rf "$(dirname "$BIN")"' EXIT
 go build -o "$BIN" ./cmd/modelfuzz
 RUNS=()
@@ -47,15 +51,17 @@ for run in "${RUNS[@]}"; do
 	fi
 	for strategy in random model; do
 		dir=$(mktemp -d)
+		log="$LOGDIR/$name-$strategy.log"
 		# shellcheck disable=SC2086
-		if out=$("$BIN" run $args --strategy "$strategy" --tlc diff --tla2tools "$JAR" \
-			--iterations "$N" --seed "$SEED" --corpus "$dir/c" --minimize=false 2>&1); then
+		if "$BIN" run $args --strategy "$strategy" --tlc diff --tla2tools "$JAR" \
+			--iterations "$N" --seed "$SEED" --corpus "$dir/c" --minimize=false >"$log" 2>&1; then
+			out=$(cat "$log")
 			agree=$(grep -o 'the engines agree: .*' <<<"$out" || true)
 			echo "$name $strategy: ${agree:-no comparison reported}"
 			[ -n "$agree" ] || fail=1
 		else
 			echo "$name $strategy: FAILED"
-			grep -E 'disagree|rror' <<<"$out" | tail -3
+			grep -E 'disagree|rror' "$log" | tail -3
 			if [ -d "$dir/c/tlc-diff" ]; then
 				mkdir -p tlc-diff-failures
 				cp "$dir"/c/tlc-diff/* tlc-diff-failures/
