@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -379,6 +380,12 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator, Spec: c.System.Spec()}
+		if eng.Mode == "java" || eng.Mode == "diff" {
+			// A killed JVM is restarted within the request that met it:
+			// a JVM's start and a cold TLC on a loaded machine take more
+			// than the native engine's minute.
+			mm.Timeout = 10 * time.Minute
+		}
 		opt.Measures = append(opt.Measures, mm)
 		if s.Strategy == "model" {
 			opt.Guide = mm

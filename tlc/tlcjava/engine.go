@@ -36,7 +36,8 @@ type Options struct {
 	// JVMArgs go before the classpath (default -XX:+UseParallelGC).
 	JVMArgs []string
 	// StartTimeout bounds the JVM's start up to a healthy server (default
-	// 2 minutes: parsing a spec on a loaded machine takes a while).
+	// 5 minutes: a JVM that parses a spec on a loaded machine takes a
+	// while, and a restart that gives up loses executions).
 	StartTimeout time.Duration
 	// RequestTimeout bounds each request (default 2 minutes).
 	RequestTimeout time.Duration
@@ -58,6 +59,7 @@ type Engine struct {
 	p       *sidecar.Process
 	vars    []string
 	explain sidecar.Simulator
+	log     hclog.Logger
 	// Compile and Start are how long compiling the server (0 when it was
 	// cached) and starting the JVM up to its first healthy answer took.
 	Compile, Start time.Duration
@@ -72,7 +74,10 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{vars: opt.Vars, explain: opt.Explainer}
+	e := &Engine{vars: opt.Vars, explain: opt.Explainer, log: opt.Logger}
+	if e.log == nil {
+		e.log = hclog.NewNullLogger()
+	}
 	if !c.Cached {
 		e.Compile = time.Since(t0)
 	}
@@ -87,7 +92,7 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 	args = append(append([]string{}, args...), "-cp", c.Classpath(), MainClass, opt.Module, opt.Config)
 	args = append(args, opt.Libs...)
 	if opt.StartTimeout <= 0 {
-		opt.StartTimeout = 2 * time.Minute
+		opt.StartTimeout = 5 * time.Minute
 	}
 	if opt.RequestTimeout <= 0 {
 		opt.RequestTimeout = 2 * time.Minute
@@ -114,6 +119,7 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 func (e *Engine) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error) {
 	res, err := e.p.Simulate(ctx, req)
 	if err != nil {
+		e.log.Error("TLC did not answer: the execution is lost to the campaign (a harness error)", "error", err)
 		return nil, err
 	}
 	if err := e.rekey(res); err != nil {
@@ -126,6 +132,7 @@ func (e *Engine) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, e
 func (e *Engine) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
 	out, err := e.p.SimulateBatch(ctx, reqs)
 	if err != nil {
+		e.log.Error("TLC did not answer: the executions of this batch are lost to the campaign (harness errors)", "executions", len(reqs), "error", err)
 		return nil, err
 	}
 	for i, r := range out {

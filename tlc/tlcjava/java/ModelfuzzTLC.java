@@ -141,6 +141,11 @@ public final class ModelfuzzTLC {
             System.err.println("TLC: the spec has no initial state");
             System.exit(3);
         }
+        // The JDK's server closes a connection idle for 30 s by default,
+        // while modelfuzz's client keeps one for 90 s: a request sent on a
+        // connection the server is closing at that moment fails with EOF,
+        // and a POST is not retried. Close later than the client does.
+        System.setProperty("sun.net.httpserver.idleInterval", "300");
         HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         http.createContext("/", s::handle);
         http.setExecutor(null); // one thread: the evaluator's caches are not shared
