@@ -655,6 +655,8 @@ func (ps *Properties) violatedBy(tr []State, loop int, assume []*form, first str
 // violatedMessage is TLC's message for violated temporal properties.
 func violatedMessage(names []string) string {
 	switch len(names) {
+	case 0: // no property found violated by the counterexample as rebuilt
+		return "Temporal properties were violated."
 	case 1:
 		return fmt.Sprintf("Temporal property %s was violated.", names[0])
 	case 2:

@@ -465,6 +465,8 @@ func (s *checkSettings) options(out *output.Printer, workers int, spec, cfgPath 
 		opt.QueueDir = s.metadir
 	}
 	if !s.jsonOut {
+		opt.InitStart = out.ComputingInit
+		opt.Live = out
 		opt.InitDone = out.InitDone
 		opt.Progress = out.Progress
 		opt.ProgressEvery = time.Minute

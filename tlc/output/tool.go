@@ -29,6 +29,8 @@ const (
 	ecComputingInit          = 2189
 	ecInitGenerated          = 2190
 	ecCheckingTemporal       = 2192
+	ecLiveImplied            = 2212
+	ecCheckedTemporal        = 2267
 	ecSuccess                = 2193
 	ecSearchDepth            = 2194
 	ecStats                  = 2199
