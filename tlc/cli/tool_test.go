@@ -279,3 +279,75 @@ func TestStutteringWarning(t *testing.T) {
 	assert.Contains(t, res.stdout, "Stuttering")
 	assert.NotContains(t, res.stdout, "Warning:")
 }
+
+// TestTraceExplorerSpecLiveness checks the trace-explorer spec of a
+// liveness counterexample, written as TLC writes it: checking it reports
+// its property _TEProp violated by the same lasso (the same states, back
+// to the same state) or the same stuttering, with modelfuzz tlc check and
+// with the real TLC when it is here.
+func TestTraceExplorerSpecLiveness(t *testing.T) {
+	for _, c := range []struct{ spec, cfg, end string }{
+		{"Loop", "Loop.cfg", "Back to state 4"},         // a lasso with a prefix
+		{"NoSpec", "NoSpec.cfg", "State 2: Stuttering"}, // stuttering
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{c.spec + ".tla", c.cfg} {
+				b, err := os.ReadFile(filepath.Join(tlcData, f))
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+			}
+			res := tlcIn(t, dir, "tlc", "check", "-workers", "1", "-teSpecOutDir", dir, "-config", c.cfg, c.spec)
+			require.Equal(t, 13, res.code, res.stdout+res.stderr)
+			m := regexp.MustCompile(`(?m)^Trace exploration spec path: (.*` + c.spec + `_TTrace_\d+\.tla)$`).FindStringSubmatch(res.stdout)
+			require.NotNil(t, m, res.stdout)
+			te := filepath.Base(m[1])
+			want := livenessTrace(res.stdout)
+			require.Contains(t, want, c.end)
+
+			again := tlcIn(t, dir, "tlc", "check", "-workers", "1", "-noGenerateSpecTE", te)
+			require.Equal(t, 13, again.code, again.stdout+again.stderr)
+			assert.Contains(t, again.stdout, "Error: Temporal property _TEProp was violated.\n")
+			assert.Equal(t, want, livenessTrace(again.stdout), "the same counterexample")
+
+			jar, _ := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
+			if _, err := os.Stat(jar); err != nil || testing.Short() {
+				t.Skip("no real TLC beside the repository (../shared/tools/tlc/tla2tools.jar)")
+			}
+			if _, err := exec.LookPath("java"); err != nil {
+				t.Skip("no java")
+			}
+			cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-metadir", t.TempDir(),
+				"-noGenerateSpecTE", "-config", strings.TrimSuffix(te, ".tla")+".cfg", te)
+			cmd.Dir = dir
+			out, _ := cmd.CombinedOutput()
+			require.Equal(t, 13, cmd.ProcessState.ExitCode(), string(out))
+			assert.Contains(t, string(out), "Error: Temporal property _TEProp was violated.\n")
+			assert.Equal(t, want, livenessTrace(string(out)), "the real TLC finds the same counterexample")
+		})
+	}
+}
+
+// livenessTrace is a liveness counterexample as printed, without the
+// steps' action labels: "State N", its variables, and how it ends ("Back
+// to state N" or "State N: Stuttering").
+func livenessTrace(out string) string {
+	var keep []string
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Error: The following behavior constitutes a counter-example:"):
+			in = true
+		case !in:
+		case strings.HasSuffix(l, ": Stuttering"):
+			keep = append(keep, l)
+		case strings.HasPrefix(l, "State "), strings.HasPrefix(l, "Back to state "):
+			keep = append(keep, l[:strings.Index(l, ":")])
+		case strings.HasPrefix(l, "/\\ "), regexp.MustCompile(`^\w+ = `).MatchString(l):
+			keep = append(keep, l)
+		case strings.HasPrefix(l, "Finished checking temporal properties"):
+			in = false
+		}
+	}
+	return strings.Join(keep, "\n")
+}
