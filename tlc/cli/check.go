@@ -240,8 +240,8 @@ func (s *checkSettings) validate() error {
 	switch {
 	case s.coverage < -1 || s.coverageSet && s.coverage < 0:
 		return usageErrorf("-coverage %d: want a number of minutes (0: only at the end)", s.coverage)
-	case s.tool && (s.jsonOut || s.simulate || s.cont || s.coverage >= 0 || s.recover != "" || s.checkpoint > 0):
-		return usageErrorf("-tool with -json, -simulate, -continue, -coverage, -checkpoint or -recover is not supported: their messages have no TLC code here")
+	case s.tool && (s.jsonOut || s.simulate || s.cont || s.recover != "" || s.checkpoint > 0):
+		return usageErrorf("-tool with -json, -simulate, -continue, -checkpoint or -recover is not supported: their messages have no TLC code here")
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
 	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):
@@ -413,7 +413,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 		out.ResultJSON(res)
 	} else {
 		if obs.cov != nil {
-			obs.cov.Print(w)
+			out.SetFinalCoverage(obs.cov)
 		}
 		out.Result(res, violations)
 		s.writeTraceSpec(out, m, spec, res)

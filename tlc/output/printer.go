@@ -38,6 +38,8 @@ type Printer struct {
 	// initLabel labels a trace's first state: TLC's simulation names the
 	// initial predicate, its search does not.
 	initLabel string
+	// finalCov is -coverage's report, printed after the verdict.
+	finalCov *Coverage
 
 	mu   sync.Mutex // progress lines come from another goroutine
 	last struct {
@@ -338,6 +340,11 @@ func (p *Printer) Result(res *check.Result, violations int) {
 		fmt.Fprintf(p.w, "Model checking completed. %d invariant %s found (printed above).\n", violations, plural(violations, "violation was", "violations were"))
 	default:
 		p.Violation(res)
+	}
+	if p.finalCov != nil {
+		p.mu.Lock()
+		p.coverage(p.finalCov)
+		p.mu.Unlock()
 	}
 	if violations == 0 && initialViolation(res) {
 		p.finished()

@@ -35,6 +35,12 @@ const (
 	ecSearchDepth            = 2194
 	ecStats                  = 2199
 	ecProgress               = 2200
+	ecCoverageStart          = 2201
+	ecCoverageEnd            = 2202
+	ecCoverageNext           = 2772
+	ecCoverageInit           = 2773
+	ecCoverageProperty       = 2774
+	ecCoverageVar            = 2779
 	ecState                  = 2217
 	ecStuttering             = 2218
 	ecSanyEnd                = 2219
