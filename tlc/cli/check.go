@@ -636,6 +636,8 @@ func runSimulate(out *output.Printer, m *tlc.Model, s *checkSettings, workers in
 	opt := check.SimOptions{Seed: s.seed, Workers: workers, Depth: s.depth, Traces: s.traces, Stop: stop}
 	if !s.jsonOut {
 		opt.Progress = out.SimProgress
+		opt.Branches = out.Branches
+		opt.InitStart = out.ComputingInit
 	}
 	res := tlc.Simulate(m, opt)
 	if s.jsonOut {

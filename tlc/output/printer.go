@@ -138,11 +138,10 @@ func (p *Printer) ComputingInit() {
 	p.msg(ecComputingInit, classNone, "Computing initial states...")
 }
 
-// StartingSimulation prints TLC's lines at the start of a simulation,
+// StartingSimulation prints TLC's line at the start of a simulation,
 // whose traces start with the initial predicate's name.
 func (p *Printer) StartingSimulation() {
 	p.Starting()
-	p.ComputingInit()
 	p.initLabel = p.m.InitLabel()
 }
 
