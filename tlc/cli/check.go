@@ -63,6 +63,7 @@ type checkSettings struct {
 	cleanup, nowarning   bool
 	userFile             string
 	modelcheck, noTE     bool
+	forceTE              bool // -generateSpecTE: a trace-explorer spec even with -tool
 	view                 bool // -view: trace states printed through the VIEW
 	noTEBin              bool
 	fpSet, maxSetSizeSet bool
@@ -126,6 +127,9 @@ with two:
   -noGenerateSpecTE     do not write SPEC_TTrace_<seconds>.tla and .cfg, the
                         trace-explorer spec of an error trace (written
                         beside the spec, or in -teSpecOutDir DIR)
+  -generateSpecTE [nomonolith]
+                        write it also with -tool and for a trace-explorer
+                        spec, where TLC writes none by default
   -cleanup, -modelcheck
                         accepted: they ask for nothing the check would do
                         otherwise (no metadata)
@@ -219,6 +223,7 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
 	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
 	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "do not write the trace-explorer spec of an error trace")
+	f.BoolVar(&s.forceTE, "generateSpecTE", false, "write the trace-explorer spec of an error trace also with -tool or for a trace-explorer spec")
 	f.StringVar(&s.teDir, "teSpecOutDir", "", "where the trace-explorer spec is written (default: beside the spec)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
@@ -426,9 +431,14 @@ func runCheck(w io.Writer, s *checkSettings) error {
 
 // writeTraceSpec writes the trace-explorer spec of an error trace, as TLC
 // does, beside the spec or in -teSpecOutDir, unless -noGenerateSpecTE or
-// -continue.
+// -continue. As TLC, it writes none in -tool mode (the Toolbox explores
+// traces its own way) or when the spec is itself a trace-explorer spec
+// (its name has _TTrace), unless -generateSpecTE.
 func (s *checkSettings) writeTraceSpec(out *output.Printer, m *tlc.Model, spec string, res *check.Result) {
 	if s.noTE || s.cont || !output.TraceSpecWritten(res) {
+		return
+	}
+	if !s.forceTE && (s.tool || strings.Contains(filepath.Base(spec), "_TTrace")) {
 		return
 	}
 	dir := s.teDir

@@ -351,3 +351,33 @@ func livenessTrace(out string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestTraceExplorerSpecWhen checks when a trace-explorer spec is written,
+// as TLC decides (tlc2.TLC): not in -tool mode, nor for a trace-explorer
+// spec itself, unless -generateSpecTE.
+func TestTraceExplorerSpecWhen(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"Commit.tla", "Commit.cfg"} {
+		b, err := os.ReadFile(filepath.Join(tlcData, f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	written := func() []string {
+		files, _ := filepath.Glob(filepath.Join(dir, "*_TTrace_*.tla"))
+		return files
+	}
+	res := tlcIn(t, dir, "tlc", "check", "-tool", "-workers", "1", "-teSpecOutDir", dir, "-config", "Commit.cfg", "Commit")
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	assert.Empty(t, written(), "none with -tool")
+	assert.NotContains(t, res.stdout, "Trace exploration spec path")
+
+	res = tlcIn(t, dir, "tlc", "check", "-tool", "-generateSpecTE", "nomonolith", "-workers", "1", "-teSpecOutDir", dir, "-config", "Commit.cfg", "Commit")
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	te := written()
+	require.Len(t, te, 1, "-generateSpecTE writes one with -tool")
+
+	res = tlcIn(t, dir, "tlc", "check", "-workers", "1", "-teSpecOutDir", dir, filepath.Base(te[0]))
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	assert.Equal(t, te, written(), "none for a trace-explorer spec")
+	assert.NotContains(t, res.stdout, "Trace exploration spec path")
+}
