@@ -102,6 +102,8 @@ var toolCases = []toolCase{
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2218:4 2257:3 2267:0 2200:0 2199:0 2194:0 2186:0"},
 	{"../check/testdata", "RefParLoose", "RefParLoose.cfg", 13, // a refinement's fairness violated
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2217:4 2217:4 2218:4 2259:3 2267:0 2200:0 2199:0 2194:0 2186:0"},
+	{tlcData, "Loop", "Loop.cfg", 13, // a lasso: back to state 4
+		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2217:4 2217:4 2217:4 2217:4 2217:4 2122:4 2267:0 2200:0 2199:0 2194:0 2186:0"},
 	{tlcData, "LiveOK", "LiveOK.cfg", 0, // temporal properties that hold, in three branches
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2267:0 2193:0 2200:0 2199:0 2194:0 2268:0 2186:0"},
 }
@@ -159,6 +161,15 @@ func TestToolMode(t *testing.T) {
 	assert.Contains(t, msgs[3].text, "Operator Init already defined or declared.")
 }
 
+// withoutPeriodicCheck drops the progress report TLC prints before it
+// checks the temporal properties on the complete graph: on a loaded
+// machine TLC may check the graph found so far during the search instead
+// ("for the current state space"), find the violation there, and print
+// no such report.
+func withoutPeriodicCheck(seq string) string {
+	return strings.ReplaceAll(seq, "2200:0 2192:0", "2192:0")
+}
+
 // cutDate cuts a message's text at its date (2026-11-27 21:13:15).
 func cutDate(text string) string {
 	if loc := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`).FindStringIndex(text); loc != nil {
@@ -181,7 +192,7 @@ func TestToolModeAgainstTLC(t *testing.T) {
 			require.Equal(t, c.exit, cmd.ProcessState.ExitCode(), string(out))
 			msgs, err := parseToolOutput(string(out), false)
 			require.NoError(t, err)
-			assert.Equal(t, c.tlc, codes(msgs))
+			assert.Equal(t, withoutPeriodicCheck(c.tlc), withoutPeriodicCheck(codes(msgs)))
 			for _, m := range msgs {
 				if want, ok := tlcLiveTexts[m.code]; ok && c.spec == "LiveOK" {
 					assert.Equal(t, want, cutDate(m.text))
