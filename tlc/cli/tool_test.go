@@ -388,6 +388,11 @@ func TestTraceExplorerSpecWhen(t *testing.T) {
 	require.Equal(t, 12, res.code, res.stdout+res.stderr)
 	te := written()
 	require.Len(t, te, 1, "-generateSpecTE writes one with -tool")
+	msgs, err := parseToolOutput(res.stdout, true)
+	require.NoError(t, err)
+	last := msgs[len(msgs)-1]
+	assert.Equal(t, 2501, last.code, "TLC's code for the path, after the last line")
+	assert.Equal(t, "Trace exploration spec path: "+te[0], last.text)
 
 	res = tlcIn(t, dir, "tlc", "check", "-workers", "1", "-teSpecOutDir", dir, filepath.Base(te[0]))
 	require.Equal(t, 12, res.code, res.stdout+res.stderr)

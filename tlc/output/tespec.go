@@ -194,7 +194,7 @@ func (p *Printer) TraceSpecPath(path string) {
 	if !filepath.IsAbs(path) && !strings.HasPrefix(path, ".") {
 		path = "./" + path
 	}
-	p.msg(ecGeneral, classNone, "Trace exploration spec path: %s", path)
+	p.msg(ecTESpecWritten, classNone, "Trace exploration spec path: %s", path)
 }
 
 // stateFormula is the conjunction that holds in state st only, indented

@@ -51,6 +51,7 @@ const (
 	ecOutDegree              = 2268
 	ecCounterExample         = 2264
 	ecParseFailed            = 3002
+	ecTESpecWritten          = 2501
 
 	classNone    = 0
 	classError   = 1
