@@ -381,10 +381,11 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator, Spec: c.System.Spec()}
 		if eng.Mode == "java" || eng.Mode == "diff" {
-			// A killed JVM is restarted within the request that met it:
-			// a JVM's start and a cold TLC on a loaded machine take more
-			// than the native engine's minute.
-			mm.Timeout = 10 * time.Minute
+			// A killed or hung JVM is restarted within the request that
+			// met it: TLC's request timeout (10 minutes), a JVM's start
+			// and a cold TLC on a loaded machine take more than the
+			// native engine's minute.
+			mm.Timeout = 30 * time.Minute
 		}
 		opt.Measures = append(opt.Measures, mm)
 		if s.Strategy == "model" {

@@ -230,7 +230,8 @@ func (p *Process) Model(ctx context.Context) (*ModelInfo, error) {
 	return m, err
 }
 
-var errClosed = errors.New("sidecar: closed")
+// ErrClosed is the error of a request to a Process after Close.
+var ErrClosed = errors.New("sidecar: closed")
 
 // do runs fn with the current server's client, restarting the server and
 // running fn again when the server is gone.
@@ -240,7 +241,7 @@ func (p *Process) do(ctx context.Context, fn func(*Client) error) error {
 		inst, gen, closed := p.inst, p.gen, p.closed
 		p.mu.Unlock()
 		if closed {
-			return errClosed
+			return ErrClosed
 		}
 		var err error
 		if inst != nil && !inst.exited() {
@@ -271,7 +272,7 @@ func (p *Process) restart(ctx context.Context, gen uint64, cause error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return errClosed
+		return ErrClosed
 	}
 	if p.gen != gen {
 		return nil

@@ -39,7 +39,10 @@ type Options struct {
 	// 5 minutes: a JVM that parses a spec on a loaded machine takes a
 	// while, and a restart that gives up loses executions).
 	StartTimeout time.Duration
-	// RequestTimeout bounds each request (default 2 minutes).
+	// RequestTimeout bounds each request (default 10 minutes): a request
+	// that takes longer counts as a hung JVM, which is restarted. A batch
+	// of long raft.tla executions took TLC over 2 minutes at a load of
+	// 100 on 2 cores.
 	RequestTimeout time.Duration
 	// Stderr receives TLC's messages (default: dropped, the last line
 	// kept for errors).
@@ -95,7 +98,7 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 		opt.StartTimeout = 5 * time.Minute
 	}
 	if opt.RequestTimeout <= 0 {
-		opt.RequestTimeout = 2 * time.Minute
+		opt.RequestTimeout = 10 * time.Minute
 	}
 	t1 := time.Now()
 	p, err := sidecar.Launch(ctx, sidecar.LaunchOptions{
@@ -119,7 +122,9 @@ func Start(ctx context.Context, opt Options) (*Engine, error) {
 func (e *Engine) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error) {
 	res, err := e.p.Simulate(ctx, req)
 	if err != nil {
-		e.log.Error("TLC did not answer: the execution is lost to the campaign (a harness error)", "error", err)
+		if !errors.Is(err, sidecar.ErrClosed) {
+			e.log.Error("TLC did not answer: the execution is lost to the campaign (a harness error)", "error", err)
+		}
 		return nil, err
 	}
 	if err := e.rekey(res); err != nil {
@@ -132,7 +137,9 @@ func (e *Engine) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, e
 func (e *Engine) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
 	out, err := e.p.SimulateBatch(ctx, reqs)
 	if err != nil {
-		e.log.Error("TLC did not answer: the executions of this batch are lost to the campaign (harness errors)", "executions", len(reqs), "error", err)
+		if !errors.Is(err, sidecar.ErrClosed) { // closed: the campaign is stopping
+			e.log.Error("TLC did not answer: the executions of this batch are lost to the campaign (harness errors)", "executions", len(reqs), "error", err)
+		}
 		return nil, err
 	}
 	for i, r := range out {
