@@ -82,7 +82,7 @@ func (e *execution) settle() {
 		if e.ctx.Err() == nil {
 			e.fail(schedule.Failure{Kind: schedule.FailureRestart, Signature: "restart: a member did not rejoin",
 				Message: fmt.Sprintf("the members did not catch up within %dms of the network healing: %v", e.cfg.SettleMS, err),
-				Step: e.steps, Detail: e.outputDetail()})
+				Step:    e.steps, Detail: e.outputDetail()})
 		}
 		return
 	}
