@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/pflag"
 
+	"github.com/modelfuzz/modelfuzz/adapters/etcd"
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/adapters/process"
@@ -47,6 +49,12 @@ type SystemFlags struct {
 
 	Cluster string
 
+	EtcdBinary        string
+	EtcdVersion       string
+	HeartbeatInterval int
+	ElectionTimeout   int
+	StepInterval      int
+
 	// forModel: the campaign maps onto a model; adapter defaults that the
 	// model cannot map are left out (etcdraft's spares).
 	forModel bool
@@ -60,7 +68,8 @@ type SystemFlags struct {
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
-	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster"}
+	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster",
+	"etcd-binary", "etcd-version", "heartbeat-interval", "election-timeout", "step-interval"}
 
 // ForModel says the system will be mapped onto a model (as a campaign
 // with --model does): the adapter leaves out the defaults its model
@@ -110,6 +119,12 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Bootstrap, "bootstrap", "", "etcdraft: how a fresh cluster starts: log (the library's bootstrap, one configuration entry per voter) or snapshot (a configuration snapshot at index 1); default log, snapshot with --model raft.tla")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart, and two that need a crash point: send-then-persist, applied-index-first; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
+	e := etcd.DefaultConfig()
+	fs.StringVar(&a.EtcdBinary, "etcd-binary", "", "etcd: the etcd server to run (default: one built with --etcd-version, else Debian's /usr/bin/etcd, else etcd on PATH)")
+	fs.StringVar(&a.EtcdVersion, "etcd-version", "", "etcd: build go.etcd.io/etcd/server/v3 at this release (v3.5.0 or later, e.g. v3.6.16) from the module proxy, once, into the cache, and run it")
+	fs.IntVar(&a.HeartbeatInterval, "heartbeat-interval", e.HeartbeatMS, "etcd: the members' --heartbeat-interval in ms")
+	fs.IntVar(&a.ElectionTimeout, "election-timeout", e.ElectionMS, "etcd: the members' --election-timeout in ms (at least 5 heartbeat intervals)")
+	fs.IntVar(&a.StepInterval, "step-interval", e.StepMS, "etcd: the real time in ms each step lasts after its action")
 }
 
 // System is a configured system under test: the factory of its instances
@@ -174,6 +189,9 @@ type Adapter struct {
 	LineCoverage bool
 	// Explicit: chosen by --adapter only, never from the model's name.
 	Explicit bool
+	// ExecTimeout is the adapter's default --exec-timeout (0: the
+	// campaign's).
+	ExecTimeout time.Duration
 	// Modules are the Go modules of the system under test that this
 	// binary runs (their versions go into a bug report's header).
 	Modules []string
@@ -302,6 +320,28 @@ var adapters = map[string]*Adapter{
 			}}, nil
 		},
 	},
+	"etcd": {
+		Name:        "etcd",
+		About:       "the etcd server, unmodified, as real processes behind a peer-transport proxy (--etcd-binary, --etcd-version, --nodes, --heartbeat-interval, --election-timeout, --step-interval, --prevote; --inject corrupt-read|corrupt-member; docs/etcd.md)",
+		Steps:       30,
+		Requests:    4,
+		CrashQuota:  3,
+		Model:       "raft.tla",
+		Explicit:    true,
+		ExecTimeout: 2 * time.Minute,
+		config:      etcdConfig,
+		open: func(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+			fac, err := etcd.FactoryFromConfig(raw, etcd.Options{Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			cfg := fac.Cfg()
+			return &System{Factory: fac, Unmappable: mapper.EtcdWireUnmappable, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote})
+				return m, m.Consts()
+			}}, nil
+		},
+	},
 	"microbench": {
 		Name:       "microbench",
 		About:      "the ModelFuzz micro-benchmark: master, terminator, workers (--workers, --tasks, --inject flush-before-last|hang-on-flush-before-last)",
@@ -402,3 +442,36 @@ func (a *Adapter) Open(raw json.RawMessage, logger hclog.Logger) (*System, error
 }
 
 func trimTLA(name string) string { return strings.TrimSuffix(name, ".tla") }
+
+// etcdConfig turns the flags into adapters/etcd's configuration: the etcd
+// binary is found (or built, once) here, so that the stored configuration
+// names the binary and its version.
+func etcdConfig(f *SystemFlags) (json.RawMessage, error) {
+	given := f.given
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	cfg := etcd.DefaultConfig()
+	cfg.HeartbeatMS, cfg.ElectionMS, cfg.StepMS = f.HeartbeatInterval, f.ElectionTimeout, f.StepInterval
+	if given("nodes") {
+		cfg.Nodes = f.Nodes
+	}
+	if given("prevote") {
+		cfg.PreVote = f.PreVote
+	}
+	cfg.Inject = f.Inject
+	bin, module, err := etcd.ResolveBinary(f.EtcdBinary, f.EtcdVersion, hclog.Default())
+	if err != nil {
+		return nil, err
+	}
+	cfg.Binary, cfg.Module = bin, module
+	if cfg.ServerVersion, err = etcd.ServerVersion(bin); err != nil {
+		return nil, err
+	}
+	fac, err := etcd.NewFactory(cfg, etcd.Options{})
+	if err != nil {
+		return nil, err
+	}
+	raw := fac.Config()
+	return raw, fac.Close()
+}

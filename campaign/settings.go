@@ -300,6 +300,9 @@ func (s *Settings) chooseSystem(given func(string) bool) error {
 	s.System.forModel = s.Model != ""
 	s.System.traceSpec = models.IsEtcdraftSpec(s.Model)
 	s.System.given = given
+	if ad, err := LookupAdapter(s.System.Adapter); err == nil && ad.ExecTimeout > 0 && !given("exec-timeout") {
+		s.ExecTimeout = ad.ExecTimeout
+	}
 	if s.System.traceSpec {
 		if given("adapter") && s.System.Adapter != "etcdraft" {
 			return fmt.Errorf("--model %s validates the traces of adapter etcdraft, not %s", s.Model, s.System.Adapter)

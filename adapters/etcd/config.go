@@ -101,6 +101,13 @@ type Options struct {
 	OutputLimit int
 }
 
+func (o Options) logger() hclog.Logger {
+	if o.Logger == nil {
+		return hclog.NewNullLogger()
+	}
+	return o.Logger
+}
+
 // DefaultStateDir is the state directory when Options.StateDir is empty.
 func DefaultStateDir() string { return filepath.Join(os.TempDir(), "modelfuzz-etcd") }
 
@@ -162,6 +169,19 @@ func FactoryFromConfig(raw json.RawMessage, opts Options) (*Factory, error) {
 	var cfg Config
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return nil, fmt.Errorf("etcd: stored configuration: %w", err)
+	}
+	if _, err := os.Stat(cfg.Binary); err != nil && cfg.Module != "" {
+		// A module build whose cache was emptied: build it again.
+		if cfg.Binary, err = BuildModule(cfg.Module, opts.logger()); err != nil {
+			return nil, err
+		}
+	}
+	v, err := ServerVersion(cfg.Binary)
+	if err != nil {
+		return nil, err
+	}
+	if v != cfg.ServerVersion {
+		return nil, fmt.Errorf("etcd: %s is etcd %s now; the campaign ran %s (give the same binary, or start a new campaign)", cfg.Binary, v, cfg.ServerVersion)
 	}
 	return NewFactory(cfg, opts)
 }

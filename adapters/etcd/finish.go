@@ -55,17 +55,8 @@ func (e *execution) finish() *schedule.Execution {
 func (e *execution) settle() {
 	e.mu.Lock()
 	e.part = 0
-	e.open = true
-	var all []*held
-	for p := range e.inbox {
-		all = append(all, e.inbox[p]...)
-		e.inbox[p] = nil
-	}
 	e.mu.Unlock()
-	slices.SortFunc(all, func(a, b *held) int { return a.msg - b.msg })
-	for _, h := range all {
-		e.deliver(h)
-	}
+	e.closeNet = e.startDispatch()
 	for p := range e.members {
 		e.mu.Lock()
 		restart := e.down[p] && !e.exited[p]
@@ -160,6 +151,9 @@ func (e *execution) teardown() {
 	e.inbox = make([][]*held, len(e.members))
 	e.mu.Unlock()
 	e.cancel()
+	if e.closeNet != nil {
+		e.closeNet()
+	}
 	for _, hs := range inboxes {
 		for _, h := range hs {
 			if h.snap != nil {

@@ -122,8 +122,19 @@ func (e *execution) deliverAt(p, k int, one bool) bool {
 		return false
 	}
 	e.deliver(h)
+	e.waitQuiet(quietAfterDelivery, maxQuietWait)
 	return true
 }
+
+// After each delivery the execution waits until nothing reached the proxy
+// for quietAfterDelivery (at most maxQuietWait): what the receiver does
+// with the message then comes before the next delivery in the trace,
+// unless the machine is too slow for it (a replay rate below 100% says
+// how often).
+const (
+	quietAfterDelivery = 3 * time.Millisecond
+	maxQuietWait       = 30 * time.Millisecond
+)
 
 func (e *execution) isDown(p int) bool {
 	e.mu.Lock()

@@ -228,6 +228,11 @@ type execution struct {
 	nextValue int
 	clients   sync.WaitGroup
 	torn      bool
+	dmu       []sync.Mutex // per receiver: deliveries
+	// The dispatcher of the open network.
+	wake        chan struct{}
+	lastArrival time.Time
+	closeNet    func()
 }
 
 func (s *System) begin() (*execution, error) {
@@ -266,8 +271,9 @@ func (s *System) newExecution() (*execution, error) {
 	n := s.cfg.Nodes
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &execution{s: s, cfg: s.cfg, dir: dir, start: time.Now(), cl: newV3Client(), ctx: ctx, cancel: cancel,
-		open: true, inbox: make([][]*held, n), down: make([]bool, n), exited: make([]bool, n),
-		ranks: map[string]int{}, lastPut: map[string]string{}, nextValue: 1}
+		inbox: make([][]*held, n), down: make([]bool, n), exited: make([]bool, n),
+		ranks: map[string]int{}, lastPut: map[string]string{}, nextValue: 1, dmu: make([]sync.Mutex, n),
+		wake: make(chan struct{}, 1)}
 	var lns []net.Listener
 	real := make([]string, n)
 	for range n {
@@ -356,6 +362,7 @@ func (e *execution) startMember(i int) error {
 // bootstrap starts every member with the proxy delivering at once, and
 // waits until each serves clients and agrees on what it applied.
 func (e *execution) bootstrap() error {
+	e.closeNet = e.startDispatch()
 	for i := range e.members {
 		if err := e.startMember(i); err != nil {
 			return err
@@ -388,9 +395,8 @@ func (e *execution) bootstrap() error {
 	if _, err := e.converged(deadline); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	e.open = false
-	e.mu.Unlock()
+	e.closeNet()
+	e.closeNet = nil
 	return nil
 }
 
@@ -506,19 +512,116 @@ func (e *execution) arrived(from, to int, m *raftpb.Message, snap *snapBody) {
 		}
 		return
 	}
-	if !e.open || e.cutLocked(from, to) {
-		e.inbox[to] = append(e.inbox[to], h)
-		e.mu.Unlock()
-		return
-	}
+	e.inbox[to] = append(e.inbox[to], h)
+	e.lastArrival = time.Now()
+	open := e.open
 	e.mu.Unlock()
-	e.deliver(h)
+	if open {
+		select {
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// dispatch is the network while it is open (the cluster's start, and
+// after the last step): one message at a time, the oldest first, each
+// followed by a quiet moment in which what it caused reaches the proxy,
+// so that the trace's order is the order things happened in. It returns
+// when stop is closed or the execution ends.
+func (e *execution) dispatch(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-stop:
+			return
+		case <-e.ctx.Done():
+			return
+		default:
+		}
+		h := e.takeOldest()
+		if h == nil {
+			select {
+			case <-stop:
+				return
+			case <-e.ctx.Done():
+				return
+			case <-e.wake:
+			case <-time.After(5 * time.Millisecond):
+			}
+			continue
+		}
+		e.deliver(h)
+		e.waitQuiet(quietAfterDelivery, maxQuietWait)
+	}
+}
+
+// startDispatch opens the network; the function it returns closes it
+// again and waits until the dispatcher stopped.
+func (e *execution) startDispatch() func() {
+	e.mu.Lock()
+	e.open = true
+	e.mu.Unlock()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go e.dispatch(stop, done)
+	return func() {
+		close(stop)
+		<-done
+		e.mu.Lock()
+		e.open = false
+		e.mu.Unlock()
+	}
+}
+
+// takeOldest removes and returns the oldest message that can be
+// delivered, nil if none.
+func (e *execution) takeOldest() *held {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	bp, bi := -1, -1
+	for p, hs := range e.inbox {
+		for i, h := range hs {
+			if e.cutLocked(h.from, p) {
+				continue
+			}
+			if bp < 0 || h.msg < e.inbox[bp][bi].msg {
+				bp, bi = p, i
+			}
+			break
+		}
+	}
+	if bp < 0 {
+		return nil
+	}
+	h := e.inbox[bp][bi]
+	e.inbox[bp] = slices.Delete(e.inbox[bp], bi, bi+1)
+	return h
+}
+
+// waitQuiet waits until no message arrived for quiet, at most max.
+func (e *execution) waitQuiet(quiet, max time.Duration) {
+	start := time.Now()
+	for {
+		e.mu.Lock()
+		last := e.lastArrival
+		e.mu.Unlock()
+		now := time.Now()
+		if now.Sub(last) >= quiet || now.Sub(start) >= max || e.ctx.Err() != nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // deliver hands a held message to its receiver, recording its receipt
 // (before: what the receiver does with it follows), or its loss when the
 // receiver cannot take it.
 func (e *execution) deliver(h *held) {
+	// One delivery at a time per receiver: the order recorded is the
+	// order raft takes them in (the proxy's streams deliver concurrently
+	// while the network is open).
+	e.dmu[h.to].Lock()
+	defer e.dmu[h.to].Unlock()
 	e.record(schedule.EvRecv, h.to, h.from, h.msg, msgType(h.m), e.msgArgs(h.from, h.m))
 	if err := e.px.deliver(h.from, h.to, h.m, h.snap); err != nil {
 		e.record(schedule.EvDrop, h.to, h.from, h.msg, msgType(h.m), []schedule.Arg{schedule.S("why", firstLine(err.Error()))})
