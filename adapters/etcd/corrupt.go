@@ -20,6 +20,9 @@ import (
 func (e *execution) corruptMember(deadline time.Time) (int64, error) {
 	p := len(e.members) - 1
 	m := e.members[p]
+	// etcd commits its backend every 100 ms (and at a snapshot): give it
+	// time, so that what the member applied is in the file.
+	e.sleep(time.Second)
 	m.proc.kill()
 	db := filepath.Join(m.data, "member", "snap", "db")
 	bdb, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: 5 * time.Second})

@@ -56,7 +56,7 @@ func (e *execution) settle() {
 	e.mu.Lock()
 	e.part = 0
 	e.mu.Unlock()
-	e.closeNet = e.startDispatch()
+	e.closeNet = e.startDispatch(false)
 	for p := range e.members {
 		e.mu.Lock()
 		restart := e.down[p] && !e.exited[p]
@@ -81,7 +81,8 @@ func (e *execution) settle() {
 		var ierr error
 		rev, ierr = e.corruptMember(deadline)
 		if ierr != nil {
-			e.s.log.Warn("inject corrupt-member", "error", ierr)
+			// The fault was not seeded: the execution says nothing.
+			e.harnessErr = fmt.Errorf("etcd: --inject %s: %w", InjectCorruptMember, ierr)
 			return
 		}
 	}
@@ -168,5 +169,6 @@ func (e *execution) teardown() {
 	}
 	e.px.close()
 	e.clients.Wait()
+	e.async.Wait()
 	_ = os.RemoveAll(e.dir)
 }

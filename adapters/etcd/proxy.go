@@ -208,8 +208,15 @@ func (p *proxy) stream(i int, w http.ResponseWriter, r *http.Request) {
 		dec = &messageDecoder{r: resp.Body}
 	}
 	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	hbDone := make(chan struct{})
+	// The link heartbeats' writer must be gone before the handler returns
+	// (the server then finishes the response).
+	defer func() {
+		cancel()
+		<-hbDone
+	}()
 	go func() {
+		defer close(hbDone)
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {

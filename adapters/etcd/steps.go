@@ -122,12 +122,12 @@ func (e *execution) deliverAt(p, k int, one bool) bool {
 		return false
 	}
 	e.deliver(h)
-	e.waitQuiet(quietAfterDelivery, maxQuietWait)
+	e.waitQuiet(p, quietAfterDelivery, maxQuietWait)
 	return true
 }
 
-// After each delivery the execution waits until nothing reached the proxy
-// for quietAfterDelivery (at most maxQuietWait): what the receiver does
+// After each delivery the execution waits until nothing from the receiver
+// reached the proxy for quietAfterDelivery (at most maxQuietWait): what the receiver does
 // with the message then comes before the next delivery in the trace,
 // unless the machine is too slow for it (a replay rate below 100% says
 // how often).
@@ -334,16 +334,24 @@ func (e *execution) request(p, v int) {
 			ops = []Op{{Kind: opRevoke, Lease: e.leases[len(e.leases)-1]}}
 		}
 	}
+	if ops[len(ops)-1].Key != "" {
+		e.lastKey = key
+	}
 	e.mu.Unlock()
 	e.issue(p, v, ops)
 }
 
+// read is a linearizable get of the key the last request used (k0 at
+// first).
 func (e *execution) read(p int) {
 	if e.isDown(p) {
 		e.skip(p, "crashed")
 		return
 	}
-	e.issue(p, 0, []Op{{Kind: opGet, Key: "k0"}})
+	e.mu.Lock()
+	key := e.lastKey
+	e.mu.Unlock()
+	e.issue(p, 0, []Op{{Kind: opGet, Key: key}})
 }
 
 // issue runs ops one after the other in the background (a grant's lease

@@ -126,6 +126,9 @@ func (s *System) End() *schedule.Execution {
 	s.ex = nil
 	out := e.finish()
 	e.teardown()
+	if e.harnessErr != nil && s.lastErr == nil {
+		s.lastErr = e.harnessErr
+	}
 	s.mu.Lock()
 	s.cur = nil
 	s.mu.Unlock()
@@ -225,14 +228,17 @@ type execution struct {
 	skipped   int
 	leases    []int64
 	lastPut   map[string]string
+	lastKey   string
 	nextValue int
 	clients   sync.WaitGroup
+	async     sync.WaitGroup // proposals being delivered
 	torn      bool
 	dmu       []sync.Mutex // per receiver: deliveries
 	// The dispatcher of the open network.
-	wake        chan struct{}
-	lastArrival time.Time
-	closeNet    func()
+	wake       chan struct{}
+	lastFrom   []time.Time // when the proxy last took a message from each member
+	closeNet   func()
+	harnessErr error
 }
 
 func (s *System) begin() (*execution, error) {
@@ -272,8 +278,8 @@ func (s *System) newExecution() (*execution, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &execution{s: s, cfg: s.cfg, dir: dir, start: time.Now(), cl: newV3Client(), ctx: ctx, cancel: cancel,
 		inbox: make([][]*held, n), down: make([]bool, n), exited: make([]bool, n),
-		ranks: map[string]int{}, lastPut: map[string]string{}, nextValue: 1, dmu: make([]sync.Mutex, n),
-		wake: make(chan struct{}, 1)}
+		ranks: map[string]int{}, lastPut: map[string]string{}, lastKey: "k0", nextValue: 1, dmu: make([]sync.Mutex, n),
+		wake: make(chan struct{}, 1), lastFrom: make([]time.Time, n)}
 	var lns []net.Listener
 	real := make([]string, n)
 	for range n {
@@ -362,7 +368,7 @@ func (e *execution) startMember(i int) error {
 // bootstrap starts every member with the proxy delivering at once, and
 // waits until each serves clients and agrees on what it applied.
 func (e *execution) bootstrap() error {
-	e.closeNet = e.startDispatch()
+	e.closeNet = e.startDispatch(true)
 	for i := range e.members {
 		if err := e.startMember(i); err != nil {
 			return err
@@ -513,7 +519,7 @@ func (e *execution) arrived(from, to int, m *raftpb.Message, snap *snapBody) {
 		return
 	}
 	e.inbox[to] = append(e.inbox[to], h)
-	e.lastArrival = time.Now()
+	e.lastFrom[from] = time.Now()
 	open := e.open
 	e.mu.Unlock()
 	if open {
@@ -529,7 +535,7 @@ func (e *execution) arrived(from, to int, m *raftpb.Message, snap *snapBody) {
 // followed by a quiet moment in which what it caused reaches the proxy,
 // so that the trace's order is the order things happened in. It returns
 // when stop is closed or the execution ends.
-func (e *execution) dispatch(stop <-chan struct{}, done chan<- struct{}) {
+func (e *execution) dispatch(stop <-chan struct{}, done chan<- struct{}, quiet bool) {
 	defer close(done)
 	for {
 		select {
@@ -552,18 +558,24 @@ func (e *execution) dispatch(stop <-chan struct{}, done chan<- struct{}) {
 			continue
 		}
 		e.deliver(h)
-		e.waitQuiet(quietAfterDelivery, maxQuietWait)
+		if quiet {
+			e.waitQuiet(h.to, quietAfterDelivery, maxQuietWait)
+		}
 	}
 }
 
 // startDispatch opens the network; the function it returns closes it
-// again and waits until the dispatcher stopped.
-func (e *execution) startDispatch() func() {
+// again and waits until the dispatcher stopped. With quiet, each delivery
+// waits for the receiver's reaction (the cluster's start, which the model
+// maps); without, messages go as fast as the members take them (after the
+// last step, when the cluster must catch up for the final checks: the
+// mapper leaves that phase out).
+func (e *execution) startDispatch(quiet bool) func() {
 	e.mu.Lock()
 	e.open = true
 	e.mu.Unlock()
 	stop, done := make(chan struct{}), make(chan struct{})
-	go e.dispatch(stop, done)
+	go e.dispatch(stop, done, quiet)
 	return func() {
 		close(stop)
 		<-done
@@ -598,12 +610,14 @@ func (e *execution) takeOldest() *held {
 	return h
 }
 
-// waitQuiet waits until no message arrived for quiet, at most max.
-func (e *execution) waitQuiet(quiet, max time.Duration) {
+// waitQuiet waits until no message from member p arrived for quiet, at
+// most max: what p does with a message it was just given reaches the
+// proxy before anything else is delivered.
+func (e *execution) waitQuiet(p int, quiet, max time.Duration) {
 	start := time.Now()
 	for {
 		e.mu.Lock()
-		last := e.lastArrival
+		last := e.lastFrom[p]
 		e.mu.Unlock()
 		now := time.Now()
 		if now.Sub(last) >= quiet || now.Sub(start) >= max || e.ctx.Err() != nil {
@@ -623,10 +637,25 @@ func (e *execution) deliver(h *held) {
 	e.dmu[h.to].Lock()
 	defer e.dmu[h.to].Unlock()
 	e.record(schedule.EvRecv, h.to, h.from, h.msg, msgType(h.m), e.msgArgs(h.from, h.m))
-	if err := e.px.deliver(h.from, h.to, h.m, h.snap); err != nil {
-		e.record(schedule.EvDrop, h.to, h.from, h.msg, msgType(h.m), []schedule.Arg{schedule.S("why", firstLine(err.Error()))})
-		e.s.log.Debug("delivery failed", "to", h.to+1, "error", err)
+	post := func() {
+		if err := e.px.deliver(h.from, h.to, h.m, h.snap); err != nil {
+			e.record(schedule.EvDrop, h.to, h.from, h.msg, msgType(h.m), []schedule.Arg{schedule.S("why", firstLine(err.Error()))})
+			e.s.log.Debug("delivery failed", "to", h.to+1, "error", err)
+		}
 	}
+	if h.m.GetType() != raftpb.MessageType_MsgProp {
+		post()
+		return
+	}
+	// A forwarded proposal waits in the receiver's raft until it knows a
+	// leader (etcd's peer hands proposals to raft on a channel of their
+	// own for that reason): it must not hold up the messages that would
+	// elect one.
+	e.async.Add(1)
+	go func() {
+		defer e.async.Done()
+		post()
+	}()
 }
 
 func firstLine(s string) string {
