@@ -1,0 +1,133 @@
+package mapper_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/mapper"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// wireTraces are traces of real etcd clusters under adapters/etcd (3.4.23
+// and 3.6.16, random 30-step inputs, whole executions: the start, the
+// steps and the final checks).
+func wireTraces(t *testing.T) map[string]schedule.Trace {
+	t.Helper()
+	files, err := filepath.Glob("testdata/etcdwire/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	out := map[string]schedule.Trace{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		tr, err := schedule.DecodeTrace(b)
+		require.NoError(t, err)
+		out[filepath.Base(f)] = tr
+	}
+	return out
+}
+
+// Every recorded execution of the correct etcd maps onto raft.tla without
+// a divergence and visits states beyond the initial one.
+func TestEtcdWireTracesFollowTheModel(t *testing.T) {
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3, PreVote: true})
+	s := newSim(t, "raft.tla", m.Consts())
+	for name, tr := range wireTraces(t) {
+		acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
+		require.NoError(t, err, name)
+		names := map[string]bool{}
+		for _, a := range acts {
+			names[a.Name] = true
+			require.GreaterOrEqual(t, a.Event, 0, name)
+			require.Less(t, a.Event, len(tr), name)
+		}
+		for _, want := range []string{"Timeout", "BecomeLeader", "HandleVoteRequest", "HandleAppendRequest", "HandleAppendResponse", "ClientRequest", "AdvanceCommit"} {
+			require.True(t, names[want], "%s: no %s mapped", name, want)
+		}
+		res := replay(t, s, acts)
+		require.Nil(t, res.Divergence, "%s: %+v", name, res.Divergence)
+		require.Empty(t, res.Violations, name)
+	}
+	u := m.Unmapped()
+	require.NotZero(t, u["client"])
+	require.NotZero(t, u["send"])
+}
+
+// A fault on the wire that the model must see: an append sent by a member
+// that was never elected (a real trace's first append, its sender
+// rewritten) diverges.
+func TestEtcdWireCorruptedTraceDiverges(t *testing.T) {
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3, PreVote: true})
+	s := newSim(t, "raft.tla", m.Consts())
+	for name, tr := range wireTraces(t) {
+		// The leader's first append of the first term: rewrite it as sent
+		// by another member, one that never won an election.
+		tr = tr.Clone()
+		k := -1
+		for i, e := range tr {
+			if e.Kind == schedule.EvSend && e.Type == schedule.MsgApp {
+				k = i
+				break
+			}
+		}
+		require.GreaterOrEqual(t, k, 0, name)
+		leader := tr[k].Node
+		impostor := (leader + 1) % 3
+		if tr[k].Peer == impostor {
+			impostor = (leader + 2) % 3
+		}
+		msg := tr[k].Msg
+		for i := range tr {
+			if tr[i].Msg == msg {
+				if tr[i].Kind == schedule.EvSend {
+					tr[i].Node = impostor
+				} else {
+					tr[i].Peer = impostor
+				}
+			}
+		}
+		acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
+		require.NoError(t, err, name)
+		res := replay(t, s, acts)
+		require.NotNil(t, res.Divergence, "%s: an append from n%d, which was never elected, was accepted", name, impostor+1)
+		require.True(t, strings.HasPrefix(res.Divergence.Action, "BecomeLeader") || strings.HasPrefix(res.Divergence.Action, "Handle"), "%s: %+v", name, res.Divergence)
+	}
+}
+
+// etcd's server sends only the last MsgAppResp of a Ready: the appends it
+// stands for get an inferred answer, and the answer goes right after the
+// append it names.
+func TestEtcdWirePairsCoalescedAnswers(t *testing.T) {
+	app := func(msg int, index int64, entries string) schedule.Event {
+		return schedule.Event{Kind: schedule.EvRecv, Node: 1, Peer: 0, Msg: msg, Type: schedule.MsgApp,
+			Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 2), schedule.I("index", index), schedule.I("commit", 3),
+				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", entries)}}
+	}
+	resp := schedule.Event{Kind: schedule.EvSend, Node: 1, Peer: 0, Msg: 9, Type: schedule.MsgAppResp,
+		Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 0), schedule.I("index", 6), schedule.I("commit", 0),
+			schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", "")}}
+	tr := schedule.Trace{app(1, 4, "2:v=1"), app(2, 5, "2:v=2"), resp}
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3})
+	out, orig, _ := m.Normalize(tr)
+	var kinds []string
+	for _, e := range out {
+		kinds = append(kinds, e.Kind+" "+e.Type)
+	}
+	require.Equal(t, []string{"recv MsgApp", "send MsgAppResp", "recv MsgApp", "send MsgAppResp"}, kinds)
+	require.Equal(t, []int{0, 0, 1, 2}, orig)
+	idx := func(e schedule.Event) int64 {
+		for _, a := range e.Args {
+			if a.Key == "index" {
+				return a.Int
+			}
+		}
+		return -1
+	}
+	// etcd's index 5 and 6 are 3 and 4 after the bootstrap's renumbering.
+	require.Equal(t, int64(3), idx(out[1]))
+	require.Equal(t, int64(4), idx(out[3]))
+}
