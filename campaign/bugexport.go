@@ -43,7 +43,7 @@ type BugExport struct {
 // minimized input (original: the input that found it), with the library's
 // own trace when the campaign validated it.
 func ExportStoredBug(dir, id string, original bool, timeout time.Duration) (*BugExport, error) {
-	env, err := OpenEnv(dir, nil)
+	env, err := OpenEnvReadOnly(dir, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -78,13 +78,12 @@ func ExportStoredBug(dir, id string, original bool, timeout time.Duration) (*Bug
 // flags fs gave, for the replay command); the first failure of the
 // system's own oracles is the bug.
 func ExportInputFile(file string, af SystemFlags, fs *pflag.FlagSet, timeout time.Duration) (*BugExport, error) {
-	data, err := os.ReadFile(file)
+	in, _, err := schedule.ReadInputFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("bugs export: %v (give an input file, or --corpus DIR and a bug id)", err)
-	}
-	in, err := schedule.DecodeInput(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		if !fileExists(file) {
+			return nil, fmt.Errorf("%v (give an input file, or --corpus DIR and a bug id)", err)
+		}
+		return nil, err
 	}
 	sys, err := af.Open(nil)
 	if err != nil {
@@ -175,7 +174,8 @@ func (e *BugExport) Files(dir string) map[string][]byte {
 			"spec (%s, %s), in the format their tla/validate.sh reads.\n"+
 			"Check it with validate.sh (it downloads tla2tools.jar and CommunityModules-deps.jar and\n"+
 			"sorts the trace file in place; the spec's folder is copied, the module cache is read-only):\n\n    %s\n\n"+
-			"or with TLC directly, the two jars in the current directory:\n\n    %s\n\n"+
+			"or with TLC directly, the two jars in the current directory (TLC writes states/ and\n"+
+			"*_TTrace_* files beside the spec, so it runs in a copy of the spec's folder too):\n\n    %s\n\n"+
 			"or with modelfuzz's engine:\n\n    %s\n",
 			e.SpecEvents, v.Spec, v.Config, v.ValidateSh, v.TLC, v.Modelfuzz)
 	}

@@ -24,13 +24,15 @@ type BugRow struct {
 	MinimizedSteps *int   `json:"minimized_steps"`
 	MinimizeDone   bool   `json:"minimize_done"`
 	MinimizeNote   string `json:"minimize_note,omitempty"`
+	// Known is the known disagreement a K record counts (not a bug).
+	Known string `json:"known,omitempty"`
 }
 
 // BugRows are the rows of bugs (an empty list for none).
 func BugRows(bugs []*record.BugRecord) []BugRow {
 	rows := []BugRow{}
 	for _, b := range bugs {
-		r := BugRow{b.ID, b.Kind, b.Signature, b.Message, b.Hits, b.FirstIteration, b.LastIteration, b.Input.Len(), nil, b.MinimizeDone, b.MinimizeNote}
+		r := BugRow{b.ID, b.Kind, b.Signature, b.Message, b.Hits, b.FirstIteration, b.LastIteration, b.Input.Len(), nil, b.MinimizeDone, b.MinimizeNote, b.Known}
 		if b.Minimized != nil {
 			n := b.Minimized.Len()
 			r.MinimizedSteps = &n
@@ -41,15 +43,50 @@ func BugRows(bugs []*record.BugRecord) []BugRow {
 }
 
 // BugsSeenBy keeps the bugs seen by the model (model) or by the system's
-// own oracles (!model), in their order.
+// own oracles (!model), in their order; known disagreements are neither.
 func BugsSeenBy(bugs []*record.BugRecord, model bool) []*record.BugRecord {
 	var group []*record.BugRecord
 	for _, b := range bugs {
-		if schedule.FailureKind(b.Kind).FromModel() == model {
+		if b.Known == "" && schedule.FailureKind(b.Kind).FromModel() == model {
 			group = append(group, b)
 		}
 	}
 	return group
+}
+
+// SplitKnown splits records into bugs and known disagreements, each in
+// their order.
+func SplitKnown(all []*record.BugRecord) (bugs, known []*record.BugRecord) {
+	for _, b := range all {
+		if b.Known != "" {
+			known = append(known, b)
+		} else {
+			bugs = append(bugs, b)
+		}
+	}
+	return bugs, known
+}
+
+// KnownDisagreements keeps the records of known disagreements between the
+// model and the system (record.BugRecord.Known), in their order.
+func KnownDisagreements(bugs []*record.BugRecord) []*record.BugRecord {
+	var group []*record.BugRecord
+	for _, b := range bugs {
+		if b.Known != "" {
+			group = append(group, b)
+		}
+	}
+	return group
+}
+
+// KnownTitle is a known disagreement's record described in one line: the
+// title its entry gives (the first line of the record's detail).
+func KnownTitle(b *record.BugRecord) string {
+	first, _, _ := strings.Cut(b.Detail, "\n")
+	if _, title, ok := strings.Cut(first, ": "); ok {
+		return title
+	}
+	return b.Known
 }
 
 // MinimizedText says how far a bug's minimization got: its steps, "-"

@@ -146,6 +146,9 @@ func (c *Campaign) lineCoverage() (schedule.Factory, error) {
 // not load must not leave a campaign stored with it.
 func (c *Campaign) prepareModel() (err error) {
 	s, ad := c.Settings, c.System.Adapter
+	if len(s.KnownFiles) > 0 && (s.Model == "" || c.System.TraceSpec == nil) {
+		return fmt.Errorf("--known lists known disagreements of a trace spec with the system: it needs --model etcdraft.tla")
+	}
 	if s.Model == "" {
 		return c.checkReferenceViews()
 	}
@@ -306,7 +309,13 @@ func (c *Campaign) openStore(given func(string) bool) error {
 	}
 	c.Continued = true
 	c.logger.Info("continuing campaign", "corpus", s.CorpusDir, "created", old.Created)
-	return nil
+	// The stored settings again, as they are: the newest table then holds
+	// a copy, which a repair keeps when the oldest table is damaged.
+	var raw json.RawMessage
+	if _, err := store.Campaign(&raw); err != nil {
+		return err
+	}
+	return store.SetCampaign(raw)
 }
 
 // options assembles the loop's options: the measures (traces always,
@@ -349,7 +358,7 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 	s := c.Settings
 	if c.System.TraceSpec != nil && s.Model != "" {
-		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(s.Model), s.ModelConfig)
+		sm, err := newSpecMeasure(s.Model, s.ModelConfig, s.KnownFiles, c.logger)
 		if err != nil {
 			return err
 		}
@@ -542,6 +551,11 @@ func (c *Campaign) prepareTraceSpec() error {
 	}
 	if s.Engine.URL != "" {
 		return fmt.Errorf("--model %s validates traces in this process: --tlc-url is not supported with it", s.Model)
+	}
+	for _, f := range s.KnownFiles {
+		if _, err := guidance.ReadKnown(f); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -6,7 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
+	"github.com/modelfuzz/modelfuzz/schedule"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,10 +79,32 @@ type compareJob struct {
 // adapter flags describe a valid system.
 func (c *Comparison) validate() error {
 	if c.Out == "" {
-		return fmt.Errorf("--out DIR is required")
+		return fmt.Errorf("compare needs --out DIR: where to write the results")
 	}
-	if c.Runs < 1 || c.Iterations < 1 || c.Parallel < 1 || c.Points < 1 {
-		return fmt.Errorf("--runs, --iterations, --jobs and --points must be at least 1")
+	for _, n := range []struct {
+		flag  string
+		value int64
+	}{{"--runs", int64(c.Runs)}, {"--iterations", c.Iterations}, {"--jobs", int64(c.Parallel)}, {"--points", int64(c.Points)}} {
+		if n.value < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", n.flag, n.value)
+		}
+	}
+	// The settings every campaign is run with, checked once here rather
+	// than by each campaign.
+	switch {
+	case c.Steps < 0 || c.Steps > schedule.MaxSteps:
+		return fmt.Errorf("--steps %d: from 1 to %d steps an input (schedule.MaxSteps)", c.Steps, schedule.MaxSteps)
+	case c.Mutations < 0:
+		return fmt.Errorf("--mutations must not be negative, got %d", c.Mutations)
+	case c.Energy != "" && c.Energy != fuzzer.EnergyFixed && c.Energy != fuzzer.EnergyRare:
+		return fmt.Errorf("--energy must be %s or %s, got %q", fuzzer.EnergyFixed, fuzzer.EnergyRare, c.Energy)
+	case math.IsNaN(c.FreshShare) || c.FreshShare < 0 || c.FreshShare >= 1:
+		return fmt.Errorf("--fresh-share must be in [0, 1), got %g", c.FreshShare)
+	case c.Stack < 0 || c.Stack > fuzzer.MaxStack:
+		return fmt.Errorf("--stack %d: from 0 to %d rounds of mutation (fuzzer.MaxStack)", c.Stack, fuzzer.MaxStack)
+	}
+	if err := cmdline.OutDir("--out", c.Out); err != nil {
+		return err
 	}
 	ad, err := LookupAdapter(c.System.Adapter)
 	if err != nil {

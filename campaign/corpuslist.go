@@ -105,9 +105,10 @@ func StatsTable(recs []*record.StatsRecord, asJSON bool) ([]byte, error) {
 	return w.Bytes(), nil
 }
 
-// LookupRecord finds a stored input (by its number) or bug (B1, ...).
+// LookupRecord finds a stored input (by its number) or bug (B1, ...; K1,
+// ... for a known disagreement).
 func LookupRecord(st *corpus.Store, id string) (any, error) {
-	if strings.HasPrefix(id, "B") {
+	if IsBugID(id) {
 		return st.Bug(id)
 	}
 	n, err := strconv.ParseUint(id, 10, 64)
@@ -117,44 +118,59 @@ func LookupRecord(st *corpus.Store, id string) (any, error) {
 	return st.Input(n)
 }
 
-// RepairText says what corpus repair did and lost.
+// RepairText says what corpus repair did, kept and lost.
 func RepairText(r *corpus.RepairReport) string {
 	var w strings.Builder
+	if r.MarkerRestored {
+		fmt.Fprintf(&w, "corpus %s: MODELFUZZ, the file that marks a corpus, was missing: restored\n", r.Dir)
+	}
 	if r.Nothing {
 		fmt.Fprintf(&w, "corpus %s: the database opens and every table reads with its checksums intact: nothing to repair\n", r.Dir)
 		return w.String()
 	}
-	fmt.Fprintf(&w, "corpus %s: repaired from %d readable table file(s) and %d entries of the memtable logs\n", r.Dir, r.Tables, r.Logged)
+	if r.Problem != "" {
+		fmt.Fprintf(&w, "corpus %s: %s\n", r.Dir, r.Problem)
+	}
+	fmt.Fprintf(&w, "repaired from %d table file(s) (%d entries read) and %d entries of the memtable logs\n", r.Tables, r.Entries, r.Logged)
 	for _, d := range r.Damaged {
-		fmt.Fprintf(&w, "  unreadable, its entries lost: %s\n", d)
+		fmt.Fprintf(&w, "  %s\n", d)
 	}
 	if r.LogNote != "" {
 		fmt.Fprintf(&w, "  the memtable logs could not be read back, the commits not yet in a table are lost: %s\n", r.LogNote)
 	}
-	if r.Lost > 0 {
-		fmt.Fprintf(&w, "  %d entries whose value was in the value log are lost\n", r.Lost)
+	kept := fmt.Sprintf("kept: %d input(s), %d bug(s), %d coverage item(s), %d stats snapshot(s)", r.Inputs, r.Bugs, r.Coverage, r.Stats)
+	if r.Campaign {
+		kept += ", the campaign's settings"
 	}
-	fmt.Fprintf(&w, "kept: %d input(s), %d bug(s), %d coverage item(s), %d stats snapshot(s)\n", r.Inputs, r.Bugs, r.Coverage, r.Stats)
-	lost := false
+	fmt.Fprintln(&w, kept)
+	var lost []string
 	if len(r.MissingInputs) > 0 {
-		lost = true
-		fmt.Fprintf(&w, "lost: %d input(s): %s\n", len(r.MissingInputs), idRanges(r.MissingInputs))
+		lost = append(lost, fmt.Sprintf("%d input(s): %s", len(r.MissingInputs), idRanges(r.MissingInputs)))
 	}
 	if len(r.MissingBugs) > 0 {
-		lost = true
-		fmt.Fprintf(&w, "lost: %d bug(s): %s\n", len(r.MissingBugs), strings.Join(r.MissingBugs, ", "))
+		lost = append(lost, fmt.Sprintf("%d bug(s): %s", len(r.MissingBugs), strings.Join(r.MissingBugs, ", ")))
 	}
 	if !r.Campaign {
-		lost = true
-		fmt.Fprintln(&w, "lost: the campaign's settings; the next run stores those of its command line")
+		lost = append(lost, "the campaign's settings (the next run stores those of its command line)")
 	}
-	if !lost {
-		fmt.Fprintln(&w, "lost: no input, bug or setting (coverage items and stats snapshots in the lost tables are not counted)")
+	if r.Lost > 0 {
+		lost = append(lost, fmt.Sprintf("%d entries in all (records, coverage items, stats snapshots)", r.Lost))
+	}
+	for _, t := range r.LostTables {
+		lost = append(lost, fmt.Sprintf("every record of %s (how many cannot be known: the table's index is gone with it)", t))
+	}
+	if len(lost) == 0 {
+		fmt.Fprintln(&w, "lost: nothing")
+	} else {
+		fmt.Fprintf(&w, "lost: %s\n", strings.Join(lost, "; "))
+	}
+	if len(r.Older) > 0 {
+		fmt.Fprintf(&w, "older: kept at the version found, a newer one may have been in what could not be read: %s\n", strings.Join(r.Older, ", "))
 	}
 	if r.CountersRebuilt {
-		fmt.Fprintln(&w, "counters: raised to what the surviving records need")
+		fmt.Fprintln(&w, "counters: raised to what every record and every version of them needs (no id is used twice)")
 	}
-	fmt.Fprintf(&w, "the old database is in %s (delete it when done); \"modelfuzz run --corpus %s\" continues the campaign\n", r.Kept, r.Dir)
+	fmt.Fprintf(&w, "the damaged database is kept in %s (delete it when done); \"modelfuzz run --corpus %s\" continues the campaign\n", r.Kept, r.Dir)
 	return w.String()
 }
 

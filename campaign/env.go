@@ -72,7 +72,7 @@ func (e *Env) load(logger hclog.Logger) error {
 		return err
 	}
 	if s == nil {
-		return fmt.Errorf("corpus %s: holds no campaign yet", e.Dir)
+		return noCampaign(e.Dir, e.Store)
 	}
 	ad, err := LookupAdapter(s.Adapter)
 	if err != nil {
@@ -84,6 +84,36 @@ func (e *Env) load(logger hclog.Logger) error {
 	}
 	e.Settings, e.System = s, sys
 	return nil
+}
+
+// noCampaign is the error of a corpus without campaign settings: a new
+// one, or one whose settings were lost (a repair that could not keep
+// them), whose records are still there but whose system is unknown.
+func noCampaign(dir string, store *corpus.Store) error {
+	snap, err := store.Load(0)
+	if err == nil && (snap.Counters.Iterations > 0 || len(snap.Bugs) > 0) {
+		return fmt.Errorf("corpus %s: its campaign's settings were lost (%d bug(s) and its inputs are kept), so the system to replay them on is unknown; \"modelfuzz corpus export --corpus %s DIR\" writes them for \"modelfuzz replay --adapter ...\", and the next run stores its own settings", dir, len(snap.Bugs), dir)
+	}
+	return fmt.Errorf("corpus %s: holds no campaign yet (\"modelfuzz run --corpus %s\" starts one)", dir, dir)
+}
+
+// CheckBug looks bug id up in a snapshot of the corpus in dir: an error
+// when another process holds the corpus, when it cannot be read or holds
+// no such bug.
+func CheckBug(dir, id string) error {
+	if dir == "" {
+		return fmt.Errorf("--corpus DIR is required")
+	}
+	if err := corpus.CheckUnlocked(dir); err != nil {
+		return err
+	}
+	st, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	_, err = st.Bug(id)
+	return err
 }
 
 // StoredSettings reads the settings a corpus holds (nil when none).
@@ -119,7 +149,7 @@ func (e *Env) loadModel() error {
 		return nil
 	}
 	if e.System.TraceSpec != nil {
-		sm, err := guidance.NewSpecMeasure(models.EtcdraftTraceSpec(e.Settings.Model), e.Settings.ModelConfig)
+		sm, err := newSpecMeasure(e.Settings.Model, e.Settings.ModelConfig, nil, hclog.NewNullLogger())
 		if err != nil {
 			return fmt.Errorf("the campaign's %v", err)
 		}
@@ -156,18 +186,25 @@ func (e *Env) Checker(timeout time.Duration) (*fuzzer.Checker, error) {
 	return fuzzer.NewChecker(e.System, measures, timeout), nil
 }
 
+// IsBugID reports whether an argument names a bug record: a bug (B1) or a
+// known disagreement (K1).
+func IsBugID(arg string) bool { return strings.HasPrefix(arg, "B") || strings.HasPrefix(arg, "K") }
+
 // ResolveInput finds the input an argument names: a JSON file, an input
 // id or a bug id of the campaign (its minimized input unless original).
 // It also says what it found, e.g. "bug B1 (minimized)".
 func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, error) {
-	if data, err := os.ReadFile(arg); err == nil {
-		in, err := schedule.DecodeInput(data)
+	if !isID(arg) || fileExists(arg) {
+		if !fileExists(arg) {
+			return nil, "", fmt.Errorf("no input file %q, and not an input id (12), a bug id (B1) or a known disagreement (K1)", arg)
+		}
+		in, _, err := schedule.ReadInputFile(arg)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", arg, err)
+			return nil, "", err
 		}
 		return in, arg, nil
 	}
-	if strings.HasPrefix(arg, "B") {
+	if IsBugID(arg) {
 		bug, err := e.Store.Bug(arg)
 		if err != nil {
 			return nil, "", err
@@ -179,13 +216,33 @@ func (e *Env) ResolveInput(arg string, original bool) (*schedule.Input, string, 
 	}
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil {
-		return nil, "", fmt.Errorf("replay: %q is neither a file, an input id (12) nor a bug id (B1)", arg)
+		return nil, "", fmt.Errorf("bad input id %q: out of range", arg)
 	}
 	rec, err := e.Store.Input(id)
 	if err != nil {
 		return nil, "", err
 	}
 	return rec.Input, "input " + arg, nil
+}
+
+// isID reports whether arg is written as an input id (12), a bug id (B1)
+// or a known disagreement's (K1).
+func isID(arg string) bool {
+	digits := strings.TrimPrefix(strings.TrimPrefix(arg, "B"), "K")
+	if digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // BugReplay is a bug's input replayed: the timeline with the failures it
@@ -234,7 +291,11 @@ func (e *Env) ReplayBug(b *record.BugRecord, in *schedule.Input, timeout time.Du
 
 // FailureText is how a failure is shown under a timeline.
 func FailureText(f schedule.Failure) string {
-	return fmt.Sprintf("\nFAILURE at step %d: %s: %s\nsignature: %s\n", f.Step, f.Kind, f.Message, f.Signature)
+	at := fmt.Sprintf("at step %d", f.Step)
+	if f.Step < 0 {
+		at = "at a step it cannot tell"
+	}
+	return fmt.Sprintf("\nFAILURE %s: %s: %s\nsignature: %s\n", at, f.Kind, f.Message, f.Signature)
 }
 
 // modelView shows the model actions an execution maps to and the
@@ -427,13 +488,12 @@ func (t *Target) Close() { t.close() }
 // without, an input file replayed on the system sys describes.
 func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout time.Duration) (*Target, error) {
 	if dir == "" {
-		data, err := os.ReadFile(arg)
+		in, named, err := schedule.ReadInputFile(arg)
 		if err != nil {
-			return nil, fmt.Errorf("replay: %v (give a JSON file, or an id with --corpus DIR)", err)
-		}
-		in, named, err := schedule.DecodeInputFile(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", arg, err)
+			if !fileExists(arg) {
+				return nil, fmt.Errorf("%v (give an input file, or an id with --corpus DIR)", err)
+			}
+			return nil, err
 		}
 		var s *System
 		if named != nil && !sys.AnyGiven() {
@@ -441,15 +501,18 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 			// command line's default.
 			ad, err := LookupAdapter(named.Adapter)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", arg, err)
+				return nil, fmt.Errorf("input %s: %v", arg, err)
 			}
 			if s, err = ad.Open(named.Config, nil); err != nil {
-				return nil, fmt.Errorf("%s: the system it names: %v", arg, err)
+				return nil, fmt.Errorf("input %s: the system it names: %v", arg, err)
 			}
 		} else if s, err = sys.Open(nil); err != nil {
 			return nil, err
 		}
 		return &Target{Input: in, What: arg, Spec: s.Spec(), Checker: fuzzer.NewChecker(s, nil, timeout), close: s.Close}, nil
+	}
+	if sys.AnyGiven() {
+		return nil, fmt.Errorf("the adapter's flags are for an input file: with --corpus %s, the input replays on the campaign's own system (leave them out)", dir)
 	}
 	env, err := OpenEnvReadOnly(dir, nil)
 	if err != nil {
@@ -460,7 +523,7 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 		env.Close()
 		return nil, err
 	}
-	if strings.HasPrefix(arg, "B") {
+	if IsBugID(arg) {
 		if b, err := env.Store.Bug(arg); err == nil {
 			t.Signature = b.Signature
 		}

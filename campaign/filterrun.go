@@ -40,6 +40,9 @@ func (fr *FilterRun) RunFile(path string) (*FilterResult, error) {
 		}
 	}
 	set(&h.Steps, t.Steps, fr.Steps)
+	if h.Steps > schedule.MaxSteps {
+		return nil, fmt.Errorf("test %s: %d steps an execution: at most %d (schedule.MaxSteps)", path, h.Steps, schedule.MaxSteps)
+	}
 	set(&h.Requests, t.Requests, 0)
 	set(&h.CrashQuota, t.Crashes, 0)
 	set(&h.Timeouts, t.Timeouts, 0)

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -94,11 +95,14 @@ type FilterResult struct {
 	Verdict    string          `json:"verdict"`
 }
 
+// MaxFilterBytes is the largest filter test file read.
+const MaxFilterBytes = 1 << 20
+
 // LoadFilterTest reads and parses a test file.
 func LoadFilterTest(path string) (*filter.Test, error) {
-	src, err := os.ReadFile(path)
+	src, err := jsonerr.ReadFile(path, MaxFilterBytes, "a filter test file", "campaign.MaxFilterBytes")
 	if err != nil {
-		return nil, fmt.Errorf("test %s: %v", path, err)
+		return nil, fmt.Errorf("test %w", err)
 	}
 	return filter.Parse(path, string(src))
 }

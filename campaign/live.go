@@ -187,6 +187,12 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 		return err
 	}
 	for _, b := range bugs {
+		if b.Known != "" {
+			row := l.bugRow(b)
+			row.Message = KnownTitle(b)
+			p.Known = append(p.Known, row)
+			continue
+		}
 		p.Bugs = append(p.Bugs, l.bugRow(b))
 	}
 	return report.WriteLiveHTML(w, p)
@@ -194,7 +200,8 @@ func (l *Live) writeStatus(w *bytes.Buffer) error {
 
 // rates fills the live page's rates and queue from the campaign's stats
 // (nil before its first progress), recent samples and its stored bugs.
-func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample, bugs []*record.BugRecord) {
+func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample, all []*record.BugRecord) {
+	bugs, known := SplitKnown(all)
 	s := l.c.Settings
 	addRate := func(k, v string) { p.Rates = append(p.Rates, [2]string{k, v}) }
 	queue := func(k, v string) { p.Queue = append(p.Queue, [2]string{k, v}) }
@@ -213,6 +220,9 @@ func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample,
 		addRate("corpus", fmt.Sprintf("%d inputs", st.CorpusSize))
 		addRate("bugs", BugsByKindText(bugs))
 		addRate("failures", FailuresText(st.Failures, bugs))
+		if len(known) > 0 {
+			addRate("known disagreements", KnownByKindText(known, st.KnownExecutions))
+		}
 		queue("queue", fmt.Sprintf("%d inputs waiting to run (mutants of inputs that reached new coverage, and fresh random inputs)", st.Queue))
 		if s.Energy == "rare" {
 			queue("pool", fmt.Sprintf("%d inputs that may be chosen for mutation", st.Pool))
@@ -282,7 +292,7 @@ func (l *Live) bugRow(b *record.BugRecord) report.LiveBug {
 	if b.Minimized != nil {
 		repro = fmt.Sprintf("%d steps, minimized from %d", b.Minimized.Len(), b.Input.Len())
 	}
-	return report.LiveBug{ID: b.ID, Kind: b.Kind, Signature: b.Signature, Message: b.Message, Link: "/bug/" + b.ID,
+	return report.LiveBug{ID: b.ID, Kind: b.Kind, Signature: b.Signature, Message: b.Message, Known: b.Known, Link: "/bug/" + b.ID,
 		Hits: b.Hits, FirstIteration: b.FirstIteration, LastIteration: b.LastIteration, Reproducer: repro,
 		Replay: "modelfuzz replay --corpus " + l.c.Settings.CorpusDir + " " + b.ID}
 }

@@ -26,10 +26,11 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	bugs, err := env.Store.Bugs()
+	all, err := env.Store.Bugs()
 	if err != nil {
 		return nil, err
 	}
+	bugs, known := SplitKnown(all)
 	cnt := snap.Counters
 	cp := &report.Campaign{Title: fmt.Sprintf("modelfuzz campaign: %s, strategy %s", c.Adapter, c.Strategy)}
 	set := func(k, v string) { cp.Settings = append(cp.Settings, [2]string{k, v}) }
@@ -55,12 +56,19 @@ func (env *Env) Report(timeout time.Duration) (*report.Campaign, error) {
 		failures += fmt.Sprintf("; %d execution(s) diverged from the model", cnt.Divergences)
 	}
 	set("failures", failures)
+	if len(known) > 0 {
+		set("known disagreements", KnownByKindText(known, cnt.Known))
+	}
 
 	if len(stats) < 2 {
 		// A plot of one point (or none) says nothing: an axis around it.
 		set("plots", fmt.Sprintf("none: %d stats snapshot(s), a plot needs two (--stats-every sets how often they are taken)", len(stats)))
 	} else if err := reportPlots(cp, stats); err != nil {
 		return nil, err
+	}
+	for _, b := range known {
+		cp.Known = append(cp.Known, report.KnownRow{ID: b.ID, Kind: b.Kind, Known: b.Known, What: KnownTitle(b),
+			Hits: b.Hits, FirstIteration: b.FirstIteration, LastIteration: b.LastIteration})
 	}
 	for _, b := range bugs {
 		sec, err := env.bugSection(b, timeout)
@@ -83,6 +91,17 @@ func BugsByKindText(bugs []*record.BugRecord) string {
 		return "none"
 	}
 	return fmt.Sprintf("%d distinct: %s", len(bugs), byKind(n))
+}
+
+// KnownByKindText says how many known disagreements a campaign met, in
+// how many executions, and the hits of each: "2 distinct, in 9
+// execution(s) (not bugs): 7 duplicate-delivery, 2 joint-configuration-change".
+func KnownByKindText(known []*record.BugRecord, executions int64) string {
+	hits := map[string]int64{}
+	for _, b := range known {
+		hits[b.Known] += b.Hits
+	}
+	return fmt.Sprintf("%d distinct, in %d execution(s) (not bugs): %s", len(known), executions, byKind(hits))
 }
 
 // FailuresText says how many executions failed and how the failures

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"maps"
 	"reflect"
 	"runtime"
@@ -74,6 +75,9 @@ type Session struct {
 	// MemProfile, when set, receives a heap profile at the largest heap a
 	// stats snapshot saw, and when the campaign ends.
 	MemProfile string
+	// KnownFiles are known-disagreements files of the trace spec, besides
+	// the ones shipped and the one beside the spec (docs/known.md).
+	KnownFiles []string
 }
 
 // EngineSettings say where the model engine runs.
@@ -89,7 +93,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
 	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
 	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
-	fs.IntVar(&s.Faults, "faults", 0, "online and learning strategies: drops, duplicates, partitions (each then healed), leadership transfers, conf-changes and tick steps, of each, the harness may inject in one execution, within --actions (default 2 for the online strategies, none (-1) for the learning ones)")
+	fs.IntVar(&s.Faults, "faults", 0, "online and learning strategies: drops, duplicates, partitions (each then healed), leadership transfers, conf-changes, tick steps and holds of storage writes, of each, the harness may inject in one execution, within --actions (default 2 for the online strategies, none (-1) for the learning ones)")
 	fs.IntVar(&s.RaceRuns, "race-runs", 0, "pct, pctcp, dpos, tapct: random walks of the preliminary analysis that estimates n, n^ and the racy events (default 20)")
 	fs.IntVar(&s.Period, "period", 0, "rounds: k, isolated processes rejoin every k rounds (default 4)")
 	fs.IntVar(&s.Isolations, "isolations", 0, "rounds: d, the most isolated processes over an execution (default 2 on a system that can drop messages; -1: none)")
@@ -99,6 +103,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.Waypoints, "waypoints", "", "negrl, bonusmaxrl, waypointrl, walk: a module of TLA+ predicates over the model's variables, FILE.tla[:DEF] (DEF, default Waypoints, a definition whose value is a tuple of them): the sequence waypointrl learns to pass and every learning strategy counts the episodes that pass (needs --model)")
 	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
+	fs.StringArrayVar(&s.KnownFiles, "known", nil, "with a trace spec (--model etcdraft.tla): a file of known disagreements of the spec with the system, besides the shipped ones and SPEC.known.json beside the spec (docs/known.md); repeatable")
 	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
 	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
 	fs.StringVar(&s.CorpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
@@ -122,7 +127,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.StopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
 	fs.IntVar(&s.Pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
 	fs.IntVar(&s.Parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
-	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit)")
+	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit; default 1m with --model etcdraft.tla)")
 	fs.DurationVar(&s.StatsEvery, "stats-every", 10*time.Second, "store a stats snapshot in the corpus this often (coverage over time)")
 	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
@@ -249,8 +254,12 @@ func (s *Settings) Validate(given func(string) bool) error {
 		return fmt.Errorf("--pipeline must be between 1 and 1024, got %d", s.Pipeline)
 	case s.Parallel < 1 || s.Parallel > 1024:
 		return fmt.Errorf("--parallel must be between 1 and 1024, got %d", s.Parallel)
-	case s.ExecTimeout < 0 || s.StatsEvery < 0 || s.MinimizeBudget.MaxTime < 0:
-		return fmt.Errorf("--exec-timeout, --stats-every and --minimize-time must not be negative")
+	case s.ExecTimeout < 0:
+		return cmdline.NotNegative("--exec-timeout", s.ExecTimeout)
+	case s.StatsEvery < 0:
+		return cmdline.NotNegative("--stats-every", s.StatsEvery)
+	case s.MinimizeBudget.MaxTime < 0:
+		return cmdline.NotNegative("--minimize-time", s.MinimizeBudget.MaxTime)
 	case s.SeriesEvery < 1:
 		return fmt.Errorf("--series-every must be at least 1, got %d", s.SeriesEvery)
 	case s.MinimizeBudget.MaxTries < 1:
@@ -259,6 +268,16 @@ func (s *Settings) Validate(given func(string) bool) error {
 		return fmt.Errorf("--crash-quota must not be negative, got %d", s.CrashQuota)
 	case given("queue-max") && s.QueueMax == 0:
 		return fmt.Errorf("--queue-max must be at least 1, got 0")
+	case given("corpus") && s.CorpusDir == "":
+		return fmt.Errorf("--corpus: an empty directory name (leave it out for modelfuzz-corpus/ADAPTER-STRATEGY)")
+	}
+	// The files the session writes, before anything runs.
+	for flag, path := range map[string]string{"--series": s.Series, "--memprofile": s.MemProfile} {
+		if path != "" {
+			if err := cmdline.OutFile(flag, path); err != nil {
+				return err
+			}
+		}
 	}
 	// The loop's own settings, as the loop checks them.
 	if err := fuzzer.CheckSettings(s.Params, s.Limits); err != nil {
@@ -313,6 +332,13 @@ func (s *Settings) chooseSystem(given func(string) bool) error {
 			// (traceReceiveMessage): executions wait far more than they
 			// compute, so more of them overlap.
 			s.Parallel = 8 * runtime.NumCPU()
+		}
+		if !given("exec-timeout") {
+			// For the same reason an execution takes far longer than its
+			// CPU time, more so on a loaded machine: at 10 s, campaigns
+			// next to others on two cores reported executions that were
+			// only waiting as hangs.
+			s.ExecTimeout = time.Minute
 		}
 	}
 	return nil

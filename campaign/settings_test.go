@@ -2,7 +2,10 @@ package campaign
 
 import (
 	"encoding/json"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +71,22 @@ func TestTheModelNamesItsSystem(t *testing.T) {
 	require.Equal(t, "", AdapterForModel("other.tla"))
 	_, err := LookupAdapter("nope")
 	require.EqualError(t, err, `unknown adapter "nope" (known: etcdraft, microbench, process)`)
+}
+
+// Under a trace spec, an execution waits on the library's sleeps far more
+// than it computes: more run at once, and a hang is one past a minute,
+// unless the command line says otherwise.
+func TestTraceSpecSessionDefaults(t *testing.T) {
+	for _, given := range [][]string{nil, {"parallel", "exec-timeout"}} {
+		s := &Settings{Model: "etcdraft.tla"}
+		s.Parallel, s.ExecTimeout = 3, 5*time.Second
+		require.NoError(t, s.chooseSystem(func(f string) bool { return slices.Contains(given, f) }))
+		if given == nil {
+			require.Equal(t, 8*runtime.NumCPU(), s.Parallel)
+			require.Equal(t, time.Minute, s.ExecTimeout)
+		} else {
+			require.Equal(t, 3, s.Parallel)
+			require.Equal(t, 5*time.Second, s.ExecTimeout)
+		}
+	}
 }

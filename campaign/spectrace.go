@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,14 +30,19 @@ const specTraceTS = 1_000_000_001
 func SpecTraceFile(events []schedule.SpecEvent) ([]byte, error) {
 	var b bytes.Buffer
 	for i, e := range events {
-		var line struct {
-			Tag   string          `json:"tag"`
-			Event json.RawMessage `json:"event"`
-		}
-		if err := json.Unmarshal(e.JSON, &line); err != nil || line.Tag != "trace" || len(line.Event) == 0 {
+		var line map[string]json.RawMessage
+		if err := json.Unmarshal(e.JSON, &line); err != nil || string(line["tag"]) != `"trace"` || len(line["event"]) == 0 {
 			return nil, fmt.Errorf("event %d of the system's trace is not a trace line {\"tag\":\"trace\",\"event\":...}: %.80s", i+1, e.JSON)
 		}
-		fmt.Fprintf(&b, `{"level":"debug","ts":%d,"msg":"trace","tag":"trace","step":%d,"event":%s}`+"\n", specTraceTS+i, e.Step, line.Event)
+		fmt.Fprintf(&b, `{"level":"debug","ts":%d,"msg":"trace","tag":"trace","step":%d,`, specTraceTS+i, e.Step)
+		// What the adapter notes beside the event ("duplicate": true),
+		// which the trace spec does not read.
+		for _, k := range slices.Sorted(maps.Keys(line)) {
+			if k != "tag" && k != "event" {
+				fmt.Fprintf(&b, "%q:%s,", k, line[k])
+			}
+		}
+		fmt.Fprintf(&b, `"event":%s}`+"\n", line["event"])
 	}
 	return b.Bytes(), nil
 }
@@ -70,7 +77,8 @@ type SpecValidation struct {
 	// tla2tools.jar and CommunityModules-deps.jar, sorts the trace in
 	// place, then runs TLC) on a writable copy of the spec's folder.
 	ValidateSh string
-	// TLC runs TLC directly, with the two jars in the current directory.
+	// TLC runs TLC directly, with the two jars in the current directory,
+	// on a writable copy of the spec's folder.
 	TLC string
 	// Modelfuzz is the same check with modelfuzz's own engine.
 	Modelfuzz string
@@ -98,8 +106,11 @@ func SpecValidationFor(model, config, trace string) SpecValidation {
 	}
 	v.ValidateSh = fmt.Sprintf(`D=$(mktemp -d) && cp -r %s/. "$D" && chmod -R u+w "$D" && cd "$D" && bash validate.sh -s ./%s -c %s %s`,
 		dir, filepath.Base(spec), cfgArg, abs)
-	v.TLC = fmt.Sprintf("JSON=%s java -XX:+UseParallelGC -cp tla2tools.jar:CommunityModules-deps.jar tlc2.TLC -config %s %s -lncheck final",
-		abs, config, spec)
+	// TLC writes states/ and the *_TTrace_* files of a failed trace beside
+	// the spec: it runs in a copy of the folder too, the jars staying where
+	// the command starts.
+	v.TLC = fmt.Sprintf(`J=$PWD && D=$(mktemp -d) && cp -r %s/. "$D" && chmod -R u+w "$D" && cd "$D" && JSON=%s java -XX:+UseParallelGC -cp "$J/tla2tools.jar:$J/CommunityModules-deps.jar" tlc2.TLC -config %s ./%s -lncheck final`,
+		dir, abs, cfgArg, filepath.Base(spec))
 	modelFlag := ""
 	if filepath.Base(model) == "Traceetcdraft.tla" {
 		modelFlag = " --spec " + spec

@@ -88,8 +88,10 @@ func TestSpecTraceFileKeepsEventsAndTheirOrder(t *testing.T) {
 	require.ErrorContains(t, err, "event 1 of the system's trace is not a trace line")
 }
 
-// The command lines a maintainer runs: validate.sh on a copy of the spec's
-// folder, TLC, and modelfuzz's engine, with the trace's absolute path.
+// The command lines a maintainer runs: validate.sh and TLC on a copy of the
+// spec's folder (the module cache is read-only, and TLC writes states/ and
+// its *_TTrace_* files beside the spec), and modelfuzz's engine, with the
+// trace's absolute path.
 func TestSpecValidationCommands(t *testing.T) {
 	v := SpecValidationFor("etcdraft.tla", "", "out/trace.ndjson")
 	abs, err := filepath.Abs("out/trace.ndjson")
@@ -98,11 +100,15 @@ func TestSpecValidationCommands(t *testing.T) {
 	require.Equal(t, filepath.Join(dir, "Traceetcdraft.tla"), v.Spec)
 	require.Equal(t, filepath.Join(dir, "Traceetcdraft.cfg"), v.Config)
 	require.Equal(t, `D=$(mktemp -d) && cp -r `+dir+`/. "$D" && chmod -R u+w "$D" && cd "$D" && bash validate.sh -s ./Traceetcdraft.tla -c ./Traceetcdraft.cfg `+abs, v.ValidateSh)
-	require.Equal(t, "JSON="+abs+" java -XX:+UseParallelGC -cp tla2tools.jar:CommunityModules-deps.jar tlc2.TLC -config "+v.Config+" "+v.Spec+" -lncheck final", v.TLC)
+	require.Equal(t, `J=$PWD && D=$(mktemp -d) && cp -r `+dir+`/. "$D" && chmod -R u+w "$D" && cd "$D" && JSON=`+abs+
+		` java -XX:+UseParallelGC -cp "$J/tla2tools.jar:$J/CommunityModules-deps.jar" tlc2.TLC -config ./Traceetcdraft.cfg ./Traceetcdraft.tla -lncheck final`, v.TLC)
 	require.Equal(t, "modelfuzz tlc validate "+abs, v.Modelfuzz)
 
 	v = SpecValidationFor("/x/Traceetcdraft.tla", "/y/T.cfg", "/t.ndjson")
 	require.Contains(t, v.ValidateSh, "cp -r /x/. ")
 	require.Contains(t, v.ValidateSh, "-c /y/T.cfg /t.ndjson")
+	require.Contains(t, v.TLC, "cp -r /x/. ")
+	require.Contains(t, v.TLC, "JSON=/t.ndjson java")
+	require.Contains(t, v.TLC, "-config /y/T.cfg ./Traceetcdraft.tla")
 	require.Equal(t, "modelfuzz tlc validate --spec /x/Traceetcdraft.tla --config /y/T.cfg /t.ndjson", v.Modelfuzz)
 }

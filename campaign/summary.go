@@ -29,25 +29,31 @@ func (c *Campaign) Outcome(sum *fuzzer.Summary) *Outcome {
 
 // OutcomeJSON is "run --json"'s summary, one JSON object.
 type OutcomeJSON struct {
-	Iterations   int64               `json:"iterations"`
-	DurationS    float64             `json:"duration_s"`
-	ExecsPerSec  float64             `json:"execs_per_sec"`
-	Strategy     string              `json:"strategy"`
-	UniqueTraces int                 `json:"unique_traces"`
-	ModelStates  *int                `json:"model_states,omitempty"`
-	LinesCovered *int                `json:"lines_covered,omitempty"`
-	Divergences  *int64              `json:"divergences,omitempty"`
-	Unmapped     map[string]int      `json:"unmapped_events,omitempty"`
-	CorpusSize   int                 `json:"corpus_size"`
-	Bugs         []OutcomeBug        `json:"bugs"`
-	NewBugs      int                 `json:"new_bugs"` // first found in this session`
-	Interrupted  bool                `json:"interrupted"`
-	Corpus       string              `json:"corpus,omitempty"`
-	CorpusLost   bool                `json:"corpus_lost,omitempty"`
-	Unstored     int64               `json:"unstored,omitempty"`
-	Dropped      int64               `json:"dropped,omitempty"`
-	Coverage     map[string]int      `json:"coverage"`
-	Online       []guidance.Quantity `json:"online,omitempty"`
+	Iterations   int64          `json:"iterations"`
+	DurationS    float64        `json:"duration_s"`
+	ExecsPerSec  float64        `json:"execs_per_sec"`
+	Strategy     string         `json:"strategy"`
+	UniqueTraces int            `json:"unique_traces"`
+	ModelStates  *int           `json:"model_states,omitempty"`
+	LinesCovered *int           `json:"lines_covered,omitempty"`
+	Divergences  *int64         `json:"divergences,omitempty"`
+	Unmapped     map[string]int `json:"unmapped_events,omitempty"`
+	CorpusSize   int            `json:"corpus_size"`
+	Bugs         []OutcomeBug   `json:"bugs"`
+	NewBugs      int            `json:"new_bugs"` // first found in this session
+	// Known are the known disagreements of the model with the system the
+	// campaign met (not bugs), KnownExecutions the executions that showed
+	// one.
+	Known           []OutcomeKnown      `json:"known,omitempty"`
+	KnownExecutions int64               `json:"known_executions,omitempty"`
+	Interrupted     bool                `json:"interrupted"`
+	Corpus          string              `json:"corpus,omitempty"`
+	CorpusLost      bool                `json:"corpus_lost,omitempty"`
+	Unstored        int64               `json:"unstored,omitempty"`
+	Abandoned       int64               `json:"abandoned,omitempty"`
+	Dropped         int64               `json:"dropped,omitempty"`
+	Coverage        map[string]int      `json:"coverage"`
+	Online          []guidance.Quantity `json:"online,omitempty"`
 }
 
 // OutcomeBug is a bug in "run --json"'s summary.
@@ -58,19 +64,33 @@ type OutcomeBug struct {
 	FirstIteration int64  `json:"first_iteration"`
 }
 
+// OutcomeKnown is a known disagreement in "run --json"'s summary: the
+// entry it is, how many executions showed it, and the first.
+type OutcomeKnown struct {
+	ID             string `json:"id"`
+	Known          string `json:"known"`
+	Kind           string `json:"kind"`
+	Hits           int64  `json:"hits"`
+	FirstIteration int64  `json:"first_iteration"`
+}
+
 // JSON is the outcome as "run --json" prints it.
 func (o *Outcome) JSON() *OutcomeJSON {
 	s := o.Summary
 	out := &OutcomeJSON{Online: o.Online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 		Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 		Bugs: []OutcomeBug{}, NewBugs: s.NewBugs, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped,
-		CorpusLost: s.StoreLost, Unstored: s.Unstored}
+		CorpusLost: s.StoreLost, Unstored: s.Unstored, Abandoned: s.Abandoned}
 	if s.StoreLost {
 		out.Corpus = "" // never point at a corpus that is not there
 	}
 	for _, b := range s.Bugs {
 		out.Bugs = append(out.Bugs, OutcomeBug{b.ID, b.Signature, b.Kind, b.FirstIteration})
 	}
+	for _, b := range s.Known {
+		out.Known = append(out.Known, OutcomeKnown{b.ID, b.Known, b.Kind, b.Hits, b.FirstIteration})
+	}
+	out.KnownExecutions = s.KnownExecutions
 	if n, ok := s.Coverage[guidance.MeasureLines]; ok {
 		out.LinesCovered = &n
 	}
@@ -106,7 +126,11 @@ func (o *Outcome) Text() string {
 		fmt.Fprintf(&w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
 	}
 	if _, ok := s.Coverage[guidance.MeasureModel]; ok {
-		fmt.Fprintf(&w, "model: %d abstract states, %d execution(s) diverged from the model\n", s.Coverage[guidance.MeasureModel], s.Divergences)
+		fmt.Fprintf(&w, "model: %d abstract states, %d execution(s) diverged from the model", s.Coverage[guidance.MeasureModel], s.Divergences)
+		if s.KnownExecutions > 0 {
+			fmt.Fprintf(&w, ", %d showed a known disagreement", s.KnownExecutions)
+		}
+		fmt.Fprintln(&w)
 		if len(o.Unmapped) > 0 {
 			w.WriteString(unmappedText(o.Unmapped))
 		}
@@ -117,6 +141,8 @@ func (o *Outcome) Text() string {
 		fmt.Fprintf(&w, "corpus: %s is lost; nothing of this campaign can be replayed from it\n", dir)
 	case s.Unstored > 0:
 		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; the %d execution(s) after it were not stored)\n", dir, s.Iterations, s.Unstored)
+	case s.Abandoned > 0:
+		fmt.Fprintf(&w, "corpus: %s (up to iteration %d; %d execution(s) in flight did not finish within %v of the stop: stopped, not recorded)\n", dir, s.Iterations, s.Abandoned, fuzzer.StopGrace)
 	default:
 		fmt.Fprintf(&w, "corpus: %s\n", dir)
 	}
@@ -164,11 +190,13 @@ func unmappedText(u map[string]int) string {
 	return w.String()
 }
 
-// bugsText lists the campaign's bugs and how to replay one. After a
-// failure of the store, bugs found after its last commit (iteration
-// s.Iterations) are not in the corpus, and a lost corpus holds nothing.
+// bugsText lists the campaign's bugs and how to replay one, then the
+// known disagreements it met, apart. After a failure of the store, bugs
+// found after its last commit (iteration s.Iterations) are not in the
+// corpus, and a lost corpus holds nothing.
 func (o *Outcome) bugsText(w *strings.Builder) {
 	s := o.Summary
+	defer o.knownText(w)
 	if len(s.Bugs) == 0 {
 		fmt.Fprintln(w, "no bugs found")
 		return
@@ -191,6 +219,18 @@ func (o *Outcome) bugsText(w *strings.Builder) {
 	}
 	if replayable != "" {
 		fmt.Fprintf(w, "replay one with: modelfuzz replay --corpus %s %s\n", o.Corpus, replayable)
+	}
+}
+
+// knownText lists the known disagreements the campaign met, by kind.
+func (o *Outcome) knownText(w *strings.Builder) {
+	s := o.Summary
+	if len(s.Known) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d known disagreement(s) of the model with the system, not bugs (in %d execution(s)):\n", len(s.Known), s.KnownExecutions)
+	for _, b := range s.Known {
+		fmt.Fprintf(w, "  %-4s %-36s %d hit(s), first at iteration %d\n", b.ID, b.Known, b.Hits, b.FirstIteration)
 	}
 }
 

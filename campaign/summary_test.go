@@ -45,6 +45,34 @@ func TestOutcomeSaysWhatIsStored(t *testing.T) {
 	require.True(t, o.JSON().CorpusLost)
 }
 
+// Known disagreements are listed apart, per kind, in the text and in the
+// JSON: they are not bugs.
+func TestOutcomeListsKnownApart(t *testing.T) {
+	sum := &fuzzer.Summary{Strategy: "model", Iterations: 100, Session: 100, Duration: time.Second, ExecsPerSec: 100,
+		Coverage: map[string]int{guidance.MeasureModel: 7}, Divergences: 9, KnownExecutions: 8,
+		Known: []*record.BugRecord{
+			{ID: "K1", Kind: "spec-divergence", Signature: "known: a", Known: "a", FirstIteration: 3, Hits: 6},
+			{ID: "K2", Kind: "model-invariant", Signature: "known: b", Known: "b", FirstIteration: 50, Hits: 2},
+		}}
+	o := &Outcome{Summary: sum, Corpus: "c"}
+	text := o.Text()
+	require.Contains(t, text, "model: 7 abstract states, 9 execution(s) diverged from the model, 8 showed a known disagreement\n")
+	require.Contains(t, text, "no bugs found\n")
+	require.Contains(t, text, "2 known disagreement(s) of the model with the system, not bugs (in 8 execution(s)):\n")
+	require.Contains(t, text, "  K1   a                                    6 hit(s), first at iteration 3\n")
+	js, err := json.Marshal(o.JSON())
+	require.NoError(t, err)
+	var out struct {
+		Bugs            []OutcomeBug   `json:"bugs"`
+		Known           []OutcomeKnown `json:"known"`
+		KnownExecutions int64          `json:"known_executions"`
+	}
+	require.NoError(t, json.Unmarshal(js, &out))
+	require.Empty(t, out.Bugs)
+	require.Equal(t, []OutcomeKnown{{"K1", "a", "spec-divergence", 6, 3}, {"K2", "b", "model-invariant", 2, 50}}, out.Known)
+	require.Equal(t, int64(8), out.KnownExecutions)
+}
+
 // The summary names the most frequent kinds of unmapped events on a line
 // of its own and points at --json for the rest; its last line counts the
 // bugs the session found.

@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
+	"os"
 	"strconv"
 	"strings"
 
@@ -36,6 +38,9 @@ func LoadWaypoints(spec models.Spec, arg string, mp schedule.Mapper) (*guidance.
 	}
 	if def == "" {
 		return nil, fmt.Errorf("--waypoints %s: no definition after the colon", arg)
+	}
+	if _, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("--waypoints %v", jsonerr.FileError(file, err))
 	}
 	mods, err := syntax.ParseFile(file)
 	if err != nil {

@@ -22,7 +22,7 @@ func TestWaypointsAlongAnExecution(t *testing.T) {
 	require.NoError(t, err)
 	sys, err := fac.New()
 	require.NoError(t, err)
-	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes})
+	mp := mapper.NewEtcdraft(EtcdraftMapperParams(cfg))
 	spec := models.Spec{Model: "raft.tla", Consts: mp.Consts()}
 	w, err := LoadWaypoints(spec, waypointsFile+":TwoRestarts", mp)
 	require.NoError(t, err)

@@ -4,12 +4,13 @@
 //
 // Key layout (the only place it is written down):
 //
-//	m/campaign              JSON campaign.Settings (the stored part), written once when the campaign starts
+//	m/campaign              JSON campaign.Settings (the stored part), written when the campaign starts, the same again every session (a copy in the newest table)
 //	m/counters              JSON record.Counters, rewritten by every commit
 //	i/<id: 8 bytes BE>      record.InputRecord, compact binary (record.go; JSON in corpora of earlier versions)
 //	p/<id: 8 bytes BE>      empty: input <id> was imported and has not run yet
 //	c/<measure>/<item: 8 bytes BE>   8 bytes BE: id of the input that reached it first (0: not kept)
-//	b/<n: 4 bytes BE>       JSON record.BugRecord (ID "B<n>"), with its minimized input
+//	b/<n: 4 bytes BE>       JSON record.BugRecord (ID "B<n>"), with its minimized input; a known
+//	                        disagreement's (ID "K<n>") at n with the high bit set
 //	s/<seq: 8 bytes BE>     JSON record.StatsRecord, a snapshot every --stats-every
 //	q/<table>/<state: 8 bytes BE>   a learning strategy's entry (record.Learned: a Q-table row, encoded by the strategy)
 //
@@ -39,9 +40,17 @@
 // commands work on a corpus a running campaign holds or nobody may write,
 // and never keep a campaign from starting.
 //
-// Damage (tables.go, repair.go): Open opens every table file the MANIFEST
-// lists before badger does, so that one cut short is a DamagedError naming
-// it, not a panic in one of badger's goroutines; Repair rebuilds the
-// database from the tables that read and the memtable logs, keeps the old
-// one as db.damaged, and reports what was lost.
+// Damage (integrity.go, tables.go, repair.go): badger reads a damaged
+// file as older data, or deletes what a damaged MANIFEST no longer lists,
+// without a word; so every Open checks the database first (the MANIFEST
+// whole and the tables it lists present, every block of every table
+// against its checksum, no table it does not list holding records found
+// nowhere else, the logs' headers, the key registry) and refuses a damaged
+// one with a DamagedError naming the file and "modelfuzz corpus repair".
+// A corpus whose database directory is gone is refused too: a campaign
+// never starts over by itself (--fresh does). The MODELFUZZ marker is
+// written once the database exists. Repair rebuilds the database from
+// every block that verifies, of every table file, and the memtable logs,
+// keeps the old one as db.damaged, and reports what it kept, what it lost
+// and which records it could only keep at an older version.
 package corpus

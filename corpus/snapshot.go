@@ -79,19 +79,19 @@ func trySnapshot(dir, src, tmp, why string) (s *Store, retry bool, err error) {
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
 	}
-	if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) {
-		return openCopy(dir, tmp, why, nil) // no database yet: an empty one
-	}
 	mems, err := memLogs(src)
 	if err != nil {
-		return nil, false, fmt.Errorf("corpus %s: %v", dir, err)
+		return nil, false, fmt.Errorf("corpus %s: %s", dir, errText(err))
 	}
+	// A MANIFEST missing is damage (checkDatabase says so on the copy):
+	// badger replaces it at once, never removes it.
 	manifest, err := os.Stat(filepath.Join(src, "MANIFEST"))
-	if err != nil {
-		return nil, false, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %v", dir, err)
-	}
-	if err := copyFile(filepath.Join(src, "MANIFEST"), filepath.Join(dst, "MANIFEST")); err != nil {
-		return nil, errors.Is(err, os.ErrNotExist), fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+	if err == nil {
+		if err := copyFile(filepath.Join(src, "MANIFEST"), filepath.Join(dst, "MANIFEST")); err != nil {
+			return nil, errors.Is(err, os.ErrNotExist), fmt.Errorf("corpus %s: snapshot: %s", dir, errText(err))
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, false, fmt.Errorf("corpus %s: cannot read db/MANIFEST: %s", dir, errText(err))
 	}
 	entries, err := os.ReadDir(src)
 	if err != nil {
@@ -106,7 +106,7 @@ func trySnapshot(dir, src, tmp, why string) (s *Store, retry bool, err error) {
 			if errors.Is(err, os.ErrNotExist) {
 				return nil, true, fmt.Errorf("corpus %s: the database changed during each of %d snapshots", dir, snapshotAttempts)
 			}
-			return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
+			return nil, false, fmt.Errorf("corpus %s: snapshot: %s", dir, errText(err))
 		}
 	}
 	after, err := memLogs(src)
@@ -131,19 +131,21 @@ func openCopy(dir, tmp, why string, manifest os.FileInfo) (s *Store, retry bool,
 	if err := removeEmptyLogs(dst); err != nil {
 		return nil, false, fmt.Errorf("corpus %s: snapshot: %v", dir, err)
 	}
-	if err := checkTables(dir, dst, false); err != nil {
-		return nil, false, err
+	// Taken again only if the MANIFEST changed meanwhile (a copy caught
+	// in the middle of an update); else the corpus is damaged.
+	changed := func() bool {
+		if manifest == nil {
+			return false
+		}
+		now, serr := os.Stat(filepath.Join(src, "MANIFEST"))
+		return serr != nil || now.Size() != manifest.Size() || !now.ModTime().Equal(manifest.ModTime())
+	}
+	if err := checkDatabase(dir, dst); err != nil {
+		return nil, changed(), err
 	}
 	db, err := openBadger(bo)
 	if err != nil {
-		// Taken again only if the MANIFEST changed meanwhile (a copy
-		// caught in the middle of its rewrite); else the corpus is damaged.
-		changed := false
-		if manifest != nil {
-			now, serr := os.Stat(filepath.Join(src, "MANIFEST"))
-			changed = serr != nil || now.Size() != manifest.Size() || !now.ModTime().Equal(manifest.ModTime())
-		}
-		return nil, changed, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, oneLine(err), dir)
+		return nil, changed(), openFailed(dir, err)
 	}
 	s.db = db
 	return s, false, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/tidwall/gjson"
 
 	"github.com/modelfuzz/modelfuzz/record"
@@ -101,8 +102,15 @@ func Open(dir string, opt Options) (*Store, error) {
 	if minFree == 0 {
 		minFree = MinFree
 	}
+	marked := false
 	if exists {
 		if err := checkMarker(dir, opt.MustExist); err != nil {
+			return nil, err
+		}
+		marked = hasMarker(dir)
+	}
+	if marked && !opt.Fresh {
+		if err := checkDBDir(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +118,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		return openSnapshot(dir, snapshotReason(dir))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("corpus %s: %v", dir, err)
+		return nil, fmt.Errorf("corpus %s: %s", dir, errText(err))
 	}
 	lock, err := acquireLock(dir)
 	if err != nil {
@@ -131,34 +139,96 @@ func Open(dir string, opt Options) (*Store, error) {
 			return nil, fe
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, markerFile)); err != nil || string(b) != marker {
-		if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
-			releaseLock(lock)
-			return nil, fmt.Errorf("corpus %s: %v", dir, err)
-		}
-	}
 	bo := dbOptions(filepath.Join(dir, "db"), s)
 	s.w.faulted, s.w.flushErr = make(chan struct{}), make(chan struct{}) // the logger may report during the open
+	if marked && !opt.Fresh {
+		// What badger would read as older data, or throw away.
+		if err := checkDatabase(dir, bo.Dir); err != nil {
+			releaseLock(lock)
+			return nil, err
+		}
+	}
 	if err := removeEmptyLogs(bo.Dir); err != nil {
 		releaseLock(lock)
 		return nil, fmt.Errorf("corpus %s: %v", dir, err)
 	}
-	if err := checkTables(dir, bo.Dir, false); err != nil {
-		releaseLock(lock)
-		return nil, err
-	}
 	db, err := openBadger(bo)
 	if err != nil {
 		releaseLock(lock)
-		return nil, fmt.Errorf("corpus %s: cannot open the database (corrupted?): %s; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, oneLine(err), dir)
+		return nil, openFailed(dir, err)
 	}
 	s.db = db
+	// The marker goes in once the database exists: a marked corpus
+	// without its database lost it.
+	if !marked {
+		if err := os.WriteFile(filepath.Join(dir, markerFile), []byte(marker), 0o644); err != nil {
+			db.Close()
+			releaseLock(lock)
+			return nil, fmt.Errorf("corpus %s: %s", dir, errText(err))
+		}
+	}
 	if err := s.startWatch(); err != nil {
 		db.Close()
 		releaseLock(lock)
 		return nil, err
 	}
 	return s, nil
+}
+
+// openFailed words a database that passed checkDatabase and still does
+// not open.
+func openFailed(dir string, err error) error {
+	return fmt.Errorf("corpus %s: its database does not open (%s); \"modelfuzz corpus repair %s\" keeps what can still be read", dir, dbProblem(err), dir)
+}
+
+// dbProblem words an error of badger's in ours, as far as it can be
+// placed; the rest is said as "an unexpected error" with badger's first
+// line, cut.
+func dbProblem(err error) string {
+	s := oneLine(err)
+	switch {
+	case strings.Contains(s, "checksum"):
+		return "a checksum does not match"
+	case strings.Contains(s, "vlog"), strings.Contains(s, "value log"):
+		return "a value log file cannot be read"
+	case strings.Contains(s, "MANIFEST"), strings.Contains(s, "manifest"):
+		return "its MANIFEST cannot be read"
+	case strings.Contains(s, "Encryption"), strings.Contains(s, "key registry"), strings.Contains(s, "datakey"):
+		return "its key registry cannot be read"
+	case strings.Contains(s, "no space left"):
+		return "the disk is full"
+	case strings.Contains(s, "permission denied"):
+		return "permission denied"
+	}
+	return "the database's files are not what it wrote"
+}
+
+// hasMarker reports whether dir holds the marker file of a corpus.
+func hasMarker(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, markerFile))
+	return err == nil
+}
+
+// checkDBDir checks that a marked corpus still has its database directory.
+func checkDBDir(dir string) error {
+	db := filepath.Join(dir, "db")
+	fi, err := os.Stat(db)
+	switch {
+	case os.IsNotExist(err):
+		return fmt.Errorf("corpus %s: its database, db/, is missing: its records are gone and there is nothing to repair; \"modelfuzz run --fresh --corpus %s\" starts a new campaign in it", dir, dir)
+	case err != nil:
+		return fmt.Errorf("corpus %s: cannot read its database, db/: %s", dir, errText(err))
+	case !fi.IsDir():
+		return fmt.Errorf("corpus %s: db is not a directory, as the corpus's database must be; \"modelfuzz run --fresh --corpus %s\" starts a new campaign in it", dir, dir)
+	}
+	entries, err := os.ReadDir(db)
+	if err != nil {
+		return fmt.Errorf("corpus %s: cannot read its database, db/: %s", dir, errText(err))
+	}
+	if len(entries) == 0 {
+		return fmt.Errorf("corpus %s: its database, db/, is empty: its records are gone and there is nothing to repair; \"modelfuzz run --fresh --corpus %s\" starts a new campaign in it", dir, dir)
+	}
+	return nil
 }
 
 // dbOptions are the database's options; s receives its log.
@@ -182,6 +252,11 @@ func dbOptions(path string, s *Store) badger.Options {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
+		// Every block read is checked against its checksum, every value
+		// read from the value log too (Open has checked every table
+		// whole first: integrity.go).
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true).
 		WithDetectConflicts(false).
 		WithCompactL0OnClose(false)
 }
@@ -255,7 +330,7 @@ func checkMarker(dir string, mustExist bool) error {
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
 	if err == nil {
 		if string(b) != marker {
-			return fmt.Errorf("corpus %s: unknown corpus format %q", dir, strings.TrimSpace(string(b)))
+			return fmt.Errorf("corpus %s: unknown corpus format %q in %s (this modelfuzz reads %q)", dir, strings.TrimSpace(string(b)), markerFile, strings.TrimSpace(marker))
 		}
 		return nil
 	}
@@ -269,7 +344,18 @@ func checkMarker(dir string, mustExist bool) error {
 	if len(entries) == 0 {
 		return fmt.Errorf("corpus %s: empty directory, not a corpus", dir)
 	}
+	if fi, err := os.Stat(filepath.Join(dir, "db", "MANIFEST")); err == nil && !fi.IsDir() {
+		return &MarkerError{Dir: dir}
+	}
 	return fmt.Errorf("corpus %s: directory is not empty and is not a modelfuzz corpus (no %s file); refusing to use it", dir, markerFile)
+}
+
+// MarkerError is a corpus that lost its marker file but holds a database:
+// Repair restores the marker.
+type MarkerError struct{ Dir string }
+
+func (e *MarkerError) Error() string {
+	return fmt.Sprintf("corpus %s: %s, the file that marks a corpus, is missing, though db/ holds a database; \"modelfuzz corpus repair %s\" restores it", e.Dir, markerFile, e.Dir)
 }
 
 func acquireLock(dir string) (*os.File, error) {
@@ -291,6 +377,58 @@ func acquireLock(dir string) (*os.File, error) {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
+}
+
+// recordError is a stored record that could not be read: what it is and
+// why, in our words.
+type badRecord struct {
+	what string
+	err  error
+}
+
+func (e *badRecord) Error() string { return e.what + ": " + e.err.Error() }
+
+func recordError(what string, err error) error { return &badRecord{what, err} }
+
+// readFailed words an error reading the database of the corpus in dir
+// (what: the record, "" when the error says): a record that is not what
+// modelfuzz wrote, or badger's error in ours; either is damage.
+func readFailed(dir, what string, err error) error {
+	var re *badRecord
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &re) && (errors.As(re.err, &se) || errors.As(re.err, &te)):
+		what, err = re.what, errors.New("its record is not JSON as modelfuzz writes it")
+	case errors.As(err, &re):
+		what, err = re.what, re.err
+	case errors.As(err, &se), errors.As(err, &te):
+		err = errors.New("its record is not JSON as modelfuzz writes it")
+	default:
+		err = errors.New(dbProblem(err))
+	}
+	if what != "" {
+		what += ": "
+	}
+	return fmt.Errorf("corpus %s: cannot read %s%v; \"modelfuzz corpus repair %s\" keeps what can still be read", dir, what, err, dir)
+}
+
+// CheckUnlocked reports, as the error Open would, whether another process
+// holds the corpus in dir (nil when none does, or dir holds no lock).
+func CheckUnlocked(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, lockFile)); err != nil {
+		return nil
+	}
+	lock, err := acquireLock(dir)
+	if err != nil {
+		var le *lockedError
+		if errors.As(err, &le) {
+			return err
+		}
+		return nil // it cannot be taken for another reason: Open says which
+	}
+	releaseLock(lock)
+	return nil
 }
 
 // lockedError is the refusal of a corpus another process holds.
@@ -331,7 +469,7 @@ func (s *Store) get(key []byte, v any) (bool, error) {
 		return it.Value(func(b []byte) error { return json.Unmarshal(b, v) })
 	})
 	if err != nil {
-		return false, fmt.Errorf("corpus %s: reading %s: %v", s.dir, key, err)
+		return false, readFailed(s.dir, string(key), err)
 	}
 	return found, nil
 }
@@ -374,12 +512,18 @@ func idKey(prefix []byte, id uint64) []byte {
 }
 
 func bugKey(id string) ([]byte, error) {
-	n, err := strconv.ParseUint(strings.TrimPrefix(id, "B"), 10, 32)
-	if err != nil || !strings.HasPrefix(id, "B") {
-		return nil, fmt.Errorf("bad bug id %q (want B1, B2, ...)", id)
+	var high uint32
+	num, ok := strings.CutPrefix(id, "B")
+	if !ok {
+		num, ok = strings.CutPrefix(id, "K")
+		high = 1 << 31 // a known disagreement's record
+	}
+	n, err := strconv.ParseUint(num, 10, 31)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("bad bug id %q (want B1, B2, ..., or K1, K2, ... for a known disagreement)", id)
 	}
 	k := append([]byte(nil), prefBug...)
-	return binary.BigEndian.AppendUint32(k, uint32(n)), nil
+	return binary.BigEndian.AppendUint32(k, uint32(n)|high), nil
 }
 
 func covKey(measure string, item uint64) []byte {
@@ -562,14 +706,14 @@ func (s *Store) Load(recent int) (*record.Snapshot, error) {
 		for it.Seek(prefBug); it.ValidForPrefix(prefBug); it.Next() {
 			rec := &record.BugRecord{}
 			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
-				return fmt.Errorf("bug %x: %v", it.Item().Key()[len(prefBug):], err)
+				return recordError(fmt.Sprintf("bug B%d", binary.BigEndian.Uint32(it.Item().Key()[len(prefBug):])), err)
 			}
 			snap.Bugs = append(snap.Bugs, rec)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+		return nil, readFailed(s.dir, "", err)
 	}
 	return snap, nil
 }
@@ -581,11 +725,11 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*record.InputRecord, 
 	read := func(id uint64) (*record.InputRecord, error) {
 		item, err := txn.Get(inputKey(id))
 		if err != nil {
-			return nil, fmt.Errorf("input %d: %v", id, err)
+			return nil, recordError(fmt.Sprintf("input %d", id), err)
 		}
 		rec := &record.InputRecord{}
 		if err := item.Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-			return nil, fmt.Errorf("input %d: %v", id, err)
+			return nil, recordError(fmt.Sprintf("input %d", id), err)
 		}
 		return rec, nil
 	}
@@ -611,7 +755,7 @@ func (s *Store) loadRecent(txn *badger.Txn, recent int) ([]*record.InputRecord, 
 		}
 		rec := &record.InputRecord{}
 		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-			return nil, fmt.Errorf("input %d: %v", id, err)
+			return nil, recordError(fmt.Sprintf("input %d", id), err)
 		}
 		if rec.Source == "fuzz" {
 			byID[id] = rec
@@ -633,7 +777,7 @@ func (s *Store) eachInput(txn *badger.Txn, fn func(*record.InputRecord) error) e
 	for it.Seek(prefInput); it.ValidForPrefix(prefInput); it.Next() {
 		rec := &record.InputRecord{}
 		if err := it.Item().Value(func(b []byte) error { return decodeInput(b, rec) }); err != nil {
-			return fmt.Errorf("input %x: %v", it.Item().Key()[len(prefInput):], err)
+			return recordError(fmt.Sprintf("input %d", binary.BigEndian.Uint64(it.Item().Key()[len(prefInput):])), err)
 		}
 		if err := fn(rec); err != nil {
 			return err
@@ -710,7 +854,7 @@ func (s *Store) Input(id uint64) (*record.InputRecord, error) {
 		return it.Value(func(b []byte) error { return decodeInput(b, rec) })
 	})
 	if err != nil {
-		return nil, fmt.Errorf("corpus %s: input %d: %v", s.dir, id, err)
+		return nil, readFailed(s.dir, fmt.Sprintf("input %d", id), err)
 	}
 	if rec == nil {
 		return nil, fmt.Errorf("corpus %s: no input with id %d", s.dir, id)
@@ -754,14 +898,14 @@ func scanJSON[T any](s *Store, prefix []byte, what string) ([]*T, error) {
 		for it.Rewind(); it.Valid(); it.Next() {
 			rec := new(T)
 			if err := it.Item().Value(func(b []byte) error { return json.Unmarshal(b, rec) }); err != nil {
-				return fmt.Errorf("%s %x: %v", what, it.Item().Key()[len(prefix):], err)
+				return recordError(fmt.Sprintf("%s %x", what, it.Item().Key()[len(prefix):]), err)
 			}
 			out = append(out, rec)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("corpus %s: corrupted: %v", s.dir, err)
+		return nil, readFailed(s.dir, "", err)
 	}
 	return out, nil
 }

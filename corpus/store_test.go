@@ -123,7 +123,7 @@ func TestCorruptedDatabaseIsAClearError(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "db", "MANIFEST"), []byte("garbage garbage garbage"), 0o644))
 	_, err = Open(dir, Options{})
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "cannot open the database (corrupted?)")
+	require.Contains(t, err.Error(), "db/MANIFEST cannot be read (it does not start as a MANIFEST does): overwritten?; \"modelfuzz corpus repair ")
 	require.NotContains(t, err.Error(), "\n")
 	// The lock is released after the failed open.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "db", "MANIFEST"), nil, 0o644))

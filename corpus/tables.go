@@ -1,9 +1,10 @@
 package corpus
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -17,19 +18,8 @@ import (
 // of the goroutines that open its tables, which no recover in this
 // process can catch: every command would die with a stack trace and
 // leave badger's LOCK and a new memtable log behind. So the tables are
-// opened here first, where a panic can be turned into a DamagedError.
-
-// DamagedError is a corpus with a table file that cannot be read.
-type DamagedError struct {
-	Dir     string
-	File    string // relative to Dir: db/000001.sst
-	Problem string
-}
-
-func (e *DamagedError) Error() string {
-	return fmt.Sprintf("corpus %s: damaged table file %s (%s); \"modelfuzz corpus repair %s\" keeps what can still be read",
-		e.Dir, e.File, e.Problem, e.Dir)
-}
+// opened here first (integrity.go), where a panic can be turned into a
+// DamagedError.
 
 // tableFiles lists the table files of a database directory, in name order.
 func tableFiles(db string) ([]string, error) {
@@ -50,36 +40,6 @@ func tableFiles(db string) ([]string, error) {
 	return out, nil
 }
 
-// liveTables lists the table files of a database directory that its
-// MANIFEST lists, in name order. A table file it does not list (one a
-// crash left half written) is none of the database's: badger deletes it
-// at open. Without a readable MANIFEST, every table file is listed.
-func liveTables(db string) ([]string, error) {
-	names, err := tableFiles(db)
-	if err != nil || len(names) == 0 {
-		return names, err
-	}
-	f, err := os.Open(filepath.Join(db, "MANIFEST"))
-	if err != nil {
-		return names, nil
-	}
-	defer f.Close()
-	bo := dbOptions(db, nil)
-	mf, _, err := replayManifest(f, bo)
-	if err != nil {
-		return names, nil
-	}
-	var live []string
-	for _, name := range names {
-		if id, ok := table.ParseFileID(name); ok {
-			if _, listed := mf.Tables[id]; listed {
-				live = append(live, name)
-			}
-		}
-	}
-	return live, nil
-}
-
 // replayManifest reads a MANIFEST; a panic on a corrupted one is an error.
 func replayManifest(f *os.File, bo badger.Options) (mf badger.Manifest, n int64, err error) {
 	defer func() {
@@ -90,27 +50,9 @@ func replayManifest(f *os.File, bo badger.Options) (mf badger.Manifest, n int64,
 	return badger.ReplayManifestFile(f, bo.ExternalMagicVersion, bo)
 }
 
-// checkTables opens every table of the database in db (of the corpus in
-// dir) and returns the first that cannot be opened as a DamagedError.
-// verify also checks every block's checksum (reads the whole table).
-func checkTables(dir, db string, verify bool) error {
-	names, err := liveTables(db)
-	if err != nil {
-		return fmt.Errorf("corpus %s: %v", dir, err)
-	}
-	for _, name := range names {
-		t, err := openTable(filepath.Join(db, name), verify)
-		if err != nil {
-			return &DamagedError{Dir: dir, File: filepath.Join("db", name), Problem: err.Error()}
-		}
-		t.DecrRef()
-	}
-	return nil
-}
-
-// openTable opens one table file read-only; a panic of the table code (a
-// corrupted index) becomes an error.
-func openTable(path string, verify bool) (t *table.Table, err error) {
+// openTable opens one table file read-only, verifying the checksums mode
+// says; a panic of the table code (a corrupted index) becomes an error.
+func openTable(path string, mode options.ChecksumVerificationMode) (t *table.Table, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -128,17 +70,16 @@ func openTable(path string, verify bool) (t *table.Table, err error) {
 			t, err = nil, unreadable
 		}
 	}()
-	mode := options.NoVerification
-	if verify {
-		mode = options.OnTableAndBlockRead
-	}
 	// The block size and compression of dbOptions; reading needs them to
 	// size its buffers.
 	bo := dbOptions("", nil)
 	t, err = table.OpenTable(mf, table.Options{ReadOnly: true, ChkMode: mode, BlockSize: bo.BlockSize, Compression: bo.Compression})
 	if err != nil {
-		if strings.Contains(err.Error(), "checksum") {
-			return nil, fmt.Errorf("a checksum does not match: %d bytes, overwritten?", fi.Size())
+		switch e := err.Error(); {
+		case strings.Contains(e, "checksum"):
+			return nil, fmt.Errorf("a block is damaged (its checksum does not match): overwritten?")
+		case strings.Contains(e, "decompress"), strings.Contains(e, "compressed data"):
+			return nil, fmt.Errorf("a block is damaged (it does not decompress): overwritten?")
 		}
 		return nil, unreadable
 	}
@@ -151,4 +92,30 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// verifyTable opens the table file at path and reads every block of it
+// with its checksum checked. (badger's own check at open, OnTableRead,
+// dereferences a nil block when one fails: v4.9.6, table.go:711.)
+func verifyTable(path string) (err error) {
+	t, err := openTable(path, options.OnBlockRead)
+	if err != nil {
+		return err
+	}
+	defer t.DecrRef()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("a block cannot be read: overwritten?")
+		}
+	}()
+	bases := t.KeySplits(math.MaxInt32, nil)
+	it := t.NewIterator(0)
+	defer it.Close()
+	for i, base := range bases {
+		it.Seek([]byte(base))
+		if !it.Valid() || !bytes.Equal(it.Key(), []byte(base)) {
+			return fmt.Errorf("block %d of its %d is damaged: overwritten?", i+1, len(bases))
+		}
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ type campaignSetup struct {
 	queueMax       int
 	progress       func(fuzzer.Stats)
 	learner        fuzzer.Learner
+	memoryLimit    int64
 }
 
 func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *corpus.Store) {
@@ -39,7 +40,7 @@ func newCampaign(t testing.TB, dir string, c campaignSetup) (*fuzzer.Fuzzer, *co
 	require.NoError(t, err)
 	opt := fuzzer.Options{Strategy: c.strategy, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
 		Params: fuzzer.Params{Seed: c.seed, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: c.energy, FreshShare: 0.1, Stack: c.stack},
-		Limits: fuzzer.Limits{Iterations: c.iterations, QueueMax: c.queueMax}}
+		Limits: fuzzer.Limits{Iterations: c.iterations, QueueMax: c.queueMax, MemoryLimit: c.memoryLimit}}
 	if c.strategy == "trace" {
 		opt.Guide = guidance.TraceMeasure{}
 	}

@@ -2,6 +2,7 @@ package fuzzer
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/modelfuzz/modelfuzz/mutate"
@@ -54,11 +55,14 @@ func validEnergy(p Params) error {
 	default:
 		return fmt.Errorf("--energy must be %s or %s, got %q", EnergyFixed, EnergyRare, p.Energy)
 	}
-	if p.FreshShare < 0 || p.FreshShare >= 1 {
+	if math.IsNaN(p.FreshShare) || p.FreshShare < 0 || p.FreshShare >= 1 {
 		return fmt.Errorf("--fresh-share must be in [0, 1), got %g", p.FreshShare)
 	}
 	if p.Stack < 0 {
 		return fmt.Errorf("--stack must not be negative, got %d", p.Stack)
+	}
+	if p.Stack > MaxStack {
+		return fmt.Errorf("--stack %d: at most %d rounds of mutation a mutant (fuzzer.MaxStack)", p.Stack, MaxStack)
 	}
 	return nil
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // interruptGrace is how long an interrupted system has to return before it
-// is abandoned.
-const interruptGrace = time.Second
+// is abandoned (and its hang is said to be at an unknown step): long
+// enough for a loaded machine to schedule it.
+const interruptGrace = 3 * time.Second
 
 // executor runs inputs on one system instance, with a timeout: an
 // execution that hangs becomes a hang failure, and the system is
@@ -71,7 +72,47 @@ func (e *executor) run(in *schedule.Input) (*schedule.Execution, error) {
 // runWith executes in or, with online set, the input online builds with
 // the random choices of r, and returns the input that ran. An online
 // execution abandoned in a hang returns what is known of its input: none.
+//
+// A hang of an input is confirmed by running it a second time (as AFL
+// does with its timeouts): executions are deterministic, so a real hang
+// hangs again, while an execution that missed its deadline because the
+// machine was busy finishes the second time, and is no bug.
 func (e *executor) runWith(in *schedule.Input, online Online, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	ran, ex, err := e.runOnce(in, online, r)
+	if err != nil || online != nil || !hung(ex) {
+		return ran, ex, err
+	}
+	ran2, ex2, err2 := e.runOnce(in, nil, nil)
+	switch {
+	case err2 != nil:
+		return ran, ex, nil
+	case !hung(ex2):
+		return ran2, ex2, nil
+	case hangStep(ex) < 0 && hangStep(ex2) >= 0:
+		return ran2, ex2, nil // the second one knows where it hung
+	}
+	return ran, ex, nil
+}
+
+// hung reports whether ex was stopped by the execution timeout.
+func hung(ex *schedule.Execution) bool { return hangStep(ex) != -2 }
+
+// hangStep is the step a hung execution hung in (-1: unknown), -2 when ex
+// did not hang.
+func hangStep(ex *schedule.Execution) int {
+	if ex == nil {
+		return -2
+	}
+	for _, f := range ex.Failures {
+		if f.Kind == schedule.FailureHang {
+			return f.Step
+		}
+	}
+	return -2
+}
+
+// runOnce is one execution of runWith.
+func (e *executor) runOnce(in *schedule.Input, online Online, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
 	if e.sys == nil {
 		sys, err := e.fac.New()
 		if err != nil {
@@ -88,6 +129,10 @@ func (e *executor) runWith(in *schedule.Input, online Online, r *rand.Rand) (*sc
 			return execResult{in, ex, err}
 		}
 		ex, err := sys.Execute(in)
+		if err == nil && ex != nil && ex.Limit != nil {
+			// Stopped at a limit of ours: nothing to measure or report.
+			return execResult{in, nil, ex.Limit}
+		}
 		return execResult{in, ex, err}
 	}
 	if e.timeout <= 0 {

@@ -67,12 +67,15 @@ func TestAHangingSystemIsReplaced(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ex.Failures)
 	require.Len(t, ex.Trace, 1)
-	require.Equal(t, int32(2), fac.made.Load(), "the hung system is replaced")
+	require.Equal(t, int32(3), fac.made.Load(), "the hung system is replaced, and so is the one that confirmed the hang")
 }
 
 // An interruptible system that hangs (microbench with the seeded hang) is
 // interrupted: the failure names the step, the campaign goes on, and the
-// hang is minimized like any bug.
+// hang is minimized like any bug. Exactly one hang is found however busy
+// the machine: an execution that misses the deadline once because it was
+// not scheduled in time finishes when the hang is confirmed by a second run,
+// and an interrupted system has interruptGrace (seconds) to return.
 func TestHangsAreBugsAndTheCampaignGoesOn(t *testing.T) {
 	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectHangOnFlush})
 	require.NoError(t, err)
@@ -258,4 +261,89 @@ func TestAStoreFaultStopsTheCampaignAtOnce(t *testing.T) {
 		require.Equal(t, se.Committed+100, sum.Iterations)
 		require.NoError(t, st.Close())
 	}
+}
+
+// An interrupted campaign stops whatever it is doing: executions that hang
+// with no timeout to stop them (the seeded hang, --exec-timeout 0) are
+// stopped StopGrace after the interrupt and recorded nowhere; what was
+// recorded is intact and the campaign goes on from it.
+func TestInterruptStopsExecutionsThatHang(t *testing.T) {
+	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5, Inject: microbench.InjectHangOnFlush})
+	require.NoError(t, err)
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	st, err := corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	opt := fuzzer.Options{Strategy: "trace", Guide: guidance.TraceMeasure{}, Measures: []fuzzer.Measure{guidance.TraceMeasure{}},
+		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Pipeline: 8},
+		Limits: fuzzer.Limits{Parallel: 2, Minimize: true, MinimizeBudget: schedule.MinimizeOptions{MaxTries: 300}}}
+	var iterations atomic.Int64
+	opt.Progress = func(s fuzzer.Stats) { iterations.Store(s.Iterations) }
+	opt.ProgressEvery = time.Millisecond
+	f, err := fuzzer.New(opt, fac, gen, st)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		sum *fuzzer.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := f.Run(ctx)
+		done <- result{sum, err}
+	}()
+	// Soon every worker is stuck in a hang: nothing more is recorded.
+	require.Eventually(t, func() bool { return iterations.Load() > 0 }, time.Minute, 10*time.Millisecond)
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(time.Minute): // a hang, not a measure of speed
+		t.Fatal("the interrupted campaign did not stop")
+	}
+	require.NoError(t, res.err)
+	require.True(t, res.sum.Interrupted)
+	require.Positive(t, res.sum.Abandoned, "the hung executions were stopped")
+	require.NoError(t, st.Close())
+
+	st, err = corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	snap, err := st.Load(0)
+	require.NoError(t, err)
+	require.Equal(t, res.sum.Iterations, snap.Counters.Iterations, "the summary counts what was recorded")
+	opt.ExecTimeout = 100 * time.Millisecond
+	opt.Iterations = res.sum.Iterations + 50
+	opt.Progress = nil
+	f, err = fuzzer.New(opt, fac, gen, st)
+	require.NoError(t, err)
+	sum, err := f.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, opt.Iterations, sum.Iterations, "the campaign goes on")
+}
+
+// A campaign whose live heap passes its memory limit stops, as if
+// interrupted, with a MemoryError that says so: it never grows past it
+// until the system kills it. What it recorded is kept.
+func TestMemoryLimitStopsTheCampaign(t *testing.T) {
+	dir := t.TempDir()
+	f, st := newCampaign(t, dir, campaignSetup{workers: 3, tasks: 5, strategy: "trace", seed: 1, memoryLimit: 1 << 10})
+	sum, err := f.Run(context.Background())
+	var me *fuzzer.MemoryError
+	require.ErrorAs(t, err, &me)
+	require.ErrorIs(t, err, fuzzer.ErrMemoryLimit)
+	require.Equal(t, int64(1<<10), me.Limit)
+	require.Greater(t, me.Live, me.Limit)
+	require.Contains(t, err.Error(), "raise --memory-limit")
+	require.False(t, sum.Interrupted)
+	require.Equal(t, "the live heap passed --memory-limit", sum.StoppedEarly)
+	require.NoError(t, st.Close())
+	st, err = corpus.Open(dir, corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	snap, err := st.Load(0)
+	require.NoError(t, err)
+	require.Equal(t, sum.Iterations, snap.Counters.Iterations)
 }

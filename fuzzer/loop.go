@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"sync"
@@ -75,7 +76,27 @@ type Limits struct {
 	// MinimizeBudget; fuzzing goes on meanwhile.
 	Minimize       bool
 	MinimizeBudget schedule.MinimizeOptions
+	// MemoryLimit, when set, is the most bytes of live Go heap the process
+	// may hold (run's --memory-limit): a campaign whose live heap passes
+	// it after a collection stops, as if interrupted, with
+	// ErrMemoryLimit, rather than grow until the system kills it.
+	MemoryLimit int64
 }
+
+// ErrMemoryLimit stops a campaign whose live heap passed Limits.MemoryLimit.
+var ErrMemoryLimit = errors.New("the live heap passed the memory limit")
+
+// MemoryError is the stop of a campaign at its memory limit.
+type MemoryError struct {
+	Live, Limit int64 // bytes
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%v: %d MiB live after a collection, over --memory-limit %d MiB; the campaign stopped, what was recorded is kept (raise --memory-limit, or lower --parallel or --pipeline)",
+		ErrMemoryLimit, e.Live>>20, e.Limit>>20)
+}
+
+func (e *MemoryError) Unwrap() error { return ErrMemoryLimit }
 
 // Options configure a campaign: its settings, its measures and the hooks
 // through which the edges watch it.
@@ -118,31 +139,44 @@ type Stats struct {
 	Pool        int            // EnergyRare: inputs that may be chosen for mutation
 	Dropped     int64          // queue or pool entries dropped at QueueMax this session
 	Coverage    map[string]int // measure -> items
-	Bugs        int
-	Failures    int64
-	Minimizing  int // bugs waiting for or under minimization
+	Bugs        int            // known disagreements left out
+	Known       int            // known disagreements met
+	// KnownExecutions counts the executions that showed a known
+	// disagreement, over all sessions.
+	KnownExecutions int64
+	Failures        int64
+	Minimizing      int // bugs waiting for or under minimization
 }
 
 // Summary is what a campaign reports when it ends.
 type Summary struct {
-	Strategy     string
-	Iterations   int64 // over all sessions
-	Session      int64
-	Duration     time.Duration // this session
-	ExecsPerSec  float64
-	CorpusSize   int
-	Coverage     map[string]int
-	Bugs         []*record.BugRecord
-	Divergences  int64 // executions that diverged from the model, over all sessions
-	Dropped      int64 // queue or pool entries dropped at QueueMax this session
-	NewBugs      int   // bugs first found in this session (the last of Bugs)
-	Interrupted  bool
-	StoppedEarly string // why the budget was not used up, if so
+	Strategy    string
+	Iterations  int64 // over all sessions
+	Session     int64
+	Duration    time.Duration // this session
+	ExecsPerSec float64
+	CorpusSize  int
+	Coverage    map[string]int
+	Bugs        []*record.BugRecord // the bugs, known disagreements left out
+	// Known are the known disagreements between the model and the system
+	// the campaign met (record.BugRecord.Known), KnownExecutions the
+	// executions that showed one, over all sessions.
+	Known           []*record.BugRecord
+	KnownExecutions int64
+	Divergences     int64 // executions that diverged from the model, over all sessions (known disagreements included)
+	Dropped         int64 // queue or pool entries dropped at QueueMax this session
+	NewBugs         int   // bugs first found in this session (the last of Bugs)
+	Interrupted     bool
+	StoppedEarly    string // why the budget was not used up, if so
 	// Unstored counts the executions whose results were not stored when
 	// the store failed (a StoreError); Iterations and Session count the
 	// stored ones. StoreLost says the store lost what it held as well.
 	Unstored  int64
 	StoreLost bool
+	// Abandoned counts the executions in flight when the campaign was
+	// interrupted that did not finish within StopGrace: they were
+	// stopped, and nothing of them was recorded.
+	Abandoned int64
 }
 
 // resumeInputs is how many of the most recent corpus inputs a continued
@@ -189,8 +223,16 @@ type Fuzzer struct {
 
 // stopGrace is how long a campaign whose store failed waits for its work
 // in flight (executions, measures, a minimization) before it returns
-// without it: nothing that work produces can be stored any more.
-const stopGrace = 2 * time.Second
+// without it: nothing that work produces can be stored any more. An
+// interrupted campaign waits StopGrace for that work to finish, and
+// stopGrace more for what it then stops.
+const stopGrace = time.Second
+
+// StopGrace is how long an interrupted campaign (a signal: Run's context
+// cancelled) lets the executions, measures and the minimization in flight
+// finish before it stops them and returns without them: whatever it is
+// doing, a campaign stops within StopGrace plus a second or two.
+const StopGrace = 2 * time.Second
 
 // New prepares a campaign on store, continuing what store already holds.
 // The systems under test come from fac: one per parallel worker, and one
@@ -301,16 +343,34 @@ func (f *Fuzzer) resume(snap *record.Snapshot) error {
 	return nil
 }
 
+// The limits of the loop's settings: each keeps the work one iteration
+// does between two looks at the clock and at a signal bounded (inputs are
+// made in the loop's goroutine).
+const (
+	// MaxStack is the most rounds of mutation a mutant gets (--stack;
+	// AFL's havoc stacks at most 2^7).
+	MaxStack = 128
+	// MaxMutations is the most mutants one new item earns (--mutations).
+	MaxMutations = 10000
+	// MaxSeedPopulation is the most random inputs made at once
+	// (--seed-population).
+	MaxSeedPopulation = 10000
+)
+
 // CheckSettings checks a campaign's loop settings, so that a command line
 // can be refused before anything is stored.
 func CheckSettings(p Params, l Limits) error {
 	switch {
 	case p.SeedPopulation < 1:
 		return fmt.Errorf("--seed-population must be at least 1, got %d", p.SeedPopulation)
+	case p.SeedPopulation > MaxSeedPopulation:
+		return fmt.Errorf("--seed-population %d: at most %d random inputs at once (fuzzer.MaxSeedPopulation)", p.SeedPopulation, MaxSeedPopulation)
 	case p.ReseedEvery < 1:
 		return fmt.Errorf("--reseed-every must be at least 1, got %d", p.ReseedEvery)
 	case p.Mutations < 0:
 		return fmt.Errorf("--mutations must not be negative, got %d", p.Mutations)
+	case p.Mutations > MaxMutations:
+		return fmt.Errorf("--mutations %d: at most %d mutants an item (fuzzer.MaxMutations)", p.Mutations, MaxMutations)
 	case l.QueueMax < 0:
 		return fmt.Errorf("--queue-max must not be negative, got %d", l.QueueMax)
 	}
@@ -339,16 +399,24 @@ func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 
 // session is one run of a campaign, between Run's steps.
 type session struct {
-	f     *Fuzzer
-	ctx   context.Context
-	start time.Time
-	spent float64 // fuzzing seconds of the campaign's earlier sessions
-	execs int64   // executions recorded in this session
-	first int64   // the campaign's iterations when the session started
-	errs  int     // harness errors in a row
-	sum   *Summary
-	err   error // why the session stopped, if not its budget
-	last  struct{ progress, stats time.Time }
+	f   *Fuzzer
+	ctx context.Context
+	// hurry is closed StopGrace after ctx is cancelled: what is still in
+	// flight then is stopped.
+	hurry     chan struct{}
+	ended     chan struct{} // closed when the session ends
+	abandoned bool          // the work in flight was stopped at hurry
+	// stopMem stops the session at its memory limit (memErr says why).
+	stopMem context.CancelFunc
+	memErr  atomic.Pointer[MemoryError]
+	start   time.Time
+	spent   float64 // fuzzing seconds of the campaign's earlier sessions
+	execs   int64   // executions recorded in this session
+	first   int64   // the campaign's iterations when the session started
+	errs    int     // harness errors in a row
+	sum     *Summary
+	err     error // why the session stopped, if not its budget
+	last    struct{ progress, stats time.Time }
 }
 
 // begin starts a session: its counters, the store's faults, and the
@@ -356,9 +424,11 @@ type session struct {
 // the end.
 func (f *Fuzzer) begin(ctx context.Context) *session {
 	f.counters.Sessions++
+	ctx, stopMem := context.WithCancel(ctx)
 	s := &session{f: f, ctx: ctx, start: time.Now(), sum: &Summary{Strategy: f.opt.Strategy}, spent: f.counters.RunSeconds,
 		first: f.counters.Iterations}
 	s.last.progress, s.last.stats = s.start, s.start
+	s.stopMem = stopMem
 	f.issued, f.committed = f.counters.Iterations, f.counters.Iterations
 	if fr, ok := f.store.(record.FaultReporter); ok {
 		f.faults = fr.Fault()
@@ -366,12 +436,64 @@ func (f *Fuzzer) begin(ctx context.Context) *session {
 	if f.opt.Minimize {
 		f.min = newBgMinimizer(f)
 		for _, b := range f.bugList {
-			if !b.MinimizeDone {
+			if !b.MinimizeDone && b.Known == "" {
 				f.min.enqueue(b)
 			}
 		}
 	}
+	s.hurry, s.ended = make(chan struct{}), make(chan struct{})
+	go s.watchInterrupt(f.min)
+	if f.opt.MemoryLimit > 0 {
+		go s.watchMemory(f.opt.MemoryLimit)
+	}
 	return s
+}
+
+// memoryCheckEvery is how often a campaign with a memory limit looks at
+// its live heap.
+const memoryCheckEvery = 250 * time.Millisecond
+
+// watchMemory stops the session when the live heap (as the last
+// collection left it) passes limit: the work in flight is then stopped as
+// at an interrupt.
+func (s *session) watchMemory(limit int64) {
+	t := time.NewTicker(memoryCheckEvery)
+	defer t.Stop()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for {
+		select {
+		case <-s.ended:
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if live := int64(sample[0].Value.Uint64()); live > limit {
+			s.memErr.Store(&MemoryError{Live: live, Limit: limit})
+			s.stopMem()
+			return
+		}
+	}
+}
+
+// watchInterrupt cancels the minimizations at once when the session is
+// interrupted, and closes hurry StopGrace later.
+func (s *session) watchInterrupt(m *bgMinimizer) {
+	select {
+	case <-s.ctx.Done():
+	case <-s.ended:
+		return
+	}
+	if m != nil {
+		m.cancel() // at once: its execution may take long
+	}
+	select {
+	case <-time.After(StopGrace):
+		close(s.hurry)
+	case <-s.ended:
+	}
 }
 
 // loop issues batches until the budget is used up, the session is
@@ -397,10 +519,10 @@ func (s *session) loop() {
 			cur = f.runBatch(f.issued, int(n))
 			f.issued += n
 		}
-		if pending != nil && s.handle(pending) {
+		if pending != nil && s.handle(pending, cur) {
 			// cur is executed but not recorded: in flight when the
 			// campaign stopped.
-			if _, failed := s.err.(*StoreError); failed {
+			if _, failed := s.err.(*StoreError); failed || s.abandoned {
 				f.abandon(pending, cur)
 			} else if cur != nil {
 				cur.wait()
@@ -410,8 +532,8 @@ func (s *session) loop() {
 		pending = cur
 		if f.opt.Pipeline == 1 && pending != nil {
 			// One at a time: finish each execution before the next.
-			if s.handle(pending) {
-				if _, failed := s.err.(*StoreError); failed {
+			if s.handle(pending, nil) {
+				if _, failed := s.err.(*StoreError); failed || s.abandoned {
 					f.abandon(pending)
 				}
 				return
@@ -459,11 +581,12 @@ func (s *session) progress() {
 
 // handle records batch b once it is executed and measured: its results in
 // one commit, then the minimizations finished meanwhile and a stats
-// snapshot when one is due. It reports whether the session stops.
-func (s *session) handle(b *batch) (stop bool) {
+// snapshot when one is due. It reports whether the session stops. next is
+// the batch issued after b, if any: stopped with it when the session is
+// interrupted and b does not finish in time.
+func (s *session) handle(b, next *batch) (stop bool) {
 	f := s.f
-	if !b.waitUnless(f.faults) {
-		s.err = f.storeFailed(f.store.(record.FaultReporter).Err())
+	if !s.await(b, next) {
 		return true
 	}
 	// A batch's results are committed in one transaction.
@@ -493,13 +616,41 @@ func (s *session) handle(b *batch) (stop bool) {
 	return false
 }
 
+// await waits until batch b is executed and measured; it reports false
+// when the session must stop without it: the store failed (s.err says so),
+// or the session was interrupted and b did not finish within StopGrace (b
+// and next are abandoned: nothing of them is recorded).
+func (s *session) await(b, next *batch) bool {
+	f := s.f
+	select {
+	case <-b.done:
+		return true
+	case <-f.faults:
+		s.err = f.storeFailed(f.store.(record.FaultReporter).Err())
+		return false
+	case <-s.hurry:
+	}
+	select {
+	case <-b.done: // finished at the last moment
+		return true
+	default:
+	}
+	s.abandoned, s.sum.Interrupted = true, true
+	s.sum.Abandoned = int64(len(b.jobs))
+	if next != nil {
+		s.sum.Abandoned += int64(len(next.jobs))
+	}
+	f.counters.Iterations = f.committed
+	return false
+}
+
 // finishJobs finishes b's jobs in order into acc. It reports whether the
 // session stops: the harness failed too often in a row, or a new bug was
 // found with StopOnBug.
 func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 	f := s.f
 	for _, j := range b.jobs {
-		bugsBefore := len(f.bugList)
+		bugsBefore := f.bugCount()
 		err := f.finish(j, acc)
 		s.execs++
 		if err != nil {
@@ -514,7 +665,7 @@ func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 		if f.opt.Observe != nil && f.opt.ObserveEvery > 0 && j.iter%f.opt.ObserveEvery == 0 {
 			f.opt.Observe(j.iter, s.spent+time.Since(s.start).Seconds(), f.coverageCounts())
 		}
-		if f.opt.StopOnBug && len(f.bugList) > bugsBefore {
+		if f.opt.StopOnBug && f.bugCount() > bugsBefore {
 			s.sum.StoppedEarly = "found a bug (--stop-on-bug)"
 			return true
 		}
@@ -538,7 +689,7 @@ func (s *session) endMinimizations() {
 			f.opt.Progress(f.stats(s.execs, time.Since(s.start)))
 		}
 	}
-	f.min.close(s.ctx.Done(), f.faults)
+	f.min.close(s.ctx.Done(), f.faults, s.hurry)
 	if s.ctx.Err() != nil {
 		s.sum.Interrupted = true // while waiting for the minimizations
 	}
@@ -549,12 +700,21 @@ func (s *session) endMinimizations() {
 
 // end stores the session's last snapshot and summarizes the campaign.
 func (s *session) end() (*Summary, error) {
+	defer close(s.ended)
 	f, sum := s.f, s.sum
 	elapsed := time.Since(s.start)
 	f.counters.RunSeconds = s.spent + elapsed.Seconds()
 	if s.err == nil || errors.Is(s.err, ErrTooManyHarnessErrors) {
 		if err := f.snapshot(s.execs, elapsed, s.spent); err != nil && s.err == nil {
 			s.err = err
+		}
+	}
+	if me := s.memErr.Load(); me != nil {
+		// Stopped at the memory limit, not by a signal.
+		sum.Interrupted = false
+		sum.StoppedEarly = "the live heap passed --memory-limit"
+		if s.err == nil {
+			s.err = me
 		}
 	}
 	var storeErr *StoreError
@@ -573,8 +733,16 @@ func (s *session) end() (*Summary, error) {
 	sum.Dropped = f.dropped
 	sum.NewBugs = f.newBugs
 	sum.Coverage = f.coverageCounts()
-	sum.Bugs = append([]*record.BugRecord(nil), f.bugList...)
+	for _, b := range f.bugList {
+		if b.Known != "" {
+			sum.Known = append(sum.Known, b)
+		} else {
+			sum.Bugs = append(sum.Bugs, b)
+		}
+	}
+	sum.KnownExecutions = f.counters.Known
 	sort.Slice(sum.Bugs, func(i, j int) bool { return bugNum(sum.Bugs[i].ID) < bugNum(sum.Bugs[j].ID) })
+	sort.Slice(sum.Known, func(i, j int) bool { return bugNum(sum.Known[i].ID) < bugNum(sum.Known[j].ID) })
 	if f.opt.Progress != nil {
 		f.opt.Progress(f.stats(s.execs, elapsed))
 	}
@@ -588,7 +756,7 @@ func (f *Fuzzer) snapshot(session int64, elapsed time.Duration, spent float64) e
 	st := f.stats(session, elapsed)
 	rec := &record.StatsRecord{Seq: f.counters.NextStats, Time: time.Now().UTC().Format(time.RFC3339),
 		RunSeconds: round3(f.counters.RunSeconds), Session: f.counters.Sessions, Iterations: f.counters.Iterations,
-		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: len(f.bugList),
+		ExecsPerSec: round3(st.ExecsPerSec), Corpus: f.counters.Interesting, Bugs: st.Bugs, Known: st.Known,
 		Failures: f.counters.Failures, Coverage: st.Coverage, RSSBytes: rssBytes(), HeapBytes: heapBytes(),
 		Queue: st.Queue, Pool: st.Pool, Dropped: st.Dropped}
 	if err := f.commit(&record.Batch{Counters: &f.counters, Stats: rec}); err != nil {
@@ -770,17 +938,6 @@ type batch struct {
 
 func (b *batch) wait() { <-b.done }
 
-// waitUnless waits for the batch unless stop is closed first; it reports
-// whether the batch is done.
-func (b *batch) waitUnless(stop <-chan struct{}) bool {
-	select {
-	case <-b.done:
-		return true
-	case <-stop:
-		return false
-	}
-}
-
 // abandon stops the batches in flight (nil ones are none) when the store
 // failed and nothing they produce can be stored: executions not started
 // are skipped, the running ones interrupted (where the system can be) and
@@ -950,11 +1107,25 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 
 // recordBugs counts an execution's failures and records its bugs: a known
 // signature is one more hit, a new one a new bug (minimized in the
-// background).
+// background). A known disagreement between the model and the system
+// (schedule.Failure.Known) is recorded apart, as a K record: counted, never
+// minimized, and never a new bug (it does not stop a campaign with
+// StopOnBug).
 func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 	iter, ex := j.iter, j.ex
-	if len(ex.Failures) > 0 {
+	failed, known := false, false
+	for i := range ex.Failures {
+		if ex.Failures[i].Known != "" {
+			known = true
+		} else {
+			failed = true
+		}
+	}
+	if failed {
 		f.counters.Failures++
+	}
+	if known {
+		f.counters.Known++
 	}
 	var fresh []*record.BugRecord
 	for i := range ex.Failures {
@@ -971,22 +1142,45 @@ func (f *Fuzzer) recordBugs(j *job, batch *record.Batch) {
 			batch.Bugs = append(batch.Bugs, b)
 			continue
 		}
-		b := &record.BugRecord{ID: "B" + strconv.Itoa(f.counters.NextBugID), Kind: string(fl.Kind), Signature: fl.Signature,
+		b := &record.BugRecord{Kind: string(fl.Kind), Signature: fl.Signature,
 			Message: fl.Message, Detail: fl.Detail, Step: fl.Step, FirstIteration: iter, LastIteration: iter,
-			Hits: 1, Input: j.q.in}
-		f.counters.NextBugID++
+			Hits: 1, Input: j.q.in, Known: fl.Known}
+		if fl.Known != "" {
+			f.counters.NextKnownID++ // K1, K2, ...: the count of known records so far
+			b.ID = "K" + strconv.Itoa(f.counters.NextKnownID)
+		} else {
+			b.ID = "B" + strconv.Itoa(f.counters.NextBugID)
+			f.counters.NextBugID++
+		}
 		f.bugs[fl.Signature] = b
 		f.bugList = append(f.bugList, b)
-		f.newBugs++
+		if b.Known == "" {
+			f.newBugs++
+		}
 		batch.Bugs = append(batch.Bugs, b)
 		fresh = append(fresh, b)
 	}
 	for _, b := range fresh {
+		if b.Known != "" {
+			f.opt.Logf("known disagreement %s (%s) first seen at iteration %d: %s", b.ID, b.Known, iter, b.Message)
+			continue
+		}
 		f.opt.Logf("new bug %s (%s) at iteration %d: %s", b.ID, b.Kind, iter, b.Message)
 		if f.min != nil {
 			f.min.enqueue(b)
 		}
 	}
+}
+
+// bugCount counts the campaign's bugs, known disagreements left out.
+func (f *Fuzzer) bugCount() int {
+	n := 0
+	for _, b := range f.bugList {
+		if b.Known == "" {
+			n++
+		}
+	}
+	return n
 }
 
 func (f *Fuzzer) coverageCounts() map[string]int {
@@ -1000,7 +1194,7 @@ func (f *Fuzzer) coverageCounts() map[string]int {
 func (f *Fuzzer) stats(session int64, elapsed time.Duration) Stats {
 	s := Stats{Strategy: f.opt.Strategy, Iterations: f.counters.Iterations, Session: session,
 		Elapsed: elapsed, CorpusSize: f.corpus, Queue: len(f.queue) - f.qhead, Pool: len(f.pool), Dropped: f.dropped,
-		Coverage: f.coverageCounts(), Bugs: len(f.bugList), Failures: f.counters.Failures}
+		Coverage: f.coverageCounts(), Bugs: f.bugCount(), Known: len(f.bugList) - f.bugCount(), KnownExecutions: f.counters.Known, Failures: f.counters.Failures}
 	if f.min != nil {
 		s.Minimizing = f.min.busy()
 	}

@@ -78,10 +78,12 @@ func (m *bgMinimizer) cancel() {
 
 // close waits until every queued minimization has finished. When
 // interrupt is closed first (a signal), it cancels them: the one under way
-// ends after its current execution and reports what it reached. When fault
-// is closed first (the store failed: no result can be stored), it cancels
-// them, interrupts the execution under way and waits at most stopGrace.
-func (m *bgMinimizer) close(interrupt, fault <-chan struct{}) {
+// ends after its current execution and reports what it reached, unless
+// hurry is closed first. When fault (the store failed: no result can be
+// stored) or hurry (an interrupted campaign cannot wait longer) is closed
+// first, it cancels them, interrupts the execution under way and waits at
+// most stopGrace.
+func (m *bgMinimizer) close(interrupt, fault, hurry <-chan struct{}) {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
@@ -97,6 +99,8 @@ func (m *bgMinimizer) close(interrupt, fault <-chan struct{}) {
 			m.cancel()
 			interrupt = nil
 		case <-fault:
+			done = true
+		case <-hurry:
 			done = true
 		}
 	}

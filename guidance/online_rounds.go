@@ -75,7 +75,7 @@ func (c *rounds) next(evs []schedule.Enabled) {
 	c.injected = false
 	clear(c.members)
 	for i := range evs {
-		if evs[i].Kind == schedule.KindRecv || evs[i].Kind == schedule.KindStart {
+		if evs[i].Kind == schedule.KindRecv || evs[i].Kind == schedule.KindStart || evs[i].Kind == schedule.KindPersist {
 			c.members[evs[i].ID] = true
 		}
 	}
@@ -132,7 +132,7 @@ func (c *rounds) Choose(evs []schedule.Enabled) (int, bool) {
 				for i := range evs {
 					switch evs[i].Kind {
 					case schedule.KindTimeout, schedule.KindRequest, schedule.KindRead,
-						schedule.KindTransfer, schedule.KindConfChange, schedule.KindTick:
+						schedule.KindTransfer, schedule.KindConfChange, schedule.KindTick, schedule.KindHold:
 						ext = append(ext, i)
 					}
 				}

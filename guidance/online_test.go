@@ -402,7 +402,7 @@ func TestOnlineInputsWithEveryActionReplay(t *testing.T) {
 	spec := fac.Spec()
 	h := schedule.Harness{Shape: schedule.Shape{Steps: 60, MaxMessages: 1, Requests: 2, CrashQuota: 1}}
 	faults := []schedule.Action{schedule.Drop, schedule.Duplicate, schedule.Partition, schedule.Heal,
-		schedule.TransferLeader, schedule.ConfChange, schedule.Tick}
+		schedule.TransferLeader, schedule.ConfChange, schedule.Tick, schedule.HoldWrites, schedule.Persist}
 	strategies := append(append([]string{}, OnlineStrategies...), LearningStrategies...)
 	for _, strategy := range strategies {
 		var run func(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)

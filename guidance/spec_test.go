@@ -27,7 +27,31 @@ func specMeasure(t *testing.T) *guidance.SpecMeasure {
 	if _, err := os.Stat(spec); err != nil {
 		t.Skipf("etcd raft's trace spec is not in the module cache (%v); run go mod download %s", err, models.RaftModule)
 	}
-	m, err := guidance.NewSpecMeasure(spec, "")
+	m, err := guidance.NewSpecMeasure(spec, "", nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// knownMeasure is the measure with the known disagreements modelfuzz
+// ships for etcd raft's spec.
+func knownMeasure(t *testing.T) *guidance.SpecMeasure {
+	spec := filepath.Join(models.RaftTLADir(), "Traceetcdraft.tla")
+	if _, err := os.Stat(spec); err != nil {
+		t.Skipf("etcd raft's trace spec is not in the module cache (%v); run go mod download %s", err, models.RaftModule)
+	}
+	dir := t.TempDir()
+	for name, data := range models.KnownFiles() {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
+	}
+	f, err := guidance.ReadKnown(filepath.Join(dir, models.EtcdraftKnown))
+	require.NoError(t, err)
+	hash, err := guidance.SpecHash(spec, "")
+	require.NoError(t, err)
+	set, err := guidance.KnownFor(spec, hash, f)
+	require.NoError(t, err)
+	require.Empty(t, set.Skipped, "the shipped known disagreements are for this spec")
+	m, err := guidance.NewSpecMeasure(spec, "", set)
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	return m
@@ -45,10 +69,11 @@ func specConfig(api, async string) etcdraft.Config {
 // a follower can hear of a leader of its term before a vote request of that
 // term: the library refuses the vote, the spec grants it
 // (TestSpecMeasureKnownVoteGap).
-const specActions = "deliver,timeout,request,read,transfer-leader,tick"
+const specActions = "deliver,timeout,request,read,transfer-leader,tick,crash,restart"
 
 // The correct library's traces match the maintainers' spec, whichever way
-// the application drives it, and the validation reaches spec states.
+// the application drives it, with crashes (at every crash point) and
+// restarts, and the validation reaches spec states.
 func TestSpecMeasureCorrectLibraryMatches(t *testing.T) {
 	m := specMeasure(t)
 	runs := 40
@@ -60,15 +85,21 @@ func TestSpecMeasureCorrectLibraryMatches(t *testing.T) {
 		require.NoError(t, err)
 		s, err := f.New()
 		require.NoError(t, err)
-		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, Requests: 5, Actions: specActions})
+		g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 100, MaxMessages: 5, Requests: 5, CrashQuota: 4, Actions: specActions})
 		require.NoError(t, err)
 		r := rand.New(rand.NewPCG(3, 4))
 		states := map[uint64]bool{}
+		restarts := 0
 		for i := 0; i < runs; i++ {
 			in := g.Random(r)
 			ex, err := s.Execute(in)
 			require.NoError(t, err)
 			require.NotEmpty(t, ex.Spec, "the library traced nothing")
+			for _, e := range ex.Spec {
+				if e.Step > 0 && bytes.Contains(e.JSON, []byte(`"name":"InitState"`)) {
+					restarts++
+				}
+			}
 			obs, err := m.Measure(in, ex)
 			require.NoError(t, err)
 			for _, fl := range obs.Failures {
@@ -79,6 +110,7 @@ func TestSpecMeasureCorrectLibraryMatches(t *testing.T) {
 			}
 		}
 		require.Greater(t, len(states), runs*10, "%s/%s: spec states reached", c.api, c.async)
+		require.Greater(t, restarts, runs/4, "%s/%s: restarts validated", c.api, c.async)
 	}
 }
 

@@ -1,16 +1,12 @@
 // # The etcdraft mapper
 //
 // Etcdraft maps the traces of adapters/etcdraft onto models/raft.tla.
-// Process p is server p+1.
-//
-// Indexes are shifted by one: every node of the adapter starts from a
-// bootstrap snapshot at index 1, term 1, where the model starts with an
-// empty log (snapshot index 0, term 0). Index k of the system is index k-1
-// of the model, and the bootstrap entry (system index 1) has term 0 in the
-// model. Terms are not shifted: the system's nodes start in term 0 too, and
-// every entry after the bootstrap has the term of the leader that made it.
-// Entries are records [term |-> t, value |-> data], data "" for the empty
-// entry a new leader appends and "v=<n>" for client requests.
+// Process p is server p+1; the model's indexes and terms are the system's
+// (its constant Bootstrap says how the cluster started). Entries are
+// records [term |-> t, value |-> data], data "" for the empty entry a new
+// leader appends and "v=<n>" for client requests; a configuration entry
+// (data "conf:...") adds conf |-> [kind, voters, learners, remove], the
+// change it makes (see parseConfData).
 //
 // Mapped events (the model action follows the event that shows it):
 //
@@ -31,12 +27,29 @@
 //     success when i answered with a MsgHeartbeatResp.
 //   - recv MsgAppResp → HandleAppendResponse(i, j, term, success, index,
 //     rejectHint); also the answers to MsgSnap and, with CheckQuorum or
-//     PreVote, to stale MsgApp and MsgHeartbeat (index 0 is clamped to 0).
-//   - recv MsgSnap → HandleSnapshot(i, j, term, index, snapTerm).
+//     PreVote, to stale MsgApp and MsgHeartbeat.
+//   - recv MsgSnap → HandleSnapshot(i, j, term, index, snapTerm, conf),
+//     conf the snapshot's configuration (the bootstrap's when the adapter
+//     does not report it).
+//   - append at a leader (Appends) → ClientRequest(i, value) for each entry,
+//     ProposeConf(i, value, conf) for a configuration change, except the
+//     empty entry BecomeLeader appended.
+//   - conf (a configuration entry applied) → ApplyConf(i, index, config),
+//     config as the adapter reports it.
+//   - progress → FollowerProgress(i, j, match, next, state).
 //   - recv rejected MsgPreVoteResp of a term above the receiver's →
 //     HandleVoteResponse(granted FALSE): etcd steps down to that term.
+//   - recv of any other message of a term above the receiver's (an answer
+//     to a heartbeat or a read, MsgTimeoutNow, a forwarded
+//     MsgTransferLeader) → UpdateTerm(i, j, term) before what the message
+//     itself maps to: etcd moves to every higher term it hears of, except
+//     from pre-vote requests, granted pre-votes and vote requests it
+//     ignores in a leader lease.
 //   - timeout → Timeout(i) (without PreVote) or BecomePreCandidate(i) (with
-//     PreVote), unless i is leader (etcd ignores the campaign).
+//     PreVote), when i campaigned: it changed role or asked for votes in
+//     the same step (etcd ignores the campaign of a leader, of a server
+//     outside its configuration or a learner, and of one with
+//     configuration entries committed and not applied).
 //   - role "follower" at a leader whose term did not change →
 //     LeaderStepDown(i): CheckQuorum saw no quorum active in an election
 //     timeout (a step down to a higher term is part of the mapped message
@@ -46,10 +59,10 @@
 //     BecomePreCandidate(i) likewise; role "leader" → BecomeLeader(i, term)
 //     (preceded by Timeout(i) when a single-node cluster skips the
 //     candidate role event).
-//   - request at a leader and recv MsgProp at a leader, unless the next
-//     event says the leader dropped the proposal (a leader transfer is
-//     under way) → ClientRequest(i,
-//     "v=<n>"), once per proposed entry.
+//   - without append events (the process adapter): request at a leader
+//     and recv MsgProp at a leader, unless the next event says the leader
+//     dropped the proposal (a leader transfer is under way) →
+//     ClientRequest(i, "v=<n>"), once per proposed entry.
 //   - commit at a leader → AdvanceCommit(i, index).
 //   - snapshot → Snapshot(i, index).
 //   - crash → Crash(i); restart → Restart(i).
@@ -79,13 +92,19 @@
 //   - read at a non-leader: forwarded (a send) or dropped (no leader
 //     known); recv MsgReadIndexResp and the read state it gives: the
 //     follower's side of a read its leader confirmed.
-//   - recv MsgHeartbeatResp: the leader's state the model tracks does not
-//     change (etcd only resumes sending appends).
+//   - recv MsgHeartbeatResp (of the receiver's term or below): the
+//     leader's state the model tracks does not change (etcd only resumes
+//     sending appends).
 //   - recv MsgPreVote, granted MsgPreVoteResp and rejected MsgPreVoteResp
 //     that do not raise the term: pre-vote messages are not modelled
 //     (winning the pre-vote shows as the role event "candidate").
 //   - recv MsgProp at a non-leader: forwarded (a send) or dropped.
-//   - request at a non-leader: forwarded as MsgProp or dropped.
+//   - request at a non-leader: forwarded as MsgProp or dropped; with
+//     append events, requests and MsgProp at all (what the leader
+//     appended is the append event).
+//   - propose-conf, conf-refused: the entry a leader appends is the
+//     append event; whether the library takes it when it is applied, the
+//     model says (raft.tla's Valid).
 //   - commit at a non-leader: part of the HandleAppendRequest or
 //     HandleSnapshot of the message that advanced it.
 //   - install: part of HandleSnapshot.
@@ -100,10 +119,21 @@
 //     no-op branch for them is not enabled at a current candidate (leader)
 //     as written (see staleResponse).
 //   - apply, proposal (dropped), skip: no protocol state changes.
+//   - conf events of an entry the mapper saw applied before it and no
+//     restart or snapshot since: none on the correct adapter.
+//   - hold, held, waiting and persist (a node's storage holding its
+//     writes): raft.tla's state is durable the moment a message is
+//     handled; a message waiting for a held write counts as the answer of
+//     the receive it answers, as an unsent one does.
+//   - lost, and every event after it: a crash lost writes a node's
+//     storage held, and raft.tla has no state for a node that comes back
+//     without them; the execution is mapped up to there ("after a crash
+//     lost held writes").
 package mapper
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,16 +142,23 @@ import (
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-// EtcdraftUnmappable are the actions of adapters/etcdraft that raft.tla
-// cannot map: its set of servers and its quorums are fixed, so a
-// configuration change has no model action.
-var EtcdraftUnmappable = []schedule.Action{schedule.ConfChange}
-
 // EtcdraftParams is what the etcdraft mapper needs to know of the cluster
 // that made a trace. The caller copies it from the system's configuration:
 // the mapper does not import the adapters it maps.
 type EtcdraftParams struct {
-	Nodes int // processes 0..Nodes-1 are the model's servers 1..Nodes
+	// Nodes: processes 0..Nodes-1 are the voters of the bootstrap
+	// configuration, the model's servers 1..Nodes (InitVoters).
+	Nodes int
+	// Spares: processes Nodes..Nodes+Spares-1 start outside it.
+	Spares int `json:",omitempty"`
+	// BootLog: the cluster starts from the library's bootstrap (one
+	// configuration entry per voter), not from a snapshot at index 1.
+	BootLog bool `json:",omitempty"`
+	// Appends: the adapter reports what a leader appends (append events)
+	// and what it believes of its followers (progress events), as
+	// adapters/etcdraft does; without them (a process) proposals are
+	// mapped from requests and MsgProp.
+	Appends bool `json:",omitempty"`
 	// PreVote: a timeout is BecomePreCandidate, not Timeout.
 	PreVote bool
 	// CheckQuorum: a vote request of a higher term that gets no answer was
@@ -148,19 +185,31 @@ func NewEtcdraft(p EtcdraftParams) *Etcdraft {
 	return &Etcdraft{p: p, unmapped: map[string]int{}}
 }
 
-// Consts are the model's constants that must match the system.
-// Note says, under a model view, how the system's numbers map onto the
-// model's: the index shift (see the package documentation).
-func (m *Etcdraft) Note() string {
-	return "log indexes: index k of the system (its timeline) is index k-1 of the model: the system starts from a bootstrap snapshot at index 1, the model from an empty log"
-}
-
+// Consts are the model's constants that must match the system: its
+// servers, the bootstrap's voters and how it starts.
 func (m *Etcdraft) Consts() []string {
-	ids := make([]string, m.p.Nodes)
+	ids := make([]string, m.p.Nodes+m.p.Spares)
 	for i := range ids {
 		ids[i] = strconv.Itoa(i + 1)
 	}
-	return []string{"Servers={" + strings.Join(ids, ",") + "}"}
+	boot := "snapshot"
+	if m.p.BootLog {
+		boot = "log"
+	}
+	return []string{"Servers={" + strings.Join(ids, ",") + "}", "InitVoters={" + strings.Join(ids[:m.p.Nodes], ",") + "}",
+		"Bootstrap=\"" + boot + "\""}
+}
+
+// processes is how many processes the cluster has.
+func (p EtcdraftParams) processes() int { return p.Nodes + p.Spares }
+
+// bootIndex is the last index of the bootstrap: its snapshot's, or its
+// last configuration entry's.
+func (p EtcdraftParams) bootIndex() int64 {
+	if p.BootLog {
+		return int64(p.Nodes)
+	}
+	return 1
 }
 
 // Unmapped returns how many events of each kind the mapper left out, over
@@ -193,18 +242,6 @@ func sarg(e *schedule.Event, key string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// mIndex is the model's index of the system's index k.
-func mIndex(k int64) int64 { return max(k-1, 0) }
-
-// mTerm is the model's term of the system's entry (k, t): the bootstrap
-// entry has term 0 in the model.
-func mTerm(k, t int64) int64 {
-	if k <= 1 {
-		return 0
-	}
-	return t
 }
 
 // staleResponse counts the vote and append responses of a term below the
@@ -242,22 +279,48 @@ type etcdMap struct {
 	// hb follows the heartbeats that confirm reads and their answers,
 	// to tell the stale answers (raft.tla's readStale).
 	hb hbFlight
+	// emptyEntry marks the leaders whose append event will show the empty
+	// entry of their term, which BecomeLeader appended in the model.
+	emptyEntry []bool
+	// lost: a crash lost writes a node's storage held; the rest of the
+	// trace is not mapped (afterLostWrites).
+	lost bool
 	// cur is the index of the event being mapped.
 	cur int
 }
 
+// afterLostWrites counts the events after a crash lost writes that a
+// node's storage held (hold-writes): raft.tla's state is durable the
+// moment a message is handled, so it has no state for a node that comes
+// back without them, and the rest of such an execution is not mapped.
+const afterLostWrites = "after a crash lost held writes"
+
 // Map implements schedule.Mapper.
 func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
-	n := m.p.Nodes
+	n := m.p.processes()
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
-		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{},
+		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{0: 0},
 		down: make([]bool, n), answered: make([]int, n),
-		reads: newReadFlight(), hb: newHBFlight()}
+		reads: newReadFlight(), hb: newHBFlight(), emptyEntry: make([]bool, n)}
 	for i := range st.role {
 		st.role[i] = schedule.RoleFollower
 	}
+	// The bootstrap's entries (or its snapshot) have term 1, and the
+	// library's bootstrap puts its voters in term 1.
+	for k := int64(1); k <= m.p.bootIndex(); k++ {
+		st.committed[k] = 1
+	}
+	if m.p.BootLog {
+		for p := 0; p < m.p.Nodes; p++ {
+			st.term[p] = 1
+		}
+	}
 	for k := range st.t {
 		st.cur = k
+		if st.lost {
+			st.skip(afterLostWrites)
+			continue
+		}
 		if err := st.event(k); err != nil {
 			return nil, err
 		}
@@ -292,15 +355,19 @@ func (st *etcdMap) need(e *schedule.Event, keys ...string) ([]int64, error) {
 // response finds the message of type typ that the receiver of the recv
 // event k sent back to the sender while handling it: the adapter processes
 // the receiver's Ready right after each receive, before anything else
-// happens in the cluster.
+// happens in the cluster. An answer that waits for a write the receiver's
+// storage holds (EvWaiting) is the answer, whether the write becomes
+// durable later or a crash loses it, as is one a crash kept from leaving
+// (EvUnsent). What follows a write of the receiver becoming durable
+// (EvPersist: a hold that ended in this step) answers earlier receives.
 func (st *etcdMap) response(k int, typ string) *schedule.Event {
 	r := &st.t[k]
 	for x := k + 1; x < len(st.t); x++ {
 		e := &st.t[x]
-		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Node != r.Node {
+		if e.Step != r.Step || e.Kind == schedule.EvRecv || e.Kind == schedule.EvPersist || e.Node != r.Node {
 			return nil
 		}
-		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent) && e.Peer == r.Peer && e.Type == typ {
+		if (e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent || e.Kind == schedule.EvWaiting) && e.Peer == r.Peer && e.Type == typ {
 			return e
 		}
 	}
@@ -334,9 +401,85 @@ func parseEntries(s string) ([]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("etcdraft mapper: bad entry term %q in %q", ts, s)
 		}
-		ents = append(ents, map[string]any{"term": t, "value": data})
+		e := map[string]any{"term": t, "value": data}
+		if c, ok := strings.CutPrefix(data, "conf:"); ok {
+			if e["conf"], err = parseConfData(c); err != nil {
+				return nil, fmt.Errorf("etcdraft mapper: entry %q: %v", part, err)
+			}
+		}
+		ents = append(ents, e)
 	}
 	return ents, nil
+}
+
+// parseConfData reads a configuration entry's changes as the adapter
+// writes them after "conf:" ("v4", "joint v4 r2", "auto v4 l2", "leave"):
+// raft.tla's change record, its kind and the servers it makes voters,
+// learners or removes, each in increasing order.
+func parseConfData(s string) (map[string]any, error) {
+	ch := map[string]any{"kind": "simple"}
+	var voters, learners, remove []int64
+	if s == "leave" {
+		ch["kind"], s = "leave", ""
+	} else if rest, ok := strings.CutPrefix(s, "joint "); ok {
+		ch["kind"], s = "joint", rest
+	} else if rest, ok := strings.CutPrefix(s, "auto "); ok {
+		ch["kind"], s = "auto", rest
+	}
+	for _, tok := range strings.Fields(s) {
+		id, err := strconv.ParseInt(tok[1:], 10, 64)
+		if err != nil || id < 1 {
+			return nil, fmt.Errorf("bad change %q", tok)
+		}
+		switch tok[0] {
+		case 'v':
+			voters = append(voters, id)
+		case 'l':
+			learners = append(learners, id)
+		case 'r':
+			remove = append(remove, id)
+		default:
+			return nil, fmt.Errorf("change %q: raft.tla models voters (v), learners (l) and removals (r)", tok)
+		}
+	}
+	ch["voters"], ch["learners"], ch["remove"] = sortedIDs(voters), sortedIDs(learners), sortedIDs(remove)
+	return ch, nil
+}
+
+func sortedIDs(ids []int64) []any {
+	slices.Sort(ids)
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// parseConfig reads a configuration as the adapter reports it ("voters=1,2,3
+// outgoing=1,2 learners=4 learners_next=5 autoleave"): the record raft.tla's
+// AsConfig reads.
+func parseConfig(s string) (map[string]any, error) {
+	lists := map[string][]int64{}
+	auto := false
+	for _, f := range strings.Fields(s) {
+		if f == "autoleave" {
+			auto = true
+			continue
+		}
+		key, ids, ok := strings.Cut(f, "=")
+		if !ok || (key != "voters" && key != "outgoing" && key != "learners" && key != "learners_next") {
+			return nil, fmt.Errorf("etcdraft mapper: bad configuration %q", s)
+		}
+		for _, x := range strings.Split(ids, ",") {
+			id, err := strconv.ParseInt(x, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("etcdraft mapper: bad configuration %q", s)
+			}
+			lists[key] = append(lists[key], id)
+		}
+	}
+	return map[string]any{"voters": sortedIDs(lists["voters"]), "outgoing": sortedIDs(lists["outgoing"]),
+		"learners": sortedIDs(lists["learners"]), "learnersNext": sortedIDs(lists["learners_next"]), "auto": auto}, nil
 }
 
 // server is the model's server of process p.
@@ -364,9 +507,15 @@ func (st *etcdMap) event(k int) error {
 	case schedule.EvRestart:
 		return st.restarted(e)
 	case schedule.EvTimeout:
-		st.timedOut(e)
+		st.timedOut(k)
 	case schedule.EvRequest:
 		return st.requested(k)
+	case schedule.EvAppend:
+		return st.appended(e)
+	case schedule.EvConf:
+		return st.confApplied(e)
+	case schedule.EvProgress:
+		return st.progressed(e)
 	case schedule.EvRole:
 		return st.roleChanged(e)
 	case schedule.EvCommit:
@@ -375,6 +524,9 @@ func (st *etcdMap) event(k int) error {
 		return st.snapshotted(e)
 	case schedule.EvInstall, schedule.EvApply:
 		return st.entryCommitted(e)
+	case schedule.EvLost:
+		st.lost = true
+		st.skip(afterLostWrites)
 	default:
 		st.skip(e.Kind)
 	}
@@ -487,13 +639,37 @@ func (st *etcdMap) restarted(e *schedule.Event) error {
 	return nil
 }
 
+// campaigned says whether the node of timeout event k campaigned: in the
+// same step, it changed role or asked for (pre-)votes (a message kept from
+// leaving by a crash counts).
+func (st *etcdMap) campaigned(k int) bool {
+	t := &st.t[k]
+	for x := k + 1; x < len(st.t) && st.t[x].Step == t.Step; x++ {
+		e := &st.t[x]
+		if e.Node != t.Node {
+			continue
+		}
+		switch {
+		case e.Kind == schedule.EvRole && e.Type != schedule.RoleFollower,
+			(e.Kind == schedule.EvSend || e.Kind == schedule.EvUnsent) && (e.Type == schedule.MsgVote || e.Type == schedule.MsgPreVote):
+			return true
+		case e.Kind == schedule.EvRecv, e.Kind == schedule.EvCrash:
+			return false
+		}
+	}
+	return false
+}
+
 // timedOut maps a timeout: a campaign, or a pre-campaign with PreVote;
-// a leader ignores it.
-func (st *etcdMap) timedOut(e *schedule.Event) {
+// a leader, and a node that may not campaign, ignore it.
+func (st *etcdMap) timedOut(k int) {
+	e := &st.t[k]
 	p := e.Node
 	switch {
 	case st.role[p] == schedule.RoleLeader:
 		st.skip("timeout at a leader")
+	case !st.campaigned(k):
+		st.skip("timeout without a campaign")
 	case st.p.PreVote:
 		st.add(e, "BecomePreCandidate", map[string]any{"i": server(p)})
 		st.role[p] = schedule.RolePreCandidate
@@ -511,6 +687,10 @@ func (st *etcdMap) requested(k int) error {
 	v, err := st.need(e, schedule.ArgValue)
 	if err != nil {
 		return err
+	}
+	if st.p.Appends {
+		st.skip("request (the leader's append shows it)")
+		return nil
 	}
 	if st.role[e.Node] != schedule.RoleLeader {
 		st.skip("request at a non-leader")
@@ -553,6 +733,7 @@ func (st *etcdMap) roleChanged(e *schedule.Event) error {
 		st.add(e, "BecomeLeader", map[string]any{"i": i, "term": v[0]})
 		st.hb.newTerm(p)
 		st.leaderTerm[p] = v[0]
+		st.emptyEntry[p] = true
 	case schedule.RoleFollower:
 		if st.role[p] == schedule.RoleLeader && v[0] == st.leaderTerm[p] {
 			// A leader steps down in its own term: CheckQuorum found no
@@ -580,7 +761,7 @@ func (st *etcdMap) commitAdvanced(e *schedule.Event) error {
 		st.skip("commit at a non-leader")
 		return nil
 	}
-	st.add(e, "AdvanceCommit", map[string]any{"i": server(e.Node), "index": mIndex(v[0])})
+	st.add(e, "AdvanceCommit", map[string]any{"i": server(e.Node), "index": v[0]})
 	return nil
 }
 
@@ -590,7 +771,7 @@ func (st *etcdMap) snapshotted(e *schedule.Event) error {
 		return err
 	}
 	st.committed[v[0]] = v[1]
-	st.add(e, "Snapshot", map[string]any{"i": server(e.Node), "index": mIndex(v[0])})
+	st.add(e, "Snapshot", map[string]any{"i": server(e.Node), "index": v[0]})
 	return nil
 }
 
@@ -638,16 +819,41 @@ func (st *etcdMap) recv(k int) error {
 		st.recvAppResp(e, m)
 	case schedule.MsgSnap:
 		return st.recvSnap(e, m)
+	case schedule.MsgPreVote:
+		// A pre-vote request never moves the receiver's term: its term is
+		// the one the sender would campaign in.
+		st.skip("recv " + e.Type)
 	case schedule.MsgReadIndex:
+		st.updateTerm(e, m)
 		st.recvReadIndex(e, m)
 	case schedule.MsgReadIndexResp:
 		st.recvReadIndexResp(e, m)
 	case schedule.MsgProp:
+		st.updateTerm(e, m)
 		return st.recvProp(k, m)
 	default:
+		st.updateTerm(e, m)
 		st.skip("recv " + e.Type)
 	}
 	return nil
+}
+
+// updateTerm maps what etcd does first with every message of a higher
+// term than the receiver's (raft.go, Step), but for those whose own action
+// above carries the term (vote and append requests and their answers,
+// snapshots, rejected pre-votes) and those that never move it (pre-vote
+// requests, granted pre-votes, a vote request ignored in a leader lease):
+// the receiver becomes a follower in that term (UpdateTerm). The answers
+// to heartbeats and reads, a leader transfer's MsgTimeoutNow and a
+// forwarded MsgTransferLeader do it too.
+func (st *etcdMap) updateTerm(e *schedule.Event, m msgFields) {
+	p := e.Node
+	if m.term <= st.term[p] {
+		return
+	}
+	st.add(e, "UpdateTerm", map[string]any{"i": m.i, "j": m.j, "term": m.term})
+	st.term[p] = m.term
+	st.role[p] = schedule.RoleFollower
 }
 
 func (st *etcdMap) recvVote(k int, m msgFields) {
@@ -666,7 +872,7 @@ func (st *etcdMap) recvVote(k int, m msgFields) {
 		granted = rj == 0
 	}
 	st.add(e, "HandleVoteRequest", map[string]any{"i": m.i, "j": m.j, "term": m.term,
-		"lastLogTerm": mTerm(m.index, m.logterm), "lastLogIndex": mIndex(m.index), "granted": granted})
+		"lastLogTerm": m.logterm, "lastLogIndex": m.index, "granted": granted})
 	if r != nil { // with CheckQuorum, a vote request in the lease is ignored: no answer, no new term
 		st.raise(p, m.term)
 	}
@@ -707,8 +913,8 @@ func (st *etcdMap) recvApp(k int, m msgFields) error {
 		success = rj == 0 && rt == m.term
 	}
 	st.add(e, "HandleAppendRequest", map[string]any{"i": m.i, "j": m.j, "term": m.term,
-		"prevLogIndex": mIndex(m.index), "prevLogTerm": mTerm(m.index, m.logterm),
-		"entries": ents, "commit": mIndex(m.commit), "success": success})
+		"prevLogIndex": m.index, "prevLogTerm": m.logterm,
+		"entries": ents, "commit": m.commit, "success": success})
 	st.raise(e.Node, m.term)
 	return nil
 }
@@ -722,7 +928,7 @@ func (st *etcdMap) recvHeartbeat(k int, m msgFields) {
 	if t, known := arg(e, schedule.ArgCommitTerm); known {
 		ct, ok = t, true // the adapter read it in the sender's log
 	}
-	if commit <= 1 {
+	if commit == 0 {
 		ct, ok = 0, true
 	}
 	if !ok {
@@ -733,8 +939,8 @@ func (st *etcdMap) recvHeartbeat(k int, m msgFields) {
 	}
 	success := st.response(k, schedule.MsgHeartbeatResp) != nil
 	st.add(e, "HandleAppendRequest", map[string]any{"i": m.i, "j": m.j, "term": m.term,
-		"prevLogIndex": mIndex(commit), "prevLogTerm": mTerm(commit, ct),
-		"entries": []any{}, "commit": mIndex(commit), "success": success})
+		"prevLogIndex": commit, "prevLogTerm": ct,
+		"entries": []any{}, "commit": commit, "success": success})
 	st.raise(e.Node, m.term)
 }
 
@@ -743,7 +949,7 @@ func (st *etcdMap) recvAppResp(e *schedule.Event, m msgFields) {
 		st.skip(staleResponse)
 		return
 	}
-	idx, h := mIndex(m.index), mIndex(m.hint)
+	idx, h := m.index, m.hint
 	st.add(e, "HandleAppendResponse", map[string]any{"i": m.i, "j": m.j, "term": m.term,
 		"success": !m.reject, "index": idx, "rejectHint": min(h, idx)})
 	st.raise(e.Node, m.term)
@@ -754,9 +960,75 @@ func (st *etcdMap) recvSnap(e *schedule.Event, m msgFields) error {
 	if err != nil {
 		return err
 	}
+	text, ok := sarg(e, schedule.ArgConfig)
+	if !ok {
+		// A system that does not report it changes no configuration: the
+		// bootstrap's voters.
+		ids := make([]string, st.p.Nodes)
+		for i := range ids {
+			ids[i] = strconv.Itoa(i + 1)
+		}
+		text = "voters=" + strings.Join(ids, ",")
+	}
+	conf, err := parseConfig(text)
+	if err != nil {
+		return err
+	}
 	st.add(e, "HandleSnapshot", map[string]any{"i": m.i, "j": m.j, "term": m.term,
-		"index": mIndex(sv[0]), "snapTerm": mTerm(sv[0], sv[1])})
+		"index": sv[0], "snapTerm": sv[1], "conf": conf})
 	st.raise(e.Node, m.term)
+	return nil
+}
+
+// appended maps the entries a leader appended: one ClientRequest (or
+// ProposeConf) each, but for the empty entry of its term, which
+// BecomeLeader appended.
+func (st *etcdMap) appended(e *schedule.Event) error {
+	p := e.Node
+	s, _ := sarg(e, schedule.ArgEntries)
+	ents, err := parseEntries(s)
+	if err != nil {
+		return err
+	}
+	for k, x := range ents {
+		ent := x.(map[string]any)
+		if k == 0 && st.emptyEntry[p] && ent["value"] == "" && ent["term"] == st.leaderTerm[p] {
+			st.emptyEntry[p] = false
+			continue
+		}
+		if ch, ok := ent["conf"]; ok {
+			st.add(e, "ProposeConf", map[string]any{"i": server(p), "value": ent["value"], "ch": ch})
+		} else {
+			st.add(e, "ClientRequest", map[string]any{"i": server(p), "value": ent["value"]})
+		}
+	}
+	st.emptyEntry[p] = false
+	return nil
+}
+
+// confApplied maps the application of a configuration entry.
+func (st *etcdMap) confApplied(e *schedule.Event) error {
+	v, err := st.need(e, schedule.ArgIndex)
+	if err != nil {
+		return err
+	}
+	text, _ := sarg(e, schedule.ArgConfig)
+	conf, err := parseConfig(text)
+	if err != nil {
+		return err
+	}
+	st.add(e, "ApplyConf", map[string]any{"i": server(e.Node), "index": v[0], "reported": conf})
+	return nil
+}
+
+// progressed maps what a leader believes of a follower.
+func (st *etcdMap) progressed(e *schedule.Event) error {
+	v, err := st.need(e, schedule.ArgMatch, schedule.ArgNext)
+	if err != nil {
+		return err
+	}
+	st.add(e, "FollowerProgress", map[string]any{"i": server(e.Node), "j": server(e.Peer),
+		"match": v[0], "next": v[1], "state": e.Type})
 	return nil
 }
 
@@ -779,14 +1051,18 @@ func (st *etcdMap) recvReadIndexResp(e *schedule.Event, m msgFields) {
 	if m.term > st.term[p] || m.term == st.term[p] && st.role[p] == schedule.RoleFollower {
 		st.answered[p]++
 	}
+	st.updateTerm(e, m)
 	st.skip("recv MsgReadIndexResp")
-	st.raise(p, m.term)
 }
 
 // recvProp maps a proposal forwarded to a leader: one ClientRequest per
 // entry, unless the leader dropped it.
 func (st *etcdMap) recvProp(k int, m msgFields) error {
 	e := &st.t[k]
+	if st.p.Appends {
+		st.skip("recv MsgProp (the leader's append shows it)")
+		return nil
+	}
 	if st.role[e.Node] != schedule.RoleLeader {
 		st.skip("recv MsgProp at a non-leader")
 		return nil

@@ -25,7 +25,8 @@ type divergenceStats struct {
 
 // etcdraftParams is what the mapper needs of an adapter configuration.
 func etcdraftParams(c etcdraft.Config) mapper.EtcdraftParams {
-	return mapper.EtcdraftParams{Nodes: c.Nodes, PreVote: c.PreVote, CheckQuorum: c.CheckQuorum, ReadStates: true}
+	return mapper.EtcdraftParams{Nodes: c.Nodes, Spares: c.Spares, BootLog: c.Bootstrap == etcdraft.BootstrapLog,
+		PreVote: c.PreVote, CheckQuorum: c.CheckQuorum, ReadStates: true, Appends: true}
 }
 
 // simulateEtcdraft runs the adapter on random inputs, maps every trace and
@@ -127,8 +128,38 @@ func TestEtcdraftReplaysOnModel(t *testing.T) {
 }
 
 func TestEtcdraftConsts(t *testing.T) {
-	require.Equal(t, []string{"Servers={1,2,3}"}, mapper.NewEtcdraft(etcdraftParams(etcdraft.ClassicConfig())).Consts())
-	require.Equal(t, []string{"Servers={1}"}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
+	require.Equal(t, []string{"Servers={1,2,3}", "InitVoters={1,2,3}", `Bootstrap="snapshot"`},
+		mapper.NewEtcdraft(etcdraftParams(etcdraft.ClassicConfig())).Consts())
+	require.Equal(t, []string{"Servers={1}", "InitVoters={1}", `Bootstrap="snapshot"`}, mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 1}).Consts())
+	require.Equal(t, []string{"Servers={1,2,3,4}", "InitVoters={1,2,3}", `Bootstrap="log"`},
+		mapper.NewEtcdraft(etcdraftParams(etcdraft.DefaultConfig())).Consts())
+}
+
+// Reconfiguration replays on the model: simple and joint changes,
+// learners, a spare that joins, the library's bootstrap from the log, and
+// every other action of the adapter, on its defaults (the Node API at half
+// the nodes, asynchronous storage writes at the other half).
+func TestEtcdraftConfChangesReplayOnModel(t *testing.T) {
+	runs := 1000
+	if testing.Short() {
+		runs = 200
+	}
+	p := schedule.Shape{Steps: 150, MaxMessages: 5, CrashQuota: 4, Requests: 8,
+		Actions: "deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,conf-change,transfer-leader,read,tick"}
+	for _, cfg := range []etcdraft.Config{etcdraft.DefaultConfig(), withAPI(etcdraft.DefaultConfig(), etcdraft.APIRawNode, etcdraft.BootstrapSnapshot)} {
+		ds, mp := simulateEtcdraft(t, cfg, p, runs, 13)
+		ds.log(t, mp)
+		require.Zero(t, ds.diverged, "api %s, bootstrap %s: divergences: %v", cfg.API, cfg.Bootstrap, ds.reasons)
+		require.Empty(t, ds.violations)
+		for _, a := range []string{"ProposeConf", "ApplyConf", "FollowerProgress"} {
+			require.Positive(t, ds.actions[a], a)
+		}
+	}
+}
+
+func withAPI(c etcdraft.Config, api, boot string) etcdraft.Config {
+	c.API, c.Bootstrap = api, boot
+	return c
 }
 
 // A seeded bug shows as divergences: with forget-hardstate a restarted node
@@ -171,6 +202,31 @@ func TestEtcdraftReadsReplayOnModel(t *testing.T) {
 			require.Positive(t, ds.actions["ConfirmRead stale"])
 			require.Positive(t, ds.actions["StaleAnswer"])
 		}
+	}
+}
+
+// Writes a node's storage holds (hold-writes, persist) map without
+// divergence on both Ready loops: a held write's answer is found where the
+// write becomes durable, and an execution whose crash loses held writes is
+// mapped up to that crash. Every action raft.tla maps is in use.
+func TestEtcdraftHeldWritesReplayOnModel(t *testing.T) {
+	runs := 600
+	if testing.Short() {
+		runs = 150
+	}
+	p := schedule.Shape{Steps: 120, MaxMessages: 5, CrashQuota: 4, Requests: 6,
+		Actions: "deliver,crash,restart,timeout,request,drop,duplicate,deliver-one,partition,heal,transfer-leader,read,tick,hold-writes,persist"}
+	for _, async := range []string{"off", "on", "mixed"} {
+		cfg := etcdraft.DefaultConfig()
+		cfg.Spares, cfg.Bootstrap, cfg.API, cfg.AsyncStorageWrites = 0, etcdraft.BootstrapSnapshot, etcdraft.APIRawNode, async
+		ds, mp := simulateEtcdraft(t, cfg, p, runs, 13)
+		ds.log(t, mp)
+		require.Zero(t, ds.diverged, "async %s: divergences: %v", async, ds.reasons)
+		require.Empty(t, ds.violations, "async %s", async)
+		u := mp.Unmapped()
+		t.Logf("async %s: held %d, persisted %d, events after lost writes %d", async, u[schedule.EvHeld], u[schedule.EvPersist], u["after a crash lost held writes"])
+		require.Positive(t, u[schedule.EvPersist], "async %s: held writes became durable", async)
+		require.Positive(t, u["after a crash lost held writes"], "async %s: a crash lost held writes", async)
 	}
 }
 
@@ -243,4 +299,33 @@ func TestEtcdraftStaleAnswers(t *testing.T) {
 	require.Equal(t, []string{"Timeout", "BecomeLeader", "SendReadIndex", "DuplicateReadIndex",
 		"HandleReadIndex twin=false", "HandleAppendRequest", "ConfirmRead stale=true twin=true",
 		"Crash", "StaleAnswer more=false twin=false"}, got)
+}
+
+// A leader's appends map entry by entry, configuration changes with the
+// change they make; the empty entry of its term is BecomeLeader's. An
+// entry the model cannot read is an error, not a guess.
+func TestEtcdraftAppends(t *testing.T) {
+	role := schedule.Event{Step: 0, Kind: schedule.EvRole, Node: 0, Peer: -1, Type: schedule.RoleLeader, Args: []schedule.Arg{schedule.I("term", 2)}}
+	appendEv := func(entries string) schedule.Event {
+		return schedule.Event{Step: 1, Kind: schedule.EvAppend, Node: 0, Peer: -1, Type: schedule.EvAppend,
+			Args: []schedule.Arg{schedule.I(schedule.ArgIndex, 4), schedule.S(schedule.ArgEntries, entries)}}
+	}
+	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: 3, Spares: 1, BootLog: true, Appends: true})
+	acts, err := mp.Map(nil, &schedule.Execution{Trace: schedule.Trace{role, appendEv("2:,2:conf:joint v4 r3,2:conf:leave,2:v=1,2:conf:l2")}})
+	require.NoError(t, err)
+	var got []string
+	for _, a := range acts {
+		got = append(got, fmt.Sprintf("%s %v", a.Name, a.Params))
+	}
+	require.Equal(t, []string{
+		"Timeout map[i:1]",
+		"BecomeLeader map[i:1 term:2]",
+		"ProposeConf map[ch:map[kind:joint learners:[] remove:[3] voters:[4]] i:1 value:conf:joint v4 r3]",
+		"ProposeConf map[ch:map[kind:leave learners:[] remove:[] voters:[]] i:1 value:conf:leave]",
+		"ClientRequest map[i:1 value:v=1]",
+		"ProposeConf map[ch:map[kind:simple learners:[2] remove:[] voters:[]] i:1 value:conf:l2]",
+	}, got)
+
+	_, err = mp.Map(nil, &schedule.Execution{Trace: schedule.Trace{role, appendEv("2:conf:u4")}})
+	require.ErrorContains(t, err, `change "u4": raft.tla models voters (v), learners (l) and removals (r)`)
 }

@@ -34,15 +34,16 @@
 //     not above the answer's), moved right after the receipt: etcd answers
 //     asynchronously, in real time, so the answer can come after later
 //     events.
+//   - A restart → the member applies the bootstrap's configuration
+//     entries again (conf events: ApplyConf), as etcd does from its WAL
+//     before it may campaign.
 //   - The term of the entry at a heartbeat's commit index (committerm) is
 //     the term the sender's log held there, from the appends it sent and
 //     received.
 //
 // Numbers: etcd bootstraps each member with one configuration entry per
-// member (indexes 1..N, term 1, committed) and starts in term 1, where the
-// model starts with an empty log in term 0. Index k > N-1 of etcd is index
-// k-(N-1) of the etcdraft trace (whose bootstrap snapshot is index 1), and
-// term t is t-1.
+// member (indexes 1..N, term 1, committed) and starts in term 1, as the
+// model does with Bootstrap = "log": indexes and terms are etcd's.
 //
 // Left out of the view, counted by Unmapped: what happens after the last
 // step (the adapter opens the network for its final checks and delivers
@@ -85,7 +86,7 @@ type EtcdWire struct {
 
 // NewEtcdWire returns the mapper for the traces of a cluster with p.
 func NewEtcdWire(p EtcdWireParams) *EtcdWire {
-	return &EtcdWire{p: p, inner: NewEtcdraft(EtcdraftParams{Nodes: p.Nodes, PreVote: p.PreVote, CheckQuorum: true}),
+	return &EtcdWire{p: p, inner: NewEtcdraft(EtcdraftParams{Nodes: p.Nodes, BootLog: true, PreVote: p.PreVote, CheckQuorum: true}),
 		unmapped: map[string]int{}}
 }
 
@@ -94,7 +95,7 @@ func (m *EtcdWire) Consts() []string { return m.inner.Consts() }
 
 // Note says how the system's numbers map onto the model's.
 func (m *EtcdWire) Note() string {
-	return "log indexes and terms: index k of etcd is index k-" + strconv.Itoa(m.p.Nodes) + " of the model, term t is t-1: etcd starts each member in term 1 with one configuration entry per member, the model from an empty log in term 0; member states the wire does not show are inferred from the messages they send"
+	return "log indexes and terms are etcd's (the model starts as etcd does, in term 1 with one configuration entry per member); member states the wire does not show are inferred from the messages they send"
 }
 
 // Unmapped returns how many events of each kind were left out, over all
@@ -199,7 +200,6 @@ func (m *EtcdWire) Normalize(t schedule.Trace) (schedule.Trace, []int, map[strin
 		}
 		st.afterRecv(t, k)
 	}
-	shift(st.out, int64(n-1))
 	for i, o := range st.orig {
 		st.orig[i] = order[o]
 	}
@@ -349,6 +349,15 @@ func (st *wireState) event(t schedule.Trace, k int) {
 		st.down[p], st.role[p] = false, schedule.RoleFollower
 		st.emit(schedule.Event{Step: e.Step, Kind: schedule.EvRestart, Node: p, Peer: -1, Type: "restart",
 			Args: []schedule.Arg{schedule.I(schedule.ArgTerm, st.term[p])}}, k)
+		// A restarted member replays its WAL and applies the bootstrap's
+		// configuration entries (committed from the start) before it may
+		// campaign; the wire shows none of it.
+		var ids []string
+		for x := range len(st.role) {
+			ids = append(ids, strconv.Itoa(x+1))
+			st.infer(&e, k, schedule.EvConf, "conf", schedule.I(schedule.ArgIndex, int64(x+1)),
+				schedule.S(schedule.ArgConfig, "voters="+strings.Join(ids, ",")))
+		}
 	default:
 		st.skip(e.Kind)
 	}
@@ -703,43 +712,4 @@ func failedDeliveries(t schedule.Trace) map[int]bool {
 		}
 	}
 	return out
-}
-
-// shift renumbers indexes and terms from etcd's to the etcdraft trace's
-// (see the package documentation).
-func shift(t schedule.Trace, by int64) {
-	for i := range t {
-		e := &t[i]
-		args := make([]schedule.Arg, len(e.Args))
-		copy(args, e.Args)
-		for j := range args {
-			a := &args[j]
-			switch a.Key {
-			case schedule.ArgIndex, schedule.ArgCommit, schedule.ArgRejectHint, schedule.ArgSnapIndex, schedule.ArgLastIndex:
-				if !a.IsStr && a.Int > 0 {
-					a.Int = max(a.Int-by, 0)
-				}
-			case schedule.ArgTerm, schedule.ArgLogTerm, schedule.ArgSnapTerm, schedule.ArgCommitTerm:
-				if !a.IsStr && a.Int > 0 {
-					a.Int--
-				}
-			case schedule.ArgEntries:
-				a.Str = shiftEntries(a.Str)
-			}
-		}
-		e.Args = args
-	}
-}
-
-func shiftEntries(s string) string {
-	if s == "" {
-		return s
-	}
-	parts := strings.Split(s, ",")
-	for i, part := range parts {
-		ts, data, _ := strings.Cut(part, ":")
-		t, _ := strconv.ParseInt(ts, 10, 64)
-		parts[i] = strconv.FormatInt(max(t-1, 0), 10) + ":" + data
-	}
-	return strings.Join(parts, ",")
 }

@@ -101,6 +101,64 @@ var goldenCases = []goldenCase{
 			"p1 deliver(5), p1 request(7), p2 deliver(5), p1 deliver(5), p0 read, p0 deliver(1), p0 deliver(3)",
 	},
 	{
+		name: "etcdraft-reconfig",
+		about: "The library's bootstrap from the log, with a spare (n4): n1 wins a pre-vote and the election,\n" +
+			"adds n4 as a learner and sends it its snapshot at index 3, which n4 ignores (its configuration\n" +
+			"does not have n4); then a joint change that makes n4 a voter and removes n3, which the leader\n" +
+			"leaves by itself, and n4 installs the snapshot at index 6.",
+		cfg: etcdraft.Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "off",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapLog},
+		steps: "p0 timeout, p1 deliver(5), p2 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), p0 deliver(5), " +
+			"p0 conf-change(add-learner 3), p1 deliver(5), p2 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), " +
+			"p3 deliver(5), p0 deliver(5), p3 deliver(5), p0 deliver(5), p0 conf-change(auto add-voter 3, remove 2), " +
+			"p1 deliver(5), p2 deliver(5), p3 deliver(5), p0 deliver(5), p1 deliver(5), p2 deliver(5), p3 deliver(5), " +
+			"p0 deliver(5), p1 deliver(5), p3 deliver(5), p0 deliver(5), p1 deliver(5), p3 deliver(5)",
+	},
+	{
+		name: "etcdraft-readindexresp-term",
+		about: "A term learnt from a read's answer (PCTCP, raft.tla, seed 1, iteration 11,091, minimized): n2 wins\n" +
+			"term 1 and hands its leadership to n1, which wins term 2; n3, still in term 1, asks n2 for two reads;\n" +
+			"n2 forwards the first to n1, whose MsgReadIndexResp of term 2 moves n3 to term 2 (UpdateTerm).\n" +
+			"n2's heartbeat of term 1 then reaches n3, which refuses it: a stale heartbeat, not a divergence.",
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "mixed",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapSnapshot},
+		steps: "p1 timeout, p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), " +
+			"p1 deliver-one(1), p0 deliver-one(1), p2 deliver-one(3), p1 deliver-one(1), p2 deliver-one(1), p1 deliver-one(1), " +
+			"p1 transfer-leader(p0), p0 deliver-one(2), p1 deliver-one(2), p0 deliver-one(3), p1 deliver-one(1), " +
+			"p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(2), p2 drop(1), p2 read, p2 read, p1 deliver-one(4), " +
+			"p0 deliver-one(2), p1 deliver-one(5), p0 deliver-one(2), p2 deliver-one(9), p2 deliver-one(1)",
+	},
+	{
+		name: "etcdraft-held-vote-released",
+		about: "A held vote released in the step of a stale request (POS, raft.tla, seed 2, iteration 908, minimized):\n" +
+			"n3 holds its writes and grants n2's vote of term 2, its answer waiting for the write; the hold ends in\n" +
+			"the step where n2's duplicate vote request of term 1 reaches n3, which ignores it. The answer released\n" +
+			"then belongs to the term-2 request, not to the stale one.",
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "mixed",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapSnapshot},
+		steps: "p1 timeout, p0 deliver-one(1), p2 drop(1), p2 hold-writes(17), p1 duplicate(1), p1 deliver-one(1), " +
+			"p1 timeout, p1 deliver-one(1), p2 deliver-one(3), p2 hold-writes(3), p2 deliver-one(2), p2 transfer-leader(p1), " +
+			"p2 deliver-one(1)",
+	},
+	{
+		name: "etcdraft-held-stepdown-progress",
+		about: "A leader steps down in a Ready its storage holds (PCTCP, raft.tla, seed 1, iteration 690, minimized):\n" +
+			"n2, leader of term 2 with CheckQuorum, hears from no quorum while its writes are held and steps down\n" +
+			"in the library, which resets its progress tracker; its role event waits with the held Ready. The reset\n" +
+			"progress is its follower term's, not a leader's belief, and is not reported.",
+		cfg: etcdraft.Config{Nodes: 3, Spares: 1, SnapshotEvery: 3, PreVote: true, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "mixed",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapLog},
+		steps: "p1 timeout, p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), " +
+			"p1 deliver-one(1), p1 deliver-one(1), p1 deliver-one(1), p2 deliver-one(1), p2 duplicate(1), p2 deliver-one(1), " +
+			"p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p2 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), " +
+			"p1 deliver-one(1), p1 deliver-one(1), p0 deliver-one(1), p1 deliver-one(1), p0 crash, p0 restart, p0 crash, " +
+			"p1 hold-writes(1), p1 tick(39)",
+	},
+	{
 		name: "microbench-serve-reject",
 		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
 			"tasks, terminated and flushed after its last task: done.",
@@ -119,12 +177,20 @@ var goldenCases = []goldenCase{
 }
 
 // parseSteps reads steps written as schedule.Step.String writes them,
-// separated by commas: "p0 timeout, p1 deliver(1), p0 request(7)".
+// separated by commas: "p0 timeout, p1 deliver(1), p0 request(7)" (a
+// conf-change's own commas stay in its step).
 func parseSteps(t *testing.T, s string) []schedule.Step {
 	t.Helper()
-	var steps []schedule.Step
+	var fields []string
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
+		if f = strings.TrimSpace(f); len(fields) > 0 && !strings.HasPrefix(f, "p") {
+			fields[len(fields)-1] += ", " + f
+			continue
+		}
+		fields = append(fields, f)
+	}
+	var steps []schedule.Step
+	for _, f := range fields {
 		proc, act, _ := strings.Cut(f, " ")
 		name, n, _ := strings.Cut(strings.TrimSuffix(act, ")"), "(")
 		st := schedule.Step{Action: schedule.Action(name)}
@@ -136,8 +202,12 @@ func parseSteps(t *testing.T, s string) []schedule.Step {
 			st.Value, _ = strconv.Atoi(n)
 		case schedule.Drop, schedule.Duplicate, schedule.DeliverOne:
 			st.K, _ = strconv.Atoi(n)
+		case schedule.Tick, schedule.HoldWrites:
+			st.N, _ = strconv.Atoi(n)
 		case schedule.TransferLeader:
 			st.To, _ = strconv.Atoi(strings.TrimPrefix(n, "p"))
+		case schedule.ConfChange:
+			st.Conf = n
 		}
 		require.Equal(t, f, st.String(), "a step of %q", s)
 		steps = append(steps, st)

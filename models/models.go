@@ -45,6 +45,8 @@ type Spec struct {
 	// model's cfg. It may declare no variable of its own, so that its
 	// states are the model's.
 	Extend string
+	// Interpret evaluates with the interpreter alone (tlc.Spec.Interpret).
+	Interpret bool
 }
 
 // Load parses and compiles a model. A name that is not an existing file
@@ -71,16 +73,22 @@ func ViewName(s Spec) (string, error) {
 // model's sources.
 func (s Spec) source() (tlc.Spec, error) {
 	if s.Model == "" {
-		return tlc.Spec{}, fmt.Errorf("no model given (--model FILE.tla, or one of %v)", Embedded())
+		return tlc.Spec{}, fmt.Errorf("no model given (--model FILE.tla, or one of %s)", strings.Join(Embedded(), ", "))
 	}
-	ts := tlc.Spec{Module: s.Model, Config: s.Config, Consts: s.Consts, View: s.View, NoView: s.NoView, Extend: s.Extend}
+	if st, err := os.Stat(s.Model); err == nil && st.IsDir() {
+		return tlc.Spec{}, fmt.Errorf("model %s: is a directory, not a .tla file", s.Model)
+	}
+	ts := tlc.Spec{Module: s.Model, Config: s.Config, Consts: s.Consts, View: s.View, NoView: s.NoView, Extend: s.Extend, Interpret: s.Interpret}
 	if fileExists(s.Model) {
+		if s.Config != "" && !fileExists(s.Config) {
+			return tlc.Spec{}, fmt.Errorf("model %s: its cfg %s: no such file", s.Model, s.Config)
+		}
 		return ts, nil
 	}
 	name := strings.TrimSuffix(filepath.Base(s.Model), ".tla")
 	src, err := files.ReadFile(name + ".tla")
 	if err != nil || s.Model != name && s.Model != name+".tla" {
-		return tlc.Spec{}, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %v)", s.Model, Embedded())
+		return tlc.Spec{}, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %s)", s.Model, strings.Join(Embedded(), ", "))
 	}
 	ts.Module, ts.Source = name+".tla", src
 	if s.Config != "" {
@@ -88,6 +96,8 @@ func (s Spec) source() (tlc.Spec, error) {
 		// file is an error, not the embedded cfg of the same name.
 		if csrc, rerr := files.ReadFile(s.Config); rerr == nil && filepath.Base(s.Config) == s.Config && !fileExists(s.Config) {
 			ts.ConfigSource = csrc
+		} else if !fileExists(s.Config) {
+			return tlc.Spec{}, fmt.Errorf("model %s: its cfg %s: no such file, and not one of the embedded cfgs", s.Model, s.Config)
 		}
 		return ts, nil
 	}

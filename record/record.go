@@ -37,15 +37,19 @@ var ErrStoreLost = errors.New("the store lost what it held")
 
 // Counters are the campaign's running totals.
 type Counters struct {
-	Iterations  int64   `json:"iterations"`  // inputs executed, over all sessions
-	Interesting int64   `json:"interesting"` // inputs added to the corpus by fuzzing
-	Failures    int64   `json:"failures"`    // executions that showed a bug
-	Divergences int64   `json:"divergences"` // executions whose trace diverged from the model
+	Iterations  int64 `json:"iterations"`  // inputs executed, over all sessions
+	Interesting int64 `json:"interesting"` // inputs added to the corpus by fuzzing
+	Failures    int64 `json:"failures"`    // executions that showed a bug (a known disagreement is none)
+	Divergences int64 `json:"divergences"` // executions whose trace diverged from the model (known disagreements included)
+	// Known counts the executions that showed a known disagreement
+	// between the model and the system (schedule.Failure.Known).
+	Known       int64   `json:"known,omitempty"`
 	HarnessErrs int64   `json:"harness_errors"`
 	RunSeconds  float64 `json:"run_seconds"` // time spent fuzzing, over all sessions
 	Sessions    int     `json:"sessions"`
 	NextInputID uint64  `json:"next_input_id"`
 	NextBugID   int     `json:"next_bug_id"`
+	NextKnownID int     `json:"next_known_id,omitempty"`
 	NextStats   uint64  `json:"next_stats,omitempty"` // seq of the next stats snapshot
 }
 
@@ -62,9 +66,11 @@ type InputRecord struct {
 	Input      *schedule.Input `json:"input"`
 }
 
-// BugRecord is one distinct bug, deduplicated by Signature.
+// BugRecord is one distinct bug, deduplicated by Signature; or, when Known
+// is set, one known disagreement between the model and the system, which
+// is counted and listed apart and is not a bug.
 type BugRecord struct {
-	ID             string          `json:"id"` // "B1", "B2", ...
+	ID             string          `json:"id"` // "B1", "B2", ...; "K1", "K2", ... for known disagreements
 	Kind           string          `json:"kind"`
 	Signature      string          `json:"signature"`
 	Message        string          `json:"message"`
@@ -84,6 +90,10 @@ type BugRecord struct {
 	// MinimizeNote says why there is no minimized input (the input did
 	// not show the bug again when replayed: a flaky bug).
 	MinimizeNote string `json:"minimize_note,omitempty"`
+	// Known is the id of the known disagreement this record counts
+	// (schedule.Failure.Known), "" for a bug. A known disagreement is
+	// not minimized.
+	Known string `json:"known,omitempty"`
 }
 
 // Reproducer is the input to replay a bug with: the minimized one when
@@ -105,7 +115,8 @@ type StatsRecord struct {
 	Iterations  int64          `json:"iterations"`
 	ExecsPerSec float64        `json:"execs_per_sec"` // this session so far
 	Corpus      int64          `json:"corpus"`
-	Bugs        int            `json:"bugs"`
+	Bugs        int            `json:"bugs"`            // known disagreements left out
+	Known       int            `json:"known,omitempty"` // known disagreements met
 	Failures    int64          `json:"failures"`
 	Coverage    map[string]int `json:"coverage"`
 	RSSBytes    int64          `json:"rss_bytes,omitempty"`  // of the modelfuzz process

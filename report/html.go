@@ -414,6 +414,16 @@ type Campaign struct {
 	Settings [][2]string
 	Plots    []Figure
 	Bugs     []BugSection
+	// Known are the known disagreements of the model with the system the
+	// campaign met: not bugs, a row each.
+	Known []KnownRow
+}
+
+// KnownRow is one known disagreement a campaign met.
+type KnownRow struct {
+	ID, Kind, Known, What         string
+	Hits                          int64
+	FirstIteration, LastIteration int64
 }
 
 // BugSection describes one distinct bug of a campaign.

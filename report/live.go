@@ -24,12 +24,16 @@ type LivePage struct {
 	Rates, Queue, Settings [][2]string
 	Plots                  []Figure
 	Bugs                   []LiveBug
+	// Known are the known disagreements of the model with the system the
+	// campaign met: not bugs, listed apart.
+	Known []LiveBug
 }
 
 // LiveBug is one bug of a running campaign: a row of the status page, and
 // its own page.
 type LiveBug struct {
 	ID, Kind, Signature, Message  string
+	Known                         string // the known disagreement a K record counts
 	Link                          string // its page, relative to the status page
 	Hits                          int64
 	FirstIteration, LastIteration int64

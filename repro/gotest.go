@@ -162,6 +162,7 @@ var actionNames = map[schedule.Action]string{
 	schedule.Partition: "Partition", schedule.Heal: "Heal", schedule.Crash: "Crash", schedule.Restart: "Restart",
 	schedule.Timeout: "Timeout", schedule.Tick: "Tick", schedule.Request: "Request", schedule.Read: "Read",
 	schedule.TransferLeader: "TransferLeader", schedule.ConfChange: "ConfChange",
+	schedule.HoldWrites: "HoldWrites", schedule.Persist: "Persist",
 }
 
 // stepLiteral renders a step as a Go composite literal.

@@ -303,6 +303,9 @@ func Timeline(spec *SystemSpec, in *Input, ex *Execution) string {
 				fmt.Fprintf(&b, "          %-*s  -> %-*s  %s\n", width, name(e.Node), width, name(e.Peer), spec.label(e))
 			case EvRecv:
 				fmt.Fprintf(&b, "          %-*s  <- %-*s  %s\n", width, name(e.Node), width, name(e.Peer), spec.label(e))
+			case EvProgress:
+				// What a leader believes of a follower: the follower too.
+				fmt.Fprintf(&b, "          %-*s  PROGRESS %s %s\n", width, name(e.Node), name(e.Peer), spec.label(e))
 			default:
 				fmt.Fprintf(&b, "          %-*s  %s\n", width, name(e.Node), spec.eventText(e))
 			}

@@ -25,8 +25,12 @@ func (p Shape) Validate() error {
 	switch {
 	case p.Steps < 1:
 		return fmt.Errorf("--steps must be at least 1, got %d", p.Steps)
+	case p.Steps > MaxSteps:
+		return fmt.Errorf("--steps %d: at most %d steps an input (schedule.MaxSteps)", p.Steps, MaxSteps)
 	case p.MaxMessages < 1:
 		return fmt.Errorf("--max-messages must be at least 1, got %d", p.MaxMessages)
+	case p.MaxMessages > MaxMessages:
+		return fmt.Errorf("--max-messages %d: at most %d messages a step (schedule.MaxMessages)", p.MaxMessages, MaxMessages)
 	case p.CrashQuota < 0:
 		return fmt.Errorf("--crash-quota must not be negative, got %d", p.CrashQuota)
 	case p.Requests < 0:
@@ -36,6 +40,35 @@ func (p Shape) Validate() error {
 	}
 	if _, err := ParseActions(p.Actions); err != nil {
 		return fmt.Errorf("--actions: %v", err)
+	}
+	return nil
+}
+
+// Check checks that in has the shape of the inputs a campaign with p makes
+// (an imported input): at most Steps steps, of its Actions, delivering at
+// most MaxMessages messages a step, with at most CrashQuota crashes.
+func (p Shape) Check(in *Input) error {
+	if len(in.Steps) > p.Steps {
+		return fmt.Errorf("%d steps, more than the campaign's --steps %d", len(in.Steps), p.Steps)
+	}
+	acts, err := ParseActions(p.Actions)
+	if err != nil {
+		return err
+	}
+	crashes := 0
+	for i, st := range in.Steps {
+		if len(acts) > 0 && !slices.Contains(acts, st.Action) {
+			return stepError(i, st, fmt.Errorf("not one of the campaign's --actions %s", p.Actions))
+		}
+		if st.Action == Deliver && st.Messages > p.MaxMessages {
+			return stepError(i, st, fmt.Errorf("\"messages\" %d, more than the campaign's --max-messages %d", st.Messages, p.MaxMessages))
+		}
+		if st.Action == Crash {
+			crashes++
+		}
+	}
+	if crashes > p.CrashQuota {
+		return fmt.Errorf("%d crash steps, more than the campaign's --crash-quota %d", crashes, p.CrashQuota)
 	}
 	return nil
 }
@@ -55,7 +88,7 @@ type Generator struct {
 // others, when a random step is not a timeout, crash or restart.
 var extWeight = map[Action]int{
 	Drop: 5, Duplicate: 4, DeliverOne: 10, Partition: 2, Heal: 3,
-	ConfChange: 4, TransferLeader: 3, Read: 6, Tick: 8,
+	ConfChange: 4, TransferLeader: 3, Read: 6, Tick: 8, HoldWrites: 3, Persist: 2,
 }
 
 // extShare is the percentage of would-be deliver steps that become one of
@@ -65,6 +98,10 @@ const extShare = 25
 // maxTicks bounds a tick step's n: above the election timeout of the
 // adapters' defaults (10), so that one step can expire a lease.
 const maxTicks = 40
+
+// maxHold bounds a hold-writes step's n, the steps its writes wait at
+// most: about five steps of each process of a cluster of four.
+const maxHold = 20
 
 // NewGenerator returns a generator for the system described by spec.
 func NewGenerator(spec *SystemSpec, p Shape) (*Generator, error) {
@@ -223,6 +260,8 @@ func (g *Generator) NewerStep(r *rand.Rand, p int) Step {
 		st.K = 1 + r.IntN(g.p.MaxMessages)
 	case Tick:
 		st.N = 1 + r.IntN(maxTicks)
+	case HoldWrites:
+		st.N = 1 + r.IntN(maxHold)
 	case TransferLeader:
 		st.To = r.IntN(n)
 	case Partition:

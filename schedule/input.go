@@ -3,12 +3,13 @@ package schedule
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 )
 
 // Action is what a step asks of a process.
@@ -55,12 +56,19 @@ const (
 	Read Action = "read"
 	// Tick advances the process's logical clock by N ticks.
 	Tick Action = "tick"
+	// HoldWrites makes the process's storage hold its writes (they wait,
+	// in order, not durable, their acknowledgements with them) until a
+	// Persist step at the process, or until N more steps have run.
+	HoldWrites Action = "hold-writes"
+	// Persist makes the writes the process's storage holds durable, in
+	// order, and hands their acknowledgements on.
+	Persist Action = "persist"
 )
 
 // AllActions lists the actions in a fixed order (the stored inputs' action
 // numbers: new actions go at the end).
 var AllActions = []Action{Deliver, Crash, Restart, Timeout, Request,
-	Drop, Duplicate, DeliverOne, Partition, Heal, ConfChange, TransferLeader, Read, Tick}
+	Drop, Duplicate, DeliverOne, Partition, Heal, ConfChange, TransferLeader, Read, Tick, HoldWrites, Persist}
 
 // BaseActions are the actions of every adapter.
 var BaseActions = AllActions[:5]
@@ -192,7 +200,7 @@ func (s Step) Call() string {
 		return arg(strconv.Itoa(s.Value))
 	case Drop, Duplicate, DeliverOne:
 		return arg(strconv.Itoa(s.K))
-	case Tick:
+	case Tick, HoldWrites:
 		return arg(strconv.Itoa(s.N))
 	case TransferLeader:
 		return arg("p" + strconv.Itoa(s.To))
@@ -267,6 +275,25 @@ type Input struct {
 // InputVersion is the version of the JSON encoding of inputs.
 const InputVersion = 1
 
+// The limits of an input and of its execution: each is checked where the
+// input is read or validated, and named in the error that refuses it, so
+// that no input (a mistyped flag, an edited file, a mutant) can make an
+// execution run for hours or take the machine's memory.
+const (
+	// MaxSteps is the most steps an input has (--steps is at most it).
+	MaxSteps = 10000
+	// MaxTicks is the most ticks one tick step advances a clock by.
+	MaxTicks = 1000
+	// MaxMessages is the most messages one deliver step asks for, and the
+	// highest position ("k") of a pending message a step names.
+	MaxMessages = 1000
+	// MaxInputBytes is the largest input file read (and imported).
+	MaxInputBytes = 16 << 20
+	// MaxEvents is the most events one execution records: an execution
+	// that reaches it is stopped there (ErrTooManyEvents).
+	MaxEvents = 200000
+)
+
 // Clone returns a deep copy of the input.
 func (in *Input) Clone() *Input {
 	return &Input{Steps: append([]Step(nil), in.Steps...)}
@@ -284,12 +311,23 @@ func (in *Input) Validate(spec *SystemSpec) error {
 	if in == nil {
 		return fmt.Errorf("input is empty")
 	}
+	if len(in.Steps) > MaxSteps {
+		return tooManySteps(len(in.Steps))
+	}
 	for i, s := range in.Steps {
 		if err := s.validate(spec); err != nil {
-			return fmt.Errorf("step %d (%s): %w", i, s.Action, err)
+			return stepError(i, s, err)
 		}
 	}
 	return nil
+}
+
+// stepError says which step err is about: "step 3 (tick): ...".
+func stepError(i int, s Step, err error) error {
+	if !s.Action.Valid() {
+		return fmt.Errorf("step %d: %w", i, err)
+	}
+	return fmt.Errorf("step %d (%s): %w", i, s.Action, err)
 }
 
 func (s Step) validate(spec *SystemSpec) error {
@@ -307,6 +345,9 @@ func (s Step) validate(spec *SystemSpec) error {
 		if s.Messages < 1 {
 			return fmt.Errorf("deliver needs \"messages\" >= 1, got %d", s.Messages)
 		}
+		if s.Messages > MaxMessages {
+			return fmt.Errorf("\"messages\" %d: at most %d messages a step (schedule.MaxMessages)", s.Messages, MaxMessages)
+		}
 	case Request:
 		takes = "value"
 	case Drop, Duplicate, DeliverOne:
@@ -314,10 +355,16 @@ func (s Step) validate(spec *SystemSpec) error {
 		if s.K < 1 {
 			return fmt.Errorf("%s needs \"k\" >= 1 (which pending message), got %d", s.Action, s.K)
 		}
-	case Tick:
+		if s.K > MaxMessages {
+			return fmt.Errorf("\"k\" %d: at most %d (schedule.MaxMessages)", s.K, MaxMessages)
+		}
+	case Tick, HoldWrites:
 		takes = "n"
 		if s.N < 1 {
-			return fmt.Errorf("tick needs \"n\" >= 1, got %d", s.N)
+			return fmt.Errorf("%s needs \"n\" >= 1, got %d", s.Action, s.N)
+		}
+		if s.N > MaxTicks {
+			return fmt.Errorf("\"n\" %d: at most %d ticks a step (schedule.MaxTicks)", s.N, MaxTicks)
 		}
 	case TransferLeader:
 		takes = "to"
@@ -503,7 +550,9 @@ func EncodeInputFor(in *Input, sys *InputSystem) []byte {
 }
 
 // DecodeInput parses and validates an input file. Unknown fields, a wrong
-// version and invalid steps are errors naming the problem.
+// version and invalid steps are errors naming the problem and, where it
+// has one, its line and column (a *jsonerr.Error: jsonerr.In names the
+// file).
 func DecodeInput(data []byte) (*Input, error) {
 	in, _, err := DecodeInputFile(data)
 	return in, err
@@ -512,56 +561,163 @@ func DecodeInput(data []byte) (*Input, error) {
 // DecodeInputFile is DecodeInput that also returns the system the file
 // names (nil when it names none).
 func DecodeInputFile(data []byte) (*Input, *InputSystem, error) {
+	if len(data) > MaxInputBytes {
+		return nil, nil, tooLarge(int64(len(data)))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil, &jsonerr.Error{Msg: "empty file, not an input"}
+	}
+	if e := jsonerr.Check(data); e != nil {
+		return nil, nil, e
+	}
+	// An input is an object: say so before encoding/json reads the rest
+	// of whatever it is.
+	if first := bytes.TrimLeft(data, " \t\r\n"); first[0] != '{' {
+		return nil, nil, jsonerr.At(data, int64(len(data)-len(first)), "want an object {\"version\": %d, \"steps\": [...]}, found %s", InputVersion, kindOf(first[0]))
+	}
 	var raw struct {
 		Version *int            `json:"version"`
 		System  *InputSystem    `json:"system"`
 		Steps   json.RawMessage `json:"steps"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, nil, fmt.Errorf("input: %s", jsonErr(data, err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, fmt.Errorf("input: trailing data after the JSON object")
+	if err := jsonerr.Decode(data, &raw); err != nil {
+		return nil, nil, err
 	}
 	if raw.Version == nil {
-		return nil, nil, fmt.Errorf("input: missing \"version\" (want %d)", InputVersion)
+		return nil, nil, &jsonerr.Error{Msg: fmt.Sprintf("missing \"version\" (want %d)", InputVersion)}
 	}
 	if *raw.Version != InputVersion {
-		return nil, nil, fmt.Errorf("input: unsupported version %d (want %d)", *raw.Version, InputVersion)
+		return nil, nil, &jsonerr.Error{Msg: fmt.Sprintf("unsupported version %d (want %d)", *raw.Version, InputVersion)}
 	}
-	if raw.Steps == nil {
-		return nil, nil, fmt.Errorf("input: missing \"steps\"")
+	if raw.Steps == nil || string(raw.Steps) == "null" {
+		return nil, nil, &jsonerr.Error{Msg: "missing \"steps\""}
 	}
 	if raw.System != nil && raw.System.Adapter == "" {
-		return nil, nil, fmt.Errorf("input: \"system\" names no \"adapter\"")
+		return nil, nil, &jsonerr.Error{Msg: "\"system\" names no \"adapter\""}
+	}
+	// The steps one by one, each with its place in the file.
+	base := int64(bytes.Index(data, raw.Steps))
+	if raw.Steps[0] != '[' {
+		return nil, nil, jsonerr.At(data, base, "\"steps\" is %s, want an array", kindOf(raw.Steps[0]))
 	}
 	in := &Input{}
-	sd := json.NewDecoder(bytes.NewReader(raw.Steps))
-	sd.DisallowUnknownFields()
-	if err := sd.Decode(&in.Steps); err != nil {
-		// Positions in the file, not in its steps.
-		if base := int64(bytes.Index(data, raw.Steps)); base > 0 {
-			switch e := err.(type) {
-			case *json.SyntaxError:
-				e.Offset += base
-			case *json.UnmarshalTypeError:
-				e.Offset += base
+	dec := json.NewDecoder(bytes.NewReader(raw.Steps))
+	dec.Token() // the '[' seen above
+	for dec.More() {
+		if len(in.Steps) == MaxSteps {
+			n := len(in.Steps)
+			for dec.More() {
+				var skip json.RawMessage
+				if dec.Decode(&skip) != nil {
+					break
+				}
+				n++
 			}
-			return nil, nil, fmt.Errorf("input: steps: %s", jsonErr(data, err))
+			return nil, nil, tooManySteps(n)
 		}
-		return nil, nil, fmt.Errorf("input: steps: %s", jsonErr(raw.Steps, err))
-	}
-	if err := in.Validate(nil); err != nil {
-		return nil, nil, fmt.Errorf("input: %w", err)
+		at := skipSpace(raw.Steps, dec.InputOffset())
+		var one json.RawMessage
+		if err := dec.Decode(&one); err != nil {
+			return nil, nil, jsonerr.Describe(data, offsetError(err, base))
+		}
+		var st Step
+		sd := json.NewDecoder(bytes.NewReader(one))
+		sd.DisallowUnknownFields()
+		if err := sd.Decode(&st); err != nil {
+			e := jsonerr.Describe(one, err)
+			if e.Line > 0 { // placed in the step: place it in the file
+				return nil, nil, jsonerr.At(data, base+at+offsetIn(one, e.Line, e.Col), "%s", e.Msg)
+			}
+			return nil, nil, jsonerr.At(data, base+at, "step %d: %s", len(in.Steps), e.Msg)
+		}
+		if err := st.validate(nil); err != nil {
+			return nil, nil, jsonerr.At(data, base+at, "%v", stepError(len(in.Steps), st, err))
+		}
+		in.Steps = append(in.Steps, st)
 	}
 	return in, raw.System, nil
 }
 
-// jsonErr adds a line:column position to encoding/json's errors and
-// words them in JSON's terms.
-func jsonErr(data []byte, err error) string { return jsonerr.Describe(data, err) }
+// ReadInputFile reads and decodes the input file at path. Its errors name
+// the file: "input F:3:7: step 2 (tick): ...".
+func ReadInputFile(path string) (*Input, *InputSystem, error) {
+	data, err := jsonerr.ReadFile(path, MaxInputBytes, "an input file", "schedule.MaxInputBytes")
+	if err != nil {
+		return nil, nil, fmt.Errorf("input %w", err)
+	}
+	in, sys, err := DecodeInputFile(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input %w", jsonerr.In(path, err))
+	}
+	return in, sys, nil
+}
+
+func tooLarge(n int64) error {
+	return &jsonerr.Error{Msg: fmt.Sprintf("%s: an input holds at most %s (schedule.MaxInputBytes)", jsonerr.SizeText(n), jsonerr.SizeText(MaxInputBytes))}
+}
+
+func tooManySteps(n int) error {
+	return fmt.Errorf("%d steps: at most %d steps an input (schedule.MaxSteps)", n, MaxSteps)
+}
+
+// kindOf names the JSON value that starts with c.
+func kindOf(c byte) string {
+	switch {
+	case c == '[':
+		return "an array"
+	case c == '{':
+		return "an object"
+	case c == '"':
+		return "a string"
+	case c == 'n':
+		return "null"
+	case c == 't' || c == 'f':
+		return "true or false"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	}
+	return fmt.Sprintf("%q", rune(c))
+}
+
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// offsetError moves the offset of a syntax or type error by base.
+func offsetError(err error, base int64) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		se.Offset += base
+	case errors.As(err, &te):
+		te.Offset += base
+	}
+	return err
+}
+
+// offsetIn is the byte offset of line:col (1-based) in data.
+func offsetIn(data []byte, line, col int) int64 {
+	l, c := 1, 1
+	for i := range data {
+		if l == line && c == col {
+			return int64(i)
+		}
+		if data[i] == '\n' {
+			l, c = l+1, 1
+		} else if data[i]&0xc0 != 0x80 {
+			c++
+		}
+	}
+	return int64(len(data))
+}
+
+// jsonErr words encoding/json's errors in JSON's terms, with a
+// line:column position.
+func jsonErr(data []byte, err error) string { return jsonerr.Describe(data, err).Error() }
 
 // LineColumn is the position of the byte encoding/json's errors point at:
 // their Offset counts the bytes read, the offending one included.

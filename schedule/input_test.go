@@ -3,6 +3,8 @@ package schedule
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,29 +50,66 @@ func TestInputRoundTrip(t *testing.T) {
 
 func TestDecodeInputErrors(t *testing.T) {
 	cases := map[string]string{
-		``:                               "empty document",
-		`{"version":1,"steps":[`:         "unexpected EOF",
-		`{"version": 1, "steps": [}`:     "line 1, column 26",
+		``:                               "empty file, not an input",
+		" \n\t":                          "empty file, not an input",
+		`{"version":1,"steps":[`:         "1:23: the document ends early: cut short?",
+		`{"version": 1, "steps": [}`:     "1:26: want a value (an object, an array, a string, a number, true, false or null), found '}'",
 		`{"steps":[]}`:                   `missing "version"`,
 		`{"version":2,"steps":[]}`:       "unsupported version 2",
+		`{"version":"1","steps":[]}`:     `1:2: "version" is a string, want an integer`,
 		`{"version":1}`:                  `missing "steps"`,
-		`{"version":1,"steps":[],"x":1}`: `unknown field "x"`,
-		`{"version":1,"steps":[{"process":0,"action":"jump"}]}`:             `step 0 (jump): unknown action "jump"`,
-		`{"version":1,"steps":[{"process":0,"action":"deliver"}]}`:          `deliver needs "messages" >= 1`,
-		`{"version":1,"steps":[{"process":-1,"action":"crash"}]}`:           "process -1 is negative",
-		`{"version":1,"steps":[{"process":0,"action":"crash","value":3}]}`:  "crash takes no",
-		`{"version":1,"steps":[{"process":"a","action":"crash"}]}`:          `line 1, column 36: "process" is a string, want an integer`,
-		`{"version":1,"system":{"config":{}},"steps":[]}`:                   `"system" names no "adapter"`,
-		`{"version":1,"steps":[{"process":0,"action":"crash","colour":1}]}`: `unknown field "colour"`,
-		`{"version":1,"steps":[]} {}`:                                       "trailing data",
+		`{"version":1,"steps":{}}`:       `1:22: "steps" is an object, want an array`,
+		`{"version":1,"steps":[],"x":1}`: `1:25: unknown field "x"`,
+		`[1,2]`:                          `1:1: want an object {"version": 1, "steps": [...]}, found an array`,
+		"\xef\xbb\xbf{}":                 "1:1: the file starts with a byte order mark",
+		"\xff\xfe{\x00}\x00":             "1:1: the file is UTF-16",
+		"{\"version\":1,\"steps\":[{\"process\":0,\"action\":\"\xdcber\"}]}":       "1:46: byte 0xDC is not UTF-8",
+		`{"version":1,"steps":[{"process":0,"action":"request","value":NaN}]}`:     "1:63: NaN and Infinity are not JSON numbers",
+		`{"version":1,"steps":[{"process":0,"action":"jump"}]}`:                    `1:23: step 0: unknown action "jump"`,
+		`{"version":1,"steps":[{"process":0,"action":"deliver"}]}`:                 `1:23: step 0 (deliver): deliver needs "messages" >= 1`,
+		`{"version":1,"steps":[{"process":0,"action":"deliver","messages":1001}]}`: `"messages" 1001: at most 1000 messages a step (schedule.MaxMessages)`,
+		`{"version":1,"steps":[{"process":0,"action":"tick","n":1001}]}`:           `"n" 1001: at most 1000 ticks a step (schedule.MaxTicks)`,
+		`{"version":1,"steps":[{"process":0,"action":"drop","k":1001}]}`:           `"k" 1001: at most 1000 (schedule.MaxMessages)`,
+		`{"version":1,"steps":[{"process":-1,"action":"crash"}]}`:                  "process -1 is negative",
+		`{"version":1,"steps":[{"process":0,"action":"crash","value":3}]}`:         "crash takes no",
+		`{"version":1,"steps":[{"process":"a","action":"crash"}]}`:                 `1:24: "process" is a string, want an integer`,
+		`{"version":1,"steps":[{"process":1e30,"action":"crash"}]}`:                `1:24: "process" is the number 1e30, out of range for an integer`,
+		`{"version":1,"steps":[{"process":1.5,"action":"crash"}]}`:                 `1:24: "process" is the number 1.5, want an integer`,
+		`{"version":1,"system":{"config":{}},"steps":[]}`:                          `"system" names no "adapter"`,
+		`{"version":1,"steps":[{"process":0,"action":"crash","colour":1}]}`:        `1:53: unknown field "colour"`,
+		`{"version":1,"steps":[]} {}`:                                              "1:26: trailing data after the document",
+		`{"version":1,"steps":[` + strings.Repeat("[", 10001):                      "nested too deeply",
 	}
 	for src, want := range cases {
 		_, err := DecodeInput([]byte(src))
 		require.Error(t, err, src)
 		require.Contains(t, err.Error(), want, src)
-		require.NotContains(t, err.Error(), "Go struct field", "JSON's words, not Go's")
+		for _, goWords := range []string{"Go struct field", "invalid character", "unexpected EOF", "json: ", "exceeded max depth"} {
+			require.NotContains(t, err.Error(), goWords, "JSON's words, not Go's")
+		}
 		require.NotContains(t, err.Error(), "\n", "errors are one line")
 	}
+	many := `{"version":1,"steps":[` + strings.Repeat(`{"process":0,"action":"timeout"},`, MaxSteps) + `{"process":0,"action":"timeout"}]}`
+	_, err := DecodeInput([]byte(many))
+	require.EqualError(t, err, "10001 steps: at most 10000 steps an input (schedule.MaxSteps)")
+	_, err = DecodeInput(make([]byte, MaxInputBytes+1))
+	require.ErrorContains(t, err, "an input holds at most 16 MiB (schedule.MaxInputBytes)")
+}
+
+// An input file is read within MaxInputBytes, and its errors name it with
+// the line and column.
+func TestReadInputFile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"version\": 1, \"steps\": [\n  {\"process\": 0, \"action\": \"tick\", \"n\": 5000}\n]}"), 0o644))
+	_, _, err := ReadInputFile(bad)
+	require.EqualError(t, err, "input "+bad+":2:3: step 0 (tick): \"n\" 5000: at most 1000 ticks a step (schedule.MaxTicks)")
+	_, _, err = ReadInputFile(filepath.Join(dir, "missing.json"))
+	require.EqualError(t, err, "input "+filepath.Join(dir, "missing.json")+": no such file")
+	_, _, err = ReadInputFile(dir)
+	require.EqualError(t, err, "input "+dir+": is a directory, not an input file")
+	_, _, err = ReadInputFile("/dev/zero")
+	require.EqualError(t, err, "input /dev/zero: larger than 16 MiB: an input file holds at most 16 MiB (schedule.MaxInputBytes)")
 }
 
 func TestValidateAgainstSpec(t *testing.T) {
@@ -105,6 +144,7 @@ func TestNewActionsJSON(t *testing.T) {
 		{Process: 0, Action: Crash, Point: AfterPersist}, {Process: 0, Action: Partition, Set: 0b110},
 		{Process: 0, Action: Heal}, {Process: 2, Action: ConfChange, Conf: "leave"},
 		{Process: 2, Action: ConfChange, Conf: "add-learner 3"}, {Process: 1, Action: Read},
+		{Process: 1, Action: HoldWrites, N: 7}, {Process: 1, Action: Persist},
 	}}
 	b := EncodeInput(in)
 	require.Contains(t, string(b), `{"process":1,"action":"transfer-leader","to":0}`)
@@ -114,10 +154,13 @@ func TestNewActionsJSON(t *testing.T) {
 	require.Equal(t, in, got)
 	require.Equal(t, "p0 partition{1,2}", in.Steps[5].String())
 	require.Equal(t, "p1 transfer-leader(p0)", in.Steps[3].String())
+	require.Equal(t, "p1 hold-writes(7)", in.Steps[10].String())
+	require.Contains(t, string(b), `{"process":1,"action":"hold-writes","n":7}`)
 
 	for _, bad := range []Step{
 		{Action: Drop}, {Action: Tick, N: 1, K: 1}, {Action: Crash, Point: "soon"},
 		{Action: Partition}, {Action: ConfChange, Conf: "add-voter 1, remove 1"}, {Action: Read, Value: 1},
+		{Action: HoldWrites}, {Action: Persist, N: 1},
 	} {
 		require.Error(t, (&Input{Steps: []Step{bad}}).Validate(nil), "%+v", bad)
 	}

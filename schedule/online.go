@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -54,19 +55,37 @@ func StepperErr(s Stepper) error {
 
 // RunSteps runs the steps of in on s (Begin, Step until one ends the
 // execution, End): the Execute of a Stepper, so that an input and an
-// online run take the same path. The caller validates in.
+// online run take the same path. The caller validates in. An execution
+// whose trace passes MaxEvents is stopped after that step, with Limit set.
 func RunSteps(s interface {
 	Begin()
 	Step(st Step) bool
 	End() *Execution
+	Trace() Trace
 }, in *Input) *Execution {
 	s.Begin()
-	for _, st := range in.Steps {
+	for i, st := range in.Steps {
 		if !s.Step(st) {
 			break
 		}
+		if n := len(s.Trace()); n > MaxEvents {
+			ex := s.End()
+			ex.Limit = &LimitError{Step: i, Events: n}
+			return ex
+		}
 	}
 	return s.End()
+}
+
+// LimitError is an execution stopped at MaxEvents: a limit of ours, not a
+// failure of the system.
+type LimitError struct {
+	Step   int // the step that passed it
+	Events int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the execution recorded %d events by step %d, more than the %d an execution may (schedule.MaxEvents): it was stopped there", e.Events, e.Step, MaxEvents)
 }
 
 // The kinds of enabled events.
@@ -78,7 +97,8 @@ const (
 	KindRead    = "read"    // a client read arrives
 	KindCrash   = "crash"   // the process crashes (within the crash quota)
 	KindRestart = "restart" // a crashed process restarts
-	// The network and membership faults of the harness (Harness.Faults):
+	// The network, membership and storage faults of the harness
+	// (Harness.Faults):
 	KindDrop       = "drop"        // a pending message is lost
 	KindDuplicate  = "duplicate"   // a pending message gets a second copy (a new message)
 	KindPartition  = "partition"   // the processes of a set are cut from the others
@@ -86,6 +106,10 @@ const (
 	KindTransfer   = "transfer"    // a process is asked to hand leadership to another
 	KindConfChange = "conf-change" // a process is asked to change the configuration
 	KindTick       = "tick"        // a process's clock advances by several ticks
+	KindHold       = "hold-writes" // a process's storage holds its writes for a while
+	// KindPersist: a process's held writes become durable (a system's
+	// own event, enabled while it holds writes).
+	KindPersist = "persist"
 )
 
 // Enabled is one event a strategy may schedule next.
@@ -162,7 +186,9 @@ type Harness struct {
 	// execution, on a system that supports its action: drops and
 	// duplicates of a pending message, partitions (each then healed when
 	// the strategy picks the heal on offer), leadership transfers,
-	// configuration changes and tick steps. Each kind has one event on
+	// configuration changes, tick steps and held writes (each then made
+	// durable when the strategy picks the system's persist event, or after
+	// the steps the hold lasts). Each kind has one event on
 	// offer at a time, drawn at random (the message, the set, the
 	// processes, the change, the ticks) and kept until it runs or can no
 	// longer run.
@@ -270,11 +296,12 @@ const (
 	fTransfer
 	fConfChange
 	fTick
+	fHold
 	numFaults
 )
 
-var faultKinds = [numFaults]string{KindDrop, KindDuplicate, KindPartition, KindTransfer, KindConfChange, KindTick}
-var faultActions = [numFaults]Action{Drop, Duplicate, Partition, TransferLeader, ConfChange, Tick}
+var faultKinds = [numFaults]string{KindDrop, KindDuplicate, KindPartition, KindTransfer, KindConfChange, KindTick, KindHold}
+var faultActions = [numFaults]Action{Drop, Duplicate, Partition, TransferLeader, ConfChange, Tick, HoldWrites}
 
 // fault is one kind of fault: how many ran, and the one on offer.
 type fault struct {
@@ -427,7 +454,8 @@ func (d *driver) offerFault(dst []Enabled, k, msgs int) []Enabled {
 	return append(dst, Enabled{ID: d.id(&f.id), Kind: faultKinds[k], Process: p, From: -1, Type: f.step.Call(), Step: f.step})
 }
 
-// drawFault draws the step of a partition, transfer, conf-change or tick.
+// drawFault draws the step of a partition, transfer, conf-change, tick or
+// hold of writes.
 func (d *driver) drawFault(k int) Step {
 	n := d.spec.Processes
 	p := d.r.IntN(n)
@@ -439,6 +467,8 @@ func (d *driver) drawFault(k int) Step {
 		return Step{Process: p, Action: TransferLeader, To: (p + 1 + d.r.IntN(n-1)) % n}
 	case fConfChange:
 		return Step{Process: p, Action: ConfChange, Conf: randomConf(d.r, n)}
+	case fHold:
+		return Step{Process: p, Action: HoldWrites, N: 1 + d.r.IntN(maxHold)}
 	}
 	return Step{Process: p, Action: Tick, N: 1 + d.r.IntN(maxTicks)}
 }

@@ -36,9 +36,9 @@ const (
 	// ArgValue; none when the proposal was a forwarded MsgProp, Peer its
 	// sender), EvConf for a configuration change (Args: ArgChanges).
 	EvDropped = "dropped"
-	// EvUnsent: a message of a Ready that a crash at the after-persist
-	// point kept from leaving: the fields of an EvSend, with no Msg id
-	// (no one receives it).
+	// EvUnsent: a message of a Ready that a crash kept from leaving (at
+	// the after-persist point, or while the write it waited for was held):
+	// the fields of an EvSend, with no Msg id (no one receives it).
 	EvUnsent = "unsent"
 	// EvRead: a client read began at Node. Type "read". Args: ArgOp (the
 	// read's operation number), ArgReadKind. (The process adapter records a
@@ -71,6 +71,46 @@ const (
 	// could not take (and applied an empty one instead). Type "conf". Args:
 	// ArgWhy.
 	EvConfRefused = "conf-refused"
+	// EvAppend: Node, a leader, appended entries to its log: the empty
+	// entry of its term, client requests, proposals forwarded to it,
+	// configuration changes, the automatic leave of a joint configuration,
+	// and the empty entry that takes the place of a configuration change
+	// it refused. Type "append". Args: ArgIndex (of the first entry),
+	// ArgEntries.
+	EvAppend = "append"
+	// EvProgress: what Node, a leader, believes of Peer, a member of its
+	// configuration, changed (its progress tracker's entry for Peer). Type
+	// is the flow-control state (ProgressProbe, ProgressReplicate,
+	// ProgressSnapshot). Args: ArgMatch, ArgNext.
+	EvProgress = "progress"
+	// EvHold: Node's storage holds its writes from now on. Type "writes".
+	// Args: ArgSteps, the steps the hold lasts at most.
+	EvHold = "hold"
+	// EvHeld: the writes of one of Node's Readys (its entries, HardState
+	// and snapshot) are held, not durable; the messages that wait for them
+	// (votes and answers to appends) follow as EvWaiting. Type "write".
+	// Args: ArgWrite, the write's number.
+	EvHeld = "held"
+	// EvWaiting: a message Node decided that waits for a held write: the
+	// fields of an EvSend, with no Msg id; it is sent (an EvSend of its
+	// own) when the write becomes durable, and never if a crash loses it.
+	EvWaiting = "waiting"
+	// EvPersist: a held write became durable; the messages that waited
+	// for it are sent. Type "write". Args: ArgWrite.
+	EvPersist = "persist"
+	// EvLost: a held write was lost in a crash of Node before it became
+	// durable, with the messages that waited for it. Type "write". Args:
+	// ArgWrite.
+	EvLost = "lost"
+)
+
+// The flow-control states of a leader's progress of a follower, the Type
+// of an EvProgress event: probing for the follower's last matching entry,
+// replicating optimistically, or waiting for a snapshot to be applied.
+const (
+	ProgressProbe     = "probe"
+	ProgressReplicate = "replicate"
+	ProgressSnapshot  = "snapshot"
 )
 
 // The values of ArgReadKind.
@@ -129,8 +169,8 @@ const (
 	ArgReject = "reject"
 	// ArgRejectHint: a message's reject hint.
 	ArgRejectHint = "rejecthint"
-	// ArgEntries: a message's entries, "term:data" each, comma-separated,
-	// data empty for an empty entry (e.g. "1:v=3,2:").
+	// ArgEntries: a message's entries (an EvAppend's), "term:data" each,
+	// comma-separated, data empty for an empty entry (e.g. "1:v=3,2:").
 	ArgEntries = "entries"
 	// ArgVote: the candidate of MsgVote and MsgPreVote (its process, which
 	// is also the sender); the durable vote of a restart (a process, -1 for
@@ -153,7 +193,9 @@ const (
 	// proposal's EvDropped); the value a read returned (EvResponse).
 	ArgValue = "value"
 	// ArgData: an applied entry's data: empty for an empty entry, "k=v" for
-	// a client's put, "conf:" and the changes for a configuration change.
+	// a client's put, "conf:" and the changes for a configuration change
+	// ("conf:v4" a simple change; "conf:joint v4 r2" entering a joint
+	// configuration, "conf:auto v4 r2" one left by itself; "conf:leave").
 	ArgData = "data"
 	// ArgOp: a client read's operation number (EvRead, EvReadIndex,
 	// EvResponse).
@@ -171,10 +213,20 @@ const (
 	// dropped.
 	ArgChanges = "changes"
 	// ArgConfig: the configuration after a change ("voters=1,2,3
-	// outgoing=1,2 learners=4").
+	// outgoing=1,2 learners=4"), or a MsgSnap's snapshot's.
 	ArgConfig = "config"
+	// ArgMatch, ArgNext: a leader's Match (the highest index it knows the
+	// follower holds) and Next (the next index it will send) of a follower
+	// (EvProgress).
+	ArgMatch = "match"
+	ArgNext  = "next"
 	// ArgWhy: why a configuration change was refused.
 	ArgWhy = "why"
+	// ArgSteps: how many steps an EvHold lasts at most.
+	ArgSteps = "steps"
+	// ArgWrite: the number of a held write (EvHeld, EvPersist, EvLost),
+	// from 1 in each execution.
+	ArgWrite = "write"
 	// ArgRole: the role a process reports in the params of a role event
 	// over the interception API; the process adapter makes it the event's
 	// Type, not an arg.

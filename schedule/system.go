@@ -80,6 +80,9 @@ type Execution struct {
 	// Spec is the system's own trace for a TLA+ trace spec, when it
 	// records one (etcd raft's TracingEvents for Traceetcdraft.tla).
 	Spec []SpecEvent `json:"-"`
+	// Limit is set when the execution was stopped at one of the limits of
+	// an execution (MaxEvents); its trace ends there.
+	Limit *LimitError `json:"-"`
 }
 
 // SpecEvent is one event of a system's own trace: a JSON object, as one
@@ -97,4 +100,10 @@ type Failure struct {
 	Message   string      `json:"message"`
 	Step      int         `json:"step"` // index of the step during which it happened
 	Detail    string      `json:"detail,omitempty"`
+	// Known names the known disagreement between the model and the
+	// system that this failure is (an entry of a known-disagreements
+	// file: the model is wrong or narrower than the system, and the
+	// system is right). A known failure is counted and listed apart,
+	// never as a new bug; "" for every other failure.
+	Known string `json:"known,omitempty"`
 }

@@ -7,6 +7,11 @@
 #
 #   scripts/library-bugs.sh [SEEDS] [BUDGET] [BUG...]   (defaults: 3 seeds, 50000 iterations, every patch)
 #
+# A BUG may name a patch of a folder below bugs/etcdraft, e.g.
+# oracles/progress-probe-next-at-match (the patches that break the progress
+# oracles' invariants, bugs/etcdraft/oracles/README.md; "every patch" is
+# the bug set's, bugs/etcdraft/*.patch).
+#
 # Environment:
 #   STRATEGIES  the strategies to run (default "random trace line model"):
 #               random, trace and line run --adapter etcdraft (line with the
@@ -29,6 +34,9 @@
 #   ENERGY      the guided campaigns' --energy (fixed or rare; default: run's)
 #   MODEL_CONFIG  the model strategy's --model-config (e.g. raft_reads.cfg;
 #               default raft.tla's own raft.cfg)
+#   RUN_FLAGS   flags added to every campaign (e.g. "--exec-timeout 60s"
+#               on a loaded machine, where the default 10 s of wall time
+#               per execution reports spurious hangs).
 #   OUT         directory for the raw results and the table (default: a
 #               temporary one, removed at the end).
 #   TABLE_ONLY  1: build and run nothing, print the tables from the results
@@ -45,8 +53,10 @@
 # iteration ("-": none within BUDGET), how many seeds found it, the median
 # over those that did, how many seeds found it within their first 20
 # inputs (the random inputs every strategy starts from), and the kind of
-# the first bug. A last table gives, per bug, whether any strategy found it
-# and whether any seed found it early.
+# the first bug. A second table gives, per bug, whether any strategy found it
+# and whether any seed found it early; where /usr/bin/time exists, a last
+# one gives each campaign's CPU seconds (user + system), which with
+# --stop-on-bug is the CPU it took to find its first bug.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,6 +74,7 @@ table_only=${TABLE_ONLY:-0}
 energy=${ENERGY:-}
 early=20
 online_flags=${ONLINE_FLAGS:-}
+run_flags=${RUN_FLAGS:-}
 
 bugs=("$@")
 if [[ ${#bugs[@]} -eq 0 ]]; then
@@ -85,6 +96,7 @@ tmp=$(mktemp -d)
 out=${OUT:-$tmp/out}
 if [[ $table_only == 1 && -z ${OUT:-} ]]; then echo "$0: TABLE_ONLY=1 needs OUT, the directory of an earlier run's results" >&2; exit 2; fi
 mkdir -p "$out"
+for b in "${bugs[@]}"; do mkdir -p "$out/$(dirname "$b")" "$tmp/$(dirname "$b")"; done
 trap 'rm -rf "$tmp"' EXIT
 
 # build BUG: the patched module and the binaries built against it.
@@ -122,10 +134,15 @@ run() {
   esac
   flags=$(sed -n 's/^# run flags: //p' "bugs/etcdraft/$b.patch" | head -1)
   if [[ -n $energy ]]; then flags="$flags --energy $energy"; fi
+  flags="$flags $run_flags"
   # shellcheck disable=SC2086
   local stop=--stop-on-bug
   if [[ $oracles == 1 ]]; then stop=--stop-on-bug=false; fi
-  "$bin" run "${args[@]}" $flags --seed "$seed" --iterations "$budget" $stop \
+  # The campaign's CPU seconds (user + system), when /usr/bin/time is there.
+  local timer=()
+  if [[ -x /usr/bin/time ]]; then timer=(/usr/bin/time -f '%U %S' -o "$d/cpu-$s-$seed"); fi
+  # shellcheck disable=SC2086
+  "${timer[@]}" "$bin" run "${args[@]}" $flags --seed "$seed" --iterations "$budget" $stop \
     --minimize=false --json --log-level error --parallel "$parallel" \
     --corpus "$d/corpus-$s-$seed" --fresh > "$d/run-$s-$seed.json" 2> "$d/run-$s-$seed.err" || {
     echo "$0: $b $s seed $seed failed:" >&2
@@ -135,6 +152,15 @@ run() {
   rm -rf "$d/corpus-$s-$seed"
   local summary first kind
   summary=$(tail -n 1 "$d/run-$s-$seed.json")
+  # The known disagreements of the spec with the library (docs/known.md)
+  # are not bugs: they are kept apart, and the bugs alone are read below.
+  if command -v jq > /dev/null; then
+    jq -r '(.known // [])[] | "\(.known) \(.hits) \(.first_iteration)"' <<<"$summary" > "$out/$b.$s.$seed.known"
+    summary=$(jq -c '{bugs: .bugs}' <<<"$summary")
+  elif grep -q '"known":' <<<"$summary"; then
+    echo "$0: jq is needed to read a summary with known disagreements" >&2
+    return 1
+  fi
   first=$(grep -o '"first_iteration":[0-9]*' <<<"$summary" | head -1 | cut -d: -f2 || true)
   kind=$(grep -o '"kind":"[a-z-]*"' <<<"$summary" | head -1 | cut -d'"' -f4 || true)
   if [[ $oracles == 1 ]]; then
@@ -147,10 +173,13 @@ run() {
       sort -k1,1 -k2,2n | awk '!seen[$1]++' > "$out/$b.$s.$seed.kinds"
   fi
   echo "${first:--} ${kind:--}" > "$out/$b.$s.$seed"
-  echo "$summary" > "$out/$b.$s.$seed.json"
+  if [[ -s $d/cpu-$s-$seed ]]; then
+    awk '{printf "%.1f\n", $1 + $2}' "$d/cpu-$s-$seed" > "$out/$b.$s.$seed.cpu"
+  fi
+  tail -n 1 "$d/run-$s-$seed.json" > "$out/$b.$s.$seed.json"
 }
 export -f run
-export tmp out budget parallel oracles energy online_flags
+export tmp out budget parallel oracles energy online_flags run_flags
 
 if [[ $table_only != 1 ]]; then
 for b in "${bugs[@]}"; do
@@ -247,6 +276,26 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
     done
     echo "| $b | ${by[*]:-none} | ${eby[*]:-none} | $(cat "$out/$b.repro" 2>/dev/null || echo "not run") |"
   done
+  if compgen -G "$out/*.cpu" > /dev/null; then
+    echo
+    echo "CPU seconds of each campaign (user + system, from its start to its first bug, or its whole budget: \"-\" after the figure; \"?\": not measured)"
+    echo
+    echo "| bug | strategy | CPU s per seed | median CPU s to the first bug |"
+    echo "|---|---|---|---|"
+    for b in "${bugs[@]}"; do
+      for s in $strategies; do
+        row=(); found=()
+        for seed in $(seq 1 "$seeds"); do
+          read -r first _ < <(result "$b" "$s" "$seed")
+          c=$(cat "$out/$b.$s.$seed.cpu" 2>/dev/null || echo "?")
+          if [[ $first == - ]]; then row+=("$c-"); else row+=("$c"); fi
+          if [[ $first != - && $first != not-run && $c != "?" ]]; then found+=("$c"); fi
+        done
+        m=$(printf '%s\n' "${found[@]}" | { grep -v '^$' || true; } | median)
+        echo "| $b | $s | ${row[*]} | $m |"
+      done
+    done
+  fi
   if [[ $oracles == 1 ]]; then
     echo
     echo "Which oracle shows each bug: per kind of failure, the first iteration in each seed (\"-\": not within $budget)"

@@ -48,6 +48,9 @@ type Spec struct {
 	Extend string
 	// Env is the environment IOEnv answers (nil: the process's).
 	Env map[string]string
+	// Interpret evaluates with the interpreter alone, compiling no
+	// definition into closures: slower, for comparing the two evaluators.
+	Interpret bool
 }
 
 // Load parses the spec's modules and its cfg, applies the changes, and
@@ -58,7 +61,7 @@ func Load(s Spec) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return eval.BuildWith(ld, mod, conf, eval.LoadOptions{Env: s.Env})
+	return eval.BuildWith(ld, mod, conf, eval.LoadOptions{Env: s.Env, Interpret: s.Interpret})
 }
 
 // Parse reads the spec's modules and its cfg without compiling them: the

@@ -6,11 +6,12 @@ import (
 	"path"
 	"reflect"
 	"runtime"
-	"sync/atomic"
+	"sync"
 	"unsafe"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -36,6 +37,7 @@ type raftNode interface {
 	Advance(rd raft.Ready)
 	Status() raft.Status
 	BasicStatus() raft.BasicStatus
+	WithProgress(visitor func(id uint64, typ raft.ProgressType, pr tracker.Progress))
 }
 
 var _ raftNode = (*raft.RawNode)(nil)
@@ -47,44 +49,46 @@ var _ raftNode = (*goNode)(nil)
 // From").
 const noSuchPeer = 1 << 62
 
-// goNode drives a raft.Node (StartNode, RestartNode) deterministically.
+// goNode drives a raft.Node deterministically.
 //
-// The library runs a Node in a goroutine of its own (node.run) that
-// selects over its channels. Go picks at random among ready cases, so the
-// application must never offer two at once: every operation here is one
-// blocking channel operation followed by sync, which waits until the loop
-// has finished with it. Between operations the loop only prepares the next
-// Ready (pure reads of the node's state), so the application may then read
-// that state itself: HasReady says whether the loop offers a Ready, and
-// Ready takes it. Ticks go through Node.Tick's buffered channel; Tick waits
-// until the loop has taken the tick. Followers' quiesced ticks, which the
-// Node API does not offer, are made on the RawNode between operations.
+// The library runs a Node in a goroutine (node.run) that selects over its
+// channels. Go picks at random among ready cases, so the application must
+// never offer two at once: every operation here is one blocking channel
+// operation followed by sync, which waits until the loop has finished with
+// it. Between operations the loop only prepares the next Ready (pure reads
+// of the node's state), so the application may then read that state
+// itself: HasReady says whether the loop offers a Ready, and Ready takes
+// it. Ticks go through Node.Tick's buffered channel; Tick waits until the
+// loop has taken the tick. Followers' quiesced ticks, which the Node API
+// does not offer, are made on the RawNode between operations.
 //
 // The application writes the storage the loop reads only while hold keeps
 // the loop inside a case, never while it computes a Ready.
 //
-// A panic inside the loop would end the process: the library's own
-// assertions (Logger.Panicf and friends) are caught in the loop's
-// goroutine instead, which closes the node's done channel (so that no call
-// blocks) and exits; the next operation reports the failure. A runtime
-// error there that does not go through the logger still ends the process.
+// The loop is the library's own, but on a goroutine of ours (startGoNode):
+// a panic there, an assertion of the library or a runtime error, would
+// otherwise end the whole process. It is recovered with its stack, the
+// node's done channel is closed (so that no call on the node blocks) and
+// the next operation reports the failure, as a fork server reports the
+// crash of its child and goes on.
 type goNode struct {
 	nd raft.Node
 	// rn is the RawNode inside nd (node.rn), read only between operations.
 	rn *raft.RawNode
-	// tickc is nd's tick channel (node.tickc), for its length; status
-	// (node.status) lets hold keep the loop inside a case; done (node.done)
-	// is closed when the loop fails, so that no call on the node blocks.
-	tickc, status, done reflect.Value
-	id                  uint64
-	async               bool
+	// tickc, status and done are nd's channels (node.tickc, node.status,
+	// node.done): tickc's length says whether the loop took a tick; status
+	// lets hold keep the loop inside a case; done is closed when the loop
+	// ends.
+	tickc  chan struct{}
+	status chan chan raft.Status
+	done   chan struct{}
+	id     uint64
+	async  bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	// started: the loop runs, so the logger's panics are the loop's.
-	started atomic.Bool
-	fail    *schedule.Failure
-	step    *int
+	fail   *schedule.Failure
+	step   *int
 
 	// lead and propc mirror the loop's: proposals are taken only while the
 	// node knows a leader (and was not removed from the configuration).
@@ -92,37 +96,120 @@ type goNode struct {
 	propc bool
 }
 
-// startGoNode starts a Node: with StartNode and peers when the storage is
-// empty and peers are given (the library's bootstrap), with RestartNode
-// otherwise.
-func startGoNode(cfg *raft.Config, peers []raft.Peer, step *int) (g *goNode, err error) {
-	g = &goNode{id: cfg.ID, async: cfg.AsyncStorageWrites, step: step}
-	g.ctx, g.cancel = context.WithCancel(context.Background())
-	cfg.Logger = goLogger{g}
+// nodeRun is the Node's loop, (*node).run in node.go, which StartNode and
+// RestartNode start on a goroutine of their own; startGoNode starts it on
+// one of ours instead, under a recover.
+//
+//go:linkname nodeRun go.etcd.io/raft/v3.(*node).run
+func nodeRun(n unsafe.Pointer)
+
+// nodeType is the library's Node implementation (*node), learnt once from
+// a Node the library builds, with the capacity of each of its channels.
+var nodeType struct {
+	once sync.Once
+	typ  reflect.Type // *node
+	caps []int        // by field: a channel's capacity (-1: not a channel)
+	err  error
+}
+
+// learnNodeType builds and stops one Node to learn its type and channels:
+// a goNode is made alike, field by field, so that whatever the library's
+// newNode gives its loop, ours has it too (a field of another kind than a
+// channel, but the RawNode, is refused: the driver would not know it).
+func learnNodeType() error {
+	nodeType.once.Do(func() {
+		nd := raft.RestartNode(&raft.Config{ID: 1, ElectionTick: 10, HeartbeatTick: 1, Storage: raft.NewMemoryStorage(),
+			MaxSizePerMsg: 1, MaxInflightMsgs: 1, Logger: quietLogger{}})
+		defer nd.Stop()
+		v := reflect.ValueOf(nd)
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			nodeType.err = fmt.Errorf("etcdraft: raft.Node is a %s, not the library's *node this adapter drives", v.Type())
+			return
+		}
+		st := v.Elem()
+		nodeType.typ = v.Type()
+		for i := range st.NumField() {
+			f, sf := st.Field(i), st.Type().Field(i)
+			switch {
+			case f.Kind() == reflect.Chan:
+				nodeType.caps = append(nodeType.caps, f.Cap())
+			case sf.Name == "rn" && f.Type() == reflect.TypeFor[*raft.RawNode]():
+				nodeType.caps = append(nodeType.caps, -1)
+			default:
+				nodeType.err = fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's node has a field %s %s: the Node API driver does not know it", sf.Name, f.Type())
+				return
+			}
+		}
+		for _, name := range []string{"tickc", "status", "done"} {
+			if _, ok := st.Type().FieldByName(name); !ok {
+				nodeType.err = fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's node has no %s channel: the Node API driver does not know it", name)
+				return
+			}
+		}
+	})
+	return nodeType.err
+}
+
+// startGoNode starts a Node as StartNode does (a RawNode bootstrapped with
+// peers) when peers are given, as RestartNode does otherwise, its loop
+// running on a goroutine of ours.
+func startGoNode(cfg *raft.Config, peers []raft.Peer, step *int) (*goNode, error) {
+	if err := learnNodeType(); err != nil {
+		return nil, err
+	}
+	g := &goNode{id: cfg.ID, async: cfg.AsyncStorageWrites, step: step}
+	rn, err := raft.NewRawNode(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if len(peers) > 0 {
-		g.nd = raft.StartNode(cfg, peers)
-	} else {
-		g.nd = raft.RestartNode(cfg)
+		// StartNode only warns when the storage is not empty.
+		_ = rn.Bootstrap(peers)
 	}
-	g.started.Store(true)
-	v := reflect.ValueOf(g.nd)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		g.nd.Stop()
-		return nil, fmt.Errorf("etcdraft: raft.Node is a %s, not the library's *node this adapter drives", v.Type())
+	ptr := reflect.New(nodeType.typ.Elem())
+	st := ptr.Elem()
+	for i, c := range nodeType.caps {
+		f := st.Field(i)
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+		if c < 0 {
+			f.Set(reflect.ValueOf(rn))
+			continue
+		}
+		f.Set(reflect.MakeChan(f.Type(), c))
 	}
-	rn, tickc := v.Elem().FieldByName("rn"), v.Elem().FieldByName("tickc")
-	status, done := v.Elem().FieldByName("status"), v.Elem().FieldByName("done")
-	if !rn.IsValid() || rn.Type() != reflect.TypeFor[*raft.RawNode]() || !tickc.IsValid() || tickc.Kind() != reflect.Chan ||
-		!status.IsValid() || status.Type() != reflect.TypeFor[chan chan raft.Status]() || !done.IsValid() || done.Type() != reflect.TypeFor[chan struct{}]() {
-		g.nd.Stop()
-		return nil, fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's node has no rn *RawNode, tickc, status and done channels: the Node API driver does not know it")
+	field := func(name string) any {
+		f := st.FieldByName(name)
+		return reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Interface()
 	}
-	g.rn = (*raft.RawNode)(rn.UnsafePointer())
-	g.tickc = tickc
-	g.status = reflect.NewAt(status.Type(), unsafe.Pointer(status.UnsafeAddr())).Elem()
-	g.done = reflect.NewAt(done.Type(), unsafe.Pointer(done.UnsafeAddr())).Elem()
+	var ok1, ok2, ok3 bool
+	g.tickc, ok1 = field("tickc").(chan struct{})
+	g.status, ok2 = field("status").(chan chan raft.Status)
+	g.done, ok3 = field("done").(chan struct{})
+	if !ok1 || !ok2 || !ok3 {
+		return nil, fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's node has tickc, status or done channels of other types: the Node API driver does not know them")
+	}
+	g.nd = ptr.Interface().(raft.Node)
+	g.rn = rn
+	g.ctx, g.cancel = context.WithCancel(context.Background())
+	go g.run(ptr.UnsafePointer())
 	g.sync()
 	return g, nil
+}
+
+// run runs the node's loop until it stops or panics; a panic is kept as
+// the node's failure (the signature a RawNode's would have) and ends the
+// loop as Stop does, closing done, so that every call returns.
+func (g *goNode) run(n unsafe.Pointer) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		g.fail = schedule.PanicFailureSkipping(*g.step, r, 3, framePrefix+"(*goNode).")
+		g.cancel()
+		close(g.done)
+	}()
+	nodeRun(n)
 }
 
 // sync waits until the loop has handled every operation given to it, and
@@ -140,14 +227,18 @@ func (g *goNode) sync() {
 // the next Ready reads a storage half written.
 func (g *goNode) hold() (release func()) {
 	c := make(chan raft.Status)
-	chosen, _, _ := reflect.Select([]reflect.SelectCase{
-		{Dir: reflect.SelectSend, Chan: g.status, Send: reflect.ValueOf(c)},
-		{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(g.ctx.Done())},
-	})
-	if chosen == 1 {
+	select {
+	case g.status <- c:
+	case <-g.ctx.Done():
 		g.ok(g.ctx.Err())
 	}
-	return func() { <-c }
+	return func() {
+		select {
+		case <-c:
+		case <-g.ctx.Done():
+			g.ok(g.ctx.Err())
+		}
+	}
 }
 
 // ok reports the loop's failure, if it failed, by panicking with it.
@@ -172,7 +263,7 @@ func (g *goNode) stop() {
 // Tick hands the loop one tick and waits until it has taken it.
 func (g *goNode) Tick() {
 	g.nd.Tick()
-	for g.tickc.Len() > 0 {
+	for len(g.tickc) > 0 {
 		if g.ctx.Err() != nil {
 			break
 		}
@@ -303,56 +394,34 @@ func (g *goNode) Advance(raft.Ready) {
 	g.sync()
 }
 
+// Status asks the loop for the node's status (as Node.Status does, but
+// returning if the loop fails while it answers).
 func (g *goNode) Status() raft.Status {
-	st := g.nd.Status()
-	g.ok(g.ctx.Err())
-	return st
+	c := make(chan raft.Status)
+	select {
+	case g.status <- c:
+	case <-g.ctx.Done():
+		g.ok(g.ctx.Err())
+	}
+	select {
+	case st := <-c:
+		return st
+	case <-g.ctx.Done():
+		g.ok(g.ctx.Err())
+		return raft.Status{}
+	}
 }
 
 func (g *goNode) BasicStatus() raft.BasicStatus { return g.rn.BasicStatus() }
 
-// goLogger is a goNode's logger: quiet, except that the library's
-// assertions inside the node's loop end the loop's goroutine with the
-// failure (a panic there would end the process).
-type goLogger struct{ g *goNode }
-
-func (goLogger) Debug(...any)            {}
-func (goLogger) Debugf(string, ...any)   {}
-func (goLogger) Error(...any)            {}
-func (goLogger) Errorf(string, ...any)   {}
-func (goLogger) Info(...any)             {}
-func (goLogger) Infof(string, ...any)    {}
-func (goLogger) Warning(...any)          {}
-func (goLogger) Warningf(string, ...any) {}
-
-func (l goLogger) Fatal(v ...any)            { l.fail(func() { quietLogger{}.Fatal(v...) }) }
-func (l goLogger) Fatalf(f string, v ...any) { l.fail(func() { quietLogger{}.Fatalf(f, v...) }) }
-func (l goLogger) Panic(v ...any)            { l.fail(func() { quietLogger{}.Panic(v...) }) }
-func (l goLogger) Panicf(f string, v ...any) { l.fail(func() { quietLogger{}.Panicf(f, v...) }) }
+// WithProgress visits the leader's progress of each peer, read between
+// operations as BasicStatus is.
+func (g *goNode) WithProgress(visitor func(id uint64, typ raft.ProgressType, pr tracker.Progress)) {
+	g.rn.WithProgress(visitor)
+}
 
 // framePrefix is how this package's functions start in a stack frame's
 // short name ("etcdraft."; the package's own path, not a literal, so that
 // the exported reproducer, which carries this code into a package of
 // another name, skips the same frames).
-var framePrefix = path.Base(reflect.TypeFor[goLogger]().PkgPath()) + "."
-
-// fail panics as quietLogger does (panic); in the loop's goroutine the
-// panic is recovered, kept with its stack (the signature a RawNode's would
-// have), and the goroutine exits.
-func (l goLogger) fail(panics func()) {
-	g := l.g
-	if !g.started.Load() {
-		panics()
-	}
-	func() {
-		defer func() {
-			g.fail = schedule.PanicFailureSkipping(*g.step, recover(), 3, framePrefix+"goLogger.", framePrefix+"(*goNode).")
-		}()
-		panics()
-	}()
-	// The loop ends here: as when it stops, its done channel is closed, so
-	// that the application's calls return instead of waiting for it.
-	g.cancel()
-	g.done.Close()
-	runtime.Goexit()
-}
+var framePrefix = path.Base(reflect.TypeFor[goNode]().PkgPath()) + "."

@@ -52,6 +52,48 @@ func TestNodeAPIPanicIsAFailure(t *testing.T) {
 	requireNoMoreGoroutines(t, before)
 }
 
+// A panic of the library that does not go through its logger, raised in
+// raft.Node's own goroutine (--inject unchecked-conf: the application
+// applies a change that removes every voter, and the loop's
+// applyConfChange panics), is a failure of the execution with the loop's
+// stack, not the end of the process; the system then runs the next
+// executions as before, and no goroutine is left behind.
+func TestNodeGoroutinePanicIsAFailure(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "node-goroutine-panic.json"))
+	require.NoError(t, err)
+	in, err := schedule.DecodeInput(raw)
+	require.NoError(t, err)
+	before := runtime.NumGoroutine()
+	cfg := DefaultConfig()
+	cfg.API, cfg.Inject = APINode, InjectUncheckedConf
+	f, sys := newSystem(t, cfg)
+	g, err := schedule.NewGenerator(f.Spec(), schedule.Shape{Steps: 150, MaxMessages: 5, CrashQuota: 4, Requests: 8})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(1, 1))
+	for round := range 3 {
+		ex, _ := run(t, sys, in)
+		require.Len(t, ex.Failures, 1, "round %d", round)
+		fl := ex.Failures[0]
+		require.Equal(t, schedule.FailurePanic, fl.Kind)
+		require.Equal(t, "removed all voters", fl.Message)
+		require.Equal(t, len(in.Steps)-1, fl.Step)
+		require.Contains(t, fl.Signature, "applyConfChange")
+		require.Contains(t, fl.Detail, "go.etcd.io/raft/v3.(*node).run", "the stack is the loop's")
+		for range 20 {
+			ex, _ := run(t, sys, g.Random(r))
+			for _, fl := range ex.Failures {
+				require.NotEqual(t, schedule.FailurePanic, fl.Kind, "a later execution: %s", fl.Signature)
+			}
+		}
+	}
+	// Without the seeded bug the application refuses the change.
+	cfg.Inject = ""
+	_, sys = newSystem(t, cfg)
+	ex, _ := run(t, sys, in)
+	require.Empty(t, ex.Failures)
+	requireNoMoreGoroutines(t, before)
+}
+
 // requireNoMoreGoroutines fails unless the goroutines that executions
 // started have ended (those of stopped nodes may take a moment to return).
 func requireNoMoreGoroutines(t *testing.T, before int) {

@@ -3,6 +3,7 @@ package etcdraft
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,10 +23,14 @@ const (
 	// crash step with a point): correct without such a crash.
 	InjectSendThenPersist   = "send-then-persist"
 	InjectAppliedIndexFirst = "applied-index-first"
+	// InjectUncheckedConf applies every committed configuration change
+	// without trying it first: the library panics on one it cannot take,
+	// inside raft.Node's own goroutine at the nodes that run through it.
+	InjectUncheckedConf = "unchecked-conf"
 )
 
 var injections = []string{InjectForgetHardState, InjectSendBeforePersist, InjectApplyUncommitted, InjectDropSnapshotOnRestart,
-	InjectSendThenPersist, InjectAppliedIndexFirst}
+	InjectSendThenPersist, InjectAppliedIndexFirst, InjectUncheckedConf}
 
 // The ways to drive a node (Config.API) and to start a cluster
 // (Config.Bootstrap).
@@ -219,6 +224,17 @@ func NewFactory(cfg Config) (*Factory, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if _, err := inflightLayout(); err != nil {
+		return nil, err
+	}
+	if _, err := trackerLayout(); err != nil {
+		return nil, err
+	}
+	if cfg.API == APINode || cfg.API == APIMixed {
+		if err := learnNodeType(); err != nil {
+			return nil, err
+		}
+	}
 	// The first release's ways are stored as unset, so that campaigns it
 	// stored compare equal.
 	if cfg.API == APIRawNode {
@@ -244,8 +260,8 @@ func NewFactory(cfg Config) (*Factory, error) {
 // FactoryFromConfig decodes a stored configuration.
 func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 	var c Config
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("etcdraft: bad stored configuration: %v", err)
+	if err := jsonerr.Decode(raw, &c); err != nil {
+		return nil, fmt.Errorf("etcdraft: bad configuration %s: %v", jsonerr.Compact(raw), err)
 	}
 	return NewFactory(c)
 }

@@ -86,6 +86,23 @@
 //     the library's confchange.Changer and applies an empty change instead
 //     of one the library would panic on (removing every voter, a simple
 //     change in a joint configuration...), as etcd's server does.
+//   - hold-writes(n): the node's storage holds its writes until a persist
+//     step at it or the end of the n-th step after this one (then, after
+//     the step's action, they become durable). A Ready's entries,
+//     HardState and snapshot wait, in order, not durable, with the
+//     messages decided on them (votes and answers to appends, which the
+//     library keeps back until the write: msgsAfterAppend); a crash loses
+//     them. With AsyncStorageWrites the node goes on and its append thread
+//     holds each MsgStorageAppend with its responses. With the synchronous
+//     loop the node reports the Ready's role change and read states and
+//     sends its other messages (as the library does before the write with
+//     AsyncStorageWrites), then does nothing until the write is durable
+//     (no message, tick or client operation: those steps are skipped);
+//     then the Ready is finished as usual. A snapshot of the state
+//     machine waits until the durable commit index covers it.
+//   - persist: the held writes become durable, oldest first, and what
+//     waited for them goes on (the messages are sent, a synchronous
+//     Ready applied and advanced).
 //
 // Invalid steps (an action at a crashed node, restart of a live node, a
 // message step with no message to pick) are skipped with an EvSkip event.
@@ -102,7 +119,8 @@
 //     Args: term, logterm, index, commit, reject (0/1), rejecthint, entries
 //     (string "term:data,term:data", data empty for an empty entry, e.g.
 //     "1:v=3,2:"); MsgVote and MsgPreVote add vote (the candidate's
-//     process, which is also the sender); MsgSnap adds snapindex, snapterm;
+//     process, which is also the sender); MsgSnap adds snapindex, snapterm
+//     and config (the snapshot's configuration);
 //     MsgHeartbeat and MsgHeartbeatResp add read=1 when they carry a
 //     context (a leader's heartbeat round that confirms reads, and its
 //     answers); MsgHeartbeat then adds committerm, the term of the entry
@@ -146,7 +164,24 @@
 //     configuration change was applied. Args: index, config ("voters=1,2,3
 //     outgoing=1,2 learners=4").
 //   - apply of a configuration change: data "conf:" and the changes
-//     (raftpb.ConfChangesToString), "conf:leave" for leaving.
+//     (raftpb.ConfChangesToString), after "joint " when they enter a joint
+//     configuration and "auto " when the library leaves it by itself;
+//     "conf:leave" for leaving.
+//   - append, Type "append": the node, a leader, appended entries to its
+//     log (those of its Ready), whatever asked for them: its empty entry,
+//     requests, forwarded proposals, configuration changes (an empty entry
+//     in place of one it refused), the library's own leave of a joint
+//     configuration. Args: index (of the first), entries.
+//   - progress, Type "probe", "replicate" or "snapshot" (the flow-control
+//     state): what the node, a leader, believes of Peer changed, reported
+//     after the node's Ready handling. Args: match, next.
+//   - hold, Type "writes": a hold-writes step. Args: steps. held, Type
+//     "write": a Ready's writes are held. Args: write (their number, from
+//     1). It is followed by a waiting event per message that waits for
+//     them (the fields of a send, no Msg id). persist, Type "write": a
+//     held write became durable (Args: write); the messages that waited
+//     are sent after it. lost, Type "write": a crash lost a held write
+//     (Args: write), before the crash event.
 //
 // # Oracles
 //
@@ -172,9 +207,15 @@
 //     Match of its progress tracker (Status), counted here independently of
 //     the library's quorum package: a removed node or a learner is never
 //     counted;
-//   - "safety: progress tracked for a non-member" and "library invariant:
-//     match below next": the leader's progress tracker holds exactly its
-//     configuration's members, each with Match < Next;
+//   - "safety: progress tracked for a non-member", "library invariant:
+//     match below next", "library invariant: next within the leader's
+//     log", "library invariant: in-flight window" and "library invariant:
+//     progress state": after every message a leader takes and at the end
+//     of every step, its progress tracker holds exactly its
+//     configuration's members, each with Match < Next <= last index + 1,
+//     at most MaxInflightMsgs appends in flight, each above Match and below
+//     Next, none in StateProbe or StateSnapshot, and a pending snapshot in
+//     StateSnapshot only (checkProgress);
 //   - "safety: stale read index": a safe read (ReadIndex, --read-only
 //     safe) is answered at an index at least as high as every commit
 //     index any node reported before the read began (Raft's ReadIndex
@@ -190,7 +231,9 @@
 // reads are left out) is checked with porcupine at the end of every
 // execution that answered a read.
 //
-// A panic of the library is caught by schedule.Guard and ends the execution.
+// A panic of the library is caught by schedule.Guard and ends the
+// execution; one in raft.Node's goroutine is caught there (see The Node
+// API).
 //
 // # Seeded bugs (Config.Inject)
 //
@@ -204,6 +247,10 @@
 //   - drop-snapshot-on-restart: a restart ignores the snapshot; the log after
 //     it cannot be attached without it, so the node restarts from the
 //     bootstrap state with only its term and vote.
+//   - unchecked-conf: committed configuration changes are applied without
+//     being tried on the configuration first; the library panics on one it
+//     cannot take (removing every voter), in raft.Node's goroutine at the
+//     nodes that run through it.
 //
 // Two seeded bugs are correct unless a node crashes inside the handling of
 // a Ready (a crash step with a point), so their reproducers need one:
@@ -221,12 +268,15 @@
 //
 // # The Node API
 //
-// With Config.API "node" or "mixed", nodes run through raft.Node
-// (StartNode, RestartNode: the library's own goroutine, as etcd's server
-// drives it) instead of a RawNode driven directly. goNode keeps them
+// With Config.API "node" or "mixed", nodes run through raft.Node (built as
+// StartNode and RestartNode build it: the library's own loop in a
+// goroutine, as etcd's server drives it) instead of a RawNode driven
+// directly. goNode keeps them
 // deterministic: one channel operation at a time, each followed by a
 // message the node's loop discards, so that Go's select never has two
-// ready cases to choose from at random (see goNode).
+// ready cases to choose from at random (see goNode). The loop runs on a
+// goroutine of the adapter's, under a recover: a panic there ends the
+// execution with a failure, not the process.
 //
 // Without Inject the adapter is correct: no schedule reports a failure.
 // There is no clock or map iteration in the execution path (the progress

@@ -8,6 +8,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
@@ -26,6 +27,9 @@ type envelope struct {
 	// commit index in the sender's log (-1 unknown).
 	commitTerm int64
 	copy       bool // a duplicate's copy
+	// received counts the receipts of the message and of its copies
+	// (nil: never duplicated).
+	received *int
 }
 
 // node is one application of the library.
@@ -43,6 +47,13 @@ type node struct {
 	term  uint64
 	// commit is the last commit index reported by an event.
 	commit uint64
+	// lastIndex is the index of the last entry of the node's log as the
+	// library last handed it over (its storage, then the entries and
+	// snapshots of each Ready).
+	lastIndex uint64
+	// trk is the library's progress tracker of the node, which the
+	// progress oracle reads (nil while crashed).
+	trk *tracker.ProgressTracker
 	// applied is the index of the last entry applied to kv; snapIndex the
 	// index of the last snapshot the node created or installed.
 	applied, raftApplied, snapIndex uint64
@@ -57,6 +68,15 @@ type node struct {
 	// applyQueue holds the MsgStorageApply messages of the asynchronous
 	// Ready loop that the node has not applied yet.
 	applyQueue []*pb.Message
+	// holdUntil is the step at whose end the node's storage stops holding
+	// its writes (a hold-writes step; 0: it holds none), held the writes
+	// it holds, oldest first, and holdID the id of its persist event while
+	// it holds (Pending).
+	holdUntil, holdID int
+	held              []heldWrite
+	// ready is the Ready the node's application is handling (nil
+	// between Readys), whose writes logTerm counts before they are made.
+	ready *raft.Ready
 	// smKV and smIndex are the durable state machine and its applied index
 	// of --inject applied-index-first (the other configurations keep the
 	// state machine in memory, rebuilt from the snapshot and the log).
@@ -65,7 +85,30 @@ type node struct {
 	// smSkip: entries up to it are in the state machine (its applied index
 	// when the node started).
 	smSkip uint64
+	// progress is, by process, what the node last reported as leader of
+	// each follower's progress (reportProgress).
+	progress []seenProgress
+	// reapply is, after a restart, the commit index the node had: its
+	// restart is traced for the spec once it has applied up to it again
+	// (specTrace.hold).
+	reapply uint64
 }
+
+// heldWrite is a write the node's storage holds (hold-writes): a Ready of
+// the synchronous loop, whose entries, HardState and snapshot are not
+// durable and whose messages that must wait for them (votes and append
+// answers) are not sent, and which the node cannot advance past; or a
+// MsgStorageAppend of the asynchronous loop, with the responses it
+// delivers once done.
+type heldWrite struct {
+	id int
+	rd *raft.Ready
+	m  *pb.Message
+}
+
+// heldReady reports whether n holds a Ready of the synchronous loop: it
+// takes no Ready and no message until the write is durable.
+func (n *node) heldReady() bool { return len(n.held) > 0 && n.held[0].rd != nil }
 
 // pendingRead is a read waiting for its read index, then for the node to
 // apply up to it.
@@ -109,6 +152,10 @@ type System struct {
 	reads     int // reads answered
 	// tlaTrace records the library's trace events (Config.SpecTrace).
 	tlaTrace *specTrace
+	// ids and flight are checkProgress's buffers.
+	ids, flight []uint64
+	// writes and holds number the held writes and holds of the execution.
+	writes, holds int
 }
 
 // Spec implements schedule.System.
@@ -170,11 +217,20 @@ func (s *System) End() *schedule.Execution {
 // live node, in inbox order, each delivered by a deliver-one step, dropped
 // by a drop step and duplicated by a duplicate step (dropOrDuplicate's
 // positions: drop counts every message of the inbox, held ones included,
-// duplicate those but forwarded proposals, which it never copies).
+// duplicate those but forwarded proposals, which it never copies); and
+// the persist step of every node whose storage holds its writes (a node
+// that holds a Ready of the synchronous loop takes no message till then).
 func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
 	for p, n := range s.nodes {
 		if n.rn == nil {
 			continue
+		}
+		if n.holdUntil > 0 {
+			dst = append(dst, schedule.Enabled{ID: n.holdID, Kind: schedule.KindPersist, Process: p, From: -1,
+				Type: schedule.KindPersist, Step: schedule.Step{Process: p, Action: schedule.Persist}})
+		}
+		if n.heldReady() {
+			continue // it takes no message until its write is durable
 		}
 		k, dups := 0, 0
 		for i, e := range n.inbox {
@@ -213,6 +269,7 @@ func (s *System) reset() {
 	s.committed = s.committed[:0]
 	s.committedIn = s.committedIn[:0]
 	s.maxCommit = 0
+	s.writes, s.holds = 0, 0
 	s.reported = s.reported[:0]
 	s.hist = s.hist[:0]
 	s.reads = 0
@@ -227,7 +284,8 @@ func (s *System) reset() {
 		voters[i] = uint64(i + 1)
 	}
 	for p, n := range s.nodes {
-		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0]}
+		*n = node{id: n.id, inbox: n.inbox[:0], kv: n.kv[:0], pending: n.pending[:0], puts: n.puts[:0], reads: n.reads[:0], applyQueue: n.applyQueue[:0], smKV: n.smKV[:0], held: n.held[:0], progress: n.progress}
+		clear(n.progress)
 		n.disk = raft.NewMemoryStorage()
 		var peers []raft.Peer
 		switch {
@@ -274,7 +332,7 @@ func (s *System) stop(n *node) {
 	if g, ok := n.rn.(*goNode); ok {
 		g.stop()
 	}
-	n.rn = nil
+	n.rn, n.trk = nil, nil
 }
 
 // start builds the node from its live storage; peers, when given, are the
@@ -295,6 +353,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		n.kv = append(n.kv[:0], n.smKV...)
 		n.smSkip = n.smIndex
 	}
+	n.lastIndex, _ = n.live.LastIndex()
 	n.conf = cs
 	n.role = raft.StateFollower
 	n.crashAt = ""
@@ -325,7 +384,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 		if err != nil {
 			panic(err)
 		}
-		n.rn = g
+		n.rn, n.trk = g, progressTracker(g.rn)
 		return
 	}
 	rn, err := raft.NewRawNode(cfg)
@@ -337,7 +396,7 @@ func (s *System) start(n *node, peers []raft.Peer) {
 			panic(fmt.Sprintf("node %d: %v", n.id, err))
 		}
 	}
-	n.rn = rn
+	n.rn, n.trk = rn, progressTracker(rn)
 }
 
 // tick advances every live node's clock by one tick. Leaders tick fully
@@ -359,7 +418,7 @@ func (s *System) tick(n *node) {
 
 func (s *System) run(st schedule.Step) {
 	for _, n := range s.nodes {
-		if n.rn != nil {
+		if n.rn != nil && !n.heldReady() {
 			s.tick(n)
 		}
 	}
@@ -371,14 +430,43 @@ func (s *System) run(st schedule.Step) {
 		s.applyQueued(n)
 		s.drain(n)
 	}
-	if n.rn == nil && st.Action != schedule.Restart && !st.Action.Global() {
+	if !st.Action.Global() {
+		s.restartDone(n, true)
+	}
+	switch {
+	case n.rn == nil && st.Action != schedule.Restart && !st.Action.Global():
 		s.skip(p, string(st.Action)+" at a crashed node")
-	} else {
+	case n.heldReady() && !heldAction(st.Action):
+		s.skip(p, string(st.Action)+" at a node that holds a Ready")
+	default:
 		s.act(n, st)
+	}
+	for _, n := range s.nodes {
+		if n.rn != nil && n.holdUntil > 0 && n.holdUntil <= s.step {
+			// The hold has lasted its steps: the writes become durable.
+			s.release(n)
+		}
 	}
 	for _, n := range s.nodes {
 		s.drain(n)
 	}
+	for _, n := range s.nodes {
+		s.checkProgress(n)
+	}
+}
+
+// heldAction reports whether a can run at a node that holds a Ready of
+// the synchronous loop: the application's one thread is writing, so the
+// node takes no message, tick or client operation until the write is
+// durable; it can crash, the network can lose or copy what waits in its
+// inbox, and its storage can hold on or finish.
+func heldAction(a schedule.Action) bool {
+	switch a {
+	case schedule.Crash, schedule.Drop, schedule.Duplicate, schedule.Partition, schedule.Heal,
+		schedule.HoldWrites, schedule.Persist:
+		return true
+	}
+	return false
 }
 
 // act runs the step's action at n (live, except for restart and the
@@ -386,19 +474,21 @@ func (s *System) run(st schedule.Step) {
 func (s *System) act(n *node, st schedule.Step) {
 	p := st.Process
 	switch st.Action {
-	case schedule.Deliver:
-		for k := 0; k < st.Messages && n.rn != nil; k++ {
+	case schedule.Deliver, schedule.DeliverOne:
+		if st.Action == schedule.DeliverOne {
+			if i := s.deliverable(p, st.K); i >= 0 {
+				s.receive(n, i)
+			} else {
+				s.skip(p, "no deliverable message")
+			}
+			break
+		}
+		for k := 0; k < st.Messages && n.rn != nil && !n.heldReady(); k++ {
 			i := s.deliverable(p, 1)
 			if i < 0 {
 				break
 			}
 			s.receive(n, i)
-		}
-	case schedule.DeliverOne:
-		if i := s.deliverable(p, st.K); i >= 0 {
-			s.receive(n, i)
-		} else {
-			s.skip(p, "no deliverable message")
 		}
 	case schedule.Drop, schedule.Duplicate:
 		s.dropOrDuplicate(n, st)
@@ -439,6 +529,19 @@ func (s *System) act(n *node, st schedule.Step) {
 		n.rn.TransferLeader(uint64(st.To + 1))
 	case schedule.ConfChange:
 		s.proposeConf(n, st.Conf)
+	case schedule.HoldWrites:
+		s.event(schedule.EvHold, p, -1, "writes", schedule.I(schedule.ArgSteps, int64(st.N)))
+		if n.holdUntil == 0 {
+			s.holds++
+			n.holdID = 1<<30 + s.holds
+		}
+		n.holdUntil = s.step + st.N
+	case schedule.Persist:
+		if n.holdUntil == 0 && len(n.held) == 0 {
+			s.skip(p, "no writes held")
+			break
+		}
+		s.release(n)
 	}
 	if st.Action != schedule.Restart {
 		// A restarted node's Ready waits for the end of the step, where
@@ -449,12 +552,16 @@ func (s *System) act(n *node, st schedule.Step) {
 
 func (s *System) crash(n *node, point string) {
 	p := int(n.id) - 1
+	s.loseHeld(n)
 	if point == "" {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash)
 	} else {
 		s.event(schedule.EvCrash, p, -1, schedule.EvCrash, schedule.S(schedule.ArgPoint, point))
 	}
 	s.stop(n)
+	if s.tlaTrace != nil {
+		s.tlaTrace.release(n.id) // a restart not complete: the next one is traced
+	}
 	for _, e := range n.inbox {
 		if e.m.GetType() == pb.MsgSnap {
 			s.reportSnapshot(e, raft.SnapshotFailure)
@@ -530,7 +637,25 @@ func (s *System) restart(n *node) {
 		schedule.I(schedule.ArgTerm, int64(hs.GetTerm())), schedule.I(schedule.ArgVote, int64(hs.GetVote())-1),
 		schedule.I(schedule.ArgCommit, int64(max(hs.GetCommit(), snap.GetMetadata().GetIndex()))), schedule.I(schedule.ArgSnapIndex, int64(snap.GetMetadata().GetIndex())),
 		schedule.I(schedule.ArgLastIndex, int64(last)))
+	if s.tlaTrace != nil {
+		s.tlaTrace.hold(n.id)
+		n.reapply = max(hs.GetCommit(), snap.GetMetadata().GetIndex())
+	}
 	s.start(n, nil)
+	s.restartDone(n, false)
+}
+
+// restartDone traces a restarted node's InitState for the spec once the
+// application has applied again what the node had committed before it
+// crashed, or at once when force is set (the node takes a step of its own:
+// nothing it does after is left out).
+func (s *System) restartDone(n *node, force bool) {
+	t := s.tlaTrace
+	if t == nil || n.rn == nil || !t.holds(n.id) || !force && n.applied < n.reapply {
+		return
+	}
+	last, _ := n.live.LastIndex()
+	t.restarted(n.rn, n.id, last)
 }
 
 // request proposes the client's put of value at n.
@@ -618,11 +743,13 @@ func (s *System) answerPut(n *node, data string) {
 	}
 }
 
-// drain processes Ready on n until it has none.
+// drain processes Ready on n until it has none (or holds one).
 func (s *System) drain(n *node) {
-	for n.rn != nil && n.rn.HasReady() {
+	for n.rn != nil && !n.heldReady() && n.rn.HasReady() {
 		s.handleReady(n)
 	}
+	s.reportProgress(n)
+	s.restartDone(n, false)
 }
 
 func (s *System) skip(p int, why string) {
@@ -657,7 +784,8 @@ func (s *System) msgEvent(kind string, node, peer, id int, m *pb.Message, extra 
 		s.args = append(s.args, schedule.I(schedule.ArgVote, int64(m.GetFrom())-1))
 	case pb.MsgSnap:
 		md := m.GetSnapshot().GetMetadata()
-		s.args = append(s.args, schedule.I(schedule.ArgSnapIndex, int64(md.GetIndex())), schedule.I(schedule.ArgSnapTerm, int64(md.GetTerm())))
+		s.args = append(s.args, schedule.I(schedule.ArgSnapIndex, int64(md.GetIndex())), schedule.I(schedule.ArgSnapTerm, int64(md.GetTerm())),
+			schedule.S(schedule.ArgConfig, confText(md.GetConfState())))
 	case pb.MsgHeartbeat, pb.MsgHeartbeatResp:
 		if len(m.GetContext()) > 0 {
 			s.args = append(s.args, schedule.I(schedule.ArgRead, 1))

@@ -61,12 +61,36 @@ func (s *System) receive(n *node, i int) {
 	if err := proto.Unmarshal(e.wire, m); err != nil {
 		panic(fmt.Sprintf("etcdraft: message %d does not decode: %v", e.id, err))
 	}
-	if err := n.rn.Step(m); errors.Is(err, raft.ErrProposalDropped) {
+	var mark int
+	var term uint64
+	if e.received != nil {
+		*e.received++
+	}
+	if s.tlaTrace != nil {
+		mark, term = s.tlaTrace.mark(), n.rn.BasicStatus().GetTerm()
+		s.tlaTrace.redelivery = e.received != nil && *e.received > 1
+		s.tlaTrace.prevote = m.GetType() == pb.MsgPreVote || m.GetType() == pb.MsgPreVoteResp
+	}
+	err := n.rn.Step(m)
+	if s.tlaTrace != nil {
+		s.tlaTrace.redelivery, s.tlaTrace.prevote = false, false
+	}
+	if s.tlaTrace != nil && m.GetTerm() > term && n.rn != nil && n.rn.BasicStatus().GetTerm() < m.GetTerm() {
+		// The node ignored a message of a higher term: with CheckQuorum, a
+		// node that heard from its leader within an election timeout
+		// disregards a vote request (leader stickiness, thesis section
+		// 4.2.3). The library traced its receipt before deciding so; the
+		// spec's servers always take a higher term, and a message nobody
+		// acts on is, to the spec, one the network lost.
+		s.tlaTrace.ignored(mark)
+	}
+	if errors.Is(err, raft.ErrProposalDropped) {
 		// A leader refused a forwarded proposal (a leader transfer is
 		// under way); other errors are for local or unknown-peer messages.
 		s.event(schedule.EvDropped, p, e.from, schedule.TypeProposal)
 	}
 	s.drain(n)
+	s.checkProgress(n)
 }
 
 // dropOrDuplicate loses, or receives twice, the k-th pending message of n's
@@ -100,6 +124,10 @@ func (s *System) dropOrDuplicate(n *node, st schedule.Step) {
 	// sends a message twice puts two on the wire; its receipt says it is
 	// a copy.
 	s.nextMsg++
+	if e.received == nil {
+		e.received = new(int)
+		n.inbox[i].received = e.received
+	}
 	c := e
 	c.id, c.copy = s.nextMsg, true
 	n.inbox = append(n.inbox, c)
@@ -161,7 +189,7 @@ func (e envelope) extra() []schedule.Arg {
 
 // termAt is the term of the entry at index i in n's log, -1 if unknown.
 func (s *System) termAt(n *node, i uint64) int64 {
-	if t, err := n.live.Term(i); err == nil {
+	if t, ok := s.logTerm(n, i); ok {
 		return int64(t)
 	}
 	if snap, err := n.live.Snapshot(); err == nil && snap.GetMetadata().GetIndex() == i {

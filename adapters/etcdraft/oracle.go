@@ -2,13 +2,16 @@ package etcdraft
 
 import (
 	"fmt"
-	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
+	"sync"
+	"unsafe"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -74,8 +77,8 @@ func (s *System) checkConf(n *node, i uint64, conf string) {
 // node that committed them first.
 func (s *System) recordCommit(n *node, from, to uint64) {
 	for i := from + 1; i <= to; i++ {
-		t, err := n.live.Term(i)
-		if err != nil {
+		t, ok := s.logTerm(n, i)
+		if !ok {
 			continue
 		}
 		for uint64(len(s.committed)) <= i {
@@ -125,8 +128,7 @@ func (s *System) checkLeader(n *node) {
 		s.fail("safety: a non-voter became leader",
 			fmt.Sprintf("n%d became leader in term %d outside its configuration (%s)", n.id, n.term, st.Config))
 	}
-	first, _ := n.live.FirstIndex()
-	last, _ := n.live.LastIndex()
+	first, last := s.firstIndex(n), n.lastIndex
 	for i := first; i < uint64(len(s.committed)); i++ {
 		want := s.committed[i]
 		if want == 0 || s.committedIn[i] >= n.term {
@@ -137,7 +139,7 @@ func (s *System) checkLeader(n *node) {
 		}
 		got := uint64(0)
 		if i <= last {
-			got, _ = n.live.Term(i)
+			got, _ = s.logTerm(n, i)
 		}
 		if got != want {
 			s.fail("safety: committed entry lost",
@@ -152,12 +154,11 @@ func isVoter(st raft.Status, id uint64) bool {
 	return ok
 }
 
-// checkReady checks the library's own state (Status) when a leader's
-// commit index advances: the new index is held by a quorum of every
-// majority of its configuration (so a removed node or a learner is never
-// counted), and its progress tracker is consistent (Match < Next, the
-// tracked peers are exactly the configuration's members). The quorum is
-// computed here, independently of the library's quorum package.
+// checkReady checks, when a leader's commit index advances, that a quorum
+// of every majority of its (joint) configuration holds the new index, by
+// the Match of its progress tracker (Status), so that a removed node or a
+// learner is never counted. The quorum is computed here, independently of
+// the library's quorum package.
 func (s *System) checkReady(n *node, rd raft.Ready) {
 	c := rd.HardState.GetCommit()
 	if c <= n.commit || n.rn.BasicStatus().RaftState != raft.StateLeader {
@@ -178,29 +179,201 @@ func (s *System) checkReady(n *node, rd raft.Ready) {
 				fmt.Sprintf("leader n%d advanced its commit index to %d, but a majority of %s holds only up to %d (configuration %s)", n.id, c, fmtIDs(maj), q, st.Config))
 		}
 	}
-	members := st.Config.Voters.IDs()
-	for id := range st.Config.Learners {
-		members[id] = struct{}{}
+}
+
+// The invariants of the leader's view of its followers, each its own
+// signature (checkProgress).
+const (
+	sigProgressMember = "safety: progress tracked for a non-member"
+	sigMatchBelowNext = "library invariant: match below next"
+	sigNextInLog      = "library invariant: next within the leader's log"
+	sigInflight       = "library invariant: in-flight window"
+	sigProgressState  = "library invariant: progress state"
+)
+
+// checkProgress checks the leader's view of its followers, its progress
+// tracker, against the invariants the library relies on
+// (tracker/progress.go, tracker/inflights.go), after every message the
+// leader takes and at the end of every step, not only when its commit
+// index advances (by then a later answer may have repaired it):
+//
+//   - the tracker holds exactly the configuration's members;
+//   - Match < Next for each ("Invariant: 0 <= Match < Next");
+//   - Next <= the leader's last index + 1: no entry is sent that the
+//     leader does not hold;
+//   - the in-flight window: at most MaxInflightMsgs appends in flight,
+//     the index of each above Match, below Next, and increasing (entries
+//     in (Match, Next) are the ones in flight);
+//   - the states: in StateProbe and StateSnapshot nothing is in flight
+//     (each state change resets the window); a pending snapshot in
+//     StateSnapshot and in no other state. (The tracker's comment says
+//     that in StateSnapshot Next == PendingSnapshot + 1, but the library
+//     does not keep it: a stale rejection lowers Next there, since
+//     MaybeDecrTo does not look at the state; the snapshot's report or
+//     answer restores it. testdata/progress-stale-reject-in-snapshot.json
+//     reaches it, so it is not checked.)
+//
+// The tracker is read where the library keeps it (node.trk), between its
+// operations, as Status would read it but without copying it: the checks
+// run this often.
+func (s *System) checkProgress(n *node) {
+	if n.rn == nil || n.role != raft.StateLeader || n.trk == nil || n.rn.BasicStatus().RaftState != raft.StateLeader {
+		return
 	}
-	for id := range st.Config.LearnersNext {
-		members[id] = struct{}{}
+	trk := n.trk
+	member := func(id uint64) bool {
+		_, v0 := trk.Voters[0][id]
+		_, v1 := trk.Voters[1][id]
+		_, l := trk.Learners[id]
+		_, ln := trk.LearnersNext[id]
+		return v0 || v1 || l || ln
 	}
-	for _, id := range sortedIDs(slices.Collect(maps.Keys(st.Progress))) {
-		pr := st.Progress[id]
-		if _, ok := members[id]; !ok {
-			s.fail("safety: progress tracked for a non-member",
-				fmt.Sprintf("leader n%d tracks n%d, which is not in its configuration %s", n.id, id, st.Config))
+	s.ids = s.ids[:0]
+	for _, set := range []map[uint64]struct{}{trk.Voters[0], trk.Voters[1], trk.Learners, trk.LearnersNext} {
+		for id := range set {
+			if trk.Progress[id] == nil {
+				s.ids = append(s.ids, id)
+			}
+		}
+	}
+	if len(s.ids) > 0 {
+		slices.Sort(s.ids)
+		s.fail(sigProgressMember,
+			fmt.Sprintf("leader n%d tracks no progress for n%d, a member of its configuration %s", n.id, s.ids[0], trk.Config))
+	}
+	s.ids = s.ids[:0]
+	for id := range trk.Progress {
+		s.ids = append(s.ids, id)
+	}
+	slices.Sort(s.ids)
+	for _, id := range s.ids {
+		pr := trk.Progress[id]
+		if !member(id) {
+			s.fail(sigProgressMember,
+				fmt.Sprintf("leader n%d tracks n%d, which is not in its configuration %s", n.id, id, trk.Config))
 		}
 		if pr.Match >= pr.Next {
-			s.fail("library invariant: match below next",
-				fmt.Sprintf("leader n%d has Match %d >= Next %d for n%d", n.id, pr.Match, pr.Next, id))
+			s.fail(sigMatchBelowNext,
+				fmt.Sprintf("leader n%d has Match %d >= Next %d for n%d (%s)", n.id, pr.Match, pr.Next, id, pr))
+		}
+		if pr.Next > n.lastIndex+1 && !n.heldReady() {
+			// (A node that holds a Ready takes no other: its log may have
+			// grown past what it handed over.)
+			s.fail(sigNextInLog,
+				fmt.Sprintf("leader n%d has Next %d for n%d, but its log ends at %d (%s)", n.id, pr.Next, id, n.lastIndex, pr))
+		}
+		s.flight = inflightIndexes(s.flight[:0], pr.Inflights)
+		flight := s.flight
+		if len(flight) > s.cfg.maxInflight() {
+			s.fail(sigInflight,
+				fmt.Sprintf("leader n%d has %d appends in flight to n%d, MaxInflightMsgs is %d (%s)", n.id, len(flight), id, s.cfg.maxInflight(), pr))
+		}
+		below := pr.Match
+		for _, i := range flight {
+			if i <= below || i >= pr.Next {
+				s.fail(sigInflight,
+					fmt.Sprintf("leader n%d has appends in flight to n%d up to indexes %v, outside (Match %d, Next %d) or out of order (%s)", n.id, id, flight, pr.Match, pr.Next, pr))
+				break
+			}
+			below = i
+		}
+		switch {
+		case pr.State != tracker.StateReplicate && len(flight) > 0:
+			s.fail(sigProgressState,
+				fmt.Sprintf("leader n%d has %d appends in flight to n%d in %s (%s)", n.id, len(flight), id, pr.State, pr))
+		case pr.State != tracker.StateSnapshot && pr.PendingSnapshot != 0:
+			s.fail(sigProgressState,
+				fmt.Sprintf("leader n%d has a pending snapshot at %d for n%d in %s (%s)", n.id, pr.PendingSnapshot, id, pr.State, pr))
+		case pr.State == tracker.StateSnapshot && pr.PendingSnapshot == 0:
+			s.fail(sigProgressState,
+				fmt.Sprintf("leader n%d waits for a snapshot for n%d but has none pending (%s)", n.id, id, pr))
 		}
 	}
-	if len(st.Progress) != len(members) {
-		s.fail("safety: progress tracked for a non-member",
-			fmt.Sprintf("leader n%d tracks %d peers, its configuration %s has %d members", n.id, len(st.Progress), st.Config, len(members)))
-	}
 }
+
+// progressTracker is the leader's progress tracker inside rn (its raft's
+// trk field), read in place by checkProgress.
+func progressTracker(rn *raft.RawNode) *tracker.ProgressTracker {
+	l, _ := trackerLayout()
+	r := reflect.ValueOf(rn).Elem().Field(l.raft)
+	if r.IsNil() {
+		return nil
+	}
+	return (*tracker.ProgressTracker)(unsafe.Pointer(r.Elem().Field(l.trk).UnsafeAddr()))
+}
+
+// trackerLayout finds, once, the fields that lead from a RawNode to its
+// progress tracker: RawNode.raft, a pointer, and raft.trk, a
+// tracker.ProgressTracker. An error says the library is not the one the
+// progress oracle knows.
+var trackerLayout = sync.OnceValues(func() (l struct{ raft, trk int }, err error) {
+	rt := reflect.TypeFor[raft.RawNode]()
+	f, ok := rt.FieldByName("raft")
+	if !ok || f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct {
+		return l, fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's RawNode has no raft field the progress oracle knows")
+	}
+	l.raft = f.Index[0]
+	t, ok := f.Type.Elem().FieldByName("trk")
+	if !ok || t.Type != reflect.TypeFor[tracker.ProgressTracker]() {
+		return l, fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's raft has no trk tracker.ProgressTracker the progress oracle reads")
+	}
+	l.trk = t.Index[0]
+	return l, nil
+})
+
+// inflightIndexes appends to out the indexes of the appends in flight in
+// an Inflights window, oldest first. The window keeps them unexported;
+// they are read, never written, through reflection (inflightLayout, which
+// NewFactory checks).
+func inflightIndexes(out []uint64, in *tracker.Inflights) []uint64 {
+	if in == nil {
+		return out
+	}
+	inflightFields, _ := inflightLayout()
+	v := reflect.ValueOf(in).Elem()
+	start, count := int(v.Field(inflightFields.start).Int()), int(v.Field(inflightFields.count).Int())
+	size, buf := int(v.Field(inflightFields.size).Int()), v.Field(inflightFields.buffer)
+	for k, i := 0, start; k < count && i < buf.Len(); k++ {
+		out = append(out, buf.Index(i).Field(inflightFields.index).Uint())
+		if i++; i >= size {
+			i -= size
+		}
+	}
+	for len(out) < count {
+		// A window whose count runs past its buffer: its indexes are lost.
+		out = append(out, 0)
+	}
+	return out
+}
+
+// inflightFieldsT are the positions of tracker.Inflights' fields that
+// inflightIndexes reads: start, count, size, buffer and, in an element of
+// buffer, index.
+type inflightFieldsT struct{ start, count, size, buffer, index int }
+
+// inflightLayout finds tracker.Inflights' fields, once; an error says the
+// library's window is not the one the oracle knows.
+var inflightLayout = sync.OnceValues(func() (f inflightFieldsT, err error) {
+	field := func(t reflect.Type, name string, kind reflect.Kind) int {
+		sf, ok := t.FieldByName(name)
+		if !ok || sf.Type.Kind() != kind {
+			if err == nil {
+				err = fmt.Errorf("etcdraft: this go.etcd.io/raft/v3's tracker.Inflights has no %s field of kind %s, which the in-flight oracle reads", name, kind)
+			}
+			return 0
+		}
+		return sf.Index[0]
+	}
+	t := reflect.TypeFor[tracker.Inflights]()
+	f.start = field(t, "start", reflect.Int)
+	f.count = field(t, "count", reflect.Int)
+	f.size = field(t, "size", reflect.Int)
+	f.buffer = field(t, "buffer", reflect.Slice)
+	if err == nil {
+		f.index = field(t.Field(f.buffer).Type.Elem(), "index", reflect.Uint64)
+	}
+	return f, err
+})
 
 // checkHistory runs the linearizability oracle on the client history of
 // puts and reads, when a read was answered (a history of puts alone is

@@ -18,6 +18,14 @@ import (
 // messages ask for). An armed crash point stops it where it is.
 func (s *System) handleReady(n *node) {
 	rd := n.rn.Ready()
+	n.ready = &rd
+	defer func() { n.ready = nil }()
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		n.lastIndex = rd.Snapshot.GetMetadata().GetIndex()
+	}
+	if k := len(rd.Entries); k > 0 {
+		n.lastIndex = rd.Entries[k-1].GetIndex()
+	}
 	if s.cfg.Inject == InjectSendBeforePersist {
 		s.flush(n) // the previous Ready's writes reach the disk now
 	}
@@ -26,18 +34,34 @@ func (s *System) handleReady(n *node) {
 		s.handleLocalMessages(n, rd)
 		return
 	}
+	if n.holdUntil > 0 {
+		s.holdReady(n, rd)
+		return
+	}
+	s.syncReady(n, rd, false)
+}
+
+// syncReady is the synchronous Ready loop's body: persist, send, apply,
+// Advance. A Ready the storage held (held) had its soft state, read states
+// and the messages that need no durable state handled when it was taken
+// (holdReady): the rest is done now.
+func (s *System) syncReady(n *node, rd raft.Ready, held bool) {
 	p := int(n.id) - 1
+	msgs := rd.Messages
+	if held {
+		msgs = afterWrite(nil, rd.Messages)
+	}
 	if s.cfg.Inject == InjectSendThenPersist {
 		// The seeded bug: the Ready's messages leave before its state is
 		// durable (the library requires the opposite); a crash in between
 		// forgets votes and entries that peers already counted.
-		for _, m := range rd.Messages {
+		for _, m := range msgs {
 			s.send(p, m)
 		}
 		if s.crashesAt(n, schedule.AfterSend) {
 			return
 		}
-		rd.Messages = nil
+		msgs = nil
 	}
 	s.persist(n, rd.Snapshot, rd.Entries, rd.HardState)
 	if k := len(rd.CommittedEntries); k > 0 && s.cfg.Inject == InjectAppliedIndexFirst {
@@ -48,16 +72,20 @@ func (s *System) handleReady(n *node) {
 		// applied them.
 		n.smIndex = max(n.smIndex, rd.CommittedEntries[k-1].GetIndex())
 	}
-	s.softState(n, rd)
+	if !held {
+		s.softState(n, rd)
+	}
 	if n.crashAt == schedule.AfterPersist {
-		s.unsent(p, rd.Messages)
+		s.unsent(p, msgs)
 		s.crash(n, schedule.AfterPersist)
 		return
 	}
-	for _, m := range rd.Messages {
+	for _, m := range msgs {
 		s.send(p, m)
 	}
-	s.readStates(n, rd.ReadStates)
+	if !held {
+		s.readStates(n, rd.ReadStates)
+	}
 	if s.crashesAt(n, schedule.AfterSend) {
 		return
 	}
@@ -75,12 +103,173 @@ func (s *System) handleReady(n *node) {
 	s.maybeSnapshot(n)
 }
 
+// holdReady takes a Ready of the synchronous loop whose writes the storage
+// holds (hold-writes): the write is put aside (first, so that the commit
+// it reports reads the node's log with the write's entries), its role
+// change and commit are reported, its read states answered and the
+// messages that need no durable state sent (those the library itself
+// sends before the write with AsyncStorageWrites: all but the answers to
+// votes and appends); the rest waits until release.
+func (s *System) holdReady(n *node, rd raft.Ready) {
+	p := int(n.id) - 1
+	s.hold(n, heldWrite{rd: &rd})
+	s.softState(n, rd)
+	for _, m := range rd.Messages {
+		if !waitsForWrite(m) {
+			s.send(p, m)
+		}
+	}
+	s.readStates(n, rd.ReadStates)
+}
+
+// waitsForWrite reports whether m may leave only once the state it was
+// decided on is durable: a vote or an answer to an append, as the library
+// decides (raft.go, send: the messages it keeps in msgsAfterAppend).
+func waitsForWrite(m *pb.Message) bool {
+	switch m.GetType() {
+	case pb.MsgAppResp, pb.MsgVoteResp, pb.MsgPreVoteResp:
+		return true
+	}
+	return false
+}
+
+// afterWrite appends to dst the messages of msgs that wait for the write.
+func afterWrite(dst, msgs []*pb.Message) []*pb.Message {
+	for _, m := range msgs {
+		if waitsForWrite(m) {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
+
+// hold puts a write aside: the node's storage holds it. The messages that
+// wait for it are shown (EvWaiting): what the node decided, which leaves
+// only once the write is durable.
+func (s *System) hold(n *node, w heldWrite) {
+	s.writes++
+	w.id = s.writes
+	n.held = append(n.held, w)
+	p := int(n.id) - 1
+	s.event(schedule.EvHeld, p, -1, "write", schedule.I(schedule.ArgWrite, int64(w.id)))
+	s.notSent(schedule.EvWaiting, p, w.waiting())
+}
+
+// waiting are the messages that wait for a held write.
+func (w heldWrite) waiting() []*pb.Message {
+	if w.rd != nil {
+		return afterWrite(nil, w.rd.Messages)
+	}
+	return w.m.GetResponses()
+}
+
+// release ends n's hold: its held writes become durable, oldest first,
+// each followed by what waited for it (a held Ready's messages, applies
+// and Advance; a MsgStorageAppend's responses). An armed crash point may
+// stop it; the writes still held are then lost.
+func (s *System) release(n *node) {
+	n.holdUntil, n.holdID = 0, 0
+	for len(n.held) > 0 && n.rn != nil {
+		w := n.held[0]
+		n.held = append(n.held[:0], n.held[1:]...)
+		s.event(schedule.EvPersist, int(n.id)-1, -1, "write", schedule.I(schedule.ArgWrite, int64(w.id)))
+		if w.rd != nil {
+			s.syncReady(n, *w.rd, true)
+			continue
+		}
+		s.writeAppend(n, w.m)
+		if n.crashAt == schedule.AfterPersist {
+			s.unsent(int(n.id)-1, w.m.GetResponses())
+			s.crash(n, schedule.AfterPersist)
+			return
+		}
+		s.respond(n, w.m.GetResponses())
+	}
+}
+
+// loseHeld loses the writes n's storage holds (n crashes), and with them
+// the messages that waited for them.
+func (s *System) loseHeld(n *node) {
+	p := int(n.id) - 1
+	for _, w := range n.held {
+		s.event(schedule.EvLost, p, -1, "write", schedule.I(schedule.ArgWrite, int64(w.id)))
+	}
+	n.held = n.held[:0]
+	n.holdUntil, n.holdID = 0, 0
+}
+
+// writes are the snapshot and entries a held write would make durable.
+func (w heldWrite) writes() (*pb.Snapshot, []*pb.Entry) {
+	if w.rd != nil {
+		return w.rd.Snapshot, w.rd.Entries
+	}
+	return w.m.GetSnapshot(), w.m.GetEntries()
+}
+
+// logTerm is the term of the entry at index i of n's log as the library
+// handed it over: the Ready being handled, the writes its storage holds,
+// newest first (a write's entries replace the log from their first index
+// on, its snapshot the whole log), then its storage. ok is false when the
+// log has no entry there (or only its index, compacted).
+func (s *System) logTerm(n *node, i uint64) (t uint64, ok bool) {
+	for k := len(n.held); k >= 0; k-- {
+		var w heldWrite
+		switch {
+		case k < len(n.held):
+			w = n.held[k]
+		case n.ready != nil:
+			w = heldWrite{rd: n.ready}
+		default:
+			continue
+		}
+		snap, ents := w.writes()
+		if len(ents) > 0 && i >= ents[0].GetIndex() {
+			if j := i - ents[0].GetIndex(); j < uint64(len(ents)) {
+				return ents[j].GetTerm(), true
+			}
+			return 0, false
+		}
+		if !raft.IsEmptySnap(snap) {
+			md := snap.GetMetadata()
+			return md.GetTerm(), i == md.GetIndex()
+		}
+	}
+	t, err := n.live.Term(i)
+	return t, err == nil
+}
+
+// firstIndex is the first index of n's log as the library handed it over
+// (after the newest snapshot of the Ready being handled or of the writes
+// its storage holds, or its storage's).
+func (s *System) firstIndex(n *node) uint64 {
+	if n.ready != nil && !raft.IsEmptySnap(n.ready.Snapshot) {
+		return n.ready.Snapshot.GetMetadata().GetIndex() + 1
+	}
+	for k := len(n.held) - 1; k >= 0; k-- {
+		if snap, _ := n.held[k].writes(); !raft.IsEmptySnap(snap) {
+			return snap.GetMetadata().GetIndex() + 1
+		}
+	}
+	first, _ := n.live.FirstIndex()
+	return first
+}
+
+// writeAppend makes the writes of a MsgStorageAppend durable.
+func (s *System) writeAppend(n *node, m *pb.Message) {
+	hs := &pb.HardState{}
+	if m.Term != nil || m.Vote != nil || m.Commit != nil {
+		hs = &pb.HardState{Term: m.Term, Vote: m.Vote, Commit: m.Commit}
+	}
+	s.persist(n, m.GetSnapshot(), m.GetEntries(), hs)
+}
+
 // handleLocalMessages is the Ready loop of AsyncStorageWrites. The append
 // "thread" runs at once, in the Ready's message order: the writes a
 // MsgStorageAppend carries are made durable, then its responses are
-// delivered. The apply "thread" runs when the node next takes a step
-// (applyQueued): the entries of each MsgStorageApply are applied, then its
-// responses are delivered.
+// delivered; while the storage holds its writes (hold-writes), the
+// MsgStorageAppend waits, in order, for release. The apply "thread" runs
+// when the node next takes a step (applyQueued): the entries of each
+// MsgStorageApply are applied, then its responses are delivered.
 func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 	p := int(n.id) - 1
 	sent, stated := false, false
@@ -91,11 +280,15 @@ func (s *System) handleLocalMessages(n *node, rd raft.Ready) {
 		}
 		switch m.GetTo() {
 		case raft.LocalAppendThread:
-			hs := &pb.HardState{}
-			if m.Term != nil || m.Vote != nil || m.Commit != nil {
-				hs = &pb.HardState{Term: m.Term, Vote: m.Vote, Commit: m.Commit}
+			if n.holdUntil > 0 || len(n.held) > 0 {
+				s.hold(n, heldWrite{m: m})
+				if !stated {
+					s.softState(n, rd)
+					stated = true
+				}
+				break
 			}
-			s.persist(n, m.GetSnapshot(), m.GetEntries(), hs)
+			s.writeAppend(n, m)
 			if !stated {
 				s.softState(n, rd)
 				stated = true
@@ -144,10 +337,14 @@ func (s *System) applyQueued(n *node) {
 // unsent records the messages a crash kept from leaving (event kind
 // "unsent", with the fields of a send): the node decided them, and no one
 // receives them. Local messages to the node itself are left out.
-func (s *System) unsent(p int, msgs []*pb.Message) {
+func (s *System) unsent(p int, msgs []*pb.Message) { s.notSent(schedule.EvUnsent, p, msgs) }
+
+// notSent records messages p decided but did not send, as events of kind
+// (EvUnsent, EvWaiting) with the fields of a send.
+func (s *System) notSent(kind string, p int, msgs []*pb.Message) {
 	for _, m := range msgs {
 		if m.GetTo() != uint64(p+1) && m.GetTo() != raft.LocalAppendThread && m.GetTo() != raft.LocalApplyThread {
-			s.msgEvent(schedule.EvUnsent, p, int(m.GetTo())-1, 0, m)
+			s.msgEvent(kind, p, int(m.GetTo())-1, 0, m)
 		}
 	}
 }
@@ -175,6 +372,9 @@ func (s *System) softState(n *node, rd raft.Ready) {
 		if n.role == raft.StateLeader {
 			s.checkLeader(n)
 		}
+	}
+	if n.role == raft.StateLeader && len(rd.Entries) > 0 {
+		s.appended(n, rd.Entries)
 	}
 	if c := rd.HardState.GetCommit(); c > n.commit {
 		s.recordCommit(n, n.commit, c)
@@ -223,9 +423,17 @@ func (s *System) applyAll(n *node, ents []*pb.Entry) bool {
 }
 
 // maybeSnapshot snapshots the state machine and compacts the log every
-// SnapshotEvery applied entries.
+// SnapshotEvery applied entries, once its HardState's commit index is
+// durable up to them: with AsyncStorageWrites the apply thread may run
+// ahead of the append thread (messages to different threads are processed
+// in any order, doc.go), and a snapshot past the durable commit index
+// leaves a storage the library refuses to restart from ("state.commit is
+// out of range").
 func (s *System) maybeSnapshot(n *node) {
 	if n.raftApplied < n.snapIndex+uint64(s.cfg.SnapshotEvery) {
+		return
+	}
+	if hs, _, _ := n.live.InitialState(); hs.GetCommit() < n.raftApplied {
 		return
 	}
 	i, data := n.raftApplied, encodeKV(n.kv)
@@ -291,13 +499,14 @@ func (s *System) apply(n *node, e *pb.Entry) {
 // applyConf applies a committed configuration change. Like etcd's server,
 // the application refuses a change its configuration cannot take (one that
 // removes every voter, a simple change in a joint configuration, ...) by
-// applying an empty change instead: the library panics on those.
+// applying an empty change instead: the library panics on those (with
+// --inject unchecked-conf the application forgets to).
 func (s *System) applyConf(n *node, e *pb.Entry) {
 	cc, err := decodeConf(e)
 	if err != nil {
 		panic(fmt.Sprintf("n%d: entry %d: %v", n.id, e.GetIndex(), err))
 	}
-	if err := validConf(n.conf, cc); err != nil {
+	if err := validConf(n.conf, cc); err != nil && s.cfg.Inject != InjectUncheckedConf {
 		s.event(schedule.EvConfRefused, int(n.id)-1, -1, schedule.EvConf, schedule.S(schedule.ArgWhy, err.Error()))
 		cc = &pb.ConfChangeV2{Changes: []*pb.ConfChangeSingle{{Type: pb.ConfChangeType_ConfChangeAddNode.Enum(), NodeId: new(uint64(0))}}}
 	}
@@ -374,8 +583,9 @@ func (s *System) proposeConf(n *node, conf string) {
 }
 
 // appendEntryData appends an entry's data as events show it: a normal
-// entry's bytes; a configuration change as "conf:" and its changes
-// ("conf:leave" to leave a joint configuration).
+// entry's bytes; a configuration change as "conf:" and its changes, after
+// "joint " when it enters a joint configuration and "auto " when the
+// library is to leave that by itself ("conf:leave" to leave one).
 func appendEntryData(dst []byte, e *pb.Entry) []byte {
 	if e.GetType() == pb.EntryNormal {
 		return append(dst, e.GetData()...)
@@ -385,8 +595,15 @@ func appendEntryData(dst []byte, e *pb.Entry) []byte {
 		return append(dst, "conf:?"...)
 	}
 	dst = append(dst, "conf:"...)
-	if len(cc.GetChanges()) == 0 {
+	if cc.LeaveJoint() {
 		return append(dst, "leave"...)
+	}
+	if auto, joint := cc.EnterJoint(); joint {
+		if auto {
+			dst = append(dst, "auto "...)
+		} else {
+			dst = append(dst, "joint "...)
+		}
 	}
 	return append(dst, pb.ConfChangesToString(cc.GetChanges())...)
 }

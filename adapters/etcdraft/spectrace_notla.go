@@ -10,3 +10,6 @@ const SpecTraceBuilt = false
 
 // logger is never called in this build (Config.Validate refuses SpecTrace).
 func (t *specTrace) logger() raft.TraceLogger { return nil }
+
+// restarted is never called in this build.
+func (t *specTrace) restarted(raftNode, uint64, uint64) {}

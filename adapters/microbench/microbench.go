@@ -27,6 +27,7 @@ package microbench
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -49,13 +50,25 @@ const (
 	InjectHangOnFlush     = "hang-on-flush-before-last"
 )
 
+// The limits of the configuration: a request makes Tasks messages at once.
+const (
+	MaxWorkers = 1000
+	MaxTasks   = 10000
+)
+
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	if c.Workers < 1 {
 		return fmt.Errorf("microbench: --workers must be at least 1, got %d", c.Workers)
 	}
+	if c.Workers > MaxWorkers {
+		return fmt.Errorf("microbench: --workers %d: at most %d (microbench.MaxWorkers)", c.Workers, MaxWorkers)
+	}
 	if c.Tasks < 1 {
 		return fmt.Errorf("microbench: --tasks must be at least 1, got %d", c.Tasks)
+	}
+	if c.Tasks > MaxTasks {
+		return fmt.Errorf("microbench: --tasks %d: at most %d execute messages a request (microbench.MaxTasks)", c.Tasks, MaxTasks)
 	}
 	if c.Inject != "" && c.Inject != InjectFlushBeforeLast && c.Inject != InjectHangOnFlush {
 		return fmt.Errorf("microbench: unknown --inject %q (known: %s, %s)", c.Inject, InjectFlushBeforeLast, InjectHangOnFlush)
@@ -91,8 +104,8 @@ func NewFactory(cfg Config) (*Factory, error) {
 // FactoryFromConfig decodes a stored configuration.
 func FactoryFromConfig(raw json.RawMessage) (*Factory, error) {
 	var c Config
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("microbench: bad stored configuration: %v", err)
+	if err := jsonerr.Decode(raw, &c); err != nil {
+		return nil, fmt.Errorf("microbench: bad configuration %s: %v", jsonerr.Compact(raw), err)
 	}
 	return NewFactory(c)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"io"
 	"maps"
 	"os"
@@ -85,13 +86,16 @@ var (
 	dataDirVars   = []string{"{id}", "{index}"}
 )
 
+// maxClusterBytes is the largest cluster file read.
+const maxClusterBytes = 1 << 20
+
 // LoadCluster reads and validates a cluster file. Relative paths in it are
 // resolved against the file's directory (unless it sets "dir"). The command
 // is not looked up: NewFactory does that.
 func LoadCluster(path string) (*Cluster, error) {
-	data, err := os.ReadFile(path)
+	data, err := jsonerr.ReadFile(path, maxClusterBytes, "a cluster file", "process.maxClusterBytes: 1 MiB")
 	if err != nil {
-		return nil, fmt.Errorf("cluster file: %w", err)
+		return nil, fmt.Errorf("cluster file %w", err)
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
@@ -99,7 +103,7 @@ func LoadCluster(path string) (*Cluster, error) {
 	}
 	c, err := ParseCluster(data, dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("cluster file %s: %w", path, err)
 	}
 	return c, nil
 }
@@ -109,6 +113,12 @@ func LoadCluster(path string) (*Cluster, error) {
 // not set "dir". Every problem found is reported, one per line.
 func ParseCluster(data []byte, dir string) (*Cluster, error) {
 	c := &Cluster{}
+	if e := jsonerr.Check(data); e != nil {
+		if e.Line == 0 {
+			return nil, errors.New("empty file")
+		}
+		return nil, fmt.Errorf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
@@ -321,8 +331,15 @@ func jsonError(data []byte, err error) error {
 		}
 	case err == io.EOF:
 		return errors.New("empty file")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("invalid JSON: the file ends before the object is complete")
+	}
+	if se != nil || te == nil {
+		// Syntax, a document cut short, a field it does not know: in
+		// the words every JSON file of ours gets.
+		e := jsonerr.Describe(data, err)
+		if e.Line == 0 {
+			return errors.New(e.Msg)
+		}
+		return fmt.Errorf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if off < 0 {

@@ -39,7 +39,7 @@ func TestClusterValidation(t *testing.T) {
 		{"request without client", `{"name": "x", "processes": 1, "command": "c", "request": {"kind": "kv"}}`, `request: needs "client"`},
 		{"client not a URL", `{"name": "x", "processes": 1, "command": "c", "client": "127.0.0.1:{client_port}"}`, `client: must be an http:// URL template`},
 		{"no register without client", `{"name": "x", "processes": 1, "command": "c", "ready": {"register": false}}`, `ready.register: false needs "client"`},
-		{"syntax", "{\n  \"name\": \"x\",\n  \"processes\": 1,,\n}", `line 3, column 18: invalid character ','`},
+		{"syntax", "{\n  \"name\": \"x\",\n  \"processes\": 1,,\n}", `line 3, column 18: want a key in double quotes, found ','`},
 		{"trailing", `{"name": "x", "processes": 1, "command": "c"} {}`, `trailing data`},
 		{"empty", ``, `empty file`},
 	} {
@@ -64,9 +64,9 @@ func TestLoadClusterNamesTheFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "c.json")
 	require.NoError(t, os.WriteFile(p, []byte(`{"name": "x", "processes": 1}`), 0o644))
 	_, err := LoadCluster(p)
-	require.EqualError(t, err, p+": command: missing (the replica's executable)")
+	require.EqualError(t, err, "cluster file "+p+": command: missing (the replica's executable)")
 	_, err = LoadCluster(filepath.Join(t.TempDir(), "none.json"))
-	require.ErrorContains(t, err, "cluster file: open")
+	require.ErrorContains(t, err, "none.json: no such file")
 }
 
 func TestRaftkvClusterFile(t *testing.T) {
@@ -125,5 +125,5 @@ func TestConfigRoundTrip(t *testing.T) {
 
 func TestTruncatedClusterFile(t *testing.T) {
 	_, err := ParseCluster([]byte(`{"name": "x", "processes": 3, "command": `), "/")
-	require.EqualError(t, err, "invalid JSON: the file ends before the object is complete")
+	require.EqualError(t, err, "line 1, column 42: the document ends early: cut short?")
 }

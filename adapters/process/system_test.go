@@ -171,7 +171,7 @@ func TestBadRequestsAreRefusedAndTheRunGoesOn(t *testing.T) {
 
 	// The fake logs the answers it got: 400 with the problem.
 	errs := s.Output()[0].Stderr
-	require.Contains(t, errs, `post /event: 400 Bad Request: {"error":"malformed JSON: line 1, column 2: invalid character 'n' looking for beginning of object key string"}`)
+	require.Contains(t, errs, `post /event: 400 Bad Request: {"error":"malformed JSON: line 1, column 2: want a key in double quotes, found 'n'"}`)
 	require.Contains(t, errs, `post /event: 400 Bad Request: {"error":"replica: unknown replica \"9\" (known: 1..3)"}`)
 	require.Contains(t, errs, `post /message: 400 Bad Request: {"error":"to: replica 2 is crashed; message dropped"}`)
 	require.Contains(t, log.String(), "interception server: bad request")

@@ -144,7 +144,7 @@ func TestMessagesANewUserReads(t *testing.T) {
 	bad := filepath.Join(tmp, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"version":1,"steps":[{"process":"a","action":"timeout"}]}`), 0o644))
 	res = modelfuzz(t, "replay", bad)
-	oneLineError(t, res, `line 1, column 36: "process" is a string, want an integer`)
+	oneLineError(t, res, `bad.json:1:24: "process" is a string, want an integer`)
 	require.NotContains(t, res.stderr, "Go ")
 
 	// A campaign too short for a plot gets none, and says why.

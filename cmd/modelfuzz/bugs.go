@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"io"
 	"os"
 	"os/signal"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -44,6 +47,9 @@ campaign has a model, the model states it visits.`,
 		Short: "Replay a bug's reproducer: its timeline and the model states it visits",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cmdline.NotNegative("--exec-timeout", timeout); err != nil {
+				return err
+			}
 			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
 				return err
@@ -67,13 +73,18 @@ campaign has a model, the model states it visits.`,
 
 // listBugs prints the distinct bugs of the campaign in dir, one row each.
 func listBugs(w io.Writer, dir string, jsonOut bool) error {
-	env, err := campaign.OpenEnvReadOnly(dir, nil)
+	if dir == "" {
+		return fmt.Errorf("bugs needs --corpus DIR")
+	}
+	// The store alone: a corpus whose settings a repair could not keep
+	// still lists its bugs.
+	st, err := corpus.Open(dir, corpus.Options{MustExist: true, ReadOnly: true})
 	if err != nil {
 		return err
 	}
-	defer env.Close()
-	noteSnapshot(os.Stderr, env.Store)
-	bugs, err := env.Store.Bugs()
+	defer st.Close()
+	noteSnapshot(os.Stderr, st)
+	bugs, err := st.Bugs()
 	if err != nil {
 		return err
 	}
@@ -86,9 +97,15 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 		fmt.Fprintf(w, "no bugs in %s\n", dir)
 		return nil
 	}
+	known := campaign.KnownDisagreements(bugs)
+	n := len(bugs) - len(known)
+	if n == 0 {
+		fmt.Fprintf(w, "no bugs in %s\n", dir)
+	}
 	// The system's own failures first, then what only the model saw: a
 	// divergence may be a bug of the model as much as of the system.
-	printed := false
+	printed := n == 0
+	first := ""
 	for _, model := range []bool{false, true} {
 		group := campaign.BugsSeenBy(bugs, model)
 		if len(group) == 0 {
@@ -98,6 +115,9 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 			fmt.Fprintln(w)
 		}
 		printed = true
+		if first == "" {
+			first = group[0].ID
+		}
 		if model {
 			fmt.Fprintln(w, "seen by the model (the execution and the model disagree):")
 		} else {
@@ -113,7 +133,22 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 			return err
 		}
 	}
-	fmt.Fprintf(w, "\n%d distinct bug(s); details: modelfuzz bugs show --corpus %s %s\n", len(bugs), dir, bugs[0].ID)
+	if len(known) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "known disagreements of the model with the system (not bugs: the model is wrong or narrower, the system right):")
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tKNOWN\tWHAT")
+		for _, b := range known {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration, b.Known, campaign.KnownTitle(b))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if first == "" {
+			first = known[0].ID
+		}
+	}
+	fmt.Fprintf(w, "\n%d distinct bug(s), %d known disagreement(s); details: modelfuzz bugs show --corpus %s %s\n", n, len(known), dir, first)
 	return nil
 }
 
@@ -149,6 +184,20 @@ then fails on, exit 3), 1 when the bug's input no longer shows the bug
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tries < 1 {
 				return fmt.Errorf("--tries must be at least 1, got %d", tries)
+			}
+			if err := errors.Join(cmdline.NotNegative("--time", budget), cmdline.NotNegative("--exec-timeout", timeout)); err != nil {
+				return err
+			}
+			if out != "" {
+				if err := cmdline.OutFile("--out", out); err != nil {
+					return err
+				}
+			}
+			// The bug is looked up in a snapshot first: a refusal leaves
+			// the corpus's files as they were (opening it to write
+			// rotates its logs).
+			if err := campaign.CheckBug(dir, args[0]); err != nil {
+				return err
 			}
 			env, err := campaign.OpenEnv(dir, nil)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"io"
 	"os"
 
@@ -80,6 +81,9 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 			case outDir == "":
 				return fmt.Errorf("corpus export needs the directory to write into: --out DIR (or DIR)")
 			}
+			if err := cmdline.OutDir("--out", outDir); err != nil {
+				return err
+			}
 			return withStore(func(st *corpus.Store) error {
 				inputs, bugs, err := campaign.Export(st, outDir)
 				if err != nil {
@@ -95,12 +99,21 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 }
 
 func newCorpusImportCmd(dir *string) *cobra.Command {
-	return &cobra.Command{
+	var create bool
+	imp := &cobra.Command{
 		Use:   "import FILE_OR_DIR...",
 		Short: "Add input files to the corpus; the next run executes them first",
-		Args:  minimumArgs(1),
+		Long: `Add input files (or every *.json input file of a directory, as "corpus
+export" writes them) to the campaign in --corpus; the next run executes
+them first. Every file is checked before anything is written: against the
+campaign's system (its adapter and configuration: process numbers,
+actions) and the shape of its inputs (--steps, --actions, --max-messages,
+--crash-quota); a bad file imports nothing. The corpus must exist: a
+mistyped --corpus is refused, --create makes a new corpus there (its
+inputs are then checked against the system each file names).`,
+		Args: minimumArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, err := campaign.Import(*dir, args)
+			n, err := campaign.Import(*dir, args, create)
 			if err != nil {
 				return err
 			}
@@ -108,6 +121,8 @@ func newCorpusImportCmd(dir *string) *cobra.Command {
 			return nil
 		},
 	}
+	imp.Flags().BoolVar(&create, "create", false, "make a new corpus in --corpus if there is none")
+	return imp
 }
 
 func newCorpusStatsCmd(withStore func(func(*corpus.Store) error) error) *cobra.Command {

@@ -58,9 +58,9 @@ func TestDamagedCorpus(t *testing.T) {
 
 	res = modelfuzz(t, "corpus", "repair", dir)
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Contains(t, res.stdout, "unreadable, its entries lost: db/"+filepath.Base(tables[0])+": its index cannot be read")
+	require.Contains(t, res.stdout, "  db/"+filepath.Base(tables[0])+": its index cannot be read")
 	require.Contains(t, res.stdout, "lost: ")
-	require.Contains(t, res.stdout, "the old database is in "+filepath.Join(dir, "db.damaged"))
+	require.Contains(t, res.stdout, "the damaged database is kept in "+filepath.Join(dir, "db.damaged"))
 	res = modelfuzz(t, "corpus", "list", "--corpus", dir)
 	require.Equal(t, 0, res.code, res.stderr)
 	res = run("600")

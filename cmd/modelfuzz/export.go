@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"io"
 	"path/filepath"
 	"time"
@@ -44,7 +45,17 @@ an input file shows (INPUT.json with the adapter flags it ran with).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if goTest == "" && out == "" {
-				return fmt.Errorf("bugs export: say where to write: --go-test DIR or --out DIR")
+				return fmt.Errorf("bugs export needs --go-test DIR or --out DIR: where to write")
+			}
+			if err := cmdline.NotNegative("--exec-timeout", timeout); err != nil {
+				return err
+			}
+			for flag, d := range map[string]string{"--out": out, "--go-test": goTest} {
+				if d != "" {
+					if err := cmdline.OutDir(flag, d); err != nil {
+						return err
+					}
+				}
 			}
 			var (
 				e   *campaign.BugExport

@@ -55,12 +55,14 @@ func TestLearningCampaignResumesFromItsQValues(t *testing.T) {
 }
 
 // --rl-state model learns over the model's abstract states: the Q-table's
-// states are the model coverage's (the same VIEW).
+// states are states of the model coverage (the same VIEW): those a step
+// ends in, where the coverage also counts those a step passes through
+// (a leader's answer, then what it believes of the follower).
 func TestLearningOverModelStates(t *testing.T) {
 	r := learnRun(t, "run", "--adapter", "etcdraft", "--model", "raft.tla", "--tlc", "inproc", "--strategy", "negrl",
 		"--rl-state", "model", "--steps", "15", "--iterations", "40", "--json", "--corpus", filepath.Join(t.TempDir(), "c"))
 	require.Greater(t, r.quantity("model states (Q-table's)"), 10.0)
-	require.Equal(t, float64(r.Coverage["model"]), r.quantity("model states (Q-table's)"))
+	require.LessOrEqual(t, r.quantity("model states (Q-table's)"), float64(r.Coverage["model"]))
 }
 
 func TestLearningStrategyErrors(t *testing.T) {

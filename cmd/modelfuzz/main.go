@@ -80,17 +80,42 @@ The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 		Version:       buildinfo.Read().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newCorpusCmd(), cli.NewCommand(), newModelCmd(), newTestCmd())
+	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), groupCommand(newCorpusCmd()),
+		groupCommand(cli.NewCommand()), groupCommand(newModelCmd()), newTestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %s (see '%s --help')", c.CommandPath(), flagErrorText(err), c.CommandPath())
 	})
 	return root
 }
 
+// groupCommand makes c, a command whose subcommands do the work, refuse
+// a word that is none of them (cobra prints the help and exits 0).
+func groupCommand(c *cobra.Command) *cobra.Command {
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unknown command %q for %q (see '%s --help')", args[0], c.CommandPath(), c.CommandPath())
+		}
+		return c.Help()
+	}
+	return c
+}
+
 // flagErrorText says a flag's bad value in a user's words: pflag passes on
 // strconv's ("strconv.ParseInt: parsing "x": invalid syntax").
 func flagErrorText(err error) string {
 	s := err.Error()
+	if i := strings.Index(s, ": time: "); i >= 0 {
+		return s[:i] + ": want a duration such as 30s, 10m or 8h"
+	}
+	if rest, ok := strings.CutPrefix(s, "unknown shorthand flag: "); ok {
+		if _, arg, ok := strings.Cut(rest, " in "); ok {
+			if len(arg) > 1 && arg[1] >= '0' && arg[1] <= '9' {
+				return fmt.Sprintf("unknown flag %s: a negative number is no id (input ids are 1, 2, ...; bug ids B1, B2, ...)", arg)
+			}
+			return "unknown flag " + arg
+		}
+	}
 	i := strings.Index(s, ": strconv.Parse")
 	if i < 0 {
 		return s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 )
@@ -15,9 +16,43 @@ import (
 func newModelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "model",
-		Short: "Look at a model's coverage abstractions",
+		Short: "Look at a model: its coverage abstractions, its known disagreements with the system",
 	}
-	cmd.AddCommand(newModelSizeCmd())
+	cmd.AddCommand(newModelSizeCmd(), newModelKnownCmd())
+	return cmd
+}
+
+func newModelKnownCmd() *cobra.Command {
+	var (
+		model, config string
+		known         []string
+	)
+	cmd := &cobra.Command{
+		Use:   "known --model etcdraft.tla [--known FILE]",
+		Short: "List the known disagreements of a trace spec with the system, and the spec's hash",
+		Long: `List the known disagreements of a trace spec with the system that a
+campaign with --model counts apart, not as bugs: those modelfuzz ships, the
+ones of SPEC.known.json beside the spec, and those of --known files. Also
+prints the spec's hash, which a known-disagreements file names (entries
+written for another version of the spec do not apply). docs/known.md
+describes the files.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if model == "" {
+				return fmt.Errorf("--model is required (etcdraft.tla, or a path to Traceetcdraft.tla)")
+			}
+			text, err := campaign.KnownText(model, config, known)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), text)
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&model, "model", "", "the trace spec: etcdraft.tla (etcd raft's Traceetcdraft.tla from the module cache) or a path to Traceetcdraft.tla")
+	fs.StringVar(&config, "model-config", "", "its cfg (default: the spec's, .cfg)")
+	fs.StringArrayVar(&known, "known", nil, "a known-disagreements file besides the shipped ones (repeatable)")
 	return cmd
 }
 
@@ -47,6 +82,14 @@ with it (modelfuzz run --model-config CFG whose VIEW names it).
 Example: modelfuzz model size --model raft.tla --view View,OrderView,ShapeView --max-depth 9`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case maxDepth < 0 || maxDepth == 0 && cmd.Flags().Changed("max-depth"):
+				return fmt.Errorf("--max-depth must be at least 1, got %d", maxDepth)
+			case maxStates < 0:
+				return fmt.Errorf("--max-states must not be negative, got %d", maxStates)
+			case workers < 0:
+				return fmt.Errorf("--workers must not be negative, got %d (0: one per CPU)", workers)
+			}
 			var names []string
 			for _, v := range strings.Split(views, ",") {
 				if v = strings.TrimSpace(v); v != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,10 +55,25 @@ system that does not start).`,
 	return cmd
 }
 
+// maxRepeat is the most replays of one --repeat: enough to see a
+// nondeterminism, bounded so that a mistyped count does not run for days.
+const maxRepeat = 1000
+
 // replay replays the input arg names and prints what happened.
 func (f *replayFlags) replay(cmd *cobra.Command, arg string) error {
 	if f.repeat < 1 {
 		return fmt.Errorf("--repeat must be at least 1, got %d", f.repeat)
+	}
+	if f.repeat > maxRepeat {
+		return fmt.Errorf("--repeat %d: at most %d replays", f.repeat, maxRepeat)
+	}
+	if err := cmdline.NotNegative("--exec-timeout", f.timeout); err != nil {
+		return err
+	}
+	if f.specOut != "" {
+		if err := cmdline.OutFile("--spec-trace", f.specOut); err != nil {
+			return err
+		}
 	}
 	f.af.SetGiven(cmd.Flags().Changed)
 	t, err := campaign.OpenTarget(f.corpusDir, f.af, arg, f.original, f.timeout)
@@ -115,5 +131,9 @@ func failedExit(what string, failures []schedule.Failure) error {
 	if len(failures) > 1 {
 		more = fmt.Sprintf(" (and %d more)", len(failures)-1)
 	}
-	return &exitError{exitFailed, fmt.Errorf("%s failed at step %d: %s%s", what, failures[0].Step, failures[0].Signature, more)}
+	at := fmt.Sprintf("at step %d", failures[0].Step)
+	if failures[0].Step < 0 {
+		at = "at a step it cannot tell" // a hang of a system that could not be interrupted
+	}
+	return &exitError{exitFailed, fmt.Errorf("%s failed %s: %s%s", what, at, failures[0].Signature, more)}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"os"
 	"time"
 
@@ -29,7 +31,13 @@ campaign has a model, the model states it visits.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return fmt.Errorf("--out FILE.html is required")
+				return fmt.Errorf("report needs --out FILE.html")
+			}
+			if err := cmdline.NotNegative("--exec-timeout", timeout); err != nil {
+				return err
+			}
+			if err := cmdline.OutFile("--out", out); err != nil {
+				return err
 			}
 			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
@@ -46,7 +54,7 @@ campaign has a model, the model states it visits.`,
 				return err
 			}
 			if err := os.WriteFile(out, page.Bytes(), 0o644); err != nil {
-				return err
+				return fmt.Errorf("--out %s: cannot write it: %v", out, errors.Unwrap(err))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d figure(s), %d bug(s)\n", out, len(cp.Plots), len(cp.Bugs))
 			return nil

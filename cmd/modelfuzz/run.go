@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -33,6 +34,7 @@ type runFlags struct {
 	memoryLimit int64
 	uncovered   string // campaign.Uncovered
 	httpAddr    string // live.go
+	failOnBug   bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -51,7 +53,9 @@ it runs empty and every --reseed-every iterations.
 The campaign lives in --corpus DIR: running the same command again continues
 it (--iterations counts the campaign's total); --fresh starts over. Ctrl-C
 (or SIGTERM) finishes the executions in flight, stores everything and
-prints a summary; a second Ctrl-C exits at once, losing only what was not
+prints a summary, within seconds whatever the campaign is doing: what is
+still running 2s after the signal is stopped and not recorded (the next
+run does it again). A second Ctrl-C exits at once, losing only what was not
 stored yet.
 
 For unattended runs: --parallel system instances execute the inputs of a
@@ -92,11 +96,18 @@ INFO log line, "progress", every 10 seconds. The summary goes to stdout
 (--json: one JSON object); its last line says how many new bugs this
 session found.
 
+Limits: an input has at most 10000 steps (--steps), a tick step at most
+1000 ticks and a deliver step 1000 messages, an execution records at most
+200000 events (it is stopped there, and is no bug), and the process's live
+Go heap stays under --memory-limit: a campaign that passes it stops with
+what it recorded kept.
+
 Exit status: 0 when the campaign ran, whether or not it found bugs (a
-campaign that found bugs did its job: "modelfuzz bugs" lists them); with
---fail-on-bug, a session that finds a new bug fails instead, for CI. 1 on
-an error (a corpus that can no longer be written among them); 130 after
-a second Ctrl-C.`,
+campaign that found bugs did its job: "modelfuzz bugs" lists them), or
+was interrupted (the summary says which); 3 with --fail-on-bug when this
+session found a new bug (for CI: the last line names it); 1 on an error
+(a bad command line, a corpus that cannot be opened or written, the
+memory limit passed); 130 after a second Ctrl-C.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCampaign(cmd, &f) },
 	}
@@ -111,6 +122,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file")
 	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of this process's Go heap in MiB: the garbage collector works harder near it and, under a limit, lets the heap grow to twice the live data between collections (0: none, Go's default collector; $GOMEMLIMIT and $GOGC win)")
+	fs.BoolVar(&f.failOnBug, "fail-on-bug", false, "exit with status 3 when this run found a new bug (for CI; the default exits 0)")
 	fs.StringVar(&f.uncovered, "uncovered", "", "a coverage build only: at the end, write to this file the functions of the system under test (go.etcd.io/raft/v3) no execution of the session reached, and those partially covered")
 }
 
@@ -129,6 +141,8 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	if err := applyMemoryLimit("--memory-limit", f.memoryLimit); err != nil {
 		return err
 	}
+	// The campaign stops rather than pass it (fuzzer.Limits.MemoryLimit).
+	f.Settings.MemoryLimit = cmdline.MemoryLimit()
 	unc, err := campaign.OpenUncovered(f.uncovered)
 	if err != nil {
 		return err
@@ -179,8 +193,22 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	if sum != nil {
 		printSummary(cmd.OutOrStdout(), c.Outcome(sum), f.jsonOut)
 		runErr = errors.Join(runErr, unc.Write(sum))
+		if ids := newBugs(sum); f.failOnBug && runErr == nil && len(ids) > 0 {
+			return &exitError{exitFailed, fmt.Errorf("this run found %d new bug(s): %s (--fail-on-bug)", len(ids), strings.Join(ids, ", "))}
+		}
 	}
 	return runErr
+}
+
+// newBugs are the ids of the bugs this session found first, as the
+// summary counts them: the last sum.NewBugs of the bugs (ids are given in
+// the order bugs are found).
+func newBugs(sum *fuzzer.Summary) []string {
+	var ids []string
+	for _, b := range sum.Bugs[max(0, len(sum.Bugs)-sum.NewBugs):] {
+		ids = append(ids, b.ID)
+	}
+	return ids
 }
 
 // signalContext is cancelled by the first SIGINT or SIGTERM: the campaign
@@ -230,6 +258,9 @@ func (p *progress) update(s fuzzer.Stats) {
 		if s.Minimizing > 0 {
 			minimizing = fmt.Sprintf(" (minimizing %d)", s.Minimizing)
 		}
+		if s.Known > 0 {
+			minimizing += fmt.Sprintf("  known %d", s.Known)
+		}
 		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  %s  %s",
 			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
 		p.written.Store(true)
@@ -246,6 +277,9 @@ func (p *progress) update(s fuzzer.Stats) {
 	}
 	if s.Dropped > 0 {
 		args = append(args, "dropped", s.Dropped)
+	}
+	if s.Known > 0 {
+		args = append(args, "known", s.Known)
 	}
 	for _, m := range slices.Sorted(maps.Keys(s.Coverage)) {
 		args = append(args, m, s.Coverage[m])

@@ -19,8 +19,8 @@ import (
 
 // --model etcdraft.tla: a campaign validates the library's own trace
 // against its maintainers' spec, reports the spec's states as coverage,
-// continues where it stopped, replays with the validation, and refuses
-// by name what the spec cannot validate.
+// continues where it stopped, replays with the validation, takes every
+// setting of the library, and refuses by name what it cannot run.
 func TestRunEtcdraftSpec(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(models.RaftTLADir(), "Traceetcdraft.tla")); err != nil {
 		t.Skipf("etcd raft's tla/ folder is not in the module cache: %v", err)
@@ -46,11 +46,24 @@ func TestRunEtcdraftSpec(t *testing.T) {
 	require.Contains(t, val.stdout, "matched")
 
 	tmp := t.TempDir()
-	oneLineError(t, modelfuzz(t, "run", "--model", "etcdraft.tla", "--prevote", "--iterations", "1", "--corpus", filepath.Join(tmp, "a")), "etcdraft.tla has no PreVote")
-	oneLineError(t, modelfuzz(t, "run", "--model", "etcdraft.tla", "--actions", "deliver,crash,restart", "--iterations", "1", "--corpus", filepath.Join(tmp, "b")), "traces a restarted node's InitState before it loads")
+	every := modelfuzz(t, "run", "--model", "etcdraft.tla", "--prevote", "--checkquorum", "--max-size-per-msg", "1", "--snapshot-every", "2",
+		"--actions", "deliver,crash,restart,duplicate,conf-change,timeout,request", "--steps", "40", "--iterations", "3", "--corpus", filepath.Join(tmp, "e"))
+	require.Equal(t, 0, every.code, every.stderr)
 	oneLineError(t, modelfuzz(t, "run", "--model", "etcdraft.tla", "--adapter", "microbench", "--iterations", "1", "--corpus", filepath.Join(tmp, "c")), "validates the traces of adapter etcdraft")
+	bad := filepath.Join(tmp, "bad.known.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"spec":"Traceetcdraft.tla","sha256":"x","disagreements":[{"id":"a"}]}`), 0o644))
+	oneLineError(t, modelfuzz(t, "run", "--model", "etcdraft.tla", "--known", bad, "--iterations", "1", "--corpus", filepath.Join(tmp, "a")), `disagreement 1 (a): give a one-line "reason"`)
 	_, err := os.Stat(filepath.Join(tmp, "a"))
 	require.True(t, os.IsNotExist(err), "a refused command line leaves no corpus")
+	other := filepath.Join(tmp, "other.known.json")
+	require.NoError(t, os.WriteFile(other, []byte(`{"spec":"Traceetcdraft.tla","sha256":"x","about":"another version","disagreements":[]}`), 0o644))
+	res = modelfuzz(t, "run", "--model", "etcdraft.tla", "--known", other, "--steps", "10", "--iterations", "1", "--corpus", filepath.Join(tmp, "o"))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "other.known.json is for Traceetcdraft.tla with sha256 x (another version)")
+	known := modelfuzz(t, "model", "known", "--model", "etcdraft.tla")
+	require.Equal(t, 0, known.code, known.stderr)
+	require.Regexp(t, `sha256 [0-9a-f]{64}\n`, known.stdout)
+	require.Contains(t, known.stdout, "vote-refused-under-known-leader")
 
 	// Its default corpus is not raft.tla's.
 	cmd := exec.Command(binary, "run", "--model", "etcdraft.tla", "--iterations", "2", "--steps", "20")
@@ -80,11 +93,19 @@ func TestSpecDivergenceExportsTheLibraryTrace(t *testing.T) {
 	res = modelfuzz(t, append(args, "--iterations", "2")...)
 	require.Equal(t, 0, res.code, res.stderr)
 	r := lastJSON(t, res.stdout)
-	require.Len(t, r.Bugs, 1)
-	require.Equal(t, "spec-divergence", r.Bugs[0].Kind)
+	require.Empty(t, r.Bugs, "a known disagreement is not a bug")
+	require.Len(t, r.Known, 1)
+	require.Equal(t, "K1", r.Known[0].ID)
+	require.Equal(t, "vote-refused-under-known-leader", r.Known[0].Known)
+	require.Equal(t, "spec-divergence", r.Known[0].Kind)
+	list := modelfuzz(t, "bugs", "--corpus", dir)
+	require.Equal(t, 0, list.code, list.stderr)
+	require.Contains(t, list.stdout, "no bugs in "+dir+"\n")
+	require.Contains(t, list.stdout, "known disagreements of the model with the system")
+	require.Regexp(t, `K1\s+spec-divergence\s+1\s+2\s+2\s+vote-refused-under-known-leader\s+a follower that knows`, list.stdout)
 
 	out := filepath.Join(t.TempDir(), "out")
-	res = modelfuzz(t, "bugs", "export", "--corpus", dir, "B1", "--out", out)
+	res = modelfuzz(t, "bugs", "export", "--corpus", dir, "K1", "--out", out)
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "wrote the library's trace (")
 	data, err := os.ReadFile(filepath.Join(out, "trace.ndjson"))
@@ -100,13 +121,13 @@ func TestSpecDivergenceExportsTheLibraryTrace(t *testing.T) {
 		require.NotEmpty(t, l.Event["name"], "line %d", i+1)
 	}
 	consumed := filepath.Join(t.TempDir(), "consumed.ndjson")
-	rep := modelfuzz(t, "replay", "--corpus", dir, "--spec-trace", consumed, "B1")
+	rep := modelfuzz(t, "replay", "--corpus", dir, "--spec-trace", consumed, "K1")
 	require.Equal(t, exitFailed, rep.code, rep.stderr)
 	want, err := os.ReadFile(consumed)
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(data))
 
-	show := modelfuzz(t, "bugs", "show", "--corpus", dir, "B1")
+	show := modelfuzz(t, "bugs", "show", "--corpus", dir, "K1")
 	require.Equal(t, 0, show.code, show.stderr)
 	m := regexp.MustCompile(`does not allow event (\d+) of (\d+)`).FindStringSubmatch(show.stdout)
 	require.NotNil(t, m, show.stdout)
@@ -120,8 +141,9 @@ func TestSpecDivergenceExportsTheLibraryTrace(t *testing.T) {
 	abs, err := filepath.Abs(filepath.Join(out, "trace.ndjson"))
 	require.NoError(t, err)
 	require.Contains(t, string(readme), "bash validate.sh -s ./Traceetcdraft.tla -c ./Traceetcdraft.cfg "+abs)
-	require.Contains(t, string(readme), "tlc2.TLC -config ")
+	require.Contains(t, string(readme), `cd "$D" && JSON=`+abs+` java`)
+	require.Contains(t, string(readme), "tlc2.TLC -config ./Traceetcdraft.cfg ./Traceetcdraft.tla")
 
 	// No Go test fails on what only the spec sees; it says where to look.
-	oneLineError(t, modelfuzz(t, "bugs", "export", "--corpus", dir, "B1", "--go-test", t.TempDir()), "--out DIR writes the library's trace, trace.ndjson")
+	oneLineError(t, modelfuzz(t, "bugs", "export", "--corpus", dir, "K1", "--go-test", t.TempDir()), "--out DIR writes the library's trace, trace.ndjson")
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
+	"github.com/modelfuzz/modelfuzz/schedule"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -62,6 +64,14 @@ as DIR/TEST-N.json, for modelfuzz replay (with the same adapter flags).`,
 func (f *testFlags) run(cmd *cobra.Command, paths []string) error {
 	if f.executions < 1 && cmd.Flags().Changed("executions") {
 		return fmt.Errorf("--executions must be at least 1, got %d", f.executions)
+	}
+	if f.steps < 0 || f.steps > schedule.MaxSteps {
+		return fmt.Errorf("--steps %d: from 1 to %d steps an execution (schedule.MaxSteps)", f.steps, schedule.MaxSteps)
+	}
+	if f.saveDir != "" {
+		if err := cmdline.OutDir("--save", f.saveDir); err != nil {
+			return err
+		}
 	}
 	if f.model != "" {
 		if models.IsEtcdraftSpec(f.model) {

@@ -10,9 +10,12 @@ import (
 
 // StartCPUProfile profiles this process into path until stop is called.
 func StartCPUProfile(path string) (stop func(), err error) {
+	if err := OutFile("--cpuprofile", path); err != nil {
+		return nil, err
+	}
 	pf, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %v", err)
+		return nil, fmt.Errorf("--cpuprofile %s: cannot write it: %s", path, osText(err))
 	}
 	if err := pprof.StartCPUProfile(pf); err != nil {
 		pf.Close()

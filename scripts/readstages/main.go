@@ -81,7 +81,7 @@ func run(dir string, tails int, list bool) error {
 	if err != nil {
 		return err
 	}
-	mp := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote, CheckQuorum: cfg.CheckQuorum, ReadStates: true})
+	mp := mapper.NewEtcdraft(campaign.EtcdraftMapperParams(cfg))
 	m, err := models.Load(models.Spec{Model: "raft.tla", Consts: mp.Consts(), NoView: true})
 	if err != nil {
 		return err

@@ -75,6 +75,10 @@ type Options struct {
 	Checkpoint Checkpointing
 	Recover    string
 	Recovered  func(Recovery)
+	// Ordered expands one state at a time, in the order of the queue, as
+	// TLC's single worker does: what the spec reads of the running search
+	// (TLCGet("queue")) is then TLC's.
+	Ordered bool
 }
 
 // Observer sees the state graph as the search builds it, from several
@@ -95,6 +99,46 @@ type Observer interface {
 	Step(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp uint64, t []value.Value, inModel bool) error
 }
 
+// ExpansionObserver is an Observer that also sees each initial state once
+// it is queued, and each state once all its successors are generated and
+// the new ones queued: TLC evaluates the predicates of temporal
+// properties then (see safety.go). Expanded is given the successors
+// within the constraints, new or not, in the order generated, and the
+// search, to revisit states it expanded before.
+type ExpansionObserver interface {
+	Observer
+	Initial(ev *eval.Evaluator, id, fp uint64, s []value.Value) error
+	Expanded(ev *eval.Evaluator, id, fp uint64, s []value.Value, succ []Successor, search Search) error
+}
+
+// Search gives an ExpansionObserver the states of the search: the values
+// of the state recorded at id (rebuilt from the trace of fingerprints),
+// and the successors of a state within the constraints, generated as the
+// search generates them.
+type Search interface {
+	Values(id uint64) ([]value.Value, error)
+	Successors(ev *eval.Evaluator, s []value.Value) ([]Successor, error)
+}
+
+// Successor is a successor of an expanded state: its fingerprint after
+// VIEW and SYMMETRY, its values, and whether it is new (its trace record
+// is then ID).
+type Successor struct {
+	FP    uint64
+	Vals  []value.Value
+	Fresh bool
+	ID    uint64
+}
+
+// StepViolation is an error of an ExpansionObserver: a property violated
+// by the behaviour that leads to the state recorded at At, followed by
+// Then when not nil (a state without a record of its own).
+type StepViolation struct {
+	PropertyViolation
+	At   uint64
+	Then []value.Value
+}
+
 // PropertyViolation is a property that an Observer found violated in the
 // state or step it was shown.
 type PropertyViolation struct {
@@ -102,8 +146,9 @@ type PropertyViolation struct {
 	Message  string // TLC's words: "Action property P is violated."
 	// Invariant is set for a []P property, which TLC checks and reports
 	// as an invariant; Initial for a property violated by an initial
-	// state.
-	Invariant, Initial bool
+	// state; Temporal for a temporal property whose violation is a
+	// behaviour up to a state (TLC's exit code is then 12).
+	Invariant, Initial, Temporal bool
 }
 
 func (v *PropertyViolation) Error() string { return v.Message }
@@ -134,12 +179,16 @@ type State struct {
 
 // Result is the outcome of a check.
 type Result struct {
-	Result    string // "success", "invariant", "deadlock", "error", "assumption", "property", "property-initial", "liveness", "not-checked"
+	Result    string // "success", "invariant", "deadlock", "error", "assumption", "property", "property-initial", "liveness", "temporal" (a temporal property violated by a finite behaviour), "not-checked"
 	Distinct  int64
 	Generated int64
 	Depth     int
-	Duration  time.Duration
-	ExitCode  int
+	// Queue is the number of states left on the queue when the search
+	// stopped: 0 after a complete search, those found and not yet
+	// expanded after a violation (TLC's "N states left on queue").
+	Queue    int64
+	Duration time.Duration
+	ExitCode int
 	// Error describes a violation or failure; Trace leads to it from an
 	// initial state (for a deadlock, to the deadlocked state).
 	Error string
@@ -149,6 +198,15 @@ type Result struct {
 	// Stuttering, stays in the last state forever.
 	LoopBack   int
 	Stuttering bool
+	// NoFairness: a stuttering counterexample of a spec without fairness
+	// conditions (or any other temporal conjunct), for a property whose
+	// negation has conditions a fairness condition could contradict (TLC's
+	// "possible error model" is not empty, or its promises hold a []):
+	// TLC then warns that a fairness condition may be missing.
+	NoFairness bool
+	// OutDegree summarizes how many new states each expanded state led to
+	// (nil when no state was expanded).
+	OutDegree *OutDegree
 	// Invariant names the violated invariant, Property the violated
 	// PROPERTY.
 	Invariant, Property string
@@ -168,6 +226,12 @@ type checker struct {
 	generated atomic.Int64
 	depth     atomic.Int64
 	queue     atomic.Int64
+	// outDegree counts the expanded states by their number of new
+	// successors, the last bucket holding every number from its index on.
+	outDegree [outDegreeBuckets]atomic.Int64
+	// grew: the level being expanded has found a new state (TLC's depth
+	// then counts the next level).
+	grew atomic.Bool
 
 	stopMu sync.Mutex
 	stop   atomic.Bool
@@ -229,6 +293,8 @@ func (c *checker) observerFailure(err error, id uint64, depth int, t []value.Val
 		res.Result, res.ExitCode, res.Invariant, res.Property = "invariant", ExitSafety, pv.Property, ""
 	case pv.Initial:
 		res.Result = "property-initial"
+	case pv.Temporal:
+		res.Result, res.ExitCode = "temporal", ExitSafety
 	}
 	if t != nil {
 		// A step: the trace to its first state, then t (which may have no
@@ -249,6 +315,7 @@ func (c *checker) fail(r *Result, id uint64) {
 	defer c.stopMu.Unlock()
 	if c.result == nil {
 		c.result, c.resultAt = r, id
+		r.Queue = c.queue.Load()
 	}
 	c.stop.Store(true)
 }
@@ -304,15 +371,17 @@ func (c *checker) evalFailureCode(err error, id uint64, what string, code int) {
 func (c *checker) checkInvariants(ev *eval.Evaluator, s []value.Value, id uint64, depth int) bool {
 	for i, inv := range c.m.Invariants {
 		ok, err := ev.Invariant(i, s)
+		if err != nil || !ok {
+			// The state is on level depth of the search, as in TLC,
+			// which records a new state before checking it.
+			for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
+			}
+		}
 		if err != nil {
 			c.evalFailureCode(err, id, "evaluating invariant "+inv.Name, ExitSafetyEval)
 			return false
 		}
 		if !ok {
-			// The violating state is on level depth of the search, as in
-			// TLC, which records a new state before checking it.
-			for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
-			}
 			res := &Result{Result: "invariant", ExitCode: ExitSafety, Invariant: inv.Name,
 				Error: fmt.Sprintf("Invariant %s is violated.", inv.Name)}
 			if c.opt.Continue {
@@ -359,6 +428,11 @@ func Check(m *eval.Model, opt Options) *Result {
 		}
 	}
 	res.Distinct, res.Generated, res.Depth = c.distinct.Load(), c.generated.Load(), int(c.depth.Load())
+	var hist [outDegreeBuckets]int64
+	for i := range hist {
+		hist[i] = c.outDegree[i].Load()
+	}
+	res.OutDegree = outDegreeOf(hist)
 	res.Duration = time.Since(start)
 	return res
 }
@@ -422,6 +496,7 @@ func (c *checker) run() *Result {
 			lastCheckpoint = time.Now()
 		}
 		c.queue.Store(level.len())
+		c.grew.Store(false)
 		next := c.expand(level, depth)
 		level.done()
 		level = next
@@ -458,7 +533,7 @@ func (c *checker) initial() *level {
 	gen := c.m.NewEvaluator()
 	gen.SetLevel(1)
 	var err error
-	if workers == 1 {
+	if workers == 1 || c.opt.Ordered {
 		// In order, on this goroutine: what the spec prints comes out as
 		// when the enumeration and the checks alternate.
 		err = gen.Init(func(s []value.Value) error {
@@ -543,6 +618,12 @@ func (c *checker) initialState(ev *eval.Evaluator, s []value.Value, w *writer) {
 				}
 				c.visit(s, id)
 				w.add(s, id)
+				c.queue.Add(1)
+				if eo, ok := c.opt.Observer.(ExpansionObserver); ok {
+					if err := eo.Initial(ev, id, fp, s); err != nil {
+						c.expansionFailure(err, id, 1)
+					}
+				}
 			}
 			return
 		}
@@ -550,6 +631,62 @@ func (c *checker) initialState(ev *eval.Evaluator, s []value.Value, w *writer) {
 	if err != nil {
 		c.evalFailure(err, noParent, "computing the initial states")
 	}
+}
+
+// expansionFailure stops the search for an error of an
+// ExpansionObserver about state id, on level depth.
+func (c *checker) expansionFailure(err error, id uint64, depth int) {
+	if c.grew.Load() {
+		// TLC's depth is the deepest state it recorded.
+		depth++
+		for d := c.depth.Load(); d < int64(depth) && !c.depth.CompareAndSwap(d, int64(depth)); d = c.depth.Load() {
+		}
+	}
+	var sv *StepViolation
+	if errors.As(err, &sv) {
+		c.observerFailure(&sv.PropertyViolation, sv.At, depth, sv.Then, false)
+		return
+	}
+	c.observerFailure(err, id, depth, nil, false)
+}
+
+// checkerSearch is the checker as an ExpansionObserver's Search.
+type checkerSearch struct{ c *checker }
+
+// Values rebuilds the state recorded at id.
+func (s checkerSearch) Values(id uint64) ([]value.Value, error) {
+	tr, err := s.c.rebuild(id)
+	if err != nil {
+		return nil, err
+	}
+	return tr[len(tr)-1].Values, nil
+}
+
+// Successors generates the successors of s within the constraints, as
+// the search does, without recording them.
+func (s checkerSearch) Successors(ev *eval.Evaluator, st []value.Value) ([]Successor, error) {
+	return s.c.successorsOf(ev, st)
+}
+
+func (c *checker) successorsOf(ev *eval.Evaluator, s []value.Value) ([]Successor, error) {
+	var out []Successor
+	err := ev.Next(s, func(t []value.Value) error {
+		ok, err := ev.InConstraints(t)
+		if err == nil && ok && len(c.m.ActionConstraints) > 0 {
+			ok, err = ev.InActionConstraints(s, t)
+		}
+		if err != nil || !ok {
+			return err
+		}
+		fp, err := c.fingerprint(ev, t)
+		if err != nil {
+			return err
+		}
+		out = append(out, Successor{FP: fp, Vals: t})
+		return nil
+	})
+	ev.TakeComposed()
+	return out, err
 }
 
 // collect gathers the writers' output into l.
@@ -570,7 +707,7 @@ func (c *checker) collect(l *level, writers []writer) {
 // expand computes the next BFS level from this one, in parallel.
 func (c *checker) expand(l *level, depth int) *level {
 	workers := c.opt.Workers
-	if l.len() < 64 {
+	if l.len() < 64 || c.opt.Ordered {
 		workers = 1
 	}
 	next := &level{}
@@ -631,8 +768,12 @@ func (c *checker) expand(l *level, depth int) *level {
 func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer) {
 	any := false
 	var gen int64
+	newSuccs := 0
 	action := -1
 	obs := c.opt.Observer
+	c.queue.Add(-1) // dequeued
+	eo, _ := obs.(ExpansionObserver)
+	var succs []Successor
 	var sfp uint64
 	if obs != nil {
 		var err error
@@ -687,9 +828,13 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 					return errStop
 				}
 			}
+			if eo != nil {
+				succs = append(succs, Successor{FP: fp, Vals: t})
+			}
 			return nil
 		}
 		c.distinct.Add(1)
+		newSuccs++
 		id := c.log.add(it.id, fp)
 		if !c.checkInvariants(ev, t, id, depth+1) {
 			return errStop
@@ -706,6 +851,11 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 		}
 		c.visit(t, id)
 		out.add(t, id)
+		c.queue.Add(1)
+		c.grew.Store(true)
+		if eo != nil {
+			succs = append(succs, Successor{FP: fp, Vals: t, Fresh: true, ID: id})
+		}
 		return nil
 	}
 	var err error
@@ -731,6 +881,13 @@ func (c *checker) successors(ev *eval.Evaluator, it item, depth int, out *writer
 	}
 	if !any && c.m.CheckDeadlock {
 		c.fail(&Result{Result: "deadlock", ExitCode: ExitDeadlock, Error: "Deadlock reached."}, it.id)
+		return
+	}
+	c.outDegree[min(newSuccs, outDegreeBuckets-1)].Add(1)
+	if eo != nil && !c.stop.Load() {
+		if err := eo.Expanded(ev, it.id, sfp, it.vals, succs, checkerSearch{c}); err != nil {
+			c.expansionFailure(err, it.id, depth)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -37,7 +38,7 @@ import (
 //
 // The file: the magic line, then uvarint-framed sections (the model's
 // identity and variables, the model values' names in rank order, the
-// counters, the fingerprints, the trace log, the level in the queue's own
+// counters and the out-degree histogram, the fingerprints, the trace log, the level in the queue's own
 // block format, the Observer's state), then the SHA-256 of all that.
 // With Checkpointing.Gzip the whole is gzip-compressed; recovery tells the
 // two apart by their first bytes.
@@ -45,7 +46,7 @@ import (
 // CheckpointFile is the name of the checkpoint in its directory.
 const CheckpointFile = "modelfuzz.chkpt"
 
-const checkpointMagic = "modelfuzz checkpoint 1\n"
+const checkpointMagic = "modelfuzz checkpoint 2\n"
 
 // Checkpointing configures a search's checkpoints.
 type Checkpointing struct {
@@ -162,6 +163,9 @@ func (c *checker) writeCheckpoint(f *os.File, l *level, depth int) error {
 	w.uint(uint64(c.distinct.Load()))
 	w.uint(uint64(c.generated.Load()))
 	w.uint(uint64(c.depth.Load()))
+	for i := range c.outDegree {
+		w.uint(uint64(c.outDegree[i].Load()))
+	}
 
 	// The fingerprints, shard by shard.
 	var fps []uint64
@@ -346,6 +350,11 @@ func (e *checkpointMismatch) Error() string { return e.why }
 func (c *checker) readCheckpoint(r *ckReader) (*level, int, error) {
 	magic := r.raw(len(checkpointMagic))
 	if r.err != nil || string(magic) != checkpointMagic {
+		const prefix = "modelfuzz checkpoint "
+		if r.err == nil && strings.HasPrefix(string(magic), prefix) {
+			return nil, 0, &CheckpointDamaged{Why: fmt.Sprintf("a checkpoint of format %q, written by another version of modelfuzz; this one reads %q: check again without -recover",
+				strings.TrimSpace(strings.TrimPrefix(string(magic), prefix)), strings.TrimSpace(strings.TrimPrefix(checkpointMagic, prefix)))}
+		}
 		return nil, 0, &CheckpointDamaged{Why: "not a modelfuzz checkpoint"}
 	}
 	id := r.str()
@@ -366,6 +375,9 @@ func (c *checker) readCheckpoint(r *ckReader) (*level, int, error) {
 	c.distinct.Store(int64(r.uint()))
 	c.generated.Store(int64(r.uint()))
 	c.depth.Store(int64(r.uint()))
+	for i := range c.outDegree {
+		c.outDegree[i].Store(int64(r.uint()))
+	}
 
 	nfp := r.count(8)
 	for i := uint64(0); i < nfp && r.err == nil; i++ {

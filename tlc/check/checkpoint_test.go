@@ -1,6 +1,8 @@
 package check
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,6 +133,12 @@ func TestCheckpointDamaged(t *testing.T) {
 	check(t, dir, name, "the checkpoint is damaged (it ends too early)")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	check(t, file, name, "the checkpoint is damaged (it ends too early)")
+
+	// A checkpoint of another format version, whole and well summed.
+	old := bytes.Replace(good[:len(good)-sha256.Size], []byte(checkpointMagic), []byte("modelfuzz checkpoint 1\n"), 1)
+	sum := sha256.Sum256(old)
+	require.NoError(t, os.WriteFile(file, append(old, sum[:]...), 0o644))
+	check(t, dir, name, `a checkpoint of format "1", written by another version of modelfuzz; this one reads "2": check again without -recover`)
 
 	require.NoError(t, os.WriteFile(file, good, 0o644))
 	check(t, dir, "another spec", "the checkpoint is of another model")

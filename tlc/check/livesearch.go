@@ -488,6 +488,7 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 		}
 		for _, nf := range lp.neg {
 			var l *lasso
+			var found *form
 			for _, a := range assume {
 				fs, err := nf.and(a)
 				if err != nil {
@@ -497,6 +498,7 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 				}
 				for _, f := range fs {
 					if l = g.find(f, fair); l != nil {
+						found = f
 						break
 					}
 				}
@@ -508,6 +510,7 @@ func (ps *Properties) checkLiveness(res *Result, opt Options) {
 				continue
 			}
 			ps.violation(res, lp, l, assume)
+			res.NoFairness = res.Stuttering && len(ps.fair) == 0 && len(ps.assumeT) == 0 && found.fairnessCould()
 			return
 		}
 	}
@@ -688,4 +691,21 @@ func (g *graph) lassoGraph(ev *eval.Evaluator, tr []State, loop int) (*graph, er
 		}
 	}
 	return gl, nil
+}
+
+// fairnessCould tells whether f has conditions on where a behaviour ends
+// (<>[], []<>, fairness) or a [] inside a <>: TLC's "possible error
+// model" is then not empty, or its promises hold a [], and TLC warns that
+// a stuttering counterexample may come from a missing fairness condition
+// (LiveWorker: hasEmptyPEMAndBoxFreePromises).
+func (f *form) fairnessCould() bool {
+	if len(f.ea) > 0 || len(f.ae) > 0 || len(f.fair) > 0 {
+		return true
+	}
+	for _, t := range f.trig {
+		if len(t.then) > 0 {
+			return true
+		}
+	}
+	return false
 }

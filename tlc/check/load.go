@@ -23,6 +23,8 @@ func LoadFailure(err error) (int, string) {
 		// TLC: an assumption that cannot be evaluated is reported as one
 		// that is false.
 		return failureCode(err, ExitAssumption), "assumption"
+	case errors.As(err, &ef) && ef.What == eval.InvariantLevel:
+		return ExitSafetyEval, "error"
 	case errors.As(err, &ef):
 		return failureCode(err, ExitFailure), "error"
 	case errors.As(err, &ce):

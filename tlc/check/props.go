@@ -67,10 +67,11 @@ type namedPred struct {
 // Properties are the cfg's PROPERTIES of a model, split as TLC splits them.
 type Properties struct {
 	m       *eval.Model
-	inits   []namedPred // state predicates: on every initial state
-	invs    []namedPred // []P: on every state
-	actions []namedPred // [][A]_v: on every step
-	live    []liveProp  // checked on the state graph
+	inits   []namedPred   // state predicates: on every initial state
+	invs    []namedPred   // []P: on every state
+	actions []namedPred   // [][A]_v: on every step
+	live    []liveProp    // checked on the state graph
+	safety  []*safetyProp // checked during the search (safety.go)
 	fair    []*eval.Temporal
 	// assume are the behaviours the SPECIFICATION's other temporal
 	// conjuncts allow (<>[][A]_v, say), as a disjunction of forms; nil
@@ -159,6 +160,8 @@ func NewProperties(m *eval.Model) *Properties {
 				ps.actions = append(ps.actions, namedPred{name, c.Args[0].Pred})
 			case c.Op == eval.TAction:
 				why = fmt.Sprintf("%s: %s is an action, not a temporal formula (TLC refuses it too)", c.Pos, c.Text)
+			case safetyForm(c) && len(ps.fair) == 0 && len(ps.assumeT) == 0:
+				ps.safety = append(ps.safety, newSafetyProp(p.Name, c))
 			default:
 				lp := liveProp{name: p.Name, text: c.Text}
 				var err error
@@ -210,7 +213,7 @@ func (ps *Properties) Liveness() bool { return len(ps.live) > 0 }
 // parts of the properties and records the state graph for liveness (nil
 // when there is nothing to do).
 func (ps *Properties) Observer() Observer {
-	if len(ps.inits)+len(ps.invs)+len(ps.actions) == 0 && !ps.Liveness() {
+	if len(ps.inits)+len(ps.invs)+len(ps.actions)+len(ps.safety) == 0 && !ps.Liveness() {
 		return nil
 	}
 	if ps.Liveness() {
@@ -220,7 +223,30 @@ func (ps *Properties) Observer() Observer {
 	if len(ps.actions) > 0 || ps.graph != nil {
 		o.done = make([]atomic.Uint64, doneSlots)
 	}
+	if len(ps.safety) > 0 {
+		return &monObserver{propObserver: o, mon: newSafetyMonitor(ps.safety)}
+	}
 	return o
+}
+
+// Ordered reports whether the search must expand one state at a time, in
+// the queue's order (Options.Ordered): temporal properties are checked
+// during it, as TLC checks them (see safety.go).
+func (ps *Properties) Ordered() bool { return len(ps.safety) > 0 }
+
+// monObserver is the observer of properties of which some are checked by
+// a safety monitor during the search.
+type monObserver struct {
+	*propObserver
+	mon *safetyMonitor
+}
+
+func (o *monObserver) Initial(ev *eval.Evaluator, id, fp uint64, s []value.Value) error {
+	return o.mon.initial(ev, id, fp, s)
+}
+
+func (o *monObserver) Expanded(ev *eval.Evaluator, id, fp uint64, s []value.Value, succ []Successor, sr Search) error {
+	return o.mon.expanded(ev, id, fp, s, succ, sr)
 }
 
 type propObserver struct {
@@ -326,6 +352,7 @@ func (o *propObserver) Step(ev *eval.Evaluator, sfp uint64, s []value.Value, tfp
 func CheckWithProperties(m *eval.Model, opt Options) *Result {
 	ps := NewProperties(m)
 	opt.Observer = ps.Observer()
+	opt.Ordered = opt.Ordered || ps.Ordered()
 	res := Check(m, opt)
 	if res.Result == "success" && ps.Liveness() {
 		ps.checkLiveness(res, opt)

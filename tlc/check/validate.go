@@ -50,6 +50,15 @@ type TraceResult struct {
 	Probes     []eval.ActionProbe
 	Successors int
 	ProbeError error
+	// QueueStop is where TLC's TraceMatched stops the search (FollowTrace
+	// only; nil when it does not): the tlaplus trace validation idiom
+	// [](l <= Len(TraceLog) => [](TLCGet("queue") = 1 \/ l > Len(TraceLog)))
+	// fails at the first state TLC expands, short of the log's end, with
+	// nothing queued after it (the trace is not matched there), or with
+	// more than one state queued: when two behaviours are followed at
+	// once, TLC (and validate.sh) fails a trace that a behaviour matches
+	// (see safety.go). It leads from an initial state to that state.
+	QueueStop []State
 }
 
 // ValidateTrace checks whether the spec of m consumes its whole log.
@@ -103,11 +112,25 @@ func ValidateTrace(m *eval.Model, ts TraceSpec, opt Options) (*TraceResult, erro
 	start := time.Now()
 	res := Check(m, opt)
 	tr := &TraceResult{Log: events, Check: res}
+	if k := len(res.Trace); res.ExitCode != ExitSuccess && k > 0 {
+		// The events the state where the search stopped had consumed:
+		// an invariant violated there was violated after its last one,
+		// as TLC's trace shows (its l is one past that event).
+		if l, ok := res.Trace[k-1].Values[idx].(value.Int); ok && int64(l) > best {
+			best = int64(l)
+		}
+	}
 	if best > n {
 		best = n + 1
 	}
 	tr.Consumed = max(int(best)-1, 0)
 	tr.Matched = best == n+1 && res.ExitCode == ExitSuccess
+	if res.ExitCode != ExitSuccess && len(res.Trace) > 0 {
+		// Where the search stopped.
+		tr.Stuck, tr.Reaching = res.Trace, 1
+		res.Duration = time.Since(start)
+		return tr, nil
+	}
 	if tr.Matched || bestState == nil {
 		res.Duration = time.Since(start)
 		return tr, nil

@@ -31,16 +31,14 @@ var tlcOptions = map[string]tlcOption{
 	"coverage": {args: 1}, "checkpoint": {args: 1}, "recover": {args: 1}, "maxSetSize": {args: 1},
 	"fp": {args: 1}, "metadir": {args: 1}, "cleanup": {}, "nowarning": {}, "userFile": {args: 1},
 	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {}, "gzip": {},
+	"tool": {}, "teSpecOutDir": {args: 1}, "terse": {},
 	// Not implemented.
 	"generate":         {unsupported: "random generation of behaviours with TLC's probabilistic enumeration"},
-	"tool":             {unsupported: "the Toolbox's message format"},
-	"terse":            {unsupported: "values printed unexpanded"},
 	"debug":            {unsupported: "TLC's debugging output"},
 	"debugger":         {unsupported: "the TLA+ debugger"},
 	"inv":              {args: 1, unsupported: "invariants given on the command line (put them in the cfg)"},
 	"invlevel":         {args: 1, unsupported: "level invariants given on the command line"},
-	"generateSpecTE":   {unsupported: "trace-explorer specs are never written"},
-	"teSpecOutDir":     {args: 1, unsupported: "trace-explorer specs are never written"},
+	"generateSpecTE":   {unsupported: "a trace-explorer spec is written for every finite error trace unless -noGenerateSpecTE"},
 	"lncheck":          {args: 1, unsupported: "TLC's liveness checking strategies"},
 	"loadTrace":        {args: 2, unsupported: "loading a trace"},
 	"dumpTrace":        {args: 2, unsupported: "dumping the error trace in TLC's formats (use --json)"},
@@ -68,6 +66,12 @@ func translateTLCArgs(args []string, flags *pflag.FlagSet) ([]string, error) {
 		}
 		if strings.HasPrefix(a, "--") || !strings.HasPrefix(a, "-") || a == "-" {
 			out = append(out, a)
+			// A long flag's value is its own, whatever it looks like
+			// (--max-depth -1 is a bad depth, not an option -1).
+			if f := flags.Lookup(strings.TrimPrefix(a, "--")); f != nil && f.NoOptDefVal == "" && !strings.Contains(a, "=") && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
 			continue
 		}
 		name, value, hasValue := strings.Cut(a[1:], "=")

@@ -3,8 +3,11 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -32,6 +35,7 @@ type checkSettings struct {
 	maxDepth     int
 	jsonOut      bool
 	cpuProfile   string
+	interpret    bool
 
 	// TLC's options (the flags have TLC's names).
 	noDeadlock           bool // -deadlock: do NOT check for deadlock
@@ -43,6 +47,10 @@ type checkSettings struct {
 	dump, dumpDot        string
 	dotOptions           string
 	coverage             int // minutes; -1: no coverage
+	coverageSet          bool
+	tool                 bool
+	terse                bool
+	teDir                string
 	cont, diffTrace      bool
 	checkpoint           int
 	recover              string
@@ -93,7 +101,8 @@ with two:
   -dump FILE            write every distinct state found to FILE
   -dump dot[,actionlabels,colorize] FILE
                         write the state graph to FILE in GraphViz's format
-  -coverage N           print per-action coverage at the end (every N min)
+  -coverage N           print coverage at the end (every N min): distinct
+                        values per variable, states per action
   -metadir DIR          where the queue spills to disk (default: the system's
                         temporary directory)
   -nowarning            do not print warnings
@@ -107,12 +116,22 @@ with two:
                         of a run never interrupted); with -checkpoint N,
                         new checkpoints replace it
   -gzip                 compress the checkpoint
-  -cleanup, -noGenerateSpecTE, -modelcheck
+  -tool                 every message between TLC's markers, with its code
+                        and class (@!@!@STARTMSG code:class @!@!@ ...
+                        @!@!@ENDMSG code @!@!@), as the Toolbox and the
+                        VS Code extension read them
+  -terse                print sets unexpanded ([S -> T], SUBSET S, S \cup T)
+                        in Print, PrintT, Assert and error traces, where
+                        TLC by default prints their elements
+  -noGenerateSpecTE     do not write SPEC_TTrace_<seconds>.tla and .cfg, the
+                        trace-explorer spec of an error trace (written
+                        beside the spec, or in -teSpecOutDir DIR)
+  -cleanup, -modelcheck
                         accepted: they ask for nothing the check would do
-                        otherwise (no metadata, no trace-explorer spec)
+                        otherwise (no metadata)
   -fp N                 accepted with a warning that it changes nothing
 
-Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -tool, -terse, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
+Every other option of TLC is refused by name with exit code 1 (-maxSetSize, -generate, -inv, -lncheck, -dfid, -fpmem, ...).
 
 Exit codes are TLC's:
 `
@@ -150,12 +169,16 @@ func (s *checkSettings) run(cmd *cobra.Command, args []string) error {
 	case len(rest) > 1:
 		return usageErrorf("takes one spec (SPEC.tla or a module name), not %d: %s", len(rest), strings.Join(rest, " "))
 	}
+	if s.maxDepth < 0 || s.maxDepth == 0 && cmd.Flags().Changed("max-depth") {
+		return usageErrorf("--max-depth must be at least 1, got %d", s.maxDepth)
+	}
 	s.spec = rest[0]
 	s.seedSet = cmd.Flags().Changed("seed")
 	s.fpSet = cmd.Flags().Changed("fp")
 	s.depthSet = cmd.Flags().Changed("depth")
 	s.maxSetSizeSet = cmd.Flags().Changed("maxSetSize")
-	if !cmd.Flags().Changed("coverage") {
+	s.coverageSet = cmd.Flags().Changed("coverage")
+	if !s.coverageSet {
 		s.coverage = -1
 	}
 	return cmdline.Profiled(s.cpuProfile, func() error { return runCheck(cmd.OutOrStdout(), s) })
@@ -169,6 +192,7 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.IntVar(&s.maxDepth, "max-depth", 0, "explore only the states within this many steps (initial states are at depth 1); the result is then an error saying so")
 	f.BoolVar(&s.jsonOut, "json", false, "print one JSON object with the result (trace values as JSON values)")
 	f.StringVar(&s.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the check to this file")
+	f.BoolVar(&s.interpret, "interpret", false, "evaluate with the interpreter alone, compiling no definition into closures (slower: to compare the two evaluators)")
 	f.BoolVar(&s.noDeadlock, "deadlock", false, "do NOT check for deadlock (TLC's -deadlock)")
 	f.BoolVar(&s.simulate, "simulate", false, "generate random behaviours instead of the exhaustive search")
 	f.Int64Var(&s.traces, "num", 0, "with --simulate: the number of behaviours per worker (TLC's num=N; default: until interrupted)")
@@ -194,9 +218,12 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.BoolVar(&s.nowarning, "nowarning", false, "do not print warnings")
 	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
 	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
-	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "no trace-explorer spec (none is ever written)")
+	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "do not write the trace-explorer spec of an error trace")
+	f.StringVar(&s.teDir, "teSpecOutDir", "", "where the trace-explorer spec is written (default: beside the spec)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
+	f.BoolVar(&s.terse, "terse", false, "print lazy sets unexpanded in Print, PrintT, Assert and error traces, as TLC's -terse")
+	f.BoolVar(&s.tool, "tool", false, "print every message between TLC's -tool markers with its code and class (for the Toolbox and the VS Code extension)")
 }
 
 // exitCodeTable renders check.ExitCodes for the help.
@@ -211,6 +238,10 @@ func exitCodeTable() string {
 // validate refuses what the check does not implement.
 func (s *checkSettings) validate() error {
 	switch {
+	case s.coverage < -1 || s.coverageSet && s.coverage < 0:
+		return usageErrorf("-coverage %d: want a number of minutes (0: only at the end)", s.coverage)
+	case s.tool && (s.jsonOut || s.simulate || s.cont || s.coverage >= 0 || s.recover != "" || s.checkpoint > 0):
+		return usageErrorf("-tool with -json, -simulate, -continue, -coverage, -checkpoint or -recover is not supported: their messages have no TLC code here")
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
 	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):
@@ -276,6 +307,19 @@ func (s *checkSettings) workerCount() (int, error) {
 	return n, nil
 }
 
+// missingFile words a load error that is a file not found: the path and
+// "no such file", with the way to name the cfg.
+func missingFile(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) {
+		if strings.HasSuffix(pe.Path, ".cfg") {
+			return fmt.Errorf("%s: no such file (the cfg is SPEC.cfg unless --config FILE names it)", pe.Path)
+		}
+		return fmt.Errorf("%s: no such file", pe.Path)
+	}
+	return err
+}
+
 // resolveSpec finds the spec file: the path itself, or the module name
 // with .tla (TLC accepts both).
 func resolveSpec(spec string) (string, error) {
@@ -289,7 +333,9 @@ func resolveSpec(spec string) (string, error) {
 	}
 	_, err := os.Stat(spec)
 	if err == nil {
-		err = fmt.Errorf("%s is a directory", spec)
+		err = fmt.Errorf("%s: is a directory, not a spec", spec)
+	} else {
+		err = jsonerr.FileError(spec, err)
 	}
 	return "", &ExitError{Code: check.ExitError, Err: fmt.Errorf("tlc check: %v", err)}
 }
@@ -325,7 +371,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 	if s.simulate && !s.seedSet {
 		s.seed = time.Now().UnixNano()
 	}
-	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view})
+	out := output.New(w, start, output.Options{JSON: s.jsonOut, DiffTrace: s.diffTrace, View: s.view, Tool: s.tool, Terse: s.terse, NoWarning: s.nowarning})
 	out.Banner(spec, cfgPath, workers, s.simulate, s.seed)
 	m, closeModel, err := s.loadModel(w, out, spec, cfgPath)
 	if err != nil {
@@ -370,11 +416,32 @@ func runCheck(w io.Writer, s *checkSettings) error {
 			obs.cov.Print(w)
 		}
 		out.Result(res, violations)
+		s.writeTraceSpec(out, m, spec, res)
 	}
 	if res.ExitCode != 0 {
 		return &ExitError{Code: res.ExitCode, Err: fmt.Errorf("")}
 	}
 	return nil
+}
+
+// writeTraceSpec writes the trace-explorer spec of an error trace, as TLC
+// does, beside the spec or in -teSpecOutDir, unless -noGenerateSpecTE or
+// -continue.
+func (s *checkSettings) writeTraceSpec(out *output.Printer, m *tlc.Model, spec string, res *check.Result) {
+	if s.noTE || s.cont || !output.TraceSpecWritten(res) {
+		return
+	}
+	dir := s.teDir
+	if dir == "" {
+		dir = filepath.Dir(spec)
+	}
+	path, err := output.WriteTraceSpec(m, dir, res, time.Now())
+	if err != nil {
+		// The verdict stands; only its replay is missing.
+		fmt.Fprintf(os.Stderr, "modelfuzz: tlc check: the trace-explorer spec: %v\n", err)
+		return
+	}
+	out.TraceSpecPath(path)
 }
 
 // options are the search's options from the settings: checkpoints, where
@@ -409,16 +476,19 @@ func (s *checkSettings) options(out *output.Printer, workers int, spec, cfgPath 
 // model (-deadlock, where Print goes), and prints the warnings; close
 // closes the -userFile.
 func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPath string) (m *tlc.Model, close func(), err error) {
-	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts})
+	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts, Interpret: s.interpret})
 	if err != nil {
 		code, res := tlc.LoadFailure(err)
+		err = missingFile(err)
 		if s.jsonOut {
 			out.LoadFailed(res, err)
 			return nil, nil, &ExitError{Code: code, Err: fmt.Errorf("")}
 		}
+		out.LoadFailedTool(code, err)
 		return nil, nil, &ExitError{Code: code, Err: err}
 	}
 	out.SetModel(m)
+	m.Terse = s.terse
 	if s.noDeadlock {
 		m.CheckDeadlock = false
 	}
@@ -437,6 +507,7 @@ func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPat
 	if !s.nowarning && !s.jsonOut {
 		for _, wn := range append(s.noEffect(), m.Warnings...) {
 			fmt.Fprintf(w, "Warning: %s\n", wn)
+			out.Warned()
 		}
 	}
 	return m, close, nil

@@ -30,7 +30,8 @@ func stable(out string) string {
 		switch {
 		case strings.HasPrefix(l, "modelfuzz tlc check, version"), strings.HasPrefix(l, "Running "),
 			strings.HasPrefix(l, "Starting... ("), strings.HasPrefix(l, "Finished in "),
-			strings.HasPrefix(l, "The coverage statistics at "):
+			strings.HasPrefix(l, "The coverage statistics at "), strings.HasPrefix(l, "Progress("),
+			strings.HasPrefix(l, "Trace exploration spec path: "):
 			continue
 		case strings.HasPrefix(l, "Finished computing initial states: "):
 			l = l[:strings.LastIndex(l, " at ")] + " at DATE.\n"
@@ -54,6 +55,7 @@ func TestTranslateTLCArgs(t *testing.T) {
 		{"-coverage 1 -continue -difftrace -noTE Spec", "--coverage 1 --continue --difftrace --noGenerateSpecTE Spec"},
 		{"-note Spec", "--noGenerateSpecTE Spec"},
 		{"--workers=3 -json --const N=2 Spec", "--workers=3 --json --const N=2 Spec"},
+		{"-terse -tool Spec", "--terse --tool Spec"},
 		{"-h", "--help"},
 	} {
 		got, err := translateTLCArgs(strings.Fields(c.in), flags)
@@ -61,7 +63,7 @@ func TestTranslateTLCArgs(t *testing.T) {
 		assert.Equal(t, c.want, strings.Join(got, " "), c.in)
 	}
 	for _, c := range []struct{ in, err string }{
-		{"-tool Spec", "option -tool is not supported by modelfuzz tlc check"},
+		{"-debug Spec", "option -debug is not supported by modelfuzz tlc check"},
 		{"-lncheck final Spec", "option -lncheck is not supported"},
 		{"-bogus Spec", "unknown option -bogus"},
 		{"-simulate file=x,num=3 Spec", "-simulate file=x: only num=N is supported"},
@@ -171,6 +173,7 @@ func TestTLCCheckExitCodes(t *testing.T) {
 		{[]string{"-recover", "states/x", "Ok"}, 153},
 		{[]string{"-checkpoint", "30", "Ok"}, 0},
 		{[]string{"-checkpoint", "-2", "Ok"}, 1},
+		{[]string{"-coverage", "-1", "Ok"}, 1},
 		{[]string{"-checkpoint", "0", "-fp", "3", "-cleanup", "-noGenerateSpecTE", "-metadir", filepath.Join(dir, "meta"), "Ok"}, 0},
 	} {
 		res := tlcIn(t, dir, append([]string{"tlc", "check", "-workers", "1"}, c.args...)...)

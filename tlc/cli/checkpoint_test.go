@@ -41,7 +41,7 @@ func verdict(out string) string {
 	}
 	var keep []string
 	for _, l := range strings.SplitAfter(out[i:], "\n") {
-		if !strings.HasPrefix(l, "Finished in ") {
+		if !strings.HasPrefix(l, "Finished in ") && !strings.HasPrefix(l, "Progress(") && !strings.HasPrefix(l, "Trace exploration spec path: ") {
 			keep = append(keep, l)
 		}
 	}

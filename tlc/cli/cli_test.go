@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +61,11 @@ func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
+	if len(args) >= 2 && args[0] == "tlc" && args[1] == "check" && !slices.Contains(args, "-noGenerateSpecTE") && !slices.Contains(args, "-teSpecOutDir") {
+		// The trace-explorer specs of error traces go to a temporary
+		// directory, not into testdata.
+		args = append([]string{"tlc", "check", "-teSpecOutDir", t.TempDir()}, args[2:]...)
+	}
 	cmd := exec.Command(self, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), asProgram+"=1")
@@ -119,4 +126,23 @@ func TestCommandsSayWhatTheyWant(t *testing.T) {
 		oneLineError(t, res, c.want)
 		require.NotContains(t, res.stderr, "arg(s)")
 	}
+}
+
+// realTLC is the real TLC beside the repository (../shared/tools/tlc), for
+// the tests that keep their recorded expectations true; the test is
+// skipped without it, without java, and with -short (a JVM per case).
+func realTLC(t *testing.T) string {
+	t.Helper()
+	jar, err := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
+	require.NoError(t, err)
+	if _, err := os.Stat(jar); err != nil {
+		t.Skipf("the real TLC is not here (%v)", err)
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skip("java is not installed")
+	}
+	if testing.Short() {
+		t.Skip("starts a JVM per case")
+	}
+	return jar
 }

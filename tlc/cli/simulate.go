@@ -3,8 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/modelfuzz/modelfuzz/internal/jsonerr"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -15,6 +15,9 @@ import (
 	"github.com/modelfuzz/modelfuzz/tlc/check"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
 )
+
+// maxActionsBytes is the largest actions file simulate reads.
+const maxActionsBytes = 16 << 20
 
 func newSimulateCmd() *cobra.Command {
 	var (
@@ -39,13 +42,13 @@ Parameter values: numbers, strings (or the name of a model value), booleans,
 arrays (tuples) and objects (records).`,
 		Args: cmdline.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			data, err := jsonerr.ReadFile(args[0], maxActionsBytes, "an actions file", "cli.maxActionsBytes: 16 MiB")
 			if err != nil {
 				return err
 			}
 			req, err := sim.DecodeRequest(data)
 			if err != nil {
-				return fmt.Errorf("%s: %v", args[0], err)
+				return jsonerr.In(args[0], err)
 			}
 			m, err := models.Load(spec)
 			if err != nil {

@@ -94,7 +94,7 @@ func TestTLCValidateBadInput(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "tlc", "validate", "--spec", spec, filepath.Join(tmp, "missing.ndjson")), "missing.ndjson: no such file")
 	malformed := filepath.Join(tmp, "malformed.ndjson")
 	require.NoError(t, os.WriteFile(malformed, []byte("{\"tag\":\"trace\"}\n{\"tag\": \n"), 0o644))
-	oneLineError(t, modelfuzz(t, "tlc", "validate", "--spec", spec, malformed), "malformed.ndjson:2: malformed JSON")
+	oneLineError(t, modelfuzz(t, "tlc", "validate", "--spec", spec, malformed), "malformed.ndjson:2:9: the document ends early: cut short?")
 	good, _ := traceCopy(t, tla, tmp, "ok.ndjson", 10, "")
 	oneLineError(t, modelfuzz(t, "tlc", "validate", "--spec", filepath.Join(tmp, "None.tla"), good), "None.tla: no such file")
 
@@ -118,4 +118,33 @@ func TestTLCValidateRaftExampleFull(t *testing.T) {
 	res := modelfuzz(t, "tlc", "validate", filepath.Join(tla, "example.ndjson"))
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, "example.ndjson: matched: 4888 events")
+}
+
+// A trace that a behaviour consumes, but where the spec follows two
+// behaviours at once, is not matched as TLC checks it: its TraceMatched
+// (TLCGet("queue") = 1) fails at the state with two successors, as
+// validate.sh would (TLC's trace: the states up to l = 2).
+func TestTLCValidateTwoBehaviours(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "TraceBranch.tla")
+	require.NoError(t, os.WriteFile(spec, []byte(`---- MODULE TraceBranch ----
+EXTENDS Naturals, Sequences, Json, IOUtils, TLC
+VARIABLE l, x
+TraceLog == ndJsonDeserialize(IOEnv.JSON)
+Init == l = 1 /\ x = 0
+Next == l <= Len(TraceLog) /\ l' = l + 1 /\ x' \in {0, TraceLog[l].v}
+Spec == Init /\ [][Next]_<<l, x>>
+TraceMatched == [](l <= Len(TraceLog) => [](TLCGet("queue") = 1 \/ l > Len(TraceLog)))
+====
+`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "TraceBranch.cfg"), []byte("SPECIFICATION Spec\nPROPERTIES TraceMatched\nCHECK_DEADLOCK FALSE\n"), 0o644))
+	one := filepath.Join(dir, "one.ndjson")
+	two := filepath.Join(dir, "two.ndjson")
+	require.NoError(t, os.WriteFile(one, []byte("{\"v\":0}\n{\"v\":0}\n"), 0o644))
+	require.NoError(t, os.WriteFile(two, []byte("{\"v\":0}\n{\"v\":1}\n{\"v\":0}\n"), 0o644))
+	res := modelfuzz(t, "tlc", "validate", "--spec", spec, one)
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	res = modelfuzz(t, "tlc", "validate", "--spec", spec, two)
+	require.Equal(t, exitNotMatched, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "two.ndjson: NOT matched as TLC checks it: a behaviour consumes the 3 events, but at the state with l = 2 more than one behaviour is followed")
 }

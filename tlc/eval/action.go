@@ -224,6 +224,11 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 	case *composeNode:
 		return c.enumCompose(n, env, k)
 	}
+	return c.enumTest(n, env, k)
+}
+
+// enumTest evaluates n, which assigns nothing, and continues when it holds.
+func (c *ctx) enumTest(n node, env *Env, k func() error) error {
 	b, err := evalBool(c, env, n)
 	if err != nil {
 		if c.unbound {
@@ -433,7 +438,13 @@ func (c *ctx) enumUnchangedExpr(x node, env *Env, k func() error) error {
 	case *callNode:
 		if len(y.args) == 0 && !y.hasInst && y.site == 0 {
 			if y.d.kind == dkOp && y.d.compiled != nil && !y.d.sc.paramInst && !y.d.recursive {
-				return c.enumUnchangedExpr(y.d.compiled, nil, k)
+				if unchangedShape(y.d.compiled) {
+					return c.enumUnchangedExpr(y.d.compiled, nil, k)
+				}
+				// A definition that stands for an expression of the
+				// state (pcBar in pc <- pcBar) keeps its value, as an
+				// instance variable substituted by that expression.
+				return c.keepSubst(y.d, x, env, k)
 			}
 			if y.d.kind != dkOp {
 				return c.keepSubst(y.d, x, env, k)
@@ -443,7 +454,19 @@ func (c *ctx) enumUnchangedExpr(x node, env *Env, k func() error) error {
 	if idx, ok := varOf(x, env); ok {
 		return c.enumUnchanged([]int{idx}, 0, k)
 	}
-	return c.enum(&unchangedNode{at: at{x.position()}, x: x}, env, k)
+	// Evaluated, not enumerated: enum would bring an UNCHANGED of an
+	// expression back here under lenient.
+	return c.enumTest(&unchangedNode{at: at{x.position()}, x: x}, env, k)
+}
+
+// unchangedShape reports whether enumUnchangedExpr takes x apart: a tuple,
+// a variable, an instance variable or a definition.
+func unchangedShape(x node) bool {
+	switch x.(type) {
+	case *tupleNode, *varNode, *substNode, *callNode:
+		return true
+	}
+	return false
 }
 
 // keepSubst gives the instance variable d (the node x) its current value
@@ -510,6 +533,9 @@ func (c *ctx) enumCall(n *callNode, env *Env, k func() error) error {
 	if p := c.probe; p != nil && n.d.prime {
 		f := p.push(n.d, fr)
 		defer p.pop(f)
+	}
+	if err, ok := c.enumBody(n.d, fr, k); ok {
+		return err
 	}
 	return c.enum(n.d.compiled, fr, k)
 }

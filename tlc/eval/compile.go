@@ -591,7 +591,8 @@ func (c *compiler) let(e *syntax.Let, lx *lex) (node, error) {
 		// A LET definition of no argument that reads neither the state
 		// nor a bound name around it (GameOfLife's nbrs) has one value:
 		// it is computed once, not at each evaluation of the LET.
-		p.ld.constant = p.ld.arity == 0 && !c.state && !c.prime && !escaped
+		p.ld.constant = p.ld.arity == 0 && !c.state && !c.prime && !escaped &&
+			!(c.m.bindInputs && c.m.exprReadsInput(c.sc, p.u))
 		c.state = saveState || c.state
 		c.prime = savePrime || c.prime
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/modelfuzz/modelfuzz/tlc/stdlib"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -83,6 +84,22 @@ type ctx struct {
 	// memos keeps results of operators that do not depend on the state
 	// (see memo.go).
 	memos map[*def]*callMemo
+
+	// stk holds the frames of compiled code, and bargs the arguments of
+	// the builtins it calls (see cexpr.go); interp leaves every
+	// evaluation to the interpreter.
+	stk    cstack
+	bargs  []stdlib.Arg
+	interp bool
+	// undo lists the variables compiled enumeration steps assigned (see
+	// cenum.go).
+	undo []int
+	// env and files are the input the evaluator was given (nil: the
+	// model's), inputVals the values of the definitions that depend on
+	// it (see input.go).
+	env       map[string]string
+	files     map[string][]value.Value
+	inputVals map[*def]inputVal
 }
 
 type stateValue struct {
@@ -114,7 +131,13 @@ func (c *ctx) stateValue(d *def, pos syntax.Pos) (value.Value, error) {
 	}
 	reads, effects := c.readVars, c.effects
 	c.readVars, c.effects = 0, 0
-	v, err := d.compiled.eval(c, nil)
+	var v value.Value
+	var err error
+	if d.kind == dkOp {
+		v, err = c.evalBody(d, nil)
+	} else {
+		v, err = d.compiled.eval(c, nil)
+	}
 	c.leave()
 	read, effect := c.readVars, c.effects
 	c.readVars, c.effects = reads|read, effects+effect
@@ -162,7 +185,9 @@ func (c *ctx) step(pos syntax.Pos) error {
 }
 
 // newCtx returns an evaluation context for model m.
-func (m *Model) newCtx() *ctx { return &ctx{m: m, maxSteps: defaultMaxSteps.Load()} }
+func (m *Model) newCtx() *ctx {
+	return &ctx{m: m, maxSteps: defaultMaxSteps.Load(), interp: m.interpret}
+}
 
 // defaultMaxSteps is the budget of every new context (0: none). Only tests
 // that evaluate arbitrary input (FuzzEval) set it.
@@ -193,8 +218,16 @@ func (c *ctx) Print(line string) {
 	c.m.print(line)
 }
 
+// Terse implements stdlib.TerseContext.
+func (c *ctx) Terse() bool { return c.m.Terse }
+
 // Env implements stdlib.EnvContext.
-func (c *ctx) Env() map[string]string { return c.m.Env }
+func (c *ctx) Env() map[string]string {
+	if c.env != nil {
+		return c.env
+	}
+	return c.m.Env
+}
 
 // TLCGet implements stdlib.Context.
 func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
@@ -208,6 +241,11 @@ func (c *ctx) TLCGet(key value.Value) (value.Value, error) {
 			return c.m.configRecord()
 		case "stats":
 			return c.m.statsRecord()
+		case "queue", "distinct", "generated", "diameter":
+			// The running search's counts, as TLC answers them: "queue"
+			// is the number of states waiting to be explored at the
+			// moment of the evaluation.
+			return c.m.statsValue(string(k))
 		}
 		if strings.HasPrefix(string(k), "-D") {
 			// TLC answers Java system properties. The one specs ask for

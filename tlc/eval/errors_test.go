@@ -65,7 +65,7 @@ func TestLoadErrors(t *testing.T) {
 		{"instance of an unknown module", "VARIABLE x\nI == INSTANCE Nope\nInit == x = 0\nNext == UNCHANGED x", "INIT Init\nNEXT Next",
 			`load error: T.tla:4:1: INSTANCE Nope: module Nope not found (searched [])`},
 		{"variable in an ASSUME", "VARIABLE x\nASSUME x = 0\nInit == x = 0\nNext == UNCHANGED x", "INIT Init\nNEXT Next",
-			`error: T.tla:4:8: variable x is used where there is no state (in a constant expression)`},
+			`load error: T.tla:4:1: Level error: assumptions must be level 0 (Constant), but this one has level 1.`},
 		{"variable in the SYMMETRY set", "VARIABLE x\nInit == x = {}\nNext == UNCHANGED x\nSym == Permutations(x)", "INIT Init\nNEXT Next\nSYMMETRY Sym",
 			`error: T.tla:6:21: variable x is used where there is no state (in a constant expression)`},
 		{"cfg names a missing definition", "VARIABLE x\nInit == x = 0\nNext == UNCHANGED x", "INIT Init\nNEXT Next\nINVARIANT TypeOK",

@@ -11,19 +11,30 @@ import (
 type Evaluator struct {
 	m *Model
 	c *ctx
-	// invariants remembers where each invariant held (see Invariant).
-	invariants []invariantMemo
+	// unitMemos remembers where each conjunct of the invariants held
+	// (see Invariant).
+	unitMemos []invariantMemo
+	// nextBuf is where successorsOf builds next states, unless nextBusy.
+	nextBuf  []value.Value
+	nextBusy bool
 	// substs is the cache of substitutions Holds lends its context.
 	substs map[substKey]value.Value
 }
 
 // NewEvaluator returns an evaluator for m.
-func (m *Model) NewEvaluator() *Evaluator { return &Evaluator{m: m, c: m.newCtx()} }
+func (m *Model) NewEvaluator() *Evaluator {
+	return &Evaluator{m: m, c: m.newCtx(), nextBuf: make([]value.Value, len(m.Vars))}
+}
 
 // Quiet makes the evaluator print nothing (Print, PrintT): the checker
 // rebuilds an error trace by evaluating again what it evaluated once, and
 // TLC prints what it prints once.
 func (ev *Evaluator) Quiet() { ev.c.quiet = true }
+
+// Interpret makes the evaluator leave every evaluation to the
+// interpreter, as if no definition were compiled into closures: what the
+// differential test of the two evaluators compares against.
+func (ev *Evaluator) Interpret() { ev.c.interp = true }
 
 // SetLevel sets what TLCGet("level") returns.
 func (ev *Evaluator) SetLevel(l int) { ev.c.level = l }
@@ -102,40 +113,46 @@ func (ev *Evaluator) successors(n node, env *Env, s []value.Value, fn func(t []v
 	})
 }
 
+// successorsOf is successors of the body of action d applied to args, by
+// its compiled enumeration when there is one.
+func (ev *Evaluator) successorsOf(d *def, args []value.Value, s []value.Value, fn func(t []value.Value) error) error {
+	m := ev.m
+	// The next state is built in a buffer the evaluator keeps: every
+	// assignment is undone by the time the enumeration returns.
+	next := ev.nextBuf
+	if next == nil || ev.nextBusy {
+		next = make([]value.Value, len(m.Vars))
+	} else {
+		clear(next)
+		ev.nextBusy = true
+		defer func() { ev.nextBusy = false }()
+	}
+	c := ev.c
+	defer c.save()()
+	c.initMode, c.cur, c.next, c.primed = false, s, next, 0
+	k := func() error {
+		for i, v := range next {
+			if v == nil {
+				return &IncompleteError{Var: m.Vars[i]}
+			}
+		}
+		return fn(append([]value.Value(nil), next...))
+	}
+	if err, ok := c.enumBodyArgs(d, args, nil, k); ok {
+		return err
+	}
+	var env *Env
+	if len(args) > 0 {
+		env = &Env{vals: args}
+	}
+	return c.enum(d.compiled, env, k)
+}
+
 func (ev *Evaluator) stateBool(n node, s []value.Value) (bool, error) {
 	c := ev.c
 	defer c.save()()
 	c.initMode, c.cur, c.next, c.primed = false, s, nil, 0
 	return evalBool(c, nil, n)
-}
-
-// Invariant evaluates invariant i of the cfg in state s.
-//
-// An invariant is a function of the variables it reads: when it held in a
-// recent state and the variables it read there have the same values in s,
-// it holds in s, and it is not evaluated again (unless its evaluation had
-// an effect, such as printing, that TLC would repeat). A trace spec's
-// states differ from their predecessor in a few variables.
-func (ev *Evaluator) Invariant(i int, s []value.Value) (bool, error) {
-	if len(s) > 64 {
-		return ev.stateBool(ev.m.Invariants[i].node, s)
-	}
-	if ev.invariants == nil {
-		ev.invariants = make([]invariantMemo, len(ev.m.Invariants))
-	}
-	memo := &ev.invariants[i]
-	if memo.holds(s) {
-		return true, nil
-	}
-	c := ev.c
-	reads, effects := c.readVars, c.effects
-	c.readVars, c.effects = 0, 0
-	ok, err := ev.stateBool(ev.m.Invariants[i].node, s)
-	if ok && err == nil && c.effects == 0 {
-		memo.add(c.readVars, s)
-	}
-	c.readVars, c.effects = reads|c.readVars, effects+c.effects
-	return ok, err
 }
 
 // InvariantReads evaluates invariant i in s, without the memo of recent
@@ -312,11 +329,7 @@ func (ev *Evaluator) ActionSuccessors(name string, args []value.Value, s []value
 	if err != nil {
 		return err
 	}
-	var env *Env
-	if len(args) > 0 {
-		env = &Env{vals: args}
-	}
-	return ev.successors(d.compiled, env, s, fn)
+	return ev.successorsOf(d, args, s, fn)
 }
 
 // ModelValues returns the model values the cfg defines, by name.

@@ -60,7 +60,7 @@ func (c *ctx) pureCall(d *def, fr *Env, pos syntax.Pos) (value.Value, error) {
 		return nil, err
 	}
 	steps, effects := c.steps, c.effects
-	v, err := d.compiled.eval(c, fr)
+	v, err := c.evalBody(d, fr)
 	c.leave()
 	if err != nil || c.effects != effects {
 		return v, err

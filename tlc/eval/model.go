@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/modelfuzz/modelfuzz/tlc/cfg"
+	"github.com/modelfuzz/modelfuzz/tlc/semantic"
 	"github.com/modelfuzz/modelfuzz/tlc/syntax"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -22,11 +23,16 @@ type Model struct {
 	Vars   []string
 
 	varDefs []*def
+	levels  *semantic.Info // the levels of the definitions, as TLC's front end finds them
 	// loader built the scopes; it builds the instances a LET defines
 	// (LET CC == INSTANCE M IN ...) when their definition is compiled.
 	loader  *loader
 	root    *scope
 	assumes []assumeDef
+	// bindInputs: see LoadOptions.BindInputs; inputAssumes are the
+	// ASSUMEs that read the input, checked by Evaluator.Bind.
+	bindInputs   bool
+	inputAssumes []assumeDef
 
 	init, next node
 	// InitName and NextName say where Init and Next came from.
@@ -45,6 +51,9 @@ type Model struct {
 	// Out receives Print/PrintT output (default os.Stdout).
 	Out   io.Writer
 	outMu sync.Mutex
+	// Terse prints the lazy sets of Print, PrintT and Assert unexpanded
+	// (TLC's -terse; see value.Format).
+	Terse bool
 
 	registers registers
 	// compileMu guards compiling definitions on demand after Build (an
@@ -78,6 +87,23 @@ type Model struct {
 	aliasFields []string
 	splitOnce   sync.Once
 	actions     []*SubAction
+	// interpret: nothing is compiled into closures (LoadOptions.Interpret).
+	interpret bool
+	// islands are the expressions of compiled definitions left to the
+	// interpreter (see Islands), under ccMu.
+	islands []string
+	// units are the invariants' conjuncts (see cinv.go), nunits their
+	// number.
+	unitsOnce sync.Once
+	units     [][]*invUnit
+	nunits    int
+	// ccMu serializes compiling into closures; constMemo remembers which
+	// expressions are constant (see Model.constant).
+	ccMu      sync.Mutex
+	constMemo map[constKey]bool
+	// viewPartList are the components of a tuple VIEW (see ViewKey).
+	viewOnce     sync.Once
+	viewPartList []*viewPart
 }
 
 // InitPos is where the initial predicate is defined (the definition the
@@ -127,6 +153,14 @@ type LoadOptions struct {
 	// validation runs several traces in one process, each with its own
 	// JSON=<trace file>.
 	Env map[string]string
+	// Interpret leaves every evaluation to the interpreter: no
+	// definition is compiled into closures (see cexpr.go).
+	Interpret bool
+	// BindInputs: the model is loaded once to evaluate under several
+	// inputs (environments, files read), each evaluator's given by
+	// Evaluator.Bind (see input.go). ASSUMEs that read the input are
+	// checked by Bind, not by the load.
+	BindInputs bool
 }
 
 // LoadWith is Load with options.
@@ -153,16 +187,25 @@ func Build(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config) (*Model, err
 
 // BuildWith is Build with options.
 func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt LoadOptions) (*Model, error) {
-	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env}
+	levels, err := semantic.Check(ld, mod)
+	if err != nil {
+		return nil, &LoadError{err}
+	}
+	m := &Model{Module: mod, Config: conf, Out: os.Stdout, CheckDeadlock: conf.DeadlockCheck(), Env: opt.Env, interpret: opt.Interpret, bindInputs: opt.BindInputs, levels: levels}
 	l := &loader{m: m, syn: ld, building: map[string]bool{}, extended: map[string]*scope{},
 		overrides: map[string]string{}, scopedOverrides: map[string]map[string]string{},
-		scopedValues: map[string]map[string]value.Value{}}
+		scopedValues: map[string]map[string]value.Value{}, unscoped: map[string]string{}}
 	for _, c := range conf.Constants {
 		if c.Kind == cfg.Substitute && c.Module != "" {
 			if l.scopedOverrides[c.Module] == nil {
 				l.scopedOverrides[c.Module] = map[string]string{}
 			}
 			l.scopedOverrides[c.Module][c.Name] = c.Subst
+		}
+		if c.Module == "" && c.Kind == cfg.Substitute {
+			l.unscoped[c.Name] = c.Subst
+		} else if c.Module == "" && len(c.Args) == 0 {
+			l.unscoped[c.Name] = ""
 		}
 		if c.Kind == cfg.Assign && c.Module != "" && len(c.Args) == 0 {
 			if l.scopedValues[c.Module] == nil {
@@ -188,8 +231,28 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 		}
 		po.sc.names[po.name] = t
 	}
+	// The root's definitions that the cfg overrides, before it does.
+	before := map[string]*def{}
+	for _, io := range l.instOverrides {
+		before[io.name] = root.lookup(io.name)
+	}
 	if err := m.applyConstants(conf); err != nil {
 		return nil, &ConfigError{err}
+	}
+	if err := l.resolveInstOverrides(root, before); err != nil {
+		return nil, &ConfigError{err}
+	}
+	if m.bindInputs {
+		m.markInputs()
+		var rest []assumeDef
+		for _, a := range m.assumes {
+			if m.exprReadsInput(a.sc, a.expr) {
+				m.inputAssumes = append(m.inputAssumes, a)
+			} else {
+				rest = append(rest, a)
+			}
+		}
+		m.assumes = rest
 	}
 	if err := m.checkAssumes(); err != nil {
 		return nil, err
@@ -198,6 +261,44 @@ func BuildWith(ld *syntax.Loader, mod *syntax.Module, conf *cfg.Config, opt Load
 		return nil, err
 	}
 	return m, nil
+}
+
+// resolveInstOverrides gives each placeholder of an instance's scope its
+// meaning (see instOverride): the root's definition, as the cfg changed it,
+// when the root's name is the very definition the instance copies (the
+// root extends its module) and the cfg changed it; the instance's own
+// otherwise. before holds the root's definitions of those names before
+// the cfg was applied (applyConstants changes them in place).
+func (l *loader) resolveInstOverrides(root *scope, before map[string]*def) error {
+	for _, io := range l.instOverrides {
+		rd := before[io.name]
+		ext := l.extended[io.module]
+		reaches := rd != nil && ext != nil && ext.names[io.name] == rd && !ext.local[io.name]
+		src := io.orig
+		if reaches {
+			src = rd
+			if rd.kind != dkValue {
+				// TLC evaluates the substitute in the instance's context:
+				// with the instance's substitutions applied to whatever it
+				// reads. That is the root's own meaning when every constant
+				// and variable of the instance is the root's.
+				for n, s := range io.subst {
+					if a := s.alias(); a == nil || a != root.lookup(n) {
+						where := "INSTANCE " + io.module
+						if io.inst != nil {
+							where = fmt.Sprintf("%s (%s)", where, io.inst.Pos)
+						}
+						t := l.unscoped[io.name]
+						return fmt.Errorf("%s <- %s: %s is also used inside %s, whose substitution for %s TLC applies to %s as well: not supported", io.name, t, io.name, where, n, t)
+					}
+				}
+			}
+		}
+		ph := io.placeholder
+		*ph = def{kind: src.kind, name: io.name, pos: src.pos, sc: src.sc, arity: src.arity, params: src.params, body: src.body,
+			fn: src.fn, val: src.val, builtin: src.builtin, inst: src.inst, subst: src.subst, substSc: src.substSc, substLex: src.substLex}
+	}
+	return nil
 }
 
 func cfgErr(conf *cfg.Config, p cfg.Pos, format string, args ...any) error {
@@ -314,6 +415,10 @@ type EvalFailure struct {
 	What string
 }
 
+// InvariantLevel is the EvalFailure.What of an INVARIANT that is not a
+// state predicate.
+const InvariantLevel = "the level of an invariant"
+
 func (e *EvalFailure) Error() string { return e.Err.Error() }
 func (e *EvalFailure) Unwrap() error { return e.Err }
 
@@ -372,6 +477,10 @@ func (m *Model) compileConfig(conf *cfg.Config) error {
 		n, _, err := m.compileName(conf, id, "INVARIANT")
 		if err != nil {
 			return err
+		}
+		if l, ok := m.levels.Level(id.Name); ok && l > semantic.State {
+			// TLC's words; it exits as for an invariant it cannot evaluate.
+			return &EvalFailure{Err: fmt.Errorf("The invariant %s is not a state predicate (one with no primes or temporal operators).", id.Name), What: InvariantLevel}
 		}
 		m.Invariants = append(m.Invariants, Named{id.Name, n})
 	}
@@ -573,6 +682,14 @@ func (m *Model) print(line string) {
 func (m *Model) configRecord() (value.Value, error) {
 	return value.Record([]string{"deadlock", "depth", "mode", "traces", "worker"},
 		[]value.Value{value.Bool(m.CheckDeadlock), value.IntOf(-1), value.Str("bfs"), value.IntOf(-1), value.IntOf(1)})
+}
+
+// statsValue is one count of the running search (TLCGet(key)).
+func (m *Model) statsValue(key string) (value.Value, error) {
+	if m.Stats == nil {
+		return nil, fmt.Errorf("TLCGet(%q) is only defined while model checking", key)
+	}
+	return value.IntOf(m.Stats()[key]), nil
 }
 
 func (m *Model) statsRecord() (value.Value, error) {

@@ -353,7 +353,7 @@ func (c *compiler) resolvePath(e *syntax.OpApp, lx *lex) (*def, []node, bool, er
 		}
 		sc = d.inst.sc
 	}
-	d := sc.lookup(e.Name)
+	d := sc.lookupQualified(e.Name)
 	if d == nil {
 		return nil, nil, false, errorf(e.Pos, "instance has no definition %q", e.Name)
 	}

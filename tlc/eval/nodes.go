@@ -205,7 +205,7 @@ func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if err := c.enter(n.pos); err != nil {
 		return nil, err
 	}
-	v, err := n.d.compiled.eval(c, fr)
+	v, err := c.evalBody(n.d, fr)
 	c.leave()
 	return v, err
 }
@@ -318,7 +318,7 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 		if err := c.enter(pos); err != nil {
 			return nil, err
 		}
-		v, err := d.compiled.eval(c, env)
+		v, err := c.evalBody(d, env)
 		c.leave()
 		return v, err
 	case dkValue:
@@ -346,11 +346,18 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 
 // constValue evaluates a constant zero-arity definition once.
 func (d *def) constValue(c *ctx) (value.Value, error) {
+	if d.input {
+		return c.inputValue(d)
+	}
 	if d.cacheDone.Load() {
 		return d.cacheVal, d.cacheErr
 	}
 	d.cacheOnce.Do(func() {
-		d.cacheVal, d.cacheErr = d.compiled.eval(c, nil)
+		if d.kind == dkOp {
+			d.cacheVal, d.cacheErr = c.evalBody(d, nil)
+		} else {
+			d.cacheVal, d.cacheErr = d.compiled.eval(c, nil)
+		}
 		d.cacheDone.Store(true)
 	})
 	return d.cacheVal, d.cacheErr
@@ -501,6 +508,7 @@ type letDef struct {
 	// is computed once (see compiler.let).
 	constant  bool
 	constOnce sync.Once
+	constDone atomic.Bool
 	constVal  value.Value
 	constErr  error
 }
@@ -529,6 +537,7 @@ func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
 			} else {
 				d.constVal, d.constErr = d.body.eval(c, f)
 			}
+			d.constDone.Store(true)
 		})
 		return d.constVal, d.constErr
 	}
@@ -1494,8 +1503,14 @@ func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
 		c.recordVars(^uint64(0))
 	}
 	sub := &ctx{m: c.m, cur: c.cur, next: make([]value.Value, len(c.m.Vars)), level: c.level,
-		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet, lenient: n.lenient}
+		depth: c.depth, steps: c.steps, maxSteps: c.maxSteps, quiet: c.quiet, lenient: n.lenient,
+		interp: c.interp, env: c.env, files: c.files}
+	// The sub-evaluation carves its compiled frames above this one's, on
+	// the same stack: a stack of its own would be allocated (and
+	// cleared) at every ENABLED, as often as once per state and action.
+	sub.stk = c.stk
 	err := sub.enum(n.x, env, func() error { return errFound })
+	c.stk.chunks = sub.stk.chunks
 	c.effects += sub.effects
 	if err == errFound {
 		return value.True, nil

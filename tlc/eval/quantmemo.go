@@ -112,7 +112,7 @@ func (c *ctx) recordRead(idx int, arg, v value.Value) {
 	lo := max(c.atomBase, len(c.atoms)-8)
 	for k := len(c.atoms) - 1; k >= lo; k-- {
 		a := &c.atoms[k]
-		if a.idx == idx && (a.arg == nil && arg == nil || a.arg != nil && arg != nil && identical(a.arg, arg)) {
+		if a.idx == idx && a.arg == arg {
 			return
 		}
 	}
@@ -139,37 +139,60 @@ func (c *ctx) memoBodies(env *Env) bool {
 // memoBody evaluates the body of quantifier n in frame f (its binding),
 // or finds its result among those kept.
 func (c *ctx) memoBody(n *quantNode, f *Env) (bool, error) {
+	key, ok, found := c.memoLookup(n, f.vals)
+	if found {
+		return ok, nil
+	}
+	base, outerBase, effects := c.memoStart()
+	ok, err := evalBool(c, f, n.body)
+	c.memoEnd(n, f.vals, key, base, outerBase, effects, ok, err)
+	return ok, err
+}
+
+// memoLookup finds the result of n's body for the binding vals among
+// those kept, and returns the binding's key.
+func (c *ctx) memoLookup(n *quantNode, vals []value.Value) (key uint64, ok, found bool) {
 	m := c.quantMemos[n]
 	var h value.Hasher
-	for _, v := range f.vals {
+	for _, v := range vals {
 		h.Add(v)
 	}
-	key := h.Sum()
-	if m != nil {
-		for _, e := range m.entries[key] {
-			if !sameArgs(e.binding, f.vals) || !atomsHold(e.atoms, c.cur) {
-				continue
-			}
-			for i := range e.atoms {
-				c.readVars |= 1 << uint(e.atoms[i].idx)
-			}
-			if c.recording > 0 {
-				for _, a := range e.atoms {
-					c.recordRead(a.idx, a.arg, a.val)
-				}
-			}
-			return e.result, nil
-		}
+	key = h.Sum()
+	if m == nil {
+		return key, false, false
 	}
+	for _, e := range m.entries[key] {
+		if !sameArgs(e.binding, vals) || !atomsHold(e.atoms, c.cur) {
+			continue
+		}
+		for i := range e.atoms {
+			c.readVars |= 1 << uint(e.atoms[i].idx)
+		}
+		if c.recording > 0 {
+			for _, a := range e.atoms {
+				c.recordRead(a.idx, a.arg, a.val)
+			}
+		}
+		return key, e.result, true
+	}
+	return key, false, false
+}
 
-	base, outerBase := len(c.atoms), c.atomBase
+// memoStart starts recording what a body evaluation reads.
+func (c *ctx) memoStart() (base, outerBase, effects int) {
+	base, outerBase = len(c.atoms), c.atomBase
 	c.atomBase = base
 	c.recording++
-	effects := c.effects
-	ok, err := evalBool(c, f, n.body)
+	return base, outerBase, c.effects
+}
+
+// memoEnd ends the recording memoStart started and keeps the result ok
+// (or err) of n's body for the binding vals.
+func (c *ctx) memoEnd(n *quantNode, vals []value.Value, key uint64, base, outerBase, effects int, ok bool, err error) {
 	c.recording--
 	c.atomBase = outerBase
 	if err == nil && c.effects == effects {
+		m := c.quantMemos[n]
 		if m == nil {
 			if c.quantMemos == nil {
 				c.quantMemos = map[*quantNode]*quantMemo{}
@@ -180,7 +203,7 @@ func (c *ctx) memoBody(n *quantNode, f *Env) (bool, error) {
 		if m.entries == nil || m.size >= quantMemoMax {
 			m.entries, m.size = map[uint64][]quantEntry{}, 0
 		}
-		e := quantEntry{append([]value.Value(nil), f.vals...), append([]readAtom(nil), c.atoms[base:]...), ok}
+		e := quantEntry{append([]value.Value(nil), vals...), append([]readAtom(nil), c.atoms[base:]...), ok}
 		es := m.entries[key]
 		if len(es) < quantMemoPerBinding {
 			m.size++
@@ -195,7 +218,6 @@ func (c *ctx) memoBody(n *quantNode, f *Env) (bool, error) {
 		clear(c.atoms[base:])
 		c.atoms = c.atoms[:base]
 	}
-	return ok, err
 }
 
 func atomsHold(atoms []readAtom, s []value.Value) bool {

@@ -61,9 +61,23 @@ type def struct {
 	state     bool // depends on the state (variables, primes, ...)
 	prime     bool // mentions primed variables
 	recursive bool // a recursive definition (self-reference seen while compiling)
+	// input: the value depends on what the evaluator is given to read
+	// (see input.go); set when the model is built to bind inputs.
+	input bool
 	// linearity: 0 not known yet, 1 enumerating the body continues at
 	// most once, 2 it may branch (see def.linear).
 	linearity atomic.Int32
+	// effects: 0 not known yet, 1 evaluating the definition only computes
+	// a value, 2 it may print, use registers, ... (see Model.effectful).
+	effects atomic.Int32
+	// cc is the compiled body (see cexpr.go), made on first use.
+	ccOnce sync.Once
+	cc     *cfunc
+	// ce is the compiled enumeration of an action (see cenum.go).
+	ceOnce     sync.Once
+	ce         *cefunc
+	ceInitOnce sync.Once
+	ceInit     *cefunc
 
 	// value cache of constant zero-arity definitions
 	cacheOnce sync.Once
@@ -104,6 +118,11 @@ type scope struct {
 	// substituted scope, and its name ("" when unnamed).
 	instPos  syntax.Pos
 	instName string
+	// qualified holds the definitions that I!Name names when they differ
+	// from what Name means inside the instance: a definition the cfg
+	// overrides is overridden in the bodies of the instance, as TLC
+	// does, but I!Name is the instance's own (see instOverride).
+	qualified map[string]*def
 }
 
 func newScope(name string) *scope {
@@ -117,6 +136,15 @@ func (s *scope) lookup(name string) *def {
 		}
 	}
 	return nil
+}
+
+// lookupQualified is lookup for I!name, name looked up in the instance's
+// scope s.
+func (s *scope) lookupQualified(name string) *def {
+	if d := s.qualified[name]; d != nil {
+		return d
+	}
+	return s.lookup(name)
 }
 
 // setLocal records whether name is LOCAL to s.
@@ -157,6 +185,28 @@ type loader struct {
 	// (NoBlock = [Nano]NoBlockVal), by module.
 	scopedValues     map[string]map[string]value.Value
 	pendingOverrides []pendingOverride
+	// unscoped are the names the cfg gives a value or a substitute in the
+	// root module (C = v, C <- D: D, or "" for a value); instOverrides are the definitions of
+	// instantiated modules with those names (see instOverride).
+	unscoped      map[string]string
+	instOverrides []instOverride
+}
+
+// instOverride is a definition of an instantiated module that the cfg may
+// override. TLC overrides a definition where it is defined: when the root
+// module extends module X and the cfg says D <- E, every use of D inside
+// X's definitions means E, also where X is instantiated (etcd raft's
+// Traceetcdraft.cfg overrides InitServerVars, which etcd!Init, through
+// etcd == INSTANCE etcdraft, then uses). I!D itself stays X's D. The
+// instance's scope holds placeholder for D, which becomes the override
+// or orig once the cfg is applied (Model.resolveInstOverrides).
+type instOverride struct {
+	module      string // the module defining D
+	name        string
+	placeholder *def
+	orig        *def
+	subst       map[string]substitution
+	inst        *syntax.Instance
 }
 
 // pendingOverride is a scoped cfg override whose target is defined in the
@@ -277,6 +327,12 @@ func (l *loader) build(mod *syntax.Module, subst map[string]substitution, paramI
 		for n, d := range esc.names {
 			if !esc.local[n] { // LOCAL definitions are not extended
 				sc.names[n] = d
+				if q := esc.qualified[n]; q != nil {
+					if sc.qualified == nil {
+						sc.qualified = map[string]*def{}
+					}
+					sc.qualified[n] = q
+				}
 			}
 		}
 	}
@@ -350,10 +406,10 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 			sc.names[n] = d
 		}
 	case *syntax.OpDef:
-		sc.names[u.Name] = &def{kind: dkOp, name: u.Name, pos: u.Pos, params: u.Params, body: u.Body, arity: len(u.Params), sc: sc}
+		sc.names[u.Name] = l.instDef(sc, &def{kind: dkOp, name: u.Name, pos: u.Pos, params: u.Params, body: u.Body, arity: len(u.Params), sc: sc}, subst)
 		sc.setLocal(u.Name, u.Local)
 	case *syntax.FuncDef:
-		sc.names[u.Name] = &def{kind: dkFunc, name: u.Name, pos: u.Pos, fn: u, sc: sc}
+		sc.names[u.Name] = l.instDef(sc, &def{kind: dkFunc, name: u.Name, pos: u.Pos, fn: u, sc: sc}, subst)
 		sc.setLocal(u.Name, u.Local)
 	case *syntax.RecursiveDecl:
 		// Names are defined by the OpDefs that follow.
@@ -374,6 +430,23 @@ func (l *loader) unit(sc *scope, u syntax.Unit, subst map[string]substitution, p
 		l.syn.Add(u)
 	}
 	return nil
+}
+
+// instDef is the name d of module sc.module takes in sc: d itself, or,
+// in an instance (subst not nil) when the cfg gives d's name a value or a
+// substitute, a placeholder resolved once the cfg is applied (see
+// instOverride); d is then what I!Name names.
+func (l *loader) instDef(sc *scope, d *def, subst map[string]substitution) *def {
+	if _, ok := l.unscoped[d.name]; subst == nil || !ok {
+		return d
+	}
+	ph := &def{kind: d.kind, name: d.name, pos: d.pos, sc: sc}
+	if sc.qualified == nil {
+		sc.qualified = map[string]*def{}
+	}
+	sc.qualified[d.name] = d
+	l.instOverrides = append(l.instOverrides, instOverride{module: sc.module.Name, name: d.name, placeholder: ph, orig: d, subst: subst, inst: l.inst})
+	return ph
 }
 
 // instance handles INSTANCE X WITH ..., named or not, parameterized or not.

@@ -376,6 +376,34 @@ func (m *Model) InitLabel() string {
 	return fmt.Sprintf("<%s %s>", m.initDef.name, m.location(m.initDef.body.Position()))
 }
 
+// DefinitionExtent locates the whole definition of the root module's
+// operator name, from its left-hand side to the end of its body, as TLC
+// locates a definition in its messages; false when name is not such a
+// definition.
+func (m *Model) DefinitionExtent(name string) (Location, bool) {
+	d := m.root.lookup(name)
+	if d == nil || d.kind != dkOp || d.body == nil {
+		return Location{}, false
+	}
+	l := m.declOf(d)
+	b := m.location(d.body.Position())
+	if b.Module != l.Module {
+		return Location{}, false
+	}
+	l.EndLine, l.EndCol = b.EndLine, b.EndCol
+	return l, true
+}
+
+// VarDecls locates the declaration of each variable of Vars (its name in
+// the VARIABLES list), in the order of Vars.
+func (m *Model) VarDecls() []Location {
+	out := make([]Location, len(m.varDefs))
+	for i, d := range m.varDefs {
+		out[i] = m.declOf(d)
+	}
+	return out
+}
+
 // InvariantDecls locates the definitions of the cfg's invariants (their
 // left-hand sides), in the cfg's order, as TLC's coverage report lists
 // them; zero for an invariant that is not a definition of the root module.

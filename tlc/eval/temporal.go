@@ -109,6 +109,7 @@ type Pred struct {
 	Angle bool
 	Text  string
 	Pos   syntax.Pos
+	c     predC // compiled, on first use
 }
 
 // Holds evaluates p in state s (a state predicate) or on the step s -> t
@@ -130,6 +131,15 @@ func (ev *Evaluator) Holds(p *Pred, s, t []value.Value) (bool, error) {
 		c.substCache = nil
 		clear(ev.substs)
 	}()
+	if pc := c.compiledPred(p); pc != nil {
+		v, err := c.holdsC(pc)
+		if err != nil {
+			return false, err
+		}
+		if b, ok := v.(value.Bool); ok {
+			return bool(b), nil
+		}
+	}
 	return evalBool(c, p.env, p.n)
 }
 

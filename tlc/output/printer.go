@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,9 +27,14 @@ type Printer struct {
 	w     io.Writer
 	m     *eval.Model
 	json  bool
-	diff  bool // -difftrace
-	view  bool // -view
-	start time.Time
+	tool  bool // -tool: TLC's messages between markers with their codes
+	terse bool // -terse: lazy sets in traces printed as written
+	// noWarning: -nowarning; warned: a warning was printed (TLC tells how
+	// to silence warnings after the first only).
+	noWarning, warned bool
+	diff              bool // -difftrace
+	view              bool // -view
+	start             time.Time
 	// initLabel labels a trace's first state: TLC's simulation names the
 	// initial predicate, its search does not.
 	initLabel string
@@ -45,16 +51,24 @@ type Options struct {
 	JSON      bool // print one JSON object with the result, and nothing else
 	DiffTrace bool // print only the variables a trace step changes (-difftrace)
 	View      bool // print trace states through the cfg's VIEW (-view)
+	Tool      bool // print each message as TLC's -tool mode does
+	Terse     bool // print the lazy sets of trace states unexpanded (-terse)
+	NoWarning bool // print no warning (-nowarning)
 }
 
 // New is a Printer writing to w for a run that started at start.
 func New(w io.Writer, start time.Time, opt Options) *Printer {
-	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, start: start}
+	return &Printer{w: w, json: opt.JSON, diff: opt.DiffTrace, view: opt.View, tool: opt.Tool, terse: opt.Terse, noWarning: opt.NoWarning, start: start}
 }
 
 // SetModel gives the printer the model once it is loaded: traces are
 // printed through it (its actions, ALIAS and VIEW).
-func (p *Printer) SetModel(m *eval.Model) { p.m = m }
+func (p *Printer) SetModel(m *eval.Model) {
+	p.m = m
+	if p.tool {
+		p.msg(ecSanyEnd, classNone, "SANY finished.")
+	}
+}
 
 // tlcDate is TLC's format of a time of day.
 const tlcDate = "2006-01-02 15:04:05"
@@ -92,14 +106,14 @@ func (p *Printer) Banner(spec, cfgPath string, workers int, simulate bool, seed 
 	if p.json {
 		return
 	}
-	fmt.Fprintf(p.w, "modelfuzz tlc check, version %s\n", version())
+	p.msg(ecVersion, classNone, "modelfuzz tlc check, version %s", version())
 	env := fmt.Sprintf("on %d cores [pid: %d] (%s %s, %s)", runtime.NumCPU(), os.Getpid(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	if simulate {
-		fmt.Fprintf(p.w, "Running Random Simulation with seed %d with %d %s %s.\n", seed, workers, plural(workers, "worker", "workers"), env)
+		p.msg(ecModeSimulation, classNone, "Running Random Simulation with seed %d with %d %s %s.", seed, workers, plural(workers, "worker", "workers"), env)
 	} else {
-		fmt.Fprintf(p.w, "Running breadth-first search Model-Checking with %d %s %s.\n", workers, plural(workers, "worker", "workers"), env)
+		p.msg(ecModeMC, classNone, "Running breadth-first search Model-Checking with %d %s %s.", workers, plural(workers, "worker", "workers"), env)
 	}
-	fmt.Fprintf(p.w, "Parsing file %s with configuration %s\n", spec, cfgPath)
+	p.msg(ecSanyStart, classNone, "Parsing file %s with configuration %s", spec, cfgPath)
 }
 
 // Starting prints TLC's lines at the start of the search.
@@ -108,8 +122,8 @@ func (p *Printer) Starting() {
 	if p.json {
 		return
 	}
-	fmt.Fprintf(p.w, "Starting... (%s)\n", p.last.at.Format(tlcDate))
-	fmt.Fprintln(p.w, "Computing initial states...")
+	p.msg(ecStarting, classNone, "Starting... (%s)", p.last.at.Format(tlcDate))
+	p.msg(ecComputingInit, classNone, "Computing initial states...")
 }
 
 // StartingSimulation prints TLC's lines at the start of a simulation,
@@ -155,7 +169,7 @@ func (p *Printer) CheckpointDone(string, check.Progress) {
 func (p *Printer) InitDone(pr check.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "Finished computing initial states: %d distinct %s generated at %s.\n",
+	p.msg(ecInitGenerated, classNone, "Finished computing initial states: %d distinct %s generated at %s.",
 		pr.Distinct, plural(int(pr.Distinct), "state", "states"), time.Now().Format(tlcDate))
 }
 
@@ -172,7 +186,7 @@ func (p *Printer) Progress(pr check.Progress) {
 		}
 		return int64(float64(n-last) / mins)
 	}
-	fmt.Fprintf(p.w, "Progress(%d) at %s: %s states generated (%s s/min), %s distinct states found (%s ds/min), %s states left on queue.\n",
+	p.msg(ecProgress, classNone, "Progress(%d) at %s: %s states generated (%s s/min), %s distinct states found (%s ds/min), %s states left on queue.",
 		pr.Depth, now.Format(tlcDate), thousands(pr.Generated), thousands(rate(pr.Generated, p.last.generated)),
 		thousands(pr.Distinct), thousands(rate(pr.Distinct, p.last.distinct)), thousands(int64(pr.Queue)))
 	p.last.at, p.last.generated, p.last.distinct = now, pr.Generated, pr.Distinct
@@ -200,11 +214,21 @@ func thousands(n int64) string {
 func (p *Printer) Violation(r *check.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "Error: %s\n", r.Error)
+	if initialViolation(r) {
+		// TLC: the state inside the message, no trace.
+		st := p.traceStates(r.Trace)[0]
+		p.errorMsg(violationCode(r), fmt.Sprintf("Invariant %s is violated by the initial state:\n%s", r.Invariant, p.stateBody(&st, nil)))
+		return
+	}
+	p.errorMsg(violationCode(r), r.Error)
 	if len(r.Trace) == 0 {
 		return
 	}
-	fmt.Fprintln(p.w, "Error: The behavior up to this point is:")
+	if p.tool {
+		p.msg(ecBehaviorUpToHere, classError, "The behavior up to this point is:")
+	} else {
+		fmt.Fprintln(p.w, "Error: The behavior up to this point is:")
+	}
 	p.states(r.Trace)
 }
 
@@ -215,22 +239,36 @@ func (p *Printer) Violation(r *check.Result) {
 func (p *Printer) states(tr []check.State) {
 	var prev *traceState
 	for i, st := range p.traceStates(tr) {
-		fmt.Fprintf(p.w, "State %d: %s\n", i+1, st.label)
-		for j, n := range st.names {
-			if p.diff && prev != nil && prev.same(n, st.vals[j]) {
-				continue
-			}
-			if n == "" { // -view of a VIEW that is not a tuple of variables
-				fmt.Fprintf(p.w, "%s\n", st.vals[j])
-			} else if len(st.names) == 1 {
-				fmt.Fprintf(p.w, "%s = %s\n", n, st.vals[j])
-			} else {
-				fmt.Fprintf(p.w, "/\\ %s = %s\n", n, st.vals[j])
-			}
-		}
-		fmt.Fprintln(p.w)
+		p.msg(ecState, classState, "%s\n%s", p.stateLabel(i+1, st.label), p.stateBody(&st, prev))
 		prev = &st
 	}
+}
+
+// stateBody prints a state's variables, one a line; with -difftrace only
+// those that changed since prev (nil: all).
+func (p *Printer) stateBody(st, prev *traceState) string {
+	var b strings.Builder
+	for j, n := range st.names {
+		if p.diff && prev != nil && prev.same(n, st.vals[j]) {
+			continue
+		}
+		v := value.Format(st.vals[j], p.terse)
+		if n == "" { // -view of a VIEW that is not a tuple of variables
+			fmt.Fprintf(&b, "%s\n", v)
+		} else if len(st.names) == 1 {
+			fmt.Fprintf(&b, "%s = %s\n", n, v)
+		} else {
+			fmt.Fprintf(&b, "/\\ %s = %s\n", n, v)
+		}
+	}
+	return b.String()
+}
+
+// initialViolation tells whether r is an invariant violated by an initial
+// state, which TLC reports with the state in its message and without a
+// trace, counts or depth.
+func initialViolation(r *check.Result) bool {
+	return r.Result == "invariant" && len(r.Trace) == 1 && r.Invariant != ""
 }
 
 // Result prints the end of a check; violations is the number of
@@ -238,10 +276,10 @@ func (p *Printer) states(tr []check.State) {
 func (p *Printer) Result(res *check.Result, violations int) {
 	switch {
 	case res.Result == "success":
-		fmt.Fprintln(p.w, "Model checking completed. No error has been found.")
+		p.msg(ecSuccess, classNone, "Model checking completed. No error has been found.")
 	case res.Result == "not-checked":
 		// Said at the end (unchecked).
-	case res.Result == "liveness" || res.Result == "property-initial":
+	case res.Result == "liveness" || res.Result == "temporal" || res.Result == "property-initial":
 		p.propertyViolation(res)
 	case violations > 0 && res.Result == "invariant":
 		// TLC says "No error has been found" here, and exits 0.
@@ -249,8 +287,19 @@ func (p *Printer) Result(res *check.Result, violations int) {
 	default:
 		p.Violation(res)
 	}
-	fmt.Fprintf(p.w, "%d states generated, %d distinct states found, 0 states left on queue.\n", res.Generated, res.Distinct)
-	fmt.Fprintf(p.w, "The depth of the complete state graph search is %d.\n", res.Depth)
+	if violations == 0 && initialViolation(res) {
+		p.finished()
+		unchecked(p.w, res)
+		return
+	}
+	// As TLC: a last progress report before the counts.
+	p.Progress(check.Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Queue: int(res.Queue)})
+	p.msg(ecStats, classNone, "%d states generated, %d distinct states found, %d states left on queue.", res.Generated, res.Distinct, res.Queue)
+	p.msg(ecSearchDepth, classNone, "The depth of the complete state graph search is %d.", res.Depth)
+	if d := res.OutDegree; d != nil && res.Result == "success" && violations == 0 {
+		p.msg(ecOutDegree, classNone, "The average outdegree of the complete state graph is %d (minimum is %d, the maximum %d and the 95th percentile is %d).",
+			d.Mean, d.Min, d.Max, d.P95)
+	}
 	p.finished()
 	unchecked(p.w, res)
 }
@@ -259,7 +308,7 @@ func (p *Printer) Result(res *check.Result, violations int) {
 func (p *Printer) SimResult(res *check.SimResult, seed int64) {
 	switch res.Result.Result {
 	case "success", "not-checked":
-	case "liveness", "property-initial":
+	case "liveness", "temporal", "property-initial":
 		p.propertyViolation(&res.Result)
 	default:
 		p.Violation(&res.Result)
@@ -284,7 +333,11 @@ func (p *Printer) finished() {
 	default:
 		took = fmt.Sprintf("%02dh %02dmin", int(d.Hours()), int(d.Minutes())%60)
 	}
-	fmt.Fprintf(p.w, "Finished in %s at (%s)\n", took, time.Now().Format(tlcDate))
+	if p.tool {
+		// TLC's -tool mode gives milliseconds.
+		took = fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	p.msg(ecFinished, classNone, "Finished in %s at (%s)", took, time.Now().Format(tlcDate))
 }
 
 // stepLabel is the label of the action that leads from s to t, as a trace
@@ -330,6 +383,7 @@ func (p *Printer) traceStates(tr []check.State) []traceState {
 		}
 		if i > 0 {
 			ts.label = "<Action>"
+			ev.SetLevel(i) // TLCGet("level") of the state the step leaves
 			if a, err := ev.StepAction(tr[i-1].Values, st.Values); err == nil && a >= 0 {
 				ts.action = p.m.NextActions()[a]
 				ts.label = ts.action.Label()
@@ -538,3 +592,11 @@ func unchecked(w io.Writer, res *check.Result) {
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+// Warned records that warnings were printed before the check (those of
+// loading the spec): TLC tells how to silence warnings after the first.
+func (p *Printer) Warned() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.warned = true
+}

@@ -70,7 +70,8 @@ func TestViolationTrace(t *testing.T) {
 	assert.Contains(t, b.String(), `{"action":"IncX","location":"line 5, col 9 to line 5, col 37 of module Count","vars":{"x":1,"y":0}}`)
 }
 
-// TestCoverageReport checks -coverage's report: per action, the distinct
+// TestCoverageReport checks -coverage's report: per variable, the
+// distinct values of the states successors found; per action, the distinct
 // states it found and the states it generated, in the order of the
 // definitions.
 func TestCoverageReport(t *testing.T) {
@@ -82,7 +83,9 @@ func TestCoverageReport(t *testing.T) {
 	cov.Print(&b)
 	lines := strings.SplitAfterN(b.String(), "\n", 2)
 	assert.True(t, strings.HasPrefix(lines[0], "The coverage statistics at "), lines[0])
-	assert.Equal(t, "<Init line 4, col 1 to line 4, col 4 of module Count>: 1:1\n"+
+	assert.Equal(t, "<x line 3, col 11 to line 3, col 11 of module Count>: 3\n"+
+		"<y line 3, col 14 to line 3, col 14 of module Count>: 2\n"+
+		"<Init line 4, col 1 to line 4, col 4 of module Count>: 1:1\n"+
 		"<IncX line 5, col 1 to line 5, col 4 of module Count>: 2:4\n"+
 		"<IncY line 6, col 1 to line 6, col 4 of module Count>: 3:3\n"+
 		"End of statistics.\n", lines[1])

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
@@ -49,12 +48,16 @@ type Simulator interface {
 type InProc struct{ *sim.Simulator }
 
 // Simulate runs req unless ctx is already done; a simulation in progress
-// is not interrupted.
+// is not interrupted. It runs on one of the engine's long-lived workers
+// (see sim.Parallel).
 func (p InProc) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return p.Simulator.Simulate(req)
+	var res *sim.Result
+	var err error
+	sim.Parallel(1, func() { res, err = p.Simulator.Simulate(req) })
+	return res, err
 }
 
 // SimulateBatch runs the requests on every core, as the server does: the
@@ -63,7 +66,12 @@ func (p InProc) Simulate(ctx context.Context, req *sim.Request) (*sim.Result, er
 // and with --parallel the engine would otherwise be the one thing that
 // runs on one core.
 func (p InProc) SimulateBatch(ctx context.Context, reqs []*sim.Request) ([]*sim.Result, error) {
-	out, errs := simulateAll(reqs, func(r *sim.Request) (*sim.Result, error) { return p.Simulate(ctx, r) })
+	out, errs := simulateAll(reqs, func(r *sim.Request) (*sim.Result, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return p.Simulator.Simulate(r)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -79,21 +87,15 @@ func simulateAll(reqs []*sim.Request, simulate func(*sim.Request) (*sim.Result, 
 	out := make([]*sim.Result, len(reqs))
 	errs := make([]error, len(reqs))
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(reqs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(reqs) {
-					return
-				}
-				out[i], errs[i] = simulate(reqs[i])
+	sim.Parallel(min(runtime.GOMAXPROCS(0), len(reqs)), func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(reqs) {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			out[i], errs[i] = simulate(reqs[i])
+		}
+	})
 	return out, errs
 }
 

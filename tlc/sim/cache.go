@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"encoding/binary"
 	"sync"
-
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
 )
@@ -51,7 +48,7 @@ func (c *cache) putTransition(k uint64, t transition) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.cur) >= c.limit/2 {
-		c.old, c.cur = c.cur, map[uint64]transition{}
+		c.old, c.cur = c.cur, make(map[uint64]transition, c.limit/2)
 	}
 	c.cur[k] = t
 }
@@ -73,7 +70,7 @@ func (c *cache) putInfo(fp uint64, in info) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.infoCur) >= c.limit/2 {
-		c.infoOld, c.infoCur = c.infoCur, map[uint64]info{}
+		c.infoOld, c.infoCur = c.infoCur, make(map[uint64]info, c.limit/2)
 	}
 	c.infoCur[fp] = in
 }
@@ -94,35 +91,7 @@ func (c *cache) putInvariant(k uint64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.invCur) >= c.limit/2 {
-		c.invOld, c.invCur = c.invCur, map[uint64]bool{}
+		c.invOld, c.invCur = c.invCur, make(map[uint64]bool, c.limit/2)
 	}
 	c.invCur[k] = ok
 }
-
-// hasher combines fingerprints into a cache key.
-type hasher struct {
-	d    xxhash.Digest
-	init bool
-}
-
-func (h *hasher) start() {
-	if !h.init {
-		h.d.Reset()
-		h.init = true
-	}
-}
-
-func (h *hasher) add(x uint64) {
-	h.start()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], x)
-	h.d.Write(b[:])
-}
-
-func (h *hasher) addString(s string) {
-	h.start()
-	h.d.WriteString(s)
-	h.d.Write([]byte{0})
-}
-
-func (h *hasher) sum() uint64 { return h.d.Sum64() }

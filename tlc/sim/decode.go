@@ -13,10 +13,9 @@ import (
 // simulate): an array of actions or a request object, strictly (unknown
 // fields are errors; numbers kept exact).
 func DecodeRequest(data []byte) (*Request, error) {
-	data = bytes.TrimSpace(data)
 	req := &Request{}
 	var err error
-	if len(data) > 0 && data[0] == '[' {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		err = strictJSON(data, &req.Actions)
 	} else {
 		err = strictJSON(data, req)
@@ -32,15 +31,21 @@ func DecodeRequest(data []byte) (*Request, error) {
 	return req, nil
 }
 
+// strictJSON decodes data into v; its errors are *jsonerr.Error (line and
+// column in data).
 func strictJSON(data []byte, v any) error {
+	if e := jsonerr.Check(data); e != nil {
+		return e
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid JSON: %s", jsonerr.Describe(data, err))
+		return jsonerr.Describe(data, err)
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("invalid JSON: trailing data")
+		return jsonerr.At(data, end, "trailing data after the document")
 	}
 	return nil
 }

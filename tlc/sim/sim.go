@@ -120,12 +120,17 @@ type Simulator struct {
 	m       *eval.Model
 	mvs     map[string]value.ModelValue
 	actions map[string]eval.ActionInfo
-	pool    sync.Pool // *eval.Evaluator
-	cache   *cache
-	initial [][]value.Value
-	// invReads holds, per invariant, the variables its evaluations have
-	// read (bit k: variable k).
-	invReads []atomic.Uint64
+	// nameKeys are the fingerprints of the actions' names.
+	nameKeys map[string]uint64
+	pool     sync.Pool // *eval.Evaluator
+	cache    *cache
+	initial  [][]value.Value
+	// unitReads holds, per conjunct of each invariant, the variables its
+	// evaluations have read (bit k: variable k).
+	unitReads [][]unitRead
+	invNames  []string
+	// viewRead is what is known of the variables the VIEW reads.
+	viewRead unitRead
 
 	mu    sync.Mutex
 	stats Stats
@@ -151,10 +156,16 @@ func New(m *eval.Model, cacheSize int) (*Simulator, error) {
 		cacheSize = DefaultCache
 	}
 	s := &Simulator{m: m, mvs: m.ModelValues(), actions: map[string]eval.ActionInfo{}, cache: newCache(cacheSize)}
+	s.nameKeys = map[string]uint64{}
 	for _, a := range m.Actions() {
 		s.actions[a.Name] = a
+		s.nameKeys[a.Name] = value.Fingerprint(value.Str(a.Name))
 	}
-	s.invReads = make([]atomic.Uint64, len(m.InvariantNames()))
+	s.invNames = m.InvariantNames()
+	s.unitReads = make([][]unitRead, len(s.invNames))
+	for i := range s.unitReads {
+		s.unitReads[i] = make([]unitRead, m.InvariantUnits(i))
+	}
 	s.pool.New = func() any { return m.NewEvaluator() }
 	ev := s.evaluator()
 	defer s.pool.Put(ev)
@@ -198,17 +209,39 @@ type info struct {
 	violations []string
 }
 
-func (s *Simulator) stateInfo(ev *eval.Evaluator, st []value.Value, fp uint64) (info, error) {
+// stateInfo is what is known of st, whose fingerprint is fp. prev, when
+// not nil, is the state st was reached from and pin what is known of it.
+func (s *Simulator) stateInfo(ev *eval.Evaluator, st []value.Value, fp uint64, prev []value.Value, pin *info) (info, error) {
 	if in, ok := s.cache.info(fp); ok {
 		return in, nil
 	}
-	v, err := ev.ViewOf(st)
-	if err != nil {
-		return info{}, fmt.Errorf("evaluating VIEW: %w", err)
+	// The variables the step changed: the VIEW is prev's if it reads
+	// none of them, and a conjunct that held in prev (as every conjunct
+	// did if prev violated nothing) and reads none of them holds in st.
+	var changed uint64
+	known := prev != nil && pin != nil && len(st) <= 64
+	if known {
+		for k := range st {
+			if !value.Identical(prev[k], st[k]) {
+				changed |= 1 << uint(k)
+			}
+		}
 	}
-	in := info{key: value.Fingerprint(v)}
-	for i, name := range s.m.InvariantNames() {
-		ok, err := s.invariant(ev, i, st)
+	var in info
+	if known && s.viewRead.evaluated.Load() && s.viewRead.vars.Load()&changed == 0 {
+		in.key = pin.key
+	} else {
+		key, reads, err := ev.ViewKey(st)
+		if err != nil {
+			return info{}, fmt.Errorf("evaluating VIEW: %w", err)
+		}
+		in.key = key
+		s.viewRead.vars.Or(reads)
+		s.viewRead.evaluated.Store(true)
+	}
+	after := known && len(pin.violations) == 0
+	for i, name := range s.invNames {
+		ok, err := s.invariant(ev, i, st, after, changed)
 		if err != nil {
 			return info{}, fmt.Errorf("evaluating invariant %s: %w", name, err)
 		}
@@ -220,40 +253,68 @@ func (s *Simulator) stateInfo(ev *eval.Evaluator, st []value.Value, fp uint64) (
 	return in, nil
 }
 
-// invariant evaluates invariant i in st, or finds its value in the cache.
+// invariant evaluates invariant i in st conjunct by conjunct (see
+// eval.Evaluator.InvariantUnit). When after is set, every conjunct held
+// in the state st came from, and one that reads none of the variables in
+// changed holds in st; another may be found in the cache.
 //
-// An invariant is a function of the variables it reads, and most of a new
+// A conjunct is a function of the variables it reads, and most of a new
 // state's variables are those of the state it came from (a vote changes
 // votes, not logs): its value is kept by the fingerprints of the variables
-// its evaluations have read so far (reads[i], which only grows), so that a
+// its evaluations have read so far (reads[u], which only grows), so that a
 // new state that agrees with a known one on them is not evaluated again.
 // A result is kept under the set of variables it was looked up with plus
 // those its evaluation read, and that set is part of the key: an entry is
 // only found by a state that agrees on every variable the evaluation read.
-func (s *Simulator) invariant(ev *eval.Evaluator, i int, st []value.Value) (bool, error) {
+func (s *Simulator) invariant(ev *eval.Evaluator, i int, st []value.Value, after bool, changed uint64) (bool, error) {
 	if len(st) > 64 {
 		return ev.Invariant(i, st)
 	}
-	known := s.invReads[i].Load()
-	key := invariantKey(i, known, st)
-	if ok, found := s.cache.invariant(key); found {
-		return ok, nil
+	reads := s.unitReads[i]
+	for u := range reads {
+		known := reads[u].vars.Load()
+		if after && known&changed == 0 && reads[u].evaluated.Load() {
+			continue // held before, and reads nothing the step changed
+		}
+		key := unitKey(i, u, known, st)
+		if ok, found := s.cache.invariant(key); found {
+			if !ok {
+				return false, nil
+			}
+			continue
+		}
+		ok, read, reusable, err := ev.InvariantUnit(i, u, st)
+		if err != nil {
+			return false, err
+		}
+		if !reusable {
+			reads[u].vars.Store(^uint64(0))
+		} else {
+			if all := known | read; all != known {
+				reads[u].vars.Or(read)
+				key = unitKey(i, u, all, st)
+			}
+			s.cache.putInvariant(key, ok)
+		}
+		reads[u].evaluated.Store(true)
+		if !ok {
+			return false, nil
+		}
 	}
-	ok, reads, reusable, err := ev.InvariantReads(i, st)
-	if err != nil || !reusable {
-		return ok, err
-	}
-	if all := known | reads; all != known {
-		s.invReads[i].Or(reads)
-		key = invariantKey(i, all, st)
-	}
-	s.cache.putInvariant(key, ok)
-	return ok, nil
+	return true, nil
 }
 
-func invariantKey(i int, vars uint64, st []value.Value) uint64 {
+// unitRead is what is known of the variables a conjunct reads: those its
+// evaluations have read so far, once it has been evaluated.
+type unitRead struct {
+	vars      atomic.Uint64
+	evaluated atomic.Bool
+}
+
+func unitKey(i, u int, vars uint64, st []value.Value) uint64 {
 	var h value.Hasher
 	h.AddUint64(uint64(i))
+	h.AddUint64(uint64(u))
 	h.AddUint64(vars)
 	for k, v := range st {
 		if vars&(1<<uint(k)) != 0 {
@@ -304,7 +365,7 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		return nil
 	}
 	fp := value.FingerprintState(cur)
-	in, err := s.stateInfo(ev, cur, fp)
+	in, err := s.stateInfo(ev, cur, fp, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +373,7 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		return nil, err
 	}
 	for i, a := range req.Actions {
-		t, hit, reason, err := s.step(ev, cur, fp, &a, true)
+		t, hit, reason, err := s.step(ev, cur, fp, &in, &a, true)
 		if err != nil {
 			return nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
 		}
@@ -335,7 +396,7 @@ func (s *Simulator) Simulate(req *Request) (*Result, error) {
 		if t.n > 1 {
 			res.Choices = append(res.Choices, Choice{Index: i, Successors: t.n})
 		}
-		cur, fp = t.next, t.fp
+		cur, fp, in = t.next, t.fp, t.info
 		if err := visit(cur, t.info, i+1); err != nil {
 			return nil, err
 		}
@@ -400,18 +461,25 @@ func hexKey(k uint64) string {
 // successor with its fingerprint and, when facts is set, what is known of
 // it (its key and violated invariants), which a cached transition keeps,
 // so that a replayed prefix costs a lookup per action.
-func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Action, facts bool) (t transition, hit bool, reason string, err error) {
+func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, cin *info, a *Action, facts bool) (t transition, hit bool, reason string, err error) {
 	ai, ok := s.actions[a.Name]
 	if !ok {
 		if ai, ok = s.m.Action(a.Name); !ok {
 			return t, false, "the model has no action " + strconv.Quote(a.Name), nil
 		}
 	}
-	args := make([]value.Value, len(ai.Params))
-	var h hasher
-	h.add(fp)
-	h.addString(a.Name)
-	for i, p := range ai.Params {
+	// The key of the transition: the state, the action and its
+	// arguments, whose values are converted into a buffer that only a
+	// transition not in the cache copies.
+	var buf [8]value.Value
+	args := buf[:0]
+	if len(ai.Params) > len(buf) {
+		args = make([]value.Value, 0, len(ai.Params))
+	}
+	var h value.Hasher
+	h.AddUint64(fp)
+	h.AddUint64(s.nameKey(a.Name))
+	for _, p := range ai.Params {
 		x, ok := a.Params[p]
 		if !ok {
 			return t, false, "missing parameter " + p, nil
@@ -420,8 +488,8 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 		if err != nil {
 			return t, false, fmt.Sprintf("parameter %s: %v", p, err), nil
 		}
-		args[i] = v
-		h.add(value.Fingerprint(v))
+		args = append(args, v)
+		h.Add(v)
 	}
 	if len(a.Params) > len(ai.Params) {
 		var extra []string
@@ -433,13 +501,13 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 		sort.Strings(extra)
 		return t, false, fmt.Sprintf("unknown parameter(s) %v (the action takes %v)", extra, ai.Params), nil
 	}
-	key := h.sum()
+	key := h.Sum()
 	if t, ok := s.cache.transition(key); ok {
 		if t.next == nil {
 			return t, true, notEnabled, nil
 		}
 		if facts && !t.known {
-			if t.info, err = s.stateInfo(ev, t.next, t.fp); err != nil {
+			if t.info, err = s.stateInfo(ev, t.next, t.fp, cur, cin); err != nil {
 				return t, true, "", err
 			}
 			t.known = true
@@ -449,7 +517,7 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 	}
 	var first []value.Value
 	count := 0
-	err = ev.ActionSuccessors(a.Name, args, cur, func(t []value.Value) error {
+	err = ev.ActionSuccessors(a.Name, slices.Clone(args), cur, func(t []value.Value) error {
 		if first == nil {
 			first = t
 		}
@@ -463,7 +531,7 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 	if first != nil {
 		t.fp = value.FingerprintState(first)
 		if facts {
-			if t.info, err = s.stateInfo(ev, first, t.fp); err != nil {
+			if t.info, err = s.stateInfo(ev, first, t.fp, cur, cin); err != nil {
 				return t, false, "", err
 			}
 			t.known = true
@@ -474,6 +542,15 @@ func (s *Simulator) step(ev *eval.Evaluator, cur []value.Value, fp uint64, a *Ac
 		return t, false, notEnabled, nil
 	}
 	return t, false, "", nil
+}
+
+// nameKey is the fingerprint of an action's name, part of a
+// transition's key.
+func (s *Simulator) nameKey(name string) uint64 {
+	if k, ok := s.nameKeys[name]; ok {
+		return k
+	}
+	return value.Fingerprint(value.Str(name))
 }
 
 // notEnabled is the reason of an action that has no successor.
@@ -614,7 +691,7 @@ func (s *Simulator) Views(req *Request) ([]ViewState, *Divergence, error) {
 		return nil, nil, err
 	}
 	for i, a := range req.Actions {
-		t, _, reason, err := s.step(ev, cur, value.FingerprintState(cur), &a, false)
+		t, _, reason, err := s.step(ev, cur, value.FingerprintState(cur), nil, &a, false)
 		if err != nil {
 			return nil, nil, fmt.Errorf("action %d (%s): %w", i, a.Name, err)
 		}

@@ -30,7 +30,7 @@ type EnvContext interface {
 
 func registerIOUtils() {
 	def("IOUtils",
-		&Builtin{Name: "IOEnv", Fn: func(ctx Context, _ []Arg) (value.Value, error) {
+		&Builtin{Name: "IOEnv", Input: true, Fn: func(ctx Context, _ []Arg) (value.Value, error) {
 			var env map[string]string
 			if ec, ok := ctx.(EnvContext); ok {
 				env = ec.Env()

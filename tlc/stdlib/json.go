@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -52,7 +53,7 @@ func registerJSON() {
 		&Builtin{Name: "ndJsonSerialize", Arity: 2, SideEffect: true, Fn: op2(func(p, v value.Value) (value.Value, error) {
 			return serialize("ndJsonSerialize", p, v, true)
 		})},
-		&Builtin{Name: "JsonDeserialize", Arity: 1, Fn: op1(func(p value.Value) (value.Value, error) {
+		&Builtin{Name: "JsonDeserialize", Arity: 1, Input: true, Fn: op1(func(p value.Value) (value.Value, error) {
 			path, err := strArg("JsonDeserialize", 0, 1, p)
 			if err != nil {
 				return nil, err
@@ -64,8 +65,25 @@ func registerJSON() {
 			v, err := DecodeJSON(data)
 			return v, wrap("JsonDeserialize", err)
 		})},
-		&Builtin{Name: "ndJsonDeserialize", Arity: 1, Fn: op1(ndDeserialize)},
+		&Builtin{Name: "ndJsonDeserialize", Arity: 1, Input: true, Fn: func(ctx Context, args []Arg) (value.Value, error) {
+			if fc, ok := ctx.(FileContext); ok {
+				if path, ok := args[0].V.(value.Str); ok {
+					if vals, ok := fc.NDJSONFile(string(path)); ok {
+						return tuple(slices.Clone(vals)), nil
+					}
+				}
+			}
+			return ndDeserialize(args[0].V)
+		}},
 	)
+}
+
+// FileContext is implemented by a Context that holds files in memory:
+// trace validation gives each trace to the spec without writing it to a
+// file. NDJSONFile returns what ndJsonDeserialize(path) is, the values of
+// the file's non-empty lines, when the context holds that file.
+type FileContext interface {
+	NDJSONFile(path string) ([]value.Value, bool)
 }
 
 func jsonString(op string, v value.Value, w func(*bytes.Buffer, value.Value) error) (value.Value, error) {

@@ -166,9 +166,9 @@ func registerTLCExt() {
 				return nil, wrap("AssertEq", err)
 			}
 			if !eq && ctx != nil {
-				ctx.Print(printable(value.Str("Assertion failed")))
-				ctx.Print(printable(args[0].V))
-				ctx.Print(printable(args[1].V))
+				ctx.Print(printable(ctx, value.Str("Assertion failed")))
+				ctx.Print(printable(ctx, args[0].V))
+				ctx.Print(printable(ctx, args[1].V))
 			}
 			return value.Bool(eq), nil
 		}},

@@ -34,6 +34,14 @@ type Context interface {
 	TLCSet(key value.Value, v value.Value) error
 }
 
+// TerseContext is implemented by a Context that prints values as TLC's
+// -terse option does (lazy sets unexpanded; see value.Format). A Context
+// without it prints them as TLC does by default.
+type TerseContext interface {
+	Context
+	Terse() bool
+}
+
 // TraceContext is implemented by a Context that can produce TLCExt's Trace:
 // the sequence of states (records from variable names to values) from an
 // initial state to the current one. Trace is an error with a Context that
@@ -59,6 +67,11 @@ type Builtin struct {
 	// a file), so the evaluator must call it every time TLC would. Output
 	// and registers go through Context, which the evaluator sees anyway.
 	SideEffect bool
+	// Input: the operator reads the world outside the spec (the
+	// environment, a file), which an evaluator may be given in place of
+	// the process's (see FileContext and EnvContext): a definition that
+	// uses it may have another value under another input.
+	Input bool
 	// Fn computes the operator. It never panics: wrong argument types and
 	// counts are errors, whose messages name the operator (the evaluator
 	// adds the source position). Errors returned by an Op argument are

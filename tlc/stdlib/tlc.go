@@ -28,37 +28,39 @@ import (
 
 // AssertionError is the failure of Assert(FALSE, out). Its message is TLC's.
 type AssertionError struct {
-	Out value.Value
+	Out   value.Value
+	Terse bool // print Out unexpanded (-terse)
 }
 
 func (e *AssertionError) Error() string {
-	return "The first argument of Assert evaluated to FALSE; the second argument was: " + printable(e.Out)
+	return "The first argument of Assert evaluated to FALSE; the second argument was: " + value.Format(e.Out, e.Terse)
 }
 
 func registerTLC() {
 	def("TLC",
 		&Builtin{Name: "Print", Arity: 2, Fn: func(ctx Context, args []Arg) (value.Value, error) {
 			if ctx != nil {
-				ctx.Print(printable(args[0].V) + "  " + printable(args[1].V))
+				ctx.Print(printable(ctx, args[0].V) + "  " + printable(ctx, args[1].V))
 			}
 			return args[1].V, nil
 		}},
 		&Builtin{Name: "PrintT", Arity: 1, Fn: func(ctx Context, args []Arg) (value.Value, error) {
 			if ctx != nil {
-				ctx.Print(printable(args[0].V))
+				ctx.Print(printable(ctx, args[0].V))
 			}
 			return value.True, nil
 		}},
-		&Builtin{Name: "Assert", Arity: 2, Fn: op2(func(v, out value.Value) (value.Value, error) {
+		&Builtin{Name: "Assert", Arity: 2, Fn: func(ctx Context, args []Arg) (value.Value, error) {
+			v, out := args[0].V, args[1].V
 			ok, err := boolArg("Assert", 0, 2, v)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				return nil, &AssertionError{Out: out}
+				return nil, &AssertionError{Out: out, Terse: isTerse(ctx)}
 			}
 			return value.True, nil
-		})},
+		}},
 		&Builtin{Name: "JavaTime", Fn: constant(value.IntOf(0))},
 		&Builtin{Name: "TLCGet", Arity: 1, Fn: func(ctx Context, args []Arg) (value.Value, error) {
 			if ctx == nil {
@@ -100,13 +102,15 @@ func registerTLC() {
 	)
 }
 
-// printable prints v for Print and PrintT: lazy finite sets enumerated, as
-// TLC normalizes values before printing them.
-func printable(v value.Value) string {
-	if n, err := value.DeepNormalize(v); err == nil {
-		v = n
-	}
-	return v.String()
+// printable prints v for Print, PrintT and Assert as TLC does: lazy sets
+// enumerated by TLC's rules, or as written under -terse (value.Format).
+func printable(ctx Context, v value.Value) string {
+	return value.Format(v, isTerse(ctx))
+}
+
+func isTerse(ctx Context) bool {
+	tc, ok := ctx.(TerseContext)
+	return ok && tc.Terse()
 }
 
 // permutations is Permutations(S): the set of all bijections from S to S

@@ -224,6 +224,33 @@ func lazyRank(s Value) int {
 	return 0
 }
 
+// Identical reports whether a and b are the same value without comparing
+// their contents: the same scalar, or the same composite value (false
+// when that cannot be told cheaply; the values may still be equal).
+func Identical(a, b Value) bool {
+	switch x := a.(type) {
+	case Int:
+		y, ok := b.(Int)
+		return ok && x == y
+	case Str:
+		y, ok := b.(Str)
+		return ok && x == y
+	case Bool:
+		y, ok := b.(Bool)
+		return ok && x == y
+	case ModelValue:
+		y, ok := b.(ModelValue)
+		return ok && x.info == y.info
+	case *Func:
+		y, ok := b.(*Func)
+		return ok && x == y
+	case *Set:
+		y, ok := b.(*Set)
+		return ok && x == y
+	}
+	return false
+}
+
 // Equal is a = b with TLC's semantics: values of different kinds cannot be
 // compared (an error), except that an untyped model value is different
 // from every value but itself. Sets are equal when they have the same

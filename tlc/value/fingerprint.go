@@ -185,6 +185,17 @@ func fpInfinite(v Value) uint64 {
 	return nonzero(finish(h))
 }
 
+// FingerprintTuple is Fingerprint(Tuple(vals...)), without building the
+// tuple.
+func FingerprintTuple(vals []Value) uint64 {
+	h := mix(fpSeed^tagFunc, uint64(len(vals)))
+	for i, v := range vals {
+		h = mix(h, fpInt(1+int64(i)))
+		h = mix(h, Fingerprint(v))
+	}
+	return nonzero(finish(h))
+}
+
 // Hasher fingerprints a sequence of values, such as the variables of a
 // state in declaration order, without allocating. The zero Hasher is ready
 // to use.

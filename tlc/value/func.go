@@ -335,6 +335,35 @@ func (f *Func) Field(name string) (Value, bool) {
 	return f.vals[i], true
 }
 
+// FieldSite speeds up r.name where records of few shapes are met: it
+// remembers where name is in the domain of the last shape seen (records
+// built from one constructor share their domain). It is safe for
+// concurrent use.
+type FieldSite struct {
+	last atomic.Pointer[fieldSeen]
+}
+
+type fieldSeen struct {
+	dom *Value // the first element of the shape's domain
+	i   int
+}
+
+// Field is r.name for a record r, as Func.Field.
+func (s *FieldSite) Field(f *Func, name string) (Value, bool) {
+	if f.kind != fkRecord || len(f.dom) == 0 {
+		return nil, false
+	}
+	if seen := s.last.Load(); seen != nil && seen.dom == &f.dom[0] && seen.i < len(f.dom) && string(f.dom[seen.i].(Str)) == name {
+		return f.vals[seen.i], true
+	}
+	i, ok := f.field(name)
+	if !ok {
+		return nil, false
+	}
+	s.last.Store(&fieldSeen{&f.dom[0], i})
+	return f.vals[i], true
+}
+
 // DomainError reports a function applied outside its domain. The evaluator
 // may replace Func by the expression it evaluated for a better message.
 type DomainError struct {
@@ -381,6 +410,16 @@ func (f *Func) withValue(i int, v Value) *Func {
 // Update is [f EXCEPT ![path[0]][path[1]]... = v].
 func Update(f Value, path []Value, v Value) (Value, error) {
 	return UpdateWith(f, path, func(Value) (Value, error) { return v, nil })
+}
+
+// UpdateOne is [f EXCEPT ![k] = v], Update with a path of one key,
+// without allocating a path.
+func UpdateOne(f *Func, k, v Value) *Func {
+	i, ok := f.index(k)
+	if !ok || f.vals[i] == v {
+		return f
+	}
+	return f.withValue(i, v)
 }
 
 // UpdateWith is [f EXCEPT ![path[0]]... = fn(@)], where fn receives the old
