@@ -175,7 +175,11 @@ func (m *EtcdWire) Normalize(t schedule.Trace) (schedule.Trace, []int, map[strin
 		st.role[i], st.term[i], st.commit[i] = schedule.RoleFollower, 1, int64(n)
 		st.log[i], st.known[i] = map[int64]int64{}, map[[2]int64]bool{}
 	}
+	t, first := hoistPostMortem(t, n)
 	t, order := hoistStale(t, n)
+	for i, o := range order {
+		order[i] = first[o]
+	}
 	after, moved := pairAnswers(t)
 	failed := failedDeliveries(t)
 	for k := range t {
@@ -204,6 +208,57 @@ func (m *EtcdWire) Normalize(t schedule.Trace) (schedule.Trace, []int, map[strin
 		st.orig[i] = order[o]
 	}
 	return st.out, st.orig, st.skipped
+}
+
+// hoistPostMortem puts a member's sends that the proxy read after the
+// member was killed (they were on their way: the proxy reads each stream
+// on its own) just before the crash, in the crash's step. It returns the
+// trace reordered and, per event, its index in t.
+func hoistPostMortem(t schedule.Trace, n int) (schedule.Trace, []int) {
+	order := make([]int, 0, len(t))
+	crashAt := make([]int, n) // position in order of the member's crash; -1 while it runs
+	for i := range crashAt {
+		crashAt[i] = -1
+	}
+	for k := range t {
+		e := &t[k]
+		p := e.Node
+		if p < 0 || p >= n {
+			order = append(order, k)
+			continue
+		}
+		switch {
+		case e.Kind == schedule.EvCrash || e.Kind == schedule.EvExit:
+			if crashAt[p] < 0 {
+				crashAt[p] = len(order)
+			}
+		case e.Kind == schedule.EvRestart:
+			crashAt[p] = -1
+		case e.Kind == schedule.EvSend && crashAt[p] >= 0:
+			at := crashAt[p]
+			order = append(order, 0)
+			copy(order[at+1:], order[at:])
+			order[at] = k
+			for q := range crashAt {
+				if crashAt[q] >= at {
+					crashAt[q]++
+				}
+			}
+			continue
+		}
+		order = append(order, k)
+	}
+	out := make(schedule.Trace, len(t))
+	for i, o := range order {
+		out[i] = t[o]
+	}
+	// Steps stay in order: a hoisted send takes the step of what follows it.
+	for i := len(out) - 2; i >= 0; i-- {
+		if out[i].Step > out[i+1].Step {
+			out[i].Step = out[i+1].Step
+		}
+	}
+	return out, order
 }
 
 // hoistStale puts back in place the sends the proxy saw after a receipt

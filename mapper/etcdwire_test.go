@@ -3,6 +3,7 @@ package mapper_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,4 +131,40 @@ func TestEtcdWirePairsCoalescedAnswers(t *testing.T) {
 	// Each answer names the append it answers (indexes are etcd's).
 	require.Equal(t, int64(5), idx(out[1]))
 	require.Equal(t, int64(6), idx(out[3]))
+}
+
+// A send the proxy read after its sender was killed was on its way before
+// the kill: it goes before the crash (a pre-vote sent by a crashed member
+// would be a campaign of a server that is down).
+func TestEtcdWireSendsOfACrashedMemberComeBeforeTheCrash(t *testing.T) {
+	pv := func(msg, to int) schedule.Event {
+		return schedule.Event{Step: 3, Kind: schedule.EvSend, Node: 2, Peer: to, Msg: msg, Type: schedule.MsgPreVote,
+			Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 1), schedule.I("index", 3), schedule.I("commit", 3),
+				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", ""), schedule.I("vote", 2)}}
+	}
+	tr := schedule.Trace{
+		{Step: 2, Kind: schedule.EvCrash, Node: 2, Peer: -1, Type: "crash"},
+		pv(1, 0), pv(2, 1),
+		{Step: 4, Kind: schedule.EvRestart, Node: 2, Peer: -1, Type: "restart"},
+		pv(3, 0),
+	}
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3, PreVote: true})
+	out, orig, _ := m.Normalize(tr)
+	var kinds []string
+	for _, e := range out {
+		kinds = append(kinds, e.Kind)
+	}
+	crash := slices.Index(kinds, schedule.EvCrash)
+	require.Positive(t, crash, "%v", kinds)
+	for i := range crash {
+		require.Contains(t, []int{1, 2}, orig[i], "%v", kinds)
+	}
+	require.Equal(t, 4, orig[len(orig)-1], "the send after the restart stays after it")
+	for i := 1; i < len(out); i++ {
+		require.LessOrEqual(t, out[i-1].Step, out[i].Step)
+	}
+	s := newSim(t, "raft.tla", m.Consts())
+	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
+	require.NoError(t, err)
+	require.Nil(t, replay(t, s, acts).Divergence)
 }
