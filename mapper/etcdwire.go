@@ -265,8 +265,10 @@ func hoistPostMortem(t schedule.Trace, n int) (schedule.Trace, []int) {
 // that the sender had not handled yet when it sent them (etcd's
 // transport hands messages over asynchronously, so a member's send can
 // reach the proxy after the next delivery to it): a send whose term is
-// below what its sender had learned from a receipt (a MsgVote or a
-// MsgPreVote: at or below) moves to just before that receipt. It returns
+// below what its sender had learned from a receipt (a MsgVote: at or
+// below) moves to just before the first receipt that raised its sender's
+// term past the send's (a leader's heartbeat of term 2 read after the
+// vote request of term 3 it was about to handle). It returns
 // the trace reordered and, per event, its index in t.
 func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 	order := make([]int, len(t))
@@ -311,17 +313,14 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 				}
 				continue
 			}
-			// The earliest receipt that took the sender past own.
+			// The earliest receipt that took the sender past own (for a
+			// vote request, to own: a member raised to a term by a
+			// receipt does not campaign in it).
 			at := -1
-			for j := len(raises[p]) - 1; j >= 0; j-- {
-				r := raises[p][j]
-				if r.before < own || r.before == own && e.Type == schedule.MsgVote {
-					if r.term >= own {
-						at = r.pos
-					}
-					if r.before <= own {
-						break
-					}
+			for _, r := range raises[p] {
+				if r.term > own || r.term == own && e.Type == schedule.MsgVote {
+					at = r.pos
+					break
 				}
 			}
 			if at < 0 {
