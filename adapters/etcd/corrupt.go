@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -12,14 +13,25 @@ import (
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
-// corruptMember is InjectCorruptMember: the last member is stopped, the
-// value of the newest revision in its backend (bbolt bucket "key", each
+// corruptMember is InjectCorruptMember: a key is written and every
+// member catches up, then the last member is stopped, the value of the newest revision in its backend (bbolt bucket "key", each
 // value an mvccpb.KeyValue whose field 5 is the value) gets its first
 // byte changed, and the member starts again and catches up. It returns
 // the cluster's revision after that.
 func (e *execution) corruptMember(deadline time.Time) (int64, error) {
 	p := len(e.members) - 1
 	m := e.members[p]
+	// A value to change, whatever the schedule wrote: a key of its own,
+	// outside the keys the client history uses.
+	ctx, cancel := context.WithTimeout(e.ctx, time.Duration(e.cfg.RequestTimeoutMS)*time.Millisecond)
+	_, err := e.cl.put(ctx, e.members[0].client, "inject", "corrupt-member", 0)
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("writing the key to corrupt: %w", err)
+	}
+	if _, err := e.converged(deadline); err != nil {
+		return 0, err
+	}
 	// etcd commits its backend every 100 ms (and at a snapshot): give it
 	// time, so that what the member applied is in the file.
 	e.sleep(time.Second)
