@@ -278,12 +278,24 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 	type raise struct {
 		pos          int // in order
 		before, term int64
+		// self: the member's own campaign (its first vote request of a
+		// term, or pre-vote request from a term: term is then the term it
+		// was in), not a receipt.
+		self, pre bool
 	}
 	term := make([]int64, n)
 	for i := range term {
 		term[i] = 1
 	}
 	raises := make([][]raise, n)
+	lastReceipt := func(p int) (raise, bool) {
+		for j := len(raises[p]) - 1; j >= 0; j-- {
+			if !raises[p][j].self {
+				return raises[p][j], true
+			}
+		}
+		return raise{}, false
+	}
 	for i := 0; i < len(order); i++ {
 		e := &t[order[i]]
 		p := e.Node
@@ -306,8 +318,34 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 			if e.Type == schedule.MsgPreVote {
 				own = mt - 1
 			}
-			stale := own < term[p] || e.Type == schedule.MsgVote && own == term[p] && len(raises[p]) > 0 && raises[p][len(raises[p])-1].term == own
+			// A leader's message (of a term it led) after its own
+			// campaign from that term or a later one was sent before the
+			// campaign: a member that campaigns no longer leads.
+			leads := e.Type == schedule.MsgApp || e.Type == schedule.MsgHeartbeat || e.Type == schedule.MsgSnap || e.Type == "MsgTimeoutNow"
+			campaigned := false
+			if leads {
+				for _, r := range raises[p] {
+					if r.self && (r.pre && r.term >= own || !r.pre && r.term > own) {
+						campaigned = true
+						break
+					}
+				}
+			}
+			lr, ok := lastReceipt(p)
+			stale := own < term[p] || campaigned || e.Type == schedule.MsgVote && own == term[p] && ok && lr.term == own
 			if !stale {
+				switch {
+				case e.Type == schedule.MsgVote && own > term[p]:
+					raises[p] = append(raises[p], raise{pos: i, before: term[p], term: own, self: true})
+				case e.Type == schedule.MsgPreVote:
+					seen := false
+					for _, r := range raises[p] {
+						seen = seen || r.self && r.pre && r.term == own
+					}
+					if !seen {
+						raises[p] = append(raises[p], raise{pos: i, before: own, term: own, self: true, pre: true})
+					}
+				}
 				if own > term[p] {
 					term[p] = own
 				}
@@ -315,10 +353,20 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 			}
 			// The earliest receipt that took the sender past own (for a
 			// vote request, to own: a member raised to a term by a
-			// receipt does not campaign in it).
+			// receipt does not campaign in it), or the earliest campaign
+			// of its own that did (for a leader's message, from own).
 			at := -1
 			for _, r := range raises[p] {
-				if r.term > own || r.term == own && e.Type == schedule.MsgVote {
+				var before bool
+				switch {
+				case r.self && r.pre:
+					before = leads && r.term >= own
+				case r.self:
+					before = r.term > own
+				default:
+					before = r.term > own || r.term == own && e.Type == schedule.MsgVote
+				}
+				if before {
 					at = r.pos
 					break
 				}

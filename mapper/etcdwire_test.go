@@ -168,3 +168,24 @@ func TestEtcdWireSendsOfACrashedMemberComeBeforeTheCrash(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, replay(t, s, acts).Divergence)
 }
+
+// A leader's append read after its own campaign for a later term was sent
+// before it (a leader that campaigns no longer leads): it goes before the
+// campaign's first request, pre-vote or vote.
+func TestEtcdWireLeaderSendsComeBeforeItsCampaign(t *testing.T) {
+	msg := func(id int, typ string, to int, term, index, logterm int64, entries string) schedule.Event {
+		return schedule.Event{Step: 1, Kind: schedule.EvSend, Node: 0, Peer: to, Msg: id, Type: typ,
+			Args: []schedule.Arg{schedule.I("term", term), schedule.I("logterm", logterm), schedule.I("index", index), schedule.I("commit", 3),
+				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", entries)}}
+	}
+	for _, campaign := range []string{schedule.MsgPreVote, schedule.MsgVote} {
+		tr := schedule.Trace{
+			msg(1, schedule.MsgApp, 1, 2, 3, 1, "2:"),
+			msg(2, campaign, 1, 3, 4, 2, ""),
+			msg(3, schedule.MsgApp, 2, 2, 4, 2, "2:v=1"),
+		}
+		m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3, PreVote: campaign == schedule.MsgPreVote})
+		_, orig, _ := m.Normalize(tr)
+		require.Less(t, slices.Index(orig, 2), slices.Index(orig, 1), "%s: %v", campaign, orig)
+	}
+}
