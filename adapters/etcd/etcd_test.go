@@ -263,6 +263,28 @@ func TestOraclesSeeInjectedFaults(t *testing.T) {
 	})
 }
 
+// A member that does not come back after a restart is a failure of its
+// own kind.
+func TestMemberThatNeverRejoinsFails(t *testing.T) {
+	wrapper, err := filepath.Abs("testdata/stuck-restart-etcd.sh")
+	require.NoError(t, err)
+	bin := etcdBinary(t)
+	t.Setenv("MODELFUZZ_TEST_ETCD", bin)
+	s := newTestSystem(t, func(c *Config) { c.Binary = wrapper; c.StartTimeoutMS = 3000; c.SettleMS = 3000 })
+	in := []schedule.Step{{Process: 2, Action: schedule.Crash}, {Process: 2, Action: schedule.Restart}}
+	in = append(in, deliverAll(2)...)
+	ex, err := s.Execute(steps(in...))
+	require.NoError(t, err)
+	var got []string
+	for _, f := range ex.Failures {
+		if f.Kind == schedule.FailureRestart {
+			return
+		}
+		got = append(got, f.Signature)
+	}
+	t.Fatalf("no restart failure; failures: %q", got)
+}
+
 func requireFailure(t *testing.T, ex *schedule.Execution, kind schedule.FailureKind, sig string) {
 	t.Helper()
 	var got []string
