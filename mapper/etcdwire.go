@@ -186,6 +186,10 @@ func (m *EtcdWire) Normalize(t schedule.Trace) (schedule.Trace, []int, map[strin
 		if moved[k] || failed[k] {
 			continue
 		}
+		if st.unseenEntry(&t[k]) {
+			st.skipped["after a leader's entry the wire did not show"] += len(t) - k
+			break
+		}
 		st.event(t, k)
 		for _, a := range after[k] {
 			st.answered[t[k].Msg] = true
@@ -208,6 +212,24 @@ func (m *EtcdWire) Normalize(t schedule.Trace) (schedule.Trace, []int, map[strin
 		st.orig[i] = order[o]
 	}
 	return st.out, st.orig, st.skipped
+}
+
+// unseenEntry says whether e is an append whose sender holds an entry
+// (the one its new entries follow) that no message on the wire showed:
+// etcd drops a message it has no open link for, so a leader elected
+// before its links were up can append a proposal no peer ever saw. The
+// model cannot know that entry; the execution is mapped up to there.
+func (st *wireState) unseenEntry(e *schedule.Event) bool {
+	p := e.Node
+	if e.Kind != schedule.EvSend || e.Type != schedule.MsgApp || p < 0 || p >= len(st.log) {
+		return false
+	}
+	prev, _ := arg(e, schedule.ArgIndex)
+	if prev <= int64(st.p.Nodes) {
+		return false
+	}
+	_, ok := st.log[p][prev]
+	return !ok
 }
 
 // hoistPostMortem puts a member's sends that the proxy read after the

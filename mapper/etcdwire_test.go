@@ -189,3 +189,26 @@ func TestEtcdWireLeaderSendsComeBeforeItsCampaign(t *testing.T) {
 		require.Less(t, slices.Index(orig, 2), slices.Index(orig, 1), "%s: %v", campaign, orig)
 	}
 }
+
+// A leader's append that follows an entry no message on the wire showed
+// (etcd dropped the leader's messages while its links were down) cannot
+// be mapped: the execution is mapped up to there and the rest counted.
+func TestEtcdWireStopsAtAnEntryTheWireDidNotShow(t *testing.T) {
+	app := func(id int, to int, index int64, entries string) schedule.Event {
+		return schedule.Event{Step: 1, Kind: schedule.EvSend, Node: 0, Peer: to, Msg: id, Type: schedule.MsgApp,
+			Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 2), schedule.I("index", index), schedule.I("commit", 3),
+				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", entries)}}
+	}
+	first := app(1, 1, 3, "2:")
+	first.Args[1] = schedule.I("logterm", 1)
+	// Entry 4 was shown; entry 5 never was, and the third append follows it.
+	tr := schedule.Trace{first, app(2, 2, 3, "2:"), app(3, 1, 5, "2:v=2"), app(4, 2, 5, "2:v=2")}
+	tr[1].Args[1] = schedule.I("logterm", 1)
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3, PreVote: true})
+	_, orig, skipped := m.Normalize(tr)
+	require.Equal(t, 2, skipped["after a leader's entry the wire did not show"])
+	require.NotEmpty(t, orig)
+	for _, o := range orig {
+		require.Less(t, o, 2, "%v", orig)
+	}
+}
