@@ -752,6 +752,17 @@ func pairAnswers(t schedule.Trace) (after map[int][]answer, moved map[int]bool) 
 				}
 			case schedule.MsgAppResp:
 				at = appAnswered(t, q, e)
+			case schedule.MsgHeartbeatResp:
+				// A heartbeat answer carries the heartbeat's term: a member
+				// in a later term answers an older heartbeat with a
+				// MsgAppResp of its own term, or not at all.
+				at = -1
+				for i, r := range q {
+					if rt, _ := arg(&t[r], schedule.ArgTerm); rt == term {
+						at = i
+						break
+					}
+				}
 			}
 			if at < 0 {
 				continue

@@ -212,3 +212,21 @@ func TestEtcdWireStopsAtAnEntryTheWireDidNotShow(t *testing.T) {
 		require.Less(t, o, 2, "%v", orig)
 	}
 }
+
+// A heartbeat answer answers a heartbeat of its own term: a member that
+// moved on answers an older heartbeat otherwise (or not at all).
+func TestEtcdWireHeartbeatAnswerOfItsTerm(t *testing.T) {
+	hb := func(id int, term int64) schedule.Event {
+		return schedule.Event{Step: 1, Kind: schedule.EvRecv, Node: 1, Peer: 0, Msg: id, Type: schedule.MsgHeartbeat,
+			Args: []schedule.Arg{schedule.I("term", term), schedule.I("logterm", 0), schedule.I("index", 0), schedule.I("commit", 3),
+				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", "")}}
+	}
+	resp := schedule.Event{Step: 1, Kind: schedule.EvSend, Node: 1, Peer: 0, Msg: 9, Type: schedule.MsgHeartbeatResp,
+		Args: []schedule.Arg{schedule.I("term", 3), schedule.I("logterm", 0), schedule.I("index", 0), schedule.I("commit", 0),
+			schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", "")}}
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3})
+	_, orig, _ := m.Normalize(schedule.Trace{hb(1, 2), hb(2, 3), resp})
+	at := slices.Index(orig, 2)
+	require.Positive(t, at, "%v", orig)
+	require.Equal(t, 1, orig[at-1], "the answer follows the heartbeat of term 3: %v", orig)
+}
