@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/pflag"
 
+	"github.com/modelfuzz/modelfuzz/adapters/etcd"
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/adapters/process"
@@ -50,9 +51,12 @@ type SystemFlags struct {
 
 	Cluster string
 
+	// ElectionTimeout (ms) is shared by redisraft and etcd; -1 is the
+	// adapter's own default.
+	ElectionTimeout int
+
 	RedisServer       string
 	RedisraftModule   string
-	ElectionTimeout   int
 	RequestTimeout    int
 	PeriodicInterval  int
 	ReconnectInterval int
@@ -60,6 +64,11 @@ type SystemFlags struct {
 	QuorumReads       bool
 	FollowerProxy     bool
 	Keys              int
+
+	EtcdBinary        string
+	EtcdVersion       string
+	HeartbeatInterval int
+	StepInterval      int
 
 	// forModel: the campaign maps onto a model; adapter defaults chosen
 	// for it apply (etcdraft's RawNodes).
@@ -75,8 +84,9 @@ type SystemFlags struct {
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
 	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster",
-	"redis-server", "redisraft-module", "election-timeout", "request-timeout", "periodic-interval", "reconnect-interval",
-	"log-max-file-size", "quorum-reads", "follower-proxy", "keys"}
+	"election-timeout", "redis-server", "redisraft-module", "request-timeout", "periodic-interval", "reconnect-interval",
+	"log-max-file-size", "quorum-reads", "follower-proxy", "keys",
+	"etcd-binary", "etcd-version", "heartbeat-interval", "step-interval"}
 
 // ForModel says the system will be mapped onto a model (as a campaign
 // with --model does): the adapter takes the defaults chosen for it
@@ -126,10 +136,11 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Bootstrap, "bootstrap", "", "etcdraft: how a fresh cluster starts: log (the library's bootstrap, one configuration entry per voter; the default) or snapshot (a configuration snapshot at index 1)")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart, and two that need a crash point: send-then-persist, applied-index-first; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
+	e := etcd.DefaultConfig()
+	fs.IntVar(&a.ElectionTimeout, "election-timeout", -1, fmt.Sprintf("redisraft: raft.election-timeout in ms (0: never by itself; elections start at timeout steps; default 0); etcd: the members' --election-timeout in ms, at least 5 heartbeat intervals (default %d)", e.ElectionMS))
 	r := redisraft.DefaultConfig()
 	fs.StringVar(&a.RedisServer, "redis-server", "", "redisraft: the redis-server binary (default: built once from ../shared/systems/redisraft into the user's cache)")
 	fs.StringVar(&a.RedisraftModule, "redisraft-module", "", "redisraft: redisraft.so (default: built with --redis-server's default)")
-	fs.IntVar(&a.ElectionTimeout, "election-timeout", r.ElectionTimeout, "redisraft: raft.election-timeout in ms (0: never by itself; elections start at timeout steps)")
 	fs.IntVar(&a.RequestTimeout, "request-timeout", r.RequestTimeout, "redisraft: raft.request-timeout (heartbeat interval) in ms (0: never by itself; heartbeats at tick steps)")
 	fs.IntVar(&a.PeriodicInterval, "periodic-interval", r.PeriodicInterval, "redisraft: raft.periodic-interval in ms")
 	fs.IntVar(&a.ReconnectInterval, "reconnect-interval", r.ReconnectInterval, "redisraft: raft.reconnect-interval in ms")
@@ -137,6 +148,10 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.QuorumReads, "quorum-reads", r.QuorumReads, "redisraft: raft.quorum-reads (--quorum-reads=false to disable)")
 	fs.BoolVar(&a.FollowerProxy, "follower-proxy", r.FollowerProxy, "redisraft: raft.follower-proxy: followers forward client commands to the leader")
 	fs.IntVar(&a.Keys, "keys", r.Keys, "redisraft: how many keys client requests use")
+	fs.StringVar(&a.EtcdBinary, "etcd-binary", "", "etcd: the etcd server to run (default: one built with --etcd-version, else Debian's /usr/bin/etcd, else etcd on PATH)")
+	fs.StringVar(&a.EtcdVersion, "etcd-version", "", "etcd: build go.etcd.io/etcd/server/v3 at this release (v3.5.0 or later, e.g. v3.6.16) from the module proxy, once, into the cache, and run it")
+	fs.IntVar(&a.HeartbeatInterval, "heartbeat-interval", e.HeartbeatMS, "etcd: the members' --heartbeat-interval in ms")
+	fs.IntVar(&a.StepInterval, "step-interval", e.StepMS, "etcd: the real time in ms each step lasts after its action")
 }
 
 // System is a configured system under test: the factory of its instances
@@ -336,7 +351,10 @@ var adapters = map[string]*Adapter{
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			cfg := redisraft.DefaultConfig()
 			cfg.Nodes = f.Nodes
-			cfg.ElectionTimeout, cfg.RequestTimeout = f.ElectionTimeout, f.RequestTimeout
+			cfg.RequestTimeout = f.RequestTimeout
+			if f.ElectionTimeout >= 0 {
+				cfg.ElectionTimeout = f.ElectionTimeout
+			}
 			cfg.PeriodicInterval, cfg.ReconnectInterval = f.PeriodicInterval, f.ReconnectInterval
 			cfg.LogMaxFileSize, cfg.QuorumReads, cfg.FollowerProxy, cfg.Keys = f.LogMaxFileSize, f.QuorumReads, f.FollowerProxy, f.Keys
 			if f.Inject != "" {
@@ -371,6 +389,28 @@ var adapters = map[string]*Adapter{
 			}
 			return &System{Factory: fac, Unmappable: mapper.RedisraftUnmappable, mapper: func() (schedule.Mapper, []string) {
 				m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: fac.Cfg().Nodes})
+				return m, m.Consts()
+			}}, nil
+		},
+	},
+	"etcd": {
+		Name:        "etcd",
+		About:       "the etcd server, unmodified, as real processes behind a peer-transport proxy (--etcd-binary, --etcd-version, --nodes, --heartbeat-interval, --election-timeout, --step-interval, --prevote; --inject corrupt-read|corrupt-member; docs/etcd.md)",
+		Steps:       30,
+		Requests:    4,
+		CrashQuota:  3,
+		Model:       "raft.tla",
+		Explicit:    true,
+		ExecTimeout: 2 * time.Minute,
+		config:      etcdConfig,
+		open: func(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+			fac, err := etcd.FactoryFromConfig(raw, etcd.Options{Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			cfg := fac.Cfg()
+			return &System{Factory: fac, Unmappable: mapper.EtcdWireUnmappable, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote})
 				return m, m.Consts()
 			}}, nil
 		},
@@ -488,3 +528,39 @@ func (a *Adapter) Open(raw json.RawMessage, logger hclog.Logger) (*System, error
 }
 
 func trimTLA(name string) string { return strings.TrimSuffix(name, ".tla") }
+
+// etcdConfig turns the flags into adapters/etcd's configuration: the etcd
+// binary is found (or built, once) here, so that the stored configuration
+// names the binary and its version.
+func etcdConfig(f *SystemFlags) (json.RawMessage, error) {
+	given := f.given
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	cfg := etcd.DefaultConfig()
+	cfg.HeartbeatMS, cfg.StepMS = f.HeartbeatInterval, f.StepInterval
+	if f.ElectionTimeout >= 0 {
+		cfg.ElectionMS = f.ElectionTimeout
+	}
+	if given("nodes") {
+		cfg.Nodes = f.Nodes
+	}
+	if given("prevote") {
+		cfg.PreVote = f.PreVote
+	}
+	cfg.Inject = f.Inject
+	bin, module, err := etcd.ResolveBinary(f.EtcdBinary, f.EtcdVersion, hclog.Default())
+	if err != nil {
+		return nil, err
+	}
+	cfg.Binary, cfg.Module = bin, module
+	if cfg.ServerVersion, err = etcd.ServerVersion(bin); err != nil {
+		return nil, err
+	}
+	fac, err := etcd.NewFactory(cfg, etcd.Options{})
+	if err != nil {
+		return nil, err
+	}
+	raw := fac.Config()
+	return raw, fac.Close()
+}

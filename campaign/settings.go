@@ -136,7 +136,7 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.StopOnBug, "stop-on-bug", false, "stop as soon as a new bug is found (for experiments)")
 	fs.IntVar(&s.Pipeline, "pipeline", 0, "inputs executed as a batch, measured while the next batch executes (1: one at a time; default max(8, --parallel) for a new campaign; part of the campaign's settings)")
 	fs.IntVar(&s.Parallel, "parallel", runtime.NumCPU(), "system instances executing inputs at once (results do not depend on it)")
-	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit; default 1m with --model etcdraft.tla and --adapter redisraft)")
+	fs.DurationVar(&s.ExecTimeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and record a hang bug (0: no limit; default 1m with --model etcdraft.tla and --adapter redisraft, 2m with --adapter etcd)")
 	fs.DurationVar(&s.StatsEvery, "stats-every", 10*time.Second, "store a stats snapshot in the corpus this often (coverage over time)")
 	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")

@@ -71,7 +71,7 @@ func TestTheModelNamesItsSystem(t *testing.T) {
 	require.Equal(t, "microbench", AdapterForModel("microbench"))
 	require.Equal(t, "", AdapterForModel("other.tla"))
 	_, err := LookupAdapter("nope")
-	require.EqualError(t, err, `unknown adapter "nope" (known: etcdraft, microbench, process, redisraft)`)
+	require.EqualError(t, err, `unknown adapter "nope" (known: etcd, etcdraft, microbench, process, redisraft)`)
 }
 
 // Under a trace spec, an execution waits on the library's sleeps far more

@@ -346,7 +346,7 @@ func (st *rrMap) entryValue(k, p int, term, x int64) string {
 		}
 		prev, _ := arg(e, schedule.ArgIndex)
 		s, _ := sarg(e, schedule.ArgEntries)
-		ents := splitEntries(s)
+		ents := rrSplitEntries(s)
 		if x > prev && x-prev <= int64(len(ents)) {
 			_, val, _ := strings.Cut(ents[x-prev-1], ":")
 			return val
@@ -362,7 +362,7 @@ func (st *rrMap) entryValue(k, p int, term, x int64) string {
 	return "?"
 }
 
-func splitEntries(s string) []string {
+func rrSplitEntries(s string) []string {
 	if s == "" {
 		return nil
 	}
@@ -461,7 +461,7 @@ func (st *rrMap) recvAE(k int) error {
 	}
 	s, _ := sarg(e, schedule.ArgEntries)
 	var ents []any
-	for x, ent := range splitEntries(s) {
+	for x, ent := range rrSplitEntries(s) {
 		ts, val, ok := strings.Cut(ent, ":")
 		t, err := strconv.ParseInt(ts, 10, 64)
 		if !ok || err != nil {
