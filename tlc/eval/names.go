@@ -493,7 +493,7 @@ func (c *compiler) core(e *syntax.OpApp, lx *lex) (node, bool, error) {
 		case "=", "#":
 			return &eqNode{pos, l, r, e.Name == "#"}, true, nil
 		case `\in`, `\notin`:
-			return &inNode{pos, l, r, e.Name == `\notin`}, true, nil
+			return &inNode{at: pos, x: l, s: r, notIn: e.Name == `\notin`}, true, nil
 		case `\cdot`:
 			c.state, c.prime = true, true
 			return &composeNode{pos, l, r}, true, nil

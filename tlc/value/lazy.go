@@ -299,8 +299,18 @@ func UnionAll(s Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var acc Value = EmptySet
+	if len(elems) == 0 {
+		return EmptySet, nil
+	}
+	// Explicit elements are merged; a lazy one is kept as it is, so that
+	// membership in the union tests each element without building it.
 	for _, e := range elems {
+		if err := setArg("UNION", e); err != nil {
+			return nil, err
+		}
+	}
+	acc := elems[0]
+	for _, e := range elems[1:] {
 		if acc, err = Union(acc, e); err != nil {
 			return nil, err
 		}
