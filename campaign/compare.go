@@ -310,6 +310,12 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	args := j.args
 	for attempt := 0; ; attempt++ {
 		c := exec.CommandContext(ctx, exe, args...)
+		// A stopped comparison interrupts its campaigns as Ctrl-C would,
+		// so that they stop the systems they run (real processes, for
+		// the process and redisraft adapters); SIGKILL only if they do
+		// not exit.
+		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+		c.WaitDelay = 30 * time.Second
 		var errb bytes.Buffer
 		out.Reset()
 		c.Stdout, c.Stderr = &out, &errb

@@ -4,16 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/pflag"
 
+	"github.com/modelfuzz/modelfuzz/adapters/etcd"
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
 	"github.com/modelfuzz/modelfuzz/adapters/microbench"
 	"github.com/modelfuzz/modelfuzz/adapters/process"
+	"github.com/modelfuzz/modelfuzz/adapters/redisraft"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -47,6 +51,25 @@ type SystemFlags struct {
 
 	Cluster string
 
+	// ElectionTimeout (ms) is shared by redisraft and etcd; -1 is the
+	// adapter's own default.
+	ElectionTimeout int
+
+	RedisServer       string
+	RedisraftModule   string
+	RequestTimeout    int
+	PeriodicInterval  int
+	ReconnectInterval int
+	LogMaxFileSize    int
+	QuorumReads       bool
+	FollowerProxy     bool
+	Keys              int
+
+	EtcdBinary        string
+	EtcdVersion       string
+	HeartbeatInterval int
+	StepInterval      int
+
 	// forModel: the campaign maps onto a model; adapter defaults chosen
 	// for it apply (etcdraft's RawNodes).
 	forModel bool
@@ -60,7 +83,10 @@ type SystemFlags struct {
 // systemFlagNames are the flags Register declares besides --adapter: what
 // compare passes on to every campaign.
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
-	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster"}
+	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster",
+	"election-timeout", "redis-server", "redisraft-module", "request-timeout", "periodic-interval", "reconnect-interval",
+	"log-max-file-size", "quorum-reads", "follower-proxy", "keys",
+	"etcd-binary", "etcd-version", "heartbeat-interval", "step-interval"}
 
 // ForModel says the system will be mapped onto a model (as a campaign
 // with --model does): the adapter takes the defaults chosen for it
@@ -93,7 +119,7 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&a.Workers, "workers", 6, "microbench: number of workers")
 	fs.IntVar(&a.Tasks, "tasks", 20, "microbench: execute messages per request")
 	d := etcdraft.DefaultConfig()
-	fs.IntVar(&a.Nodes, "nodes", d.Nodes, "etcdraft: voters of the bootstrap configuration")
+	fs.IntVar(&a.Nodes, "nodes", d.Nodes, "etcdraft: voters of the bootstrap configuration; redisraft: nodes of the cluster (1..7)")
 	fs.IntVar(&a.Spares, "spares", -1, "etcdraft: processes outside the bootstrap configuration that conf-change steps can add (nodes+spares <= 7; default 1)")
 	fs.IntVar(&a.SnapshotEvery, "snapshot-every", d.SnapshotEvery, "etcdraft: applied entries between snapshots (and log compactions)")
 	fs.BoolVar(&a.PreVote, "prevote", d.PreVote, "etcdraft: enable PreVote (--prevote=false to disable)")
@@ -110,6 +136,22 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.Bootstrap, "bootstrap", "", "etcdraft: how a fresh cluster starts: log (the library's bootstrap, one configuration entry per voter; the default) or snapshot (a configuration snapshot at index 1)")
 	fs.StringVar(&a.Inject, "inject", "", "seed a known bug into the system (microbench: flush-before-last, hang-on-flush-before-last; etcdraft: forget-hardstate, send-before-persist, apply-uncommitted, drop-snapshot-on-restart, and two that need a crash point: send-then-persist, applied-index-first; process: passed to every replica as --inject, raftkv: send-before-persist, stale-read)")
 	fs.StringVar(&a.Cluster, "cluster", "", "process: the cluster file (JSON; see docs/process-api.md and adapters/process/raftkv.json)")
+	e := etcd.DefaultConfig()
+	fs.IntVar(&a.ElectionTimeout, "election-timeout", -1, fmt.Sprintf("redisraft: raft.election-timeout in ms (0: never by itself; elections start at timeout steps; default 0); etcd: the members' --election-timeout in ms, at least 5 heartbeat intervals (default %d)", e.ElectionMS))
+	r := redisraft.DefaultConfig()
+	fs.StringVar(&a.RedisServer, "redis-server", "", "redisraft: the redis-server binary (default: built once from ../shared/systems/redisraft into the user's cache)")
+	fs.StringVar(&a.RedisraftModule, "redisraft-module", "", "redisraft: redisraft.so (default: built with --redis-server's default)")
+	fs.IntVar(&a.RequestTimeout, "request-timeout", r.RequestTimeout, "redisraft: raft.request-timeout (heartbeat interval) in ms (0: never by itself; heartbeats at tick steps)")
+	fs.IntVar(&a.PeriodicInterval, "periodic-interval", r.PeriodicInterval, "redisraft: raft.periodic-interval in ms")
+	fs.IntVar(&a.ReconnectInterval, "reconnect-interval", r.ReconnectInterval, "redisraft: raft.reconnect-interval in ms")
+	fs.IntVar(&a.LogMaxFileSize, "log-max-file-size", r.LogMaxFileSize, "redisraft: raft.log-max-file-size in bytes: the log size past which a node takes a snapshot")
+	fs.BoolVar(&a.QuorumReads, "quorum-reads", r.QuorumReads, "redisraft: raft.quorum-reads (--quorum-reads=false to disable)")
+	fs.BoolVar(&a.FollowerProxy, "follower-proxy", r.FollowerProxy, "redisraft: raft.follower-proxy: followers forward client commands to the leader")
+	fs.IntVar(&a.Keys, "keys", r.Keys, "redisraft: how many keys client requests use")
+	fs.StringVar(&a.EtcdBinary, "etcd-binary", "", "etcd: the etcd server to run (default: one built with --etcd-version, else Debian's /usr/bin/etcd, else etcd on PATH)")
+	fs.StringVar(&a.EtcdVersion, "etcd-version", "", "etcd: build go.etcd.io/etcd/server/v3 at this release (v3.5.0 or later, e.g. v3.6.16) from the module proxy, once, into the cache, and run it")
+	fs.IntVar(&a.HeartbeatInterval, "heartbeat-interval", e.HeartbeatMS, "etcd: the members' --heartbeat-interval in ms")
+	fs.IntVar(&a.StepInterval, "step-interval", e.StepMS, "etcd: the real time in ms each step lasts after its action")
 }
 
 // System is a configured system under test: the factory of its instances
@@ -167,6 +209,8 @@ type Adapter struct {
 	// LineCoverage: the system runs in this process, and a coverage build
 	// (make cover) instruments it.
 	LineCoverage bool
+	// ExecTimeout, when set, is the adapter's default --exec-timeout.
+	ExecTimeout time.Duration
 	// Explicit: chosen by --adapter only, never from the model's name.
 	Explicit bool
 	// Modules are the Go modules of the system under test that this
@@ -259,8 +303,12 @@ var adapters = map[string]*Adapter{
 		Steps:      30,
 		Requests:   4,
 		CrashQuota: 10,
-		Model:      "raft.tla",
-		Explicit:   true,
+		// An execution waits for processes far more than it computes: at
+		// 10 s, campaigns on a loaded machine (load 70 on two cores)
+		// reported slow restarts as hangs that replayed in 6 s.
+		ExecTimeout: time.Minute,
+		Model:       "raft.tla",
+		Explicit:    true,
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			if f.Cluster == "" {
 				return nil, fmt.Errorf("adapter process needs --cluster FILE (for raftkv: adapters/process/raftkv.json)")
@@ -281,6 +329,88 @@ var adapters = map[string]*Adapter{
 			}
 			return &System{Factory: fac, mapper: func() (schedule.Mapper, []string) {
 				m := mapper.NewEtcdraft(mapper.EtcdraftParams{Nodes: fac.Cluster().Processes})
+				return m, m.Consts()
+			}}, nil
+		},
+	},
+	"redisraft": {
+		Name:  "redisraft",
+		About: "a cluster of unmodified RedisRaft nodes (redis-server with redisraft.so) behind a RESP proxy (--nodes, --redis-server, --redisraft-module, --election-timeout, ...; docs/redisraft.md)",
+		// The ModelFuzz evaluation's settings for RedisRaft (thesis,
+		// section 5.4.3): five client requests, a crash quota of 10,
+		// episodes of 50 steps (section 4.4's horizon).
+		Steps:      50,
+		Requests:   5,
+		CrashQuota: 10,
+		// An execution waits for processes far more than it computes: at
+		// 10 s, campaigns on a loaded machine (load 70 on two cores)
+		// reported slow restarts as hangs that replayed in 6 s.
+		ExecTimeout: time.Minute,
+		Model:       "raft.tla",
+		Explicit:    true,
+		config: func(f *SystemFlags) (json.RawMessage, error) {
+			cfg := redisraft.DefaultConfig()
+			cfg.Nodes = f.Nodes
+			cfg.RequestTimeout = f.RequestTimeout
+			if f.ElectionTimeout >= 0 {
+				cfg.ElectionTimeout = f.ElectionTimeout
+			}
+			cfg.PeriodicInterval, cfg.ReconnectInterval = f.PeriodicInterval, f.ReconnectInterval
+			cfg.LogMaxFileSize, cfg.QuorumReads, cfg.FollowerProxy, cfg.Keys = f.LogMaxFileSize, f.QuorumReads, f.FollowerProxy, f.Keys
+			if f.Inject != "" {
+				return nil, fmt.Errorf("adapter redisraft runs RedisRaft unmodified: --inject is not supported")
+			}
+			switch {
+			case f.RedisServer != "" && f.RedisraftModule != "":
+				cfg.RedisServer, cfg.Module = f.RedisServer, f.RedisraftModule
+			case f.RedisServer != "" || f.RedisraftModule != "":
+				return nil, fmt.Errorf("adapter redisraft: give both --redis-server and --redisraft-module, or neither (to build them from ../shared/systems/redisraft)")
+			default:
+				dir, err := redisraft.FindSources()
+				if err != nil {
+					return nil, err
+				}
+				if cfg.RedisServer, cfg.Module, err = redisraft.Build(dir, os.Stderr); err != nil {
+					return nil, err
+				}
+			}
+			if err := cfg.Validate(); err != nil {
+				return nil, err
+			}
+			if err := redisraft.CheckBinaries(cfg.RedisServer, cfg.Module); err != nil {
+				return nil, err
+			}
+			return json.Marshal(cfg)
+		},
+		open: func(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+			fac, err := redisraft.FactoryFromConfig(raw, redisraft.Options{Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			return &System{Factory: fac, Unmappable: mapper.RedisraftUnmappable, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: fac.Cfg().Nodes})
+				return m, m.Consts()
+			}}, nil
+		},
+	},
+	"etcd": {
+		Name:        "etcd",
+		About:       "the etcd server, unmodified, as real processes behind a peer-transport proxy (--etcd-binary, --etcd-version, --nodes, --heartbeat-interval, --election-timeout, --step-interval, --prevote; --inject corrupt-read|corrupt-member; docs/etcd.md)",
+		Steps:       30,
+		Requests:    4,
+		CrashQuota:  3,
+		Model:       "raft.tla",
+		Explicit:    true,
+		ExecTimeout: 2 * time.Minute,
+		config:      etcdConfig,
+		open: func(raw json.RawMessage, logger hclog.Logger) (*System, error) {
+			fac, err := etcd.FactoryFromConfig(raw, etcd.Options{Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			cfg := fac.Cfg()
+			return &System{Factory: fac, Unmappable: mapper.EtcdWireUnmappable, mapper: func() (schedule.Mapper, []string) {
+				m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: cfg.Nodes, PreVote: cfg.PreVote})
 				return m, m.Consts()
 			}}, nil
 		},
@@ -398,3 +528,39 @@ func (a *Adapter) Open(raw json.RawMessage, logger hclog.Logger) (*System, error
 }
 
 func trimTLA(name string) string { return strings.TrimSuffix(name, ".tla") }
+
+// etcdConfig turns the flags into adapters/etcd's configuration: the etcd
+// binary is found (or built, once) here, so that the stored configuration
+// names the binary and its version.
+func etcdConfig(f *SystemFlags) (json.RawMessage, error) {
+	given := f.given
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	cfg := etcd.DefaultConfig()
+	cfg.HeartbeatMS, cfg.StepMS = f.HeartbeatInterval, f.StepInterval
+	if f.ElectionTimeout >= 0 {
+		cfg.ElectionMS = f.ElectionTimeout
+	}
+	if given("nodes") {
+		cfg.Nodes = f.Nodes
+	}
+	if given("prevote") {
+		cfg.PreVote = f.PreVote
+	}
+	cfg.Inject = f.Inject
+	bin, module, err := etcd.ResolveBinary(f.EtcdBinary, f.EtcdVersion, hclog.Default())
+	if err != nil {
+		return nil, err
+	}
+	cfg.Binary, cfg.Module = bin, module
+	if cfg.ServerVersion, err = etcd.ServerVersion(bin); err != nil {
+		return nil, err
+	}
+	fac, err := etcd.NewFactory(cfg, etcd.Options{})
+	if err != nil {
+		return nil, err
+	}
+	raw := fac.Config()
+	return raw, fac.Close()
+}

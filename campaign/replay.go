@@ -22,6 +22,9 @@ type Repeated struct {
 	Runs  int // in all, the first included
 	Same  int // runs whose trace was byte-identical to the first one's
 	Shows int // runs that showed the target bug's signature
+	// Failing counts the runs that showed a failure (any), the first
+	// included.
+	Failing int
 	// Failed are the failures of the first run that failed (nil: none
 	// did).
 	Failed []schedule.Failure
@@ -48,6 +51,9 @@ func (t *Target) Repeat(first *schedule.Execution, n int) (*Repeated, error) {
 	if has(first) {
 		rep.Shows++
 	}
+	if len(first.Failures) > 0 {
+		rep.Failing++
+	}
 	for i := 1; i < n; i++ {
 		ex, _, err := t.Checker.Run(t.Input)
 		if err != nil {
@@ -58,6 +64,9 @@ func (t *Target) Repeat(first *schedule.Execution, n int) (*Repeated, error) {
 		}
 		if has(ex) {
 			rep.Shows++
+		}
+		if len(ex.Failures) > 0 {
+			rep.Failing++
 		}
 		if rep.Failed == nil && len(ex.Failures) > 0 {
 			rep.Failed = ex.Failures

@@ -40,10 +40,11 @@ func TestRepeatCountsSameTracesAndSignatures(t *testing.T) {
 	require.NoError(t, err)
 	rep, err := tg.Repeat(ex, 4)
 	require.NoError(t, err)
-	require.Equal(t, &Repeated{Runs: 4, Same: 4, Shows: 4, Failed: ex.Failures}, rep)
+	require.Equal(t, &Repeated{Runs: 4, Same: 4, Shows: 4, Failing: 4, Failed: ex.Failures}, rep)
 
 	tg.Signature = "panic: another"
 	rep, err = tg.Repeat(ex, 2)
 	require.NoError(t, err)
 	require.Equal(t, 0, rep.Shows)
+	require.Equal(t, 2, rep.Failing)
 }

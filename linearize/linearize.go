@@ -1,6 +1,6 @@
-// Package linearize checks client histories of a key-value store (puts and
-// gets, each with its invocation and response times) for linearizability
-// with porcupine. The process adapter and the in-process etcd raft adapter
+// Package linearize checks client histories of a key-value store (puts,
+// gets and increments, each with its invocation and response times) for
+// linearizability with porcupine. The process adapter and the in-process etcd raft adapter
 // use it as their client oracle.
 package linearize
 
@@ -30,11 +30,15 @@ type Op struct {
 	Put     bool   `json:"put"`   // a put of Arg, else a get
 	Key     string `json:"key"`
 	Arg     string `json:"arg,omitempty"` // put: the value written
-	Out     string `json:"out,omitempty"` // get: the value read ("" for none)
-	Call    int64  `json:"call"`
-	// Return is the response time; Pending operations (a put whose outcome
-	// is unknown: no answer, or an error) have math.MaxInt64: they may take
-	// effect at any time after their call, or never.
+	// Incr, when not 0, adds Incr to the key's value read as an integer
+	// ("" is 0): after the put of Arg when Put is set (a transaction of
+	// both), else alone; Out is then the value it made.
+	Incr int64  `json:"incr,omitempty"`
+	Out  string `json:"out,omitempty"` // get, increment: the value read or made ("" for none)
+	Call int64  `json:"call"`
+	// Return is the response time; Pending operations (a write whose
+	// outcome is unknown: no answer, or an error) have math.MaxInt64: they
+	// may take effect at any time after their call, or never.
 	Return  int64 `json:"return"`
 	Pending bool  `json:"pending,omitempty"`
 	RetStep int   `json:"ret_step"` // the step in which the answer arrived
@@ -71,21 +75,41 @@ var kvModel = porcupine.Model{
 	Init: func() any { return "" },
 	Step: func(state, input, output any) (bool, any) {
 		in := input.(Op)
+		s := state.(string)
 		if in.Put {
-			return true, in.Arg
+			s = in.Arg
 		}
-		return output.(string) == state.(string), state
+		if in.Incr != 0 {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if s != "" && err != nil {
+				// Redis refuses to increment what is not an integer.
+				return in.Pending || output.(string) == "", state
+			}
+			s = strconv.FormatInt(n+in.Incr, 10)
+			return in.Pending || output.(string) == s, s
+		}
+		if in.Put {
+			return true, s
+		}
+		return output.(string) == s, state
 	},
 	DescribeOperation: func(input, output any) string {
 		in := input.(Op)
-		if in.Put {
-			s := fmt.Sprintf("put(%s, %q)", in.Key, in.Arg)
-			if in.Pending {
-				s += " (no answer)"
-			}
-			return s
+		var s string
+		switch {
+		case in.Put && in.Incr != 0:
+			s = fmt.Sprintf("put(%s, %q)+incr(%d) -> %q", in.Key, in.Arg, in.Incr, output.(string))
+		case in.Incr != 0:
+			s = fmt.Sprintf("incr(%s, %d) -> %q", in.Key, in.Incr, output.(string))
+		case in.Put:
+			s = fmt.Sprintf("put(%s, %q)", in.Key, in.Arg)
+		default:
+			return fmt.Sprintf("get(%s) -> %q", in.Key, output.(string))
 		}
-		return fmt.Sprintf("get(%s) -> %q", in.Key, output.(string))
+		if in.Pending {
+			s += " (no answer)"
+		}
+		return s
 	},
 	DescribeState: func(state any) string { return strconv.Quote(state.(string)) },
 }

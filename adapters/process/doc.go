@@ -183,7 +183,7 @@
 //
 // The process groups a fuzzer starts and its directories are recorded
 // under Options.StateDir (os.TempDir()/modelfuzz-process by default, see
-// registry.go). A fuzzer killed with SIGKILL cannot stop its replicas; the
+// internal/osproc). A fuzzer killed with SIGKILL cannot stop its replicas; the
 // next NewFactory on the same state directory kills the groups of every
 // owner that is no longer alive (checked by pid and start time) and
 // removes its directories. Callers close Systems (System.Close) or the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -42,7 +43,7 @@ type Factory struct {
 	cl      *Cluster
 	command string // resolved executable
 	opts    Options
-	reg     *registry
+	reg     *osproc.Registry
 	spec    *schedule.SystemSpec
 	config  json.RawMessage
 
@@ -90,7 +91,7 @@ func newFactory(cl *Cluster, opts Options) (*Factory, error) {
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = defaultOutputLimit
 	}
-	reg, err := openRegistry(opts.StateDir)
+	reg, err := osproc.OpenRegistry(opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (f *Factory) NewSystem() (*System, error) {
 	if f.closed {
 		return nil, errors.New("process: New on a closed factory")
 	}
-	dir, err := f.reg.newRunDir()
+	dir, err := f.reg.NewRunDir()
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +171,7 @@ func (f *Factory) Close() error {
 	for _, s := range systems {
 		errs = append(errs, s.Close())
 	}
-	f.reg.release()
+	f.reg.Release()
 	return errors.Join(errs...)
 }
 

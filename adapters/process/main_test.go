@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/internal/testutil"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -105,8 +106,8 @@ func input(steps ...schedule.Step) *schedule.Input { return &schedule.Input{Step
 
 // running reports whether pid is a live process (a zombie is not).
 func running(pid int) bool {
-	if st, ok := procStat(pid); ok {
-		return st.state != 'Z'
+	if st, ok := osproc.ProcStat(pid); ok {
+		return st.State != 'Z'
 	}
 	return syscall.Kill(pid, 0) == nil
 }

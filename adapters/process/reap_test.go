@@ -9,11 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 )
 
 // The leftover test re-executes the test binary as a fuzzer (TestMain
@@ -55,7 +58,7 @@ func childFuzzer() {
 		if err := json.Unmarshal(r.info, &info); err != nil {
 			fail(err)
 		}
-		rep.Pids = append(rep.Pids, r.proc.pgid)
+		rep.Pids = append(rep.Pids, r.proc.Pgid())
 		rep.Children = append(rep.Children, info.Child)
 	}
 	b, _ := json.Marshal(rep)
@@ -98,7 +101,7 @@ func TestLeftoversOfAKilledFuzzerAreReaped(t *testing.T) {
 	require.DirExists(t, rep.RunDir)
 	pidsFile, err := os.ReadFile(filepath.Join(ownerDir, "pids"))
 	require.NoError(t, err)
-	require.Len(t, readGroups(ownerDir), 3, string(pidsFile))
+	require.Len(t, strings.Fields(string(pidsFile)), 6, string(pidsFile)) // "<pgid> <start>" per group
 
 	// The next fuzzer on the same state directory cleans up.
 	fac, err := NewFactory(cluster, Options{StateDir: state})
@@ -111,7 +114,7 @@ func TestLeftoversOfAKilledFuzzerAreReaped(t *testing.T) {
 	require.NoDirExists(t, ownerDir)
 
 	// A live fuzzer's directory is left alone.
-	require.DirExists(t, fac.reg.dir)
-	reap(state)
-	require.DirExists(t, fac.reg.dir)
+	require.DirExists(t, fac.reg.Dir())
+	osproc.Reap(state)
+	require.DirExists(t, fac.reg.Dir())
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -278,10 +279,10 @@ type replica struct {
 	index  int
 	vars   procVars
 	client string // base URL of its client endpoint
-	out    *output
+	out    *osproc.Output
 
-	proc     *proc // nil while crashed
-	starting bool  // being started: proc is not set yet, but it may call
+	proc     *osproc.Proc // nil while crashed
+	starting bool         // being started: proc is not set yet, but it may call
 	addr     string
 	info     json.RawMessage // of the last registration
 	ready    chan struct{}   // closed when the current incarnation is ready
@@ -330,7 +331,7 @@ func (s *System) newExecution(ctx context.Context) (*execution, error) {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("data directory: %w", err)
 		}
-		e.reps = append(e.reps, &replica{index: i, vars: v, client: s.cl.expand(s.cl.Client, v), out: newOutput(s.fac.opts.OutputLimit)})
+		e.reps = append(e.reps, &replica{index: i, vars: v, client: s.cl.expand(s.cl.Client, v), out: osproc.NewOutput(s.fac.opts.OutputLimit)})
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -414,16 +415,16 @@ func (e *execution) startReplica(r *replica) error {
 	r.addr, r.isReady, r.ready, r.starting, r.requests, r.answers = "", false, ready, true, 0, 0
 	r.boot++
 	e.mu.Unlock()
-	p, err := startProc(e.s.fac.reg, argv, environ(extra, e.url, r.index+1), wd, r.out)
+	p, err := osproc.Start(e.s.fac.reg, argv, environ(extra, e.url, r.index+1), wd, r.out.Stdout, r.out.Stderr)
 	e.mu.Lock()
 	r.proc, r.starting = p, false
 	e.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("n%d: starting %s: %w", r.index+1, argv[0], err)
 	}
-	e.s.log.Debug("started", "replica", r.index+1, "pid", p.pgid)
+	e.s.log.Debug("started", "replica", r.index+1, "pid", p.Pgid())
 	go func() {
-		<-p.done
+		<-p.Done()
 		e.exited(r, p)
 	}()
 	return nil
@@ -445,7 +446,7 @@ func (e *execution) waitReady(r *replica, deadline time.Time) error {
 	select {
 	case <-ready:
 		return nil
-	case <-p.done:
+	case <-p.Done():
 		return errExited
 	case <-timer.C:
 		return errNotReady
@@ -456,7 +457,7 @@ func (e *execution) waitReady(r *replica, deadline time.Time) error {
 
 // waitClient waits until r's client endpoint accepts connections (the
 // readiness of replicas that do not register).
-func (e *execution) waitClient(r *replica, p *proc, timeout <-chan time.Time) error {
+func (e *execution) waitClient(r *replica, p *osproc.Proc, timeout <-chan time.Time) error {
 	host := strings.TrimPrefix(strings.TrimPrefix(r.client, "http://"), "https://")
 	host, _, _ = strings.Cut(host, "/")
 	for {
@@ -466,7 +467,7 @@ func (e *execution) waitClient(r *replica, p *proc, timeout <-chan time.Time) er
 			return nil
 		}
 		select {
-		case <-p.done:
+		case <-p.Done():
 			return errExited
 		case <-timeout:
 			return errNotReady
@@ -479,11 +480,11 @@ func (e *execution) waitClient(r *replica, p *proc, timeout <-chan time.Time) er
 
 // exited handles the end of an incarnation: if the fuzzer did not kill it,
 // it is a failure of the system (the replica crashed by itself).
-func (e *execution) exited(r *replica, p *proc) {
-	if _, killed := p.exited(); killed {
+func (e *execution) exited(r *replica, p *osproc.Proc) {
+	if _, killed := p.Exited(); killed {
 		return
 	}
-	status := p.exitStatus()
+	status := p.ExitStatus()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if r.proc != p || e.over {
@@ -496,7 +497,7 @@ func (e *execution) exited(r *replica, p *proc) {
 	}
 	e.record(schedule.EvExit, r.index, -1, 0, schedule.EvExit, []schedule.Arg{schedule.S(argStatus, status)})
 	sig := "exit: " + status
-	if first := panicLine(r.out.stderr.String()); first != "" {
+	if first := panicLine(r.out.Stderr.String()); first != "" {
 		sig = "exit: " + first
 	}
 	e.failLocked(schedule.FailureExit, sig, fmt.Sprintf("n%d exited by itself (%s)", r.index+1, status))
@@ -613,7 +614,7 @@ func (e *execution) crash(r *replica) {
 	e.record(schedule.EvCrash, r.index, -1, 0, schedule.EvCrash, nil)
 	r.proc, r.addr, r.inbox, r.isReady = nil, "", nil, false
 	e.mu.Unlock()
-	p.kill()
+	p.Kill()
 }
 
 func (e *execution) restart(r *replica) {
@@ -625,7 +626,7 @@ func (e *execution) restart(r *replica) {
 	}
 	e.own(schedule.EvRestart, r.index, nil)
 	e.mu.Unlock()
-	r.out.mark("restart")
+	r.out.Mark("restart")
 	if err := e.startReplica(r); err != nil {
 		e.fail(schedule.FailureRestart, "restart: cannot start", err.Error())
 		return
@@ -640,7 +641,7 @@ func (e *execution) restart(r *replica) {
 		r.proc, r.addr, r.inbox = nil, "", nil
 		e.mu.Unlock()
 		if p != nil {
-			p.kill()
+			p.Kill()
 		}
 	default: // exited (a failure already) or interrupted
 		return
@@ -729,7 +730,7 @@ func (e *execution) call(r *replica, addr, path string, body []byte) (status int
 			// The connection broke: if the replica is dying, its exit
 			// belongs to this step.
 			select {
-			case <-p.done:
+			case <-p.Done():
 				e.exited(r, p)
 			case <-time.After(exitGrace):
 			}
@@ -912,7 +913,7 @@ func (e *execution) teardown() {
 	e.opsWG.Wait()
 	e.mu.Lock()
 	e.over = true
-	var procs []*proc
+	var procs []*osproc.Proc
 	for _, r := range e.reps {
 		if r.proc != nil {
 			procs = append(procs, r.proc)
@@ -923,7 +924,7 @@ func (e *execution) teardown() {
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.kill() }()
+		go func() { defer wg.Done(); p.Kill() }()
 	}
 	wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -942,7 +943,7 @@ func (e *execution) teardown() {
 func (r *replica) up() bool { return r.proc != nil || r.starting }
 
 func (r *replica) output() Output {
-	return Output{Process: r.index, Stdout: r.out.stdout.String(), Stderr: r.out.stderr.String()}
+	return Output{Process: r.index, Stdout: r.out.Stdout.String(), Stderr: r.out.Stderr.String()}
 }
 
 func outputDetail(outs []Output) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/internal/testutil"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -136,9 +137,9 @@ func TestCrashKillsTheGroupAndRestartRegisters(t *testing.T) {
 	pid, child := pids(1)
 	require.True(t, running(pid))
 	require.True(t, running(child))
-	st, ok := procStat(child)
+	st, ok := osproc.ProcStat(child)
 	require.True(t, ok)
-	require.Equal(t, pid, st.pgrp, "the child is in the replica's group")
+	require.Equal(t, pid, st.Pgrp, "the child is in the replica's group")
 
 	e.runStep(0, crash(1))
 	require.False(t, running(pid), "the replica survived its crash")
@@ -259,7 +260,7 @@ func TestSystemsRunConcurrently(t *testing.T) {
 		require.Equal(t, string(traces[0]), string(tr))
 	}
 	require.NoError(t, fac.Close())
-	ents, err := os.ReadDir(fac.reg.dir)
+	ents, err := os.ReadDir(fac.reg.Dir())
 	if err == nil { // the registry directory goes with the last factory
 		var names []string
 		for _, e := range ents {

@@ -260,7 +260,7 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "replay", bad), "bad.json:3:1: want ',' or '}' after the value, found ']'")
 	oneLineError(t, modelfuzz(t, "replay", filepath.Join(tmp, "missing.json")), "no such file")
 
-	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: etcdraft, microbench, process)`)
+	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: etcd, etcdraft, microbench, process, redisraft)`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "magic", "--iterations", "1"), `unknown --strategy "magic"`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "line", "--iterations", "1"), "--strategy line: adapter microbench has no line coverage")
 	oneLineError(t, modelfuzz(t, "run", "--iterations", "ten"), `invalid argument "ten"`)

@@ -51,7 +51,7 @@ system that does not start).`,
 	cmd.Flags().BoolVar(&f.original, "original", false, "for a bug: replay the input that found it, not its minimized input")
 	cmd.Flags().DurationVar(&f.timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer and report a hang (0: no limit)")
 	cmd.Flags().StringVar(&f.specOut, "spec-trace", "", "also write the system's own trace (NDJSON, as etcd raft's tla/validate.sh reads it) to this file")
-	cmd.Flags().IntVar(&f.repeat, "repeat", 1, "replay this many times and print how many gave the same trace as the first (and, for a bug, showed its signature)")
+	cmd.Flags().IntVar(&f.repeat, "repeat", 1, "replay this many times and print how many gave the same trace as the first (and, for a bug, showed its signature; for an input, failed)")
 	return cmd
 }
 
@@ -102,6 +102,8 @@ func (f *replayFlags) replay(cmd *cobra.Command, arg string) error {
 		fmt.Fprintf(w, "replayed %s %d times: %d/%d gave the same trace as the first", what, rep.Runs, rep.Same, rep.Runs)
 		if t.Signature != "" {
 			fmt.Fprintf(w, "; %d/%d showed its signature %q", rep.Shows, rep.Runs, t.Signature)
+		} else if rep.Failing > 0 {
+			fmt.Fprintf(w, "; %d/%d failed", rep.Failing, rep.Runs)
 		}
 		fmt.Fprintln(w)
 		return failedExit(what, rep.Failed)

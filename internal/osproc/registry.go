@@ -1,4 +1,4 @@
-package process
+package osproc
 
 import (
 	"errors"
@@ -12,13 +12,13 @@ import (
 	"syscall"
 )
 
-// The registry records, on disk, what this fuzzer process started: the
-// process groups of its replicas and its temporary directories. A fuzzer
+// Registry records, on disk, what this fuzzer process started: the
+// process groups of the system under test and its temporary directories. A fuzzer
 // killed with SIGKILL cannot stop its replicas; the next fuzzer that
 // starts the adapter finds the registry of the dead one and kills and
 // removes what it left.
 //
-// Layout, under the state directory (Options.StateDir, by default
+// Layout, under the state directory (the adapter's, by default
 // os.TempDir()/modelfuzz-process):
 //
 //	<pid>/owner   "<pid> <start time>": the fuzzer process that owns the directory
@@ -28,7 +28,7 @@ import (
 // Start times (field 22 of /proc/<pid>/stat, 0 where /proc is missing)
 // tell a live owner from a reused pid, and a group of ours from a group
 // that reused the number.
-type registry struct {
+type Registry struct {
 	base string // state directory
 	dir  string // base/<our pid>
 
@@ -40,13 +40,13 @@ type registry struct {
 
 var (
 	registriesMu sync.Mutex
-	registries   = map[string]*registry{}
+	registries   = map[string]*Registry{}
 )
 
-// openRegistry returns this process's registry under base, creating it on
+// OpenRegistry returns this process's registry under base, creating it on
 // first use, and reaps what dead fuzzers left there. Each call counts a
-// user; closeRegistry releases it.
-func openRegistry(base string) (*registry, error) {
+// user; Release releases it.
+func OpenRegistry(base string) (*Registry, error) {
 	base, err := filepath.Abs(base)
 	if err != nil {
 		return nil, err
@@ -54,17 +54,17 @@ func openRegistry(base string) (*registry, error) {
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	reap(base)
+	Reap(base)
 	registriesMu.Lock()
 	defer registriesMu.Unlock()
 	r := registries[base]
 	if r == nil {
 		pid := os.Getpid()
-		r = &registry{base: base, dir: filepath.Join(base, strconv.Itoa(pid)), groups: map[int]uint64{}}
+		r = &Registry{base: base, dir: filepath.Join(base, strconv.Itoa(pid)), groups: map[int]uint64{}}
 		if err := os.MkdirAll(r.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("state directory: %w", err)
 		}
-		owner := fmt.Sprintf("%d %d\n", pid, startTime(pid))
+		owner := fmt.Sprintf("%d %d\n", pid, StartTime(pid))
 		if err := os.WriteFile(filepath.Join(r.dir, "owner"), []byte(owner), 0o644); err != nil {
 			return nil, fmt.Errorf("state directory: %w", err)
 		}
@@ -79,9 +79,9 @@ func openRegistry(base string) (*registry, error) {
 	return r, nil
 }
 
-// release drops a user; the last one removes the directory (it holds no
+// Release drops a user; the last one removes the directory (it holds no
 // groups then, unless a System was not closed).
-func (r *registry) release() {
+func (r *Registry) Release() {
 	registriesMu.Lock()
 	defer registriesMu.Unlock()
 	r.mu.Lock()
@@ -94,8 +94,11 @@ func (r *registry) release() {
 	_ = os.RemoveAll(r.dir)
 }
 
-// newRunDir makes a fresh run directory for a System.
-func (r *registry) newRunDir() (string, error) {
+// Dir is this fuzzer's directory under the state directory.
+func (r *Registry) Dir() string { return r.dir }
+
+// NewRunDir makes a fresh run directory for a System.
+func (r *Registry) NewRunDir() (string, error) {
 	r.mu.Lock()
 	r.nextSys++
 	n := r.nextSys
@@ -108,15 +111,15 @@ func (r *registry) newRunDir() (string, error) {
 }
 
 // add records a started process group.
-func (r *registry) add(pgid int) error {
+func (r *Registry) add(pgid int) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.groups[pgid] = startTime(pgid)
+	r.groups[pgid] = StartTime(pgid)
 	return r.writeLocked()
 }
 
 // remove forgets a process group that is gone.
-func (r *registry) remove(pgid int) {
+func (r *Registry) remove(pgid int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.groups, pgid)
@@ -124,7 +127,7 @@ func (r *registry) remove(pgid int) {
 }
 
 // writeLocked rewrites the pids file atomically.
-func (r *registry) writeLocked() error {
+func (r *Registry) writeLocked() error {
 	ids := make([]int, 0, len(r.groups))
 	for g := range r.groups {
 		ids = append(ids, g)
@@ -144,10 +147,10 @@ func (r *registry) writeLocked() error {
 	return nil
 }
 
-// reap kills the process groups of dead owners under base and removes
+// Reap kills the process groups of dead owners under base and removes
 // their directories. Live owners (other fuzzers running now) are left
-// alone.
-func reap(base string) {
+// alone. OpenRegistry reaps.
+func Reap(base string) {
 	ents, err := os.ReadDir(base)
 	if err != nil {
 		return
@@ -164,7 +167,7 @@ func reap(base string) {
 			registriesMu.Lock()
 			mine := registries[base] != nil
 			registriesMu.Unlock()
-			if mine || (ok && ownerStart == startTime(me)) {
+			if mine || (ok && ownerStart == StartTime(me)) {
 				continue
 			}
 			// A dead fuzzer that had our pid: its leftovers.
@@ -223,7 +226,7 @@ func readGroups(dir string) []group {
 // time): a number in use cannot name a new group, so if the leader is
 // gone, whatever group has the number is the rest of ours.
 func killGroupIfOurs(pgid int, start uint64) {
-	if st, ok := procStat(pgid); ok && start != 0 && st.start != start {
+	if st, ok := ProcStat(pgid); ok && start != 0 && st.Start != start {
 		return // the number belongs to another process now
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -232,43 +235,44 @@ func killGroupIfOurs(pgid int, start uint64) {
 // alive reports whether pid runs and, when start is known, is the process
 // that started then (not a process that reused the pid). Zombies are dead.
 func alive(pid int, start uint64) bool {
-	if st, ok := procStat(pid); ok {
-		return st.state != 'Z' && (start == 0 || st.start == start)
+	if st, ok := ProcStat(pid); ok {
+		return st.State != 'Z' && (start == 0 || st.Start == start)
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// startTime is the start time of pid in clock ticks since boot, 0 when
+// StartTime is the start time of pid in clock ticks since boot, 0 when
 // unknown.
-func startTime(pid int) uint64 {
-	st, _ := procStat(pid)
-	return st.start
+func StartTime(pid int) uint64 {
+	st, _ := ProcStat(pid)
+	return st.Start
 }
 
-type stat struct {
-	state byte
-	pgrp  int
-	start uint64
+// Stat is what /proc/<pid>/stat says of a process that matters here.
+type Stat struct {
+	State byte   // R, S, Z, ...
+	Pgrp  int    // its process group
+	Start uint64 // its start time, in clock ticks since boot
 }
 
-// procStat reads /proc/<pid>/stat (Linux).
-func procStat(pid int) (stat, bool) {
+// ProcStat reads /proc/<pid>/stat (Linux).
+func ProcStat(pid int) (Stat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return stat{}, false
+		return Stat{}, false
 	}
 	// The command name (field 2) is in parentheses and may contain spaces.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return stat{}, false
+		return Stat{}, false
 	}
 	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
 	if len(f) < 20 {
-		return stat{}, false
+		return Stat{}, false
 	}
 	pgrp, _ := strconv.Atoi(f[2])
 	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return stat{state: f[0][0], pgrp: pgrp, start: start}, true
+	return Stat{State: f[0][0], Pgrp: pgrp, Start: start}, true
 }

@@ -1,0 +1,59 @@
+package redisraft
+
+import (
+	"testing"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// BenchmarkExecute runs a 26-step input on a three-node cluster: two
+// elections, two client requests, a crash and a restart (each execution
+// restarts the cluster from its template). Compare executions per second
+// with /usr/bin/time's CPU-seconds, the load noted.
+func BenchmarkExecute(b *testing.B) {
+	rs, mod := benchBinaries(b)
+	cfg := DefaultConfig()
+	cfg.RedisServer, cfg.Module = rs, mod
+	fac, err := NewFactory(cfg, Options{StateDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fac.Close()
+	sys, err := fac.NewSystem()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ss := append(elect(), request(0, 2), deliver(1, 5), deliver(2, 5), deliver(0, 5),
+		crash(2), request(0, 8), deliver(1, 5), deliver(0, 5), restart(2), schedule.Step{Process: 0, Action: schedule.Tick, N: 1},
+		deliver(2, 5), deliver(0, 5), timeout(1), deliver(0, 5), deliver(2, 5), deliver(1, 5), deliver(0, 5), deliver(2, 5), deliver(1, 5))
+	in := steps(ss...)
+	if _, err := sys.Execute(in); err != nil { // the template
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ex, err := sys.Execute(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ex.Failures) > 0 {
+			b.Fatalf("%s: %s", ex.Failures[0].Kind, ex.Failures[0].Message)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}
+
+func benchBinaries(b *testing.B) (string, string) {
+	binOnce.Do(func() {
+		dir, err := FindSources()
+		if err != nil {
+			binErr = err
+			return
+		}
+		binServer, binMod, binErr = Build(dir, nil)
+	})
+	if binErr != nil {
+		b.Skipf("RedisRaft is not available: %v", binErr)
+	}
+	return binServer, binMod
+}
