@@ -66,6 +66,35 @@ func BenchmarkScale(b *testing.B) {
 	}
 }
 
+// BenchmarkSetHeavyTypeOk checks testdata/bench/SlotRing.tla (74,371
+// distinct states, 313,867 generated, depth 193, as TLC) with its
+// Disruptor-shaped TypeOk (membership in a record set of UNIONs of function
+// sets over Int, SUBSET, and sets built from the state) and without it
+// (SlotRingNoType.cfg), by both evaluators, one worker: the cost of the
+// invariant is the difference (run with -benchtime 1x; compare CPU time).
+func BenchmarkSetHeavyTypeOk(b *testing.B) {
+	for _, ev := range []string{"compiled", "interpreted"} {
+		for _, cfg := range []string{"SlotRing", "SlotRingNoType"} {
+			b.Run(ev+"/"+cfg, func(b *testing.B) {
+				var distinct int64
+				for i := 0; i < b.N; i++ {
+					m, err := eval.LoadWith(filepath.Join("testdata", "bench", "SlotRing.tla"), filepath.Join("testdata", "bench", cfg+".cfg"),
+						eval.LoadOptions{Interpret: ev == "interpreted"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					res := Check(m, Options{Workers: 1})
+					if res.Result != "success" || res.Distinct != 74371 || res.Generated != 313867 || res.Depth != 193 {
+						b.Fatalf("%s: distinct %d generated %d depth %d, want 74371, 313867, 193 (%s)", res.Result, res.Distinct, res.Generated, res.Depth, res.Error)
+					}
+					distinct += res.Distinct
+				}
+				b.ReportMetric(float64(distinct)/b.Elapsed().Seconds(), "states/s")
+			})
+		}
+	}
+}
+
 // peakRSS is the process's peak resident memory in bytes, from
 // /proc/self/status.
 func peakRSS() (int64, bool) {

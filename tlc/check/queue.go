@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -78,6 +79,11 @@ type writer struct {
 	mem []item
 	buf []byte
 	err error
+	// lastVal and last are each variable's value in the state written
+	// before and its encoding: a value shared with it (a sibling's
+	// unchanged variable) is not encoded again.
+	lastVal []value.Value
+	last    [][]byte
 }
 
 func (w *writer) add(vals []value.Value, id uint64) {
@@ -86,8 +92,18 @@ func (w *writer) add(vals []value.Value, id uint64) {
 		return
 	}
 	w.buf = binary.AppendUvarint(w.buf, id)
-	for _, v := range vals {
+	if len(w.last) != len(vals) {
+		w.last, w.lastVal = make([][]byte, len(vals)), make([]value.Value, len(vals))
+	}
+	for j, v := range vals {
+		if v == w.lastVal[j] {
+			w.buf = append(w.buf, w.last[j]...)
+			continue
+		}
+		at := len(w.buf)
 		w.buf = value.AppendBinary(w.buf, v)
+		w.last[j] = append(w.last[j][:0], w.buf[at:]...)
+		w.lastVal[j] = v
 	}
 	w.l.onDisk.Add(1)
 	if len(w.buf) >= blockBytes {
@@ -151,6 +167,14 @@ type reader struct {
 	l   *level
 	dec *value.Decoder
 	buf []byte
+	// last holds each variable's encoding in the state read before and
+	// lastVal its value. Successive states of a block are mostly siblings,
+	// which leave most variables unchanged: an encoding seen just before
+	// is not decoded again, and the states share the value, as they did
+	// in memory before they were written (the symmetry's and the
+	// evaluator's memos, keyed by address, recognize it again).
+	last    [][]byte
+	lastVal []value.Value
 }
 
 // readBlock decodes block i and calls fn for each state in it.
@@ -169,12 +193,23 @@ func (r *reader) readBlock(i int, vars int, fn func(it item)) error {
 			return fmt.Errorf("reading the queue: a corrupt entry")
 		}
 		buf = buf[n:]
+		if len(r.last) != vars {
+			r.last, r.lastVal = make([][]byte, vars), make([]value.Value, vars)
+		}
 		vals := make([]value.Value, vars)
 		for j := range vals {
+			// Encodings are prefix-free: when buf starts with the last
+			// one, the value is exactly that one.
+			if prev := r.last[j]; r.lastVal[j] != nil && bytes.HasPrefix(buf, prev) {
+				vals[j], buf = r.lastVal[j], buf[len(prev):]
+				continue
+			}
 			v, rest, err := r.dec.Decode(buf)
 			if err != nil {
 				return fmt.Errorf("reading the queue: %w", err)
 			}
+			r.last[j] = append(r.last[j][:0], buf[:len(buf)-len(rest)]...)
+			r.lastVal[j] = v
 			vals[j], buf = v, rest
 		}
 		fn(item{vals: vals, id: id})

@@ -66,7 +66,7 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		}
 	case *inNode:
 		if idx, ok := c.target(n.x, env); ok && !n.notIn && c.next[idx] == nil {
-			s, err := n.s.eval(c, env)
+			s, err := n.set.eval(c, n.s, env)
 			if err != nil {
 				return err
 			}

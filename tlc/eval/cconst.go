@@ -19,6 +19,17 @@ func (m *Model) constant(n node, inner int) bool {
 	return v
 }
 
+// constantLocked is constant(n, 0) for the interpreter, which asks while
+// other workers may be compiling (the memo is guarded by ccMu).
+func (m *Model) constantLocked(n node) bool {
+	if _, lit := n.(*litNode); lit {
+		return false
+	}
+	m.ccMu.Lock()
+	defer m.ccMu.Unlock()
+	return m.constant(n, 0)
+}
+
 type constKey struct {
 	n     node
 	inner int

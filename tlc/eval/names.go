@@ -462,6 +462,16 @@ func (c *compiler) core(e *syntax.OpApp, lx *lex) (node, bool, error) {
 		case "SUBSET":
 			return &unaryNode{pos, x, value.Powerset}, true, nil
 		default:
+			if se, ok := x.(*setEnumNode); ok && len(se.elems) > 1 {
+				// UNION {A, B, ...} is A \cup B \cup ...: the set of
+				// sets is never built, which would put lazy sets such
+				// as [S -> T] in canonical order, building them.
+				u := se.elems[0]
+				for _, e := range se.elems[1:] {
+					u = &arithNode{pos, "UNION", u, e, unionOfTwo}
+				}
+				return u, true, nil
+			}
 			return &unaryNode{pos, x, value.UnionAll}, true, nil
 		}
 	case 2:
@@ -493,7 +503,7 @@ func (c *compiler) core(e *syntax.OpApp, lx *lex) (node, bool, error) {
 		case "=", "#":
 			return &eqNode{pos, l, r, e.Name == "#"}, true, nil
 		case `\in`, `\notin`:
-			return &inNode{pos, l, r, e.Name == `\notin`}, true, nil
+			return &inNode{at: pos, x: l, s: r, notIn: e.Name == `\notin`}, true, nil
 		case `\cdot`:
 			c.state, c.prime = true, true
 			return &composeNode{pos, l, r}, true, nil
@@ -765,3 +775,7 @@ func seeStrings(mods []*syntax.Module) {
 	}
 	value.SeeNames(ns)
 }
+
+// unionOfTwo is a \cup b within UNION {a, b, ...}, with UNION's words for
+// an element that is not a set.
+func unionOfTwo(a, b value.Value) (value.Value, error) { return value.UnionOf(a, b) }

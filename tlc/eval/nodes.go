@@ -770,6 +770,38 @@ type inNode struct {
 	at
 	x, s  node
 	notIn bool
+	// set keeps the value of s when s depends on no variable and no name
+	// bound around it (TypeOK's [Servers -> Nat]): the interpreter then
+	// builds it once per check, as the compiled evaluator does (hoisted).
+	set keptConst
+}
+
+// keptConst is the value of a constant-level subexpression (see
+// Model.constant), computed on first use and kept. An error is not kept:
+// it is met again.
+type keptConst struct {
+	state atomic.Uint32 // 0: not yet decided; 1: constant; 2: not constant
+	v     atomic.Pointer[value.Value]
+}
+
+// eval is n's value in env, kept when n is constant.
+func (k *keptConst) eval(c *ctx, n node, env *Env) (value.Value, error) {
+	if v := k.v.Load(); v != nil {
+		return *v, nil
+	}
+	st := k.state.Load()
+	if st == 0 {
+		st = 2
+		if c.m.constantLocked(n) {
+			st = 1
+		}
+		k.state.Store(st)
+	}
+	v, err := n.eval(c, env)
+	if st == 1 && err == nil {
+		k.v.Store(&v)
+	}
+	return v, err
 }
 
 func (n *inNode) eval(c *ctx, env *Env) (value.Value, error) {
@@ -784,7 +816,7 @@ func (n *inNode) eval(c *ctx, env *Env) (value.Value, error) {
 		}
 		return value.Bool(ok != n.notIn), nil
 	}
-	s, err := n.s.eval(c, env)
+	s, err := n.set.eval(c, n.s, env)
 	if err != nil {
 		return nil, err
 	}

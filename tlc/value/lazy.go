@@ -299,8 +299,24 @@ func UnionAll(s Value) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var acc Value = EmptySet
-	for _, e := range elems {
+	return UnionOf(elems...)
+}
+
+// UnionOf is UNION {sets[0], sets[1], ...}, without building the set of
+// sets. Explicit sets are merged; a lazy one is kept as it is, so that
+// membership in the union tests each element without building it.
+func UnionOf(sets ...Value) (Value, error) {
+	for _, e := range sets {
+		if err := setArg("UNION", e); err != nil {
+			return nil, err
+		}
+	}
+	if len(sets) == 0 {
+		return EmptySet, nil
+	}
+	acc := sets[0]
+	for _, e := range sets[1:] {
+		var err error
 		if acc, err = Union(acc, e); err != nil {
 			return nil, err
 		}

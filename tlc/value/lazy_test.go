@@ -168,3 +168,50 @@ func TestDeepNormalize(t *testing.T) {
 	plain := tup(iset(1), IntOf(2))
 	assert.Same(t, plain, mv(DeepNormalize(plain)))
 }
+
+// TestMembershipNeverEnumerates decides x \in UNION {[D -> SUBSET R]}, a
+// record set of such, and SUBSET without building the sets: [1..4 -> SUBSET
+// 1..3] has 4,096 functions, and building it (as {S} once did, to put its
+// element in canonical form) costs thousands of allocations where testing
+// a function's four values costs a few.
+func TestMembershipNeverEnumerates(t *testing.T) {
+	mv := must[Value](t)
+	f := tup(iset(1), EmptySet, iset(1, 2, 3), iset(2))
+	bad := tup(iset(1), EmptySet, iset(1, 4), iset(2))
+	funcs := func() Value {
+		return mv(UnionAll(NewSet(mv(SetOfFuncs(NewInterval(1, 4), mv(Powerset(NewInterval(1, 3))))))))
+	}
+	recs := func() Value {
+		return mv(SetOfRecords([]string{"f", "s"}, []Value{funcs(), mv(Powerset(NewInterval(1, 30)))}))
+	}
+	tests := []struct {
+		name string
+		x    Value
+		s    func() Value
+		want bool
+	}{
+		{"function in UNION {[D -> SUBSET R]}", f, funcs, true},
+		{"function outside UNION {[D -> SUBSET R]}", bad, funcs, false},
+		{"record in a record set", rec(t, "f", f, "s", NewInterval(3, 25)), recs, true},
+		{"record outside a record set", rec(t, "f", f, "s", NewInterval(3, 31)), recs, false},
+	}
+	for _, tt := range tests {
+		in, err := Member(tt.x, tt.s())
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.want, in, tt.name)
+		allocs := testing.AllocsPerRun(5, func() { _, _ = Member(tt.x, tt.s()) })
+		assert.Less(t, allocs, 200.0, "%s: the set was built", tt.name)
+	}
+	// UNION {A, B} written out is UnionOf(A, B), which never builds the
+	// set {A, B} (that would put A and B in canonical order, building them).
+	two := func() Value { return mv(UnionOf(funcs(), mv(SetOfFuncs(NewInterval(1, 2), Nat)))) }
+	for x, want := range map[Value]bool{f: true, bad: false, tup(IntOf(1), IntOf(9)): true, tup(IntOf(1)): false} {
+		in, err := Member(x, two())
+		require.NoError(t, err)
+		assert.Equal(t, want, in, "%s", x)
+		allocs := testing.AllocsPerRun(5, func() { _, _ = Member(x, two()) })
+		assert.Less(t, allocs, 200.0, "%s \\in UNION {A, B}: a set was built", x)
+	}
+	_, err := UnionOf(funcs(), IntOf(7))
+	assert.ErrorContains(t, err, "the argument of UNION should be a set")
+}

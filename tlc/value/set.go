@@ -34,6 +34,11 @@ func NewSet(elems ...Value) *Set {
 	if len(elems) == 0 {
 		return EmptySet
 	}
+	if len(elems) == 1 {
+		// Nothing to compare: a lazy element stays lazy, so that
+		// x \in UNION {[S -> T]} never builds [S -> T].
+		return setFromSorted(elems)
+	}
 	for i, e := range elems {
 		if flagsOf(e)&flagLazy != 0 {
 			if n, err := DeepNormalize(e); err == nil {

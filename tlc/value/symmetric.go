@@ -146,10 +146,13 @@ func (s *Symmetry) Canonical(state []Value) []Value {
 	}
 	// The identity is not necessarily a candidate: the first one's image
 	// starts.
-	first := make([]Value, len(state))
-	memo := l.memo(cands[0])
-	for i, v := range state {
-		first[i] = permute(v, cands[0], memo)
+	first := state // the identity leaves the state as it is: nothing to build
+	if len(cands[0].to) > 0 {
+		first = make([]Value, len(state))
+		memo := l.memo(cands[0])
+		for i, v := range state {
+			first[i] = permute(v, cands[0], memo)
+		}
 	}
 	return leastPermuted(state, first, cands[1:], l.memo(nil))
 }

@@ -161,7 +161,7 @@ func (m *permMemo) slot(v Value) *memoSlot {
 
 // permute is Permute, remembering images in memo when it is not nil.
 func permute(v Value, p *Perm, memo *permMemo) Value {
-	if flagsOf(v)&flagModel == 0 {
+	if len(p.to) == 0 || flagsOf(v)&flagModel == 0 {
 		return v
 	}
 	switch v.(type) {
