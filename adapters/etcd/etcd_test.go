@@ -353,4 +353,3 @@ func TestNothingLeftBehind(t *testing.T) {
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
-
