@@ -246,6 +246,8 @@ func (c *Campaign) onlineStrategy(opt *fuzzer.Options, fac schedule.Factory, way
 			return err
 		}
 		opt.Online = c.online
+		// Model guidance whose fresh inputs the online strategy builds.
+		opt.OnlineSeeds = guidance.IsModelSeeded(s.Strategy)
 	}
 	return nil
 }
@@ -364,7 +366,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 		c.closers = append(c.closers, sm.Close)
 		opt.Measures = append(opt.Measures, sm)
-		if s.Strategy == "model" {
+		if s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy) {
 			opt.Guide = sm
 		}
 	}
@@ -376,7 +378,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator, Spec: c.System.Spec()}
 		opt.Measures = append(opt.Measures, mm)
-		if s.Strategy == "model" {
+		if s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy) {
 			opt.Guide = mm
 		}
 		for _, v := range splitList(s.ReferenceViews) {
