@@ -16,14 +16,16 @@
 #   STRATEGIES  the strategies to run (default "random trace line model"):
 #               random, trace and line run --adapter etcdraft (line with the
 #               coverage build, as make cover builds it); model runs
-#               --model raft.tla --tlc inproc, which leaves conf-change and
-#               the spare out (raft.tla does not model reconfiguration);
+#               --model raft.tla --tlc inproc (with raft.tla's settings of
+#               the adapter: RawNodes, every action);
 #               spec runs --model etcdraft.tla (model guidance by etcd
 #               raft's own spec, each execution's library trace validated
 #               against it; docs/etcdraft.md for the settings it leaves out);
 #               the online strategies pct, pctcp, pos, dpos, tapct and rounds
 #               run --adapter etcdraft with their defaults (ONLINE_FLAGS adds
-#               flags to them, e.g. "--depth 2").
+#               flags to them, e.g. "--depth 2"); model-pctcp and model-dpos
+#               (model guidance whose fresh inputs PCTCP or d-POS builds)
+#               run as model does.
 #   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
 #               that all of them test the same system (raft.tla's settings
 #               of the adapter: RawNodes, every action) with the same
