@@ -247,6 +247,8 @@ func (c *Campaign) onlineStrategy(opt *fuzzer.Options, fac schedule.Factory, way
 			return err
 		}
 		opt.Online = c.online
+		// Model guidance whose fresh inputs the online strategy builds.
+		opt.OnlineSeeds = guidance.IsModelSeeded(s.Strategy)
 	}
 	return nil
 }
@@ -365,7 +367,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 		c.closers = append(c.closers, sm.Close)
 		opt.Measures = append(opt.Measures, sm)
-		if s.Strategy == "model" {
+		if s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy) {
 			opt.Guide = sm
 		}
 	}
@@ -388,7 +390,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 			mm.Timeout = 30 * time.Minute
 		}
 		opt.Measures = append(opt.Measures, mm)
-		if s.Strategy == "model" {
+		if s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy) {
 			opt.Guide = mm
 		}
 		for _, v := range splitList(s.ReferenceViews) {

@@ -307,6 +307,7 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	var out bytes.Buffer
 	var resumed string
 	var earlier []byte // the series of the failed process, when it was continued
+	var cpu float64    // of every attempt
 	args := j.args
 	for attempt := 0; ; attempt++ {
 		c := exec.CommandContext(ctx, exe, args...)
@@ -321,6 +322,9 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 		c.Stdout, c.Stderr = &out, &errb
 		c.Env = append(os.Environ(), "GOCOVERDIR="+os.TempDir()) // a coverage build would warn without it
 		err := c.Run()
+		if ps := c.ProcessState; ps != nil {
+			cpu += (ps.UserTime() + ps.SystemTime()).Seconds()
+		}
 		stderrName := "stderr.txt"
 		if attempt > 0 {
 			stderrName = fmt.Sprintf("stderr.%d.txt", attempt)
@@ -354,6 +358,10 @@ func runCompareJob(ctx context.Context, exe string, j *compareJob, keep bool) (*
 	if err != nil {
 		return nil, err
 	}
+	// The CPU seconds from the process's rusage: the campaign's own, the
+	// engine's in process included, and nothing of the other campaigns.
+	r.CPUSeconds = math.Round(cpu*1000) / 1000
+	r.SetFirstBugCPU(slices.Contains(j.args, "--stop-on-bug") && r.FirstBug != nil && *r.FirstBug == r.Iterations)
 	if !keep {
 		os.RemoveAll(filepath.Join(j.dir, "corpus"))
 	}

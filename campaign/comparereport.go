@@ -86,7 +86,13 @@ func summaryLine(s report.Summary) string {
 		if s.RunsWithGuidedBug > 0 {
 			bug += fmt.Sprintf(", median %.0f", s.MedianFirstGuidedBug)
 		}
+		if s.MedianFirstBugCPU > 0 {
+			bug += fmt.Sprintf("; median CPU to it %.1f s", s.MedianFirstBugCPU)
+		}
 		bug += ")"
+	}
+	if s.MedianCPUSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("median CPU %.1f s", s.MedianCPUSeconds))
 	}
 	return fmt.Sprintf("%-7s %s; %s", s.Strategy, strings.Join(parts, ", "), bug)
 }
@@ -102,6 +108,9 @@ func RunText(r *report.Run) string {
 		}
 	}
 	text := fmt.Sprintf("%s in %.0fs", strings.Join(parts, ", "), r.Seconds)
+	if r.CPUSeconds > 0 {
+		text += fmt.Sprintf(" (%.1f CPU s)", r.CPUSeconds)
+	}
 	if r.FirstBug != nil {
 		text += fmt.Sprintf(", first bug at iteration %d", *r.FirstBug)
 	}

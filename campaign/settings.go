@@ -98,7 +98,7 @@ type EngineSettings struct {
 // defaults.
 func (s *Settings) Register(fs *pflag.FlagSet) {
 	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds")
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos")
 	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
 	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
 	fs.IntVar(&s.Faults, "faults", 0, "online and learning strategies: drops, duplicates, partitions (each then healed), leadership transfers, conf-changes, tick steps and holds of storage writes, of each, the harness may inject in one execution, within --actions (default 2 for the online strategies, none (-1) for the learning ones)")
@@ -248,8 +248,8 @@ func (s *Settings) Validate(given func(string) bool) error {
 	if _, err := guidance.LookupStrategy(s.Strategy); err != nil {
 		return fmt.Errorf("unknown --strategy %q (known: %s)", s.Strategy, guidance.StrategyNames())
 	}
-	if s.Strategy == "model" && s.Model == "" {
-		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", ModelHint(s.System.Adapter))
+	if (s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy)) && s.Model == "" {
+		return fmt.Errorf("--strategy %s needs a model: add --model (for this adapter: --model %s)", s.Strategy, ModelHint(s.System.Adapter))
 	}
 	switch m := s.Engine.Mode; {
 	case m == "subprocess" || m == "inproc" || m == "java" || m == "diff":

@@ -105,11 +105,11 @@ func (f *Fuzzer) addEntry(r *rand.Rand, e *entry) {
 func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 	if f.qhead >= len(f.queue) && len(f.pool) == 0 {
 		for i := 0; i < f.opt.SeedPopulation; i++ {
-			f.push(queued{in: f.gen.Random(r)})
+			f.push(f.fresh(r))
 		}
 	}
 	if iter > int64(f.opt.SeedPopulation) && r.Float64() < f.opt.FreshShare {
-		return queued{in: f.gen.Random(r)}
+		return f.fresh(r)
 	}
 	if f.qhead >= len(f.queue) {
 		e := f.pool[mutate.Rarest(r, len(f.pool), f.poolRarity)]

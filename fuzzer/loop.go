@@ -110,8 +110,13 @@ type Options struct {
 	Learner Learner
 	// Online, when set, builds every input online instead of taking it from
 	// the queue (no input is mutated: the strategy is its own guide).
-	Online   Online
-	Measures []Measure // every measure to report; the guide is added when missing
+	Online Online
+	// OnlineSeeds makes Online the source of the fresh inputs only: those
+	// the queue or pool would take from the random generator (the first
+	// SeedPopulation, the reseeds, EnergyRare's FreshShare) are built
+	// online instead, and the Guide keeps and mutates them as any other.
+	OnlineSeeds bool
+	Measures    []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*record.StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
@@ -192,6 +197,16 @@ type queued struct {
 	mutant mutate.Mutant       // how the mutant is made from its parent
 	parent uint64              // id of the parent in the corpus
 	rec    *record.InputRecord // an imported input not run yet
+	online bool                // a fresh input Options.Online is to build (OnlineSeeds)
+}
+
+// fresh is a new input: a random one, or one the online strategy builds
+// when it makes the fresh inputs (OnlineSeeds).
+func (f *Fuzzer) fresh(r *rand.Rand) queued {
+	if f.opt.OnlineSeeds {
+		return queued{online: true}
+	}
+	return queued{in: f.gen.Random(r)}
 }
 
 // Fuzzer runs one campaign.
@@ -791,7 +806,7 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 	}
 	if f.qhead >= len(f.queue) || iter%int64(f.opt.ReseedEvery) == 0 {
 		for i := 0; i < f.opt.SeedPopulation; i++ {
-			f.push(queued{in: f.gen.Random(r)})
+			f.push(f.fresh(r))
 		}
 	}
 	return f.pop()
@@ -801,7 +816,7 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 func (f *Fuzzer) pop() queued {
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
-	if q.in == nil {
+	if q.in == nil && !q.online {
 		stack := 1 // EnergyFixed mutants get one round (the thesis's)
 		if f.rare() {
 			stack = f.opt.Stack
@@ -829,11 +844,14 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 	for k := 0; k < n; k++ {
 		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
-		if f.opt.Online != nil {
+		if f.opt.Online != nil && !f.opt.OnlineSeeds {
 			jobs[k] = &job{iter: iter, r: r, online: true, seed: r.Uint64()}
 			continue
 		}
 		jobs[k] = &job{iter: iter, r: r, q: f.next(iter, r)}
+		if jobs[k].q.online {
+			jobs[k].q.online, jobs[k].online, jobs[k].seed = false, true, r.Uint64()
+		}
 	}
 	keep := f.opt.Pipeline > 1 || len(f.execs) > 1 // the trace outlives the system's next execution
 	b := &batch{jobs: jobs, executed: make(chan struct{}), done: make(chan struct{})}
@@ -1092,6 +1110,9 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 	}
 	for i := range batch.Coverage {
 		batch.Coverage[i].InputID = id
+	}
+	if f.opt.Online != nil && !f.opt.OnlineSeeds {
+		return // an online strategy makes its own inputs: nothing to mutate
 	}
 	if f.rare() {
 		f.addEntry(j.r, &entry{in: q.in, id: id, items: nw.guideItems, steps: nw.guideSteps})

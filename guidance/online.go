@@ -35,8 +35,29 @@ type OnlineParams struct {
 	Faults int `json:"faults,omitempty" flag:"faults"`
 }
 
-// OnlineStrategies are the strategies that build executions online.
-var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds"}
+// OnlineStrategies are the strategies that build executions online. The
+// model-seeded ones (ModelSeededPrefix) are model guidance whose fresh
+// inputs an online strategy builds (IsModelSeeded).
+var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "model-pctcp", "model-dpos"}
+
+// ModelSeededPrefix starts the name of a model-seeded strategy: model-X is
+// model guidance (new abstract states keep an input, which is mutated
+// further) whose fresh inputs, instead of random ones, are executions the
+// online strategy X builds. The online strategies sample the orderings of
+// messages with guarantees but learn nothing from one execution to the
+// next; model guidance learns which inputs reach new states but its fresh
+// inputs order messages blindly. Here each does what it is good at.
+const ModelSeededPrefix = "model-"
+
+// IsModelSeeded reports whether strategy is model guidance seeded by an
+// online strategy.
+func IsModelSeeded(strategy string) bool {
+	return strings.HasPrefix(strategy, ModelSeededPrefix) && IsOnline(strategy)
+}
+
+// onlineBase is the online strategy that seeds a model-seeded one (the
+// strategy itself for the others).
+func onlineBase(strategy string) string { return strings.TrimPrefix(strategy, ModelSeededPrefix) }
 
 // IsOnline reports whether strategy builds its executions online.
 func IsOnline(strategy string) bool {
@@ -82,6 +103,7 @@ func (p *OnlineParams) Defaults(strategy string, spec *schedule.SystemSpec) erro
 			*v = d
 		}
 	}
+	strategy = onlineBase(strategy)
 	def(&p.Depth, 3)
 	def(&p.Timeouts, 6)
 	def(&p.RaceRuns, 20)
@@ -148,7 +170,8 @@ func roundsActions(h schedule.Harness, spec *schedule.SystemSpec) string {
 // what the preliminary analysis found. It is safe for concurrent use (each
 // run makes its own chooser) and keeps the quantities of every execution.
 type Online struct {
-	Strategy string
+	Strategy string // as the campaign names it
+	base     string // the online strategy that builds the inputs (onlineBase)
 	Params   OnlineParams
 	Harness  schedule.Harness
 	Race     *RaceInfo // nil for pos and rounds
@@ -165,7 +188,7 @@ type Online struct {
 // it runs the preliminary race analysis (RaceRuns random walks, seeded by
 // seed) that estimates n, n̂ and the racy events.
 func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule.Factory, seed uint64) (*Online, error) {
-	o := &Online{Strategy: strategy, Params: p, Harness: h, sum: map[string]int{}, maxes: map[string]int{}, procs: fac.Spec().Processes}
+	o := &Online{Strategy: strategy, base: onlineBase(strategy), Params: p, Harness: h, sum: map[string]int{}, maxes: map[string]int{}, procs: fac.Spec().Processes}
 	if p.Timeouts >= 0 {
 		o.Harness.Timeouts = p.Timeouts
 	}
@@ -178,7 +201,7 @@ func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule
 	if !ok {
 		return nil, fmt.Errorf("--strategy %s: system %s cannot be scheduled online (it has no Stepper interface; etcdraft, microbench and process have)", strategy, fac.Spec().Name)
 	}
-	switch strategy {
+	switch o.base {
 	case "pct", "pctcp", "dpos", "tapct":
 		o.Race = AnalyzeRaces(st, o.Harness, p.RaceRuns, seed)
 	case "rounds":
@@ -194,7 +217,7 @@ func NewOnline(strategy string, p OnlineParams, h schedule.Harness, fac schedule
 // Chooser returns a chooser for one execution.
 func (o *Online) Chooser() schedule.Chooser {
 	d := o.Params.Depth
-	switch o.Strategy {
+	switch o.base {
 	case "pct":
 		return newPCT(d, o.Race.Events, nil, chainsByProcess)
 	case "pctcp":
@@ -213,6 +236,11 @@ func (o *Online) Chooser() schedule.Chooser {
 
 // Run builds and executes one input online; it implements fuzzer.Online.
 func (o *Online) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	return o.run(sys, r)
+}
+
+// run builds and executes one input online with the random choices of r.
+func (o *Online) run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
 	st, ok := sys.(schedule.Stepper)
 	if !ok {
 		return nil, nil, fmt.Errorf("system %s cannot be scheduled online", sys.Spec().Name)
@@ -265,7 +293,7 @@ func (o *Online) Report() []Quantity {
 	// concurrently enabled events (d-POS), N the events (PCT) or the racy
 	// events (taPCT, d-POS); with the largest C seen.
 	var c, n float64
-	switch o.Strategy {
+	switch o.base {
 	case "pct", "pctcp":
 		c, n = float64(o.maxes["chains"]), float64(o.Race.Events)
 	case "tapct":

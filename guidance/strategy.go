@@ -23,6 +23,8 @@ var Strategies = []Strategy{
 	{"pos", "online: POS, random priorities on events, redrawn for the events dependent on the one that ran"},
 	{"dpos", "online: d-POS, POS with d-1 priority change points among the racy events only"},
 	{"tapct", "online: taPCT, PCTCP with its d-1 change points among the racy events only"},
+	{"model-pctcp", "model guidance whose fresh inputs are PCTCP executions (needs --model)"},
+	{"model-dpos", "model guidance whose fresh inputs are d-POS executions (needs --model)"},
 	{"rounds", "online: lossy-synchronous rounds, at most --isolations isolated processes, the network healed every --period rounds"},
 	{"negrl", "online, learning: NegRLVisits, Q-learning with minus the visits of a state as reward"},
 	{"bonusmaxrl", "online, learning: BonusMaxRL, Q-learning towards the least visited states (1/visits, max update)"},

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/modelfuzz/modelfuzz/stats"
@@ -16,7 +17,13 @@ import (
 //   - the iteration of the first bug (lower is better), where a run that
 //     found no bug counts as Budget()+1: it needed more than the whole
 //     budget. This test is made only when one of the two strategies found a
-//     bug at all.
+//     bug at all;
+//   - when every run's CPU seconds were measured (Run.CPUSeconds), the same
+//     per CPU second: each measure's final coverage per CPU second (higher
+//     is better) and the CPU seconds to the first bug (lower is better),
+//     where a run without a bug counts as more than any run spent. A
+//     strategy twice as slow must then be twice as good per iteration to
+//     break even.
 //
 // A12 > 0.5 thus means base tends to reach more coverage, and for the first
 // bug that base tends to need more iterations, i.e. that it is worse.
@@ -51,6 +58,29 @@ func Analyze(c *Comparison, base string) error {
 		}
 		if t, ok := compare(MeasureFirstBug, a, b, firstBugValues(*a, budget), firstBugValues(*b, budget)); ok {
 			c.Tests = append(c.Tests, t)
+		}
+	}
+	if cpuMeasured(c) {
+		for _, m := range c.Measures() {
+			for i := range c.Strategies {
+				b := &c.Strategies[i]
+				if i == bi {
+					continue
+				}
+				if t, ok := compare(PerCPUMeasure(m), a, b, perCPUValues(*a, m), perCPUValues(*b, m)); ok {
+					c.Tests = append(c.Tests, t)
+				}
+			}
+		}
+		never := neverCPU(c)
+		for i := range c.Strategies {
+			b := &c.Strategies[i]
+			if i == bi || (bugRuns(*a) == 0 && bugRuns(*b) == 0) {
+				continue
+			}
+			if t, ok := compare(MeasureFirstBugCPU, a, b, firstBugCPUValues(*a, never), firstBugCPUValues(*b, never)); ok {
+				c.Tests = append(c.Tests, t)
+			}
 		}
 	}
 	if c.SeedPopulation > 0 {
@@ -100,6 +130,57 @@ func firstBugValues(s Strategy, budget int64) []float64 {
 		xs[i] = float64(budget + 1)
 		if r.FirstBug != nil {
 			xs[i] = float64(*r.FirstBug)
+		}
+	}
+	return xs
+}
+
+// cpuMeasured reports whether every run of c has its CPU seconds.
+func cpuMeasured(c *Comparison) bool {
+	n := 0
+	for _, s := range c.Strategies {
+		for _, r := range s.Runs {
+			if r.CPUSeconds <= 0 {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// neverCPU is the CPU seconds a run without a bug counts as: more than
+// any run of c spent, as budget+1 is for iterations.
+func neverCPU(c *Comparison) float64 {
+	most := 0.0
+	for _, s := range c.Strategies {
+		for _, r := range s.Runs {
+			most = max(most, r.CPUSeconds)
+		}
+	}
+	return math.Ceil(most) + 1
+}
+
+// firstBugCPUValues is the CPU seconds to the first bug of every run,
+// never for a run without a bug.
+func firstBugCPUValues(s Strategy, never float64) []float64 {
+	xs := make([]float64, len(s.Runs))
+	for i, r := range s.Runs {
+		xs[i] = never
+		if r.FirstBugCPU != nil {
+			xs[i] = *r.FirstBugCPU
+		}
+	}
+	return xs
+}
+
+// perCPUValues is the final coverage of measure per CPU second in every
+// run that has both.
+func perCPUValues(s Strategy, measure string) []float64 {
+	var xs []float64
+	for _, r := range s.Runs {
+		if v, ok := r.Final[measure]; ok && r.CPUSeconds > 0 {
+			xs = append(xs, v/r.CPUSeconds)
 		}
 	}
 	return xs
@@ -159,6 +240,12 @@ type Summary struct {
 	// Bugs are the distinct bug signatures of all runs.
 	Bugs          []BugSummary `json:"bugs"`
 	MedianSeconds float64      `json:"median_seconds"`
+	// MedianCPUSeconds is the median CPU seconds of a run, and
+	// MedianFirstBugCPU the median CPU seconds to the first bug, counting a
+	// run without a bug as more than any run spent (both 0 when the CPU
+	// was not measured).
+	MedianCPUSeconds  float64 `json:"median_cpu_seconds,omitempty"`
+	MedianFirstBugCPU float64 `json:"median_first_bug_cpu_seconds,omitempty"`
 }
 
 // Spread is the median, mean and range of a sample.
@@ -187,6 +274,7 @@ type BugSummary struct {
 func Summarize(c *Comparison) []Summary {
 	budget := c.Budget()
 	measures := c.Measures()
+	cpu, never := cpuMeasured(c), neverCPU(c)
 	out := make([]Summary, len(c.Strategies))
 	for i, s := range c.Strategies {
 		sum := Summary{Strategy: s.Name, Runs: len(s.Runs), Final: map[string]Spread{}}
@@ -233,6 +321,14 @@ func Summarize(c *Comparison) []Summary {
 			return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.FirstIteration, b.FirstIteration), cmp.Compare(a.Signature, b.Signature))
 		})
 		sum.MedianSeconds = stats.Median(seconds)
+		if cpu {
+			cs := make([]float64, len(s.Runs))
+			for j, r := range s.Runs {
+				cs[j] = r.CPUSeconds
+			}
+			sum.MedianCPUSeconds = stats.Median(cs)
+			sum.MedianFirstBugCPU = stats.Median(firstBugCPUValues(s, never))
+		}
 		out[i] = sum
 	}
 	return out

@@ -38,6 +38,16 @@ type Run struct {
 	FirstGuidedBug *int64  `json:"first_guided_bug,omitempty"`
 	Iterations     int64   `json:"iterations"`
 	Seconds        float64 `json:"seconds"`
+	// CPUSeconds is the CPU time (user + system) of the campaign's
+	// process, as the operating system accounts it (rusage); 0: not
+	// measured.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+	// FirstBugCPU is the CPU seconds to the first bug (nil: no bug, or no
+	// CPU measured): CPUSeconds itself when the campaign stopped at that
+	// bug (--stop-on-bug), else CPUSeconds pro rata of the iterations
+	// (CPUProRata), which assumes an even cost per iteration.
+	FirstBugCPU *float64 `json:"first_bug_cpu_seconds,omitempty"`
+	CPUProRata  bool     `json:"cpu_pro_rata,omitempty"`
 	// Resumed says why the campaign was continued from its corpus after
 	// its process failed ("" when it ran in one go): a continued campaign
 	// refills its queue from its corpus, so it is not the same run as an
@@ -102,6 +112,14 @@ type Test struct {
 // the first bug.
 const MeasureFirstBug = "first bug"
 
+// MeasureFirstBugCPU is the Test.Measure of the comparison of the CPU
+// seconds to the first bug (Run.FirstBugCPU).
+const MeasureFirstBugCPU = "first bug (CPU s)"
+
+// PerCPUMeasure is the Test.Measure of the comparison of a measure's final
+// coverage per CPU second of the campaign.
+func PerCPUMeasure(measure string) string { return "final " + measure + " per CPU s" }
+
 // MeasureFirstGuidedBug is the Test.Measure of the comparison of the
 // iterations to the first bug found after the shared initial population.
 const MeasureFirstGuidedBug = "first bug after the initial population"
@@ -130,7 +148,22 @@ func FinalMeasure(measure string) string { return "final " + measure }
 // LowerIsBetter reports whether smaller values of a Test's measure are
 // better: true for MeasureFirstBug, false for coverage.
 func LowerIsBetter(testMeasure string) bool {
-	return testMeasure == MeasureFirstBug || testMeasure == MeasureFirstGuidedBug
+	return testMeasure == MeasureFirstBug || testMeasure == MeasureFirstGuidedBug || testMeasure == MeasureFirstBugCPU
+}
+
+// SetFirstBugCPU sets r.FirstBugCPU from its CPUSeconds and first bug;
+// stopped says the campaign stopped at its first bug.
+func (r *Run) SetFirstBugCPU(stopped bool) {
+	r.FirstBugCPU, r.CPUProRata = nil, false
+	if r.FirstBug == nil || r.CPUSeconds <= 0 || r.Iterations <= 0 {
+		return
+	}
+	v := r.CPUSeconds
+	if !stopped {
+		v = r.CPUSeconds * float64(*r.FirstBug) / float64(r.Iterations)
+		r.CPUProRata = true
+	}
+	r.FirstBugCPU = &v
 }
 
 // Budget is the iteration budget of a run: c.Iterations, or when it is not

@@ -180,3 +180,58 @@ func TestGuidedBugsLeaveTheInitialPopulationOut(t *testing.T) {
 	require.Contains(t, page.String(), "runs with a bug after the initial population")
 	require.Contains(t, page.String(), "of which in the initial population")
 }
+
+// A strategy that finds the bug in fewer iterations but at three times
+// the CPU per iteration loses per CPU second: both tests are made, and
+// they disagree.
+func TestAnalyzePerCPUSecond(t *testing.T) {
+	run := func(final float64, first int64, cpu float64) Run {
+		r := Run{Final: map[string]float64{"model": final}, FirstBug: ints(first), Iterations: first, CPUSeconds: cpu}
+		r.SetFirstBugCPU(true)
+		return r
+	}
+	c := &Comparison{Iterations: 1000, Strategies: []Strategy{
+		// slow: 3 CPU s per 100 iterations; fast: 1.
+		{Name: "slow", Runs: []Run{run(30, 100, 3), run(60, 200, 6), run(90, 300, 9)}},
+		{Name: "fast", Runs: []Run{run(40, 400, 4), run(50, 500, 5), run(60, 600, 6)}},
+	}}
+	require.NoError(t, Analyze(c, "slow"))
+	byMeasure := map[string]Test{}
+	for _, x := range c.Tests {
+		byMeasure[x.Measure] = x
+	}
+	require.Equal(t, 0.0, byMeasure[MeasureFirstBug].A12) // slow needs fewer iterations in every pair
+	cpu := byMeasure[MeasureFirstBugCPU]
+	// {3, 6, 9} against {4, 5, 6}: slow needs more CPU in 5 pairs and ties
+	// in one, A12 = 5.5/9: worse per CPU second, better per iteration.
+	require.Equal(t, 6.0, cpu.MedianA)
+	require.Equal(t, 5.0, cpu.MedianB)
+	require.InDelta(t, 5.5/9, cpu.A12, 1e-12)
+	per := byMeasure[PerCPUMeasure("model")]
+	require.Equal(t, 10.0, per.MedianA) // 10 states per CPU s in every run
+	require.Equal(t, 10.0, per.MedianB)
+	require.Equal(t, 0.5, per.A12)
+	require.True(t, LowerIsBetter(MeasureFirstBugCPU))
+
+	sums := Summarize(c)
+	require.Equal(t, 6.0, sums[0].MedianCPUSeconds)
+	require.Equal(t, 6.0, sums[0].MedianFirstBugCPU)
+	require.Equal(t, 5.0, sums[1].MedianFirstBugCPU)
+
+	// Without the CPU of every run, no per-CPU test is made.
+	c.Strategies[1].Runs[0].CPUSeconds = 0
+	require.NoError(t, Analyze(c, "slow"))
+	for _, x := range c.Tests {
+		require.NotContains(t, x.Measure, "CPU")
+	}
+}
+
+func TestFirstBugCPUProRata(t *testing.T) {
+	r := Run{FirstBug: ints(250), Iterations: 1000, CPUSeconds: 8}
+	r.SetFirstBugCPU(false)
+	require.Equal(t, 2.0, *r.FirstBugCPU)
+	require.True(t, r.CPUProRata)
+	r.FirstBug = nil
+	r.SetFirstBugCPU(true)
+	require.Nil(t, r.FirstBugCPU)
+}

@@ -2,26 +2,45 @@
 """One compact table from one or more OUT directories of library-bugs.sh:
 a row per bug, a column per strategy, each cell the first-bug iteration of
 every seed ("-": none within the budget, "?": not run), the median over the
-seeds that found the bug, and found/seeds ("not run" when no seed ran).
+seeds that found the bug, and found/seeds ("not run" when no seed ran),
+then the median CPU seconds to the first bug over the seeds that found it
+(the campaign's user + system time from /usr/bin/time: with --stop-on-bug,
+its CPU to the first bug).
 
-    scripts/library-bugs-compact.py SEEDS OUT... [--strategies a,b,c] [--bugs x,y]
+    scripts/library-bugs-compact.py SEEDS OUT... [--strategies a,b,c] [--bugs x,y] [--base s --budget N]
+
+With --base and --budget, a second table compares the base strategy with
+every other, per bug, on the first-bug iteration and on the CPU seconds to
+it: Vargha-Delaney A12 and the Mann-Whitney p-value (exact), computed by
+scripts/abtest with stats/, the package compare uses. A seed without a
+find counts as budget + 1 iterations and, for CPU, as one second more than
+any campaign of that bug spent. A12 below 0.5 means the base tends to need
+fewer (iterations, CPU seconds) than the other.
 
 Each campaign's result comes from the first OUT that holds it (runs of
 the same campaign give the same result: campaigns are deterministic). Bugs and strategies default to those found in the OUTs, in the
 order of bugs/etcdraft and of the strategies' first appearance."""
 import os, statistics, sys
 
-args, strategies, bugs = [], None, None
+import subprocess
+
+args, strategies, bugs, base, budget = [], None, None, None, None
 it = iter(sys.argv[1:])
 for a in it:
     if a == "--strategies":
         strategies = next(it).split(",")
     elif a == "--bugs":
         bugs = next(it).split(",")
+    elif a == "--base":
+        base = next(it)
+    elif a == "--budget":
+        budget = int(next(it))
     else:
         args.append(a)
 if len(args) < 2:
-    sys.exit("usage: library-bugs-compact.py SEEDS OUT... [--strategies a,b] [--bugs x,y]")
+    sys.exit("usage: library-bugs-compact.py SEEDS OUT... [--strategies a,b] [--bugs x,y] [--base s --budget N]")
+if (base is None) != (budget is None):
+    sys.exit("library-bugs-compact.py: --base and --budget go together (the budget counts a seed without a find)")
 seeds, outs = int(args[0]), args[1:]
 
 results = {}  # (bug, strategy, seed) -> file
@@ -39,6 +58,22 @@ for d in outs:
             seen_b.append(b)
 strategies = strategies or seen_s
 bugs = bugs or sorted(seen_b)
+
+def outcome(b, s, seed):
+    """(first iteration or None, CPU seconds or None), or None when not run."""
+    p = results.get((b, s, seed))
+    if p is None:
+        return None
+    first = open(p).read().split()[0]
+    cpu = None
+    if os.path.exists(p + ".cpu"):
+        cpu = float(open(p + ".cpu").read().split()[0])
+    return (None if first == "-" else int(first), cpu)
+
+
+def fmt(m):
+    return f"{m:,.0f}" if m == int(m) else f"{m:,.1f}"
+
 
 def cell(b, s):
     if not any((b, s, seed) in results for seed in range(1, seeds + 1)):
@@ -58,9 +93,54 @@ def cell(b, s):
     med = f"{m:,.0f}" if m == int(m) else f"{m:,.1f}"
     if not found:
         return f"- ({0}/{ran})" + ("" if ran == seeds else f", {seeds - ran} not run")
-    return f"{' '.join(row)}: {med} ({len(found)}/{ran})"
+    cpus = [o[1] for o in (outcome(b, s, seed) for seed in range(1, seeds + 1)) if o and o[0] is not None and o[1] is not None]
+    cpu = f", {statistics.median(cpus):.1f} s" if cpus else ""
+    return f"{' '.join(row)}: {med} ({len(found)}/{ran}{cpu})"
 
 print("| bug | " + " | ".join(strategies) + " |")
 print("|---|" + "---|" * len(strategies))
 for b in bugs:
     print(f"| {b} | " + " | ".join(cell(b, s) for s in strategies) + " |")
+
+if base is None:
+    sys.exit(0)
+lines, labels = [], []
+for b in bugs:
+    outs = {s: [outcome(b, s, seed) for seed in range(1, seeds + 1)] for s in strategies}
+    cpus = [o[1] for s in strategies for o in outs[s] if o and o[1] is not None]
+    never_cpu = (max(cpus) if cpus else 0) + 1
+    mine = [o for o in outs.get(base, []) if o]
+    for s in strategies:
+        theirs = [o for o in outs[s] if o]
+        if s == base or not mine or not theirs:
+            continue
+        if all(o[0] is None for o in mine + theirs):
+            continue  # neither found it: nothing to compare
+        it_x = [o[0] if o[0] is not None else budget + 1 for o in mine]
+        it_y = [o[0] if o[0] is not None else budget + 1 for o in theirs]
+        lines.append(f"{b}|{s}|it\t{' '.join(map(str, it_x))}\t{' '.join(map(str, it_y))}")
+        if all(o[1] is not None for o in mine + theirs):
+            cx = [o[1] if o[0] is not None else never_cpu for o in mine]
+            cy = [o[1] if o[0] is not None else never_cpu for o in theirs]
+            lines.append(f"{b}|{s}|cpu\t{' '.join(map(str, cx))}\t{' '.join(map(str, cy))}")
+        labels.append((b, s))
+res = {}
+if lines:
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run(["go", "run", "./scripts/abtest"], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         cwd=os.path.dirname(here))
+    if out.returncode != 0:
+        sys.exit("library-bugs-compact.py: scripts/abtest failed: " + out.stderr.strip())
+    for l in out.stdout.splitlines():
+        label, u, p, a12, mag = l.split("\t")
+        res[label] = (float(p), float(a12))
+print()
+print(f"{base} against each other strategy: A12 (p) on the first-bug iteration, then on the CPU seconds to it; below 0.5: {base} needs fewer")
+print()
+print("| bug | against | A12 iterations (p) | A12 CPU s (p) |")
+print("|---|---|---|---|")
+for b, s in labels:
+    it = res.get(f"{b}|{s}|it")
+    cp = res.get(f"{b}|{s}|cpu")
+    show = lambda r: f"{r[1]:.2f} ({r[0]:.2g})" if r else "not measured"
+    print(f"| {b} | {s} | {show(it)} | {show(cp)} |")

@@ -16,14 +16,22 @@
 #   STRATEGIES  the strategies to run (default "random trace line model"):
 #               random, trace and line run --adapter etcdraft (line with the
 #               coverage build, as make cover builds it); model runs
-#               --model raft.tla --tlc inproc, which leaves conf-change and
-#               the spare out (raft.tla does not model reconfiguration);
+#               --model raft.tla --tlc inproc (with raft.tla's settings of
+#               the adapter: RawNodes, every action);
 #               spec runs --model etcdraft.tla (model guidance by etcd
 #               raft's own spec, each execution's library trace validated
 #               against it; docs/etcdraft.md for the settings it leaves out);
 #               the online strategies pct, pctcp, pos, dpos, tapct and rounds
 #               run --adapter etcdraft with their defaults (ONLINE_FLAGS adds
-#               flags to them, e.g. "--depth 2").
+#               flags to them, e.g. "--depth 2"); model-pctcp and model-dpos
+#               (model guidance whose fresh inputs PCTCP or d-POS builds)
+#               run as model does.
+#   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
+#               that all of them test the same system (raft.tla's settings
+#               of the adapter: RawNodes, every action) with the same
+#               oracles (raft.tla's divergences and invariants), only the
+#               strategy differing; model guidance's cost of measuring is
+#               then every strategy's.
 #   JOBS        campaigns run at once (default 1).
 #   PARALLEL    each campaign's --parallel (default 1; the library sleeps
 #               1 ms per traced receive under spec, which more overlap).
@@ -74,6 +82,7 @@ table_only=${TABLE_ONLY:-0}
 energy=${ENERGY:-}
 early=20
 online_flags=${ONLINE_FLAGS:-}
+same_system=${SAME_SYSTEM:-0}
 run_flags=${RUN_FLAGS:-}
 
 bugs=("$@")
@@ -84,7 +93,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -126,12 +135,15 @@ run() {
   local b=$1 s=$2 seed=$3 d=$tmp/$1 bin args flags
   bin=$d/modelfuzz
   case $s in
-    model) args=(--model raft.tla --tlc inproc --strategy model ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
+    model|model-pctcp|model-dpos) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;
     line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
     pct|pctcp|pos|dpos|tapct|rounds) read -r -a args <<<"--adapter etcdraft --strategy $s ${online_flags}" ;;
     *) args=(--adapter etcdraft --strategy "$s") ;;
   esac
+  if [[ $same_system == 1 && $s != spec && ${args[1]} == etcdraft ]]; then
+    args[0]=--model; args[1]=raft.tla; args=(--tlc inproc "${args[@]}")
+  fi
   flags=$(sed -n 's/^# run flags: //p' "bugs/etcdraft/$b.patch" | head -1)
   if [[ -n $energy ]]; then flags="$flags --energy $energy"; fi
   flags="$flags $run_flags"
@@ -179,7 +191,7 @@ run() {
   tail -n 1 "$d/run-$s-$seed.json" > "$out/$b.$s.$seed.json"
 }
 export -f run
-export tmp out budget parallel oracles energy online_flags run_flags
+export tmp out budget parallel oracles energy online_flags run_flags same_system
 
 if [[ $table_only != 1 ]]; then
 for b in "${bugs[@]}"; do
@@ -213,8 +225,10 @@ for b in "${bugs[@]}"; do
   reproduce "$b"
 done
 
-for b in "${bugs[@]}"; do
-  for s in $strategies; do
+# Strategy by strategy, in the order given: a run stopped early has the
+# first strategies on every bug.
+for s in $strategies; do
+  for b in "${bugs[@]}"; do
     for seed in $(seq 1 "$seeds"); do
       echo "$b $s $seed"
     done

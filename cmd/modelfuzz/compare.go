@@ -38,7 +38,11 @@ over fuzzing time (mean over runs with a min-max band), and the iterations
 to the first bug. The report compares --base (default model) against every
 other strategy: Mann-Whitney U (p-value) on final coverage, Vargha-Delaney
 A12 on final coverage and on the first-bug iteration (a run without a bug
-counts as budget + 1). Divergences from the model are not counted as bugs.
+counts as budget + 1), and the same per CPU second: final coverage per
+CPU second and the CPU seconds to the first bug (each campaign's user +
+system time from its process's rusage; with --stop-on-bug the CPU to its
+first bug, otherwise pro rata of its iterations). Divergences from the
+model are not counted as bugs.
 
 Line guidance needs the coverage build (make cover; run ./modelfuzz-cover
 compare ...).`,
@@ -48,7 +52,7 @@ compare ...).`,
 	fs := cmd.Flags()
 	c.System.Register(fs)
 	fs.StringVar(&c.Model, "model", "", "the TLA+ model measured in every campaign (model states), e.g. raft.tla")
-	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds) and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
+	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds), the model-seeded ones (model-pctcp, model-dpos) and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
 	fs.IntVar(&c.Runs, "runs", 5, "campaigns per strategy")
 	fs.Int64Var(&c.Iterations, "iterations", 2000, "iterations of every campaign")
 	fs.IntVar(&c.Parallel, "jobs", 2, "campaigns run at once (each campaign runs one system instance: run's --parallel 1)")

@@ -136,6 +136,7 @@ func TestKillingTheSidecarDuringACampaign(t *testing.T) {
 func TestModelErrorsAreOneLine(t *testing.T) {
 	tmp := t.TempDir()
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "model", "--iterations", "1"), "--strategy model needs a model: add --model (for this adapter: --model microbench.tla)")
+	oneLineError(t, modelfuzz(t, "run", "--strategy", "model-pctcp", "--iterations", "1"), "--strategy model-pctcp needs a model: add --model (for this adapter: --model microbench.tla)")
 	oneLineError(t, modelfuzz(t, "run", "--model", "nosuch.tla", "--iterations", "1", "--corpus", filepath.Join(tmp, "a")), "model nosuch.tla: no such file, and not an embedded model")
 	bad := filepath.Join(tmp, "Bad.tla")
 	require.NoError(t, os.WriteFile(bad, []byte("---- MODULE Bad ----\nVARIABLE x\nInit == x = \nNext == x' = x\n====\n"), 0o644))

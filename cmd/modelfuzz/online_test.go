@@ -76,9 +76,14 @@ func TestCompareWithOnlineStrategies(t *testing.T) {
 		Strategies []struct {
 			Name string `json:"name"`
 			Runs []struct {
-				FirstBug *int64 `json:"first_bug"`
+				FirstBug    *int64   `json:"first_bug"`
+				CPUSeconds  float64  `json:"cpu_seconds"`
+				FirstBugCPU *float64 `json:"first_bug_cpu_seconds"`
 			} `json:"runs"`
 		} `json:"strategies"`
+		Tests []struct {
+			Measure string `json:"measure"`
+		} `json:"tests"`
 	}
 	data, err := os.ReadFile(filepath.Join(out, "results.json"))
 	require.NoError(t, err)
@@ -86,12 +91,26 @@ func TestCompareWithOnlineStrategies(t *testing.T) {
 	require.Len(t, c.Strategies, 3)
 	for _, s := range c.Strategies {
 		require.Len(t, s.Runs, 2, s.Name)
+		for _, r := range s.Runs {
+			require.Greater(t, r.CPUSeconds, 0.0, "every campaign's CPU seconds, from its process's rusage")
+			// Stopped at its first bug: the CPU to it is the campaign's.
+			require.Equal(t, r.FirstBug != nil, r.FirstBugCPU != nil)
+			if r.FirstBugCPU != nil {
+				require.Equal(t, r.CPUSeconds, *r.FirstBugCPU)
+			}
+		}
 		if s.Name == "pctcp" {
 			for _, r := range s.Runs {
 				require.NotNil(t, r.FirstBug, "pctcp finds the shallow bug (n = 5) within 300 executions")
 			}
 		}
 	}
+	measures := map[string]bool{}
+	for _, x := range c.Tests {
+		measures[x.Measure] = true
+	}
+	require.True(t, measures["first bug"] && measures["first bug (CPU s)"] && measures["final traces per CPU s"], "%v", measures)
+	require.Contains(t, res.stdout, "median CPU")
 }
 
 // A continued online campaign keeps its own --faults; one stored before
@@ -123,4 +142,21 @@ func TestOnlineCampaignKeepsItsFaults(t *testing.T) {
 	res = run("--iterations", "60")
 	require.Equal(t, 0, res.code, res.stderr)
 	oneLineError(t, run("--iterations", "80", "--faults", "2"), "--faults -1 (not 2)")
+}
+
+// model-pctcp is model guidance whose fresh inputs PCTCP builds: it keeps
+// inputs by the model's states, reports PCTCP's quantities, finds the
+// micro-benchmark's bug, and its bug replays.
+func TestModelSeededStrategy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	res := modelfuzz(t, "run", "--model", "microbench.tla", "--tlc", "inproc", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+		"--strategy", "model-pctcp", "--iterations", "400", "--stop-on-bug", "--seed", "1", "--json", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	r := lastJSON(t, res.stdout)
+	require.Equal(t, "model-pctcp", r.Strategy)
+	require.Len(t, r.Bugs, 1)
+	require.Greater(t, r.CorpusSize, 0, "inputs that reach new model states are kept")
+	require.Contains(t, res.stdout, `"analysis n (events)"`)
+	a := modelfuzz(t, "replay", "--corpus", dir, "--original", r.Bugs[0].ID)
+	require.Equal(t, exitFailed, a.code, a.stderr)
 }

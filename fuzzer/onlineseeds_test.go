@@ -1,0 +1,100 @@
+package fuzzer_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/adapters/microbench"
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/fuzzer"
+	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// builtBy is an online strategy that remembers the inputs it built.
+type builtBy struct {
+	on   *guidance.Online
+	mu   sync.Mutex
+	runs int
+	ins  map[string]bool
+}
+
+func (b *builtBy) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	in, ex, err := b.on.Run(sys, r)
+	if err == nil {
+		b.mu.Lock()
+		b.runs++
+		b.ins[string(schedule.EncodeInput(in))] = true
+		b.mu.Unlock()
+	}
+	return in, ex, err
+}
+
+// onlineSeeded runs a trace-guided campaign whose fresh inputs PCTCP
+// builds, and returns its summary, the strategy and the corpus's inputs.
+func onlineSeeded(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *builtBy, []string, []uint64) {
+	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
+	require.NoError(t, err)
+	shape := schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2}
+	gen, err := schedule.NewGenerator(fac.Spec(), shape)
+	require.NoError(t, err)
+	p := guidance.OnlineParams{}
+	require.NoError(t, p.Defaults("model-pctcp", fac.Spec()))
+	on, err := guidance.NewOnline("model-pctcp", p, schedule.Harness{Shape: shape}, fac, 3)
+	require.NoError(t, err)
+	b := &builtBy{on: on, ins: map[string]bool{}}
+	st, err := corpus.Open(t.TempDir(), corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	opt := fuzzer.Options{Strategy: "model-pctcp", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
+		Online: b, OnlineSeeds: true,
+		Params: fuzzer.Params{Seed: 3, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: energy, FreshShare: 0.1, Pipeline: 4},
+		Limits: fuzzer.Limits{Iterations: 600, Parallel: parallel}}
+	f, err := fuzzer.New(opt, fac, gen, st)
+	require.NoError(t, err)
+	sum, err := f.Run(context.Background())
+	require.NoError(t, err)
+	snap, err := st.Load(100000)
+	require.NoError(t, err)
+	var ins []string
+	var parents []uint64
+	for _, rec := range snap.Inputs {
+		ins = append(ins, string(schedule.EncodeInput(rec.Input)))
+		parents = append(parents, rec.Parent)
+	}
+	return sum, b, ins, parents
+}
+
+// With OnlineSeeds, the online strategy builds the fresh inputs only:
+// every kept input without a parent is one it built, and the guide keeps
+// mutants of them too; the campaign is the same for every Parallel.
+func TestOnlineSeedsAreKeptAndMutated(t *testing.T) {
+	for _, energy := range []string{fuzzer.EnergyFixed, fuzzer.EnergyRare} {
+		t.Run(energy, func(t *testing.T) {
+			sum, b, ins, parents := onlineSeeded(t, energy, 1)
+			require.Greater(t, sum.CorpusSize, 0)
+			require.GreaterOrEqual(t, b.runs, 20, "the first population is built online")
+			require.Less(t, b.runs, 600, "the other iterations run mutants")
+			fresh, mutants := 0, 0
+			for i, in := range ins {
+				if parents[i] == 0 {
+					fresh++
+					require.True(t, b.ins[in], "a kept input without a parent was built by the online strategy")
+				} else {
+					mutants++
+				}
+			}
+			t.Logf("runs %d, corpus %d, fresh %d, mutants %d", b.runs, sum.CorpusSize, fresh, mutants)
+			require.Greater(t, fresh, 0)
+			require.Greater(t, mutants, 0, "kept online inputs are mutated")
+
+			sum2, _, ins2, _ := onlineSeeded(t, energy, 2)
+			require.Equal(t, sum.Coverage, sum2.Coverage)
+			require.Equal(t, ins, ins2, "the same campaign with two workers")
+		})
+	}
+}
