@@ -111,6 +111,9 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if err := c.onlineStrategy(&opt, fac, waypoints, modelStates); err != nil {
 		return err
 	}
+	if err := c.generateInputs(); err != nil {
+		return err
+	}
 	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
 	return err
 }
@@ -364,7 +367,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 		c.closers = append(c.closers, sm.Close)
 		opt.Measures = append(opt.Measures, sm)
-		if s.Strategy == "model" {
+		if modelGuided(s.Strategy) {
 			opt.Guide = sm
 		}
 	}
@@ -376,7 +379,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator, Spec: c.System.Spec()}
 		opt.Measures = append(opt.Measures, mm)
-		if s.Strategy == "model" {
+		if modelGuided(s.Strategy) {
 			opt.Guide = mm
 		}
 		for _, v := range splitList(s.ReferenceViews) {

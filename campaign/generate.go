@@ -11,6 +11,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/mapper"
 	"github.com/modelfuzz/modelfuzz/models"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
@@ -26,6 +27,10 @@ type GenerateOptions struct {
 	// Limit is the most targets tried on the system (0: all), shortest
 	// paths first.
 	Limit int
+	// Consts set constants of the search only, NAME=VALUE, after the
+	// campaign's: tighter bounds of the cfg's CONSTRAINT (MaxRequests=1).
+	// Keys are the campaign's only if the VIEW does not read them.
+	Consts []string
 }
 
 // GeneratedInput is one target, the schedule made for it and what the
@@ -35,8 +40,11 @@ type GeneratedInput struct {
 	Path    []schedule.ModelAction `json:"path"`
 	Input   *schedule.Input        `json:"input"`
 	Reached bool                   `json:"reached"`
-	Skipped []string               `json:"skipped,omitempty"` // the actions the system could not be made to take, and why
-	Closest *UnreachedDifference   `json:"closest,omitempty"` // unreached: the execution's state nearest the target
+	// New: the execution reached an abstract state the campaign lacked
+	// (its target or another).
+	New     bool                 `json:"new"`
+	Skipped []string             `json:"skipped,omitempty"` // the actions the system could not be made to take, and why
+	Closest *UnreachedDifference `json:"closest,omitempty"` // unreached: the execution's state nearest the target
 	// Failures are what the system's oracles and the campaign's model
 	// measure (divergences, model invariants) reported: bugs, as in a
 	// campaign.
@@ -118,7 +126,7 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 	for _, k := range snap.Coverage[guidance.MeasureModel] {
 		covered[k] = true
 	}
-	spec := models.Spec{Model: e.Settings.Model, Config: e.Settings.ModelConfig, Consts: e.Settings.ModelConsts}
+	spec := models.Spec{Model: e.Settings.Model, Config: e.Settings.ModelConfig, Consts: append(slices.Clone(e.Settings.ModelConsts), opt.Consts...)}
 	tr, err := models.Targets(spec, covered, models.SizeOptions{MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Workers: opt.Workers})
 	if err != nil {
 		return nil, fmt.Errorf("searching %s: %v", e.Settings.Model, err)
@@ -145,7 +153,7 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 		}
 		for _, k := range keys {
 			if !covered[k] {
-				newItems[k] = true
+				newItems[k], g.New = true, true
 			}
 		}
 		res.Tried++
@@ -372,4 +380,90 @@ func (e *Env) WriteGenerated(r *GenerateResult, dir string) error {
 		}
 	}
 	return nil
+}
+
+// StrategyGenerated is model guidance whose sessions start with the
+// inputs generated from the model's paths to what the corpus lacks.
+const StrategyGenerated = "generated"
+
+// The default bounds of strategy generated's search.
+const (
+	DefaultGenerateDepth  = 40
+	DefaultGenerateStates = 200000
+)
+
+// modelGuided reports whether strategy keeps the inputs that reach new
+// abstract states of the model.
+func modelGuided(strategy string) bool {
+	return strategy == "model" || strategy == StrategyGenerated
+}
+
+func (s *Settings) validateGenerate() error {
+	if s.GenerateDepth < 0 || s.GenerateStates < 0 {
+		return fmt.Errorf("--generate-depth and --generate-states must not be negative")
+	}
+	if (s.GenerateDepth > 0 || s.GenerateStates > 0 || len(s.GenerateConsts) > 0) && s.Strategy != StrategyGenerated {
+		return fmt.Errorf("--generate-depth, --generate-states and --generate-const are for --strategy %s, not %s", StrategyGenerated, s.Strategy)
+	}
+	return nil
+}
+
+// generateInputs runs, for strategy generated, the generation against
+// the corpus as it is (every state of the search is a target in a new
+// campaign) and stores the inputs that reached an abstract state the
+// corpus lacked, or found a failure, as imports: the loop runs them first
+// and keeps, as any input, those that reach new states, then mutates them.
+// The generation's executions count as iterations, so that the
+// campaign's iteration numbers (a bug's first iteration) include them.
+func (c *Campaign) generateInputs() error {
+	s := c.Settings
+	if s.Strategy != StrategyGenerated {
+		return nil
+	}
+	if c.mapper == nil {
+		return fmt.Errorf("--strategy %s needs a model with a mapper (not a trace spec)", StrategyGenerated)
+	}
+	sm, err := loadSimulator(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts})
+	if err != nil {
+		return err
+	}
+	e := &Env{Dir: s.CorpusDir, Store: c.Store, Settings: s, System: c.System, mapper: c.mapper, sim: sm}
+	opt := GenerateOptions{MaxDepth: s.GenerateDepth, MaxStates: s.GenerateStates, Consts: s.GenerateConsts}
+	if opt.MaxDepth == 0 {
+		opt.MaxDepth = DefaultGenerateDepth
+	}
+	if opt.MaxStates == 0 {
+		opt.MaxStates = DefaultGenerateStates
+	}
+	res, err := e.Generate(opt)
+	if err != nil {
+		return fmt.Errorf("--strategy %s: %v", StrategyGenerated, err)
+	}
+	snap, err := c.Store.Load(0)
+	if err != nil {
+		return err
+	}
+	cnt := snap.Counters
+	if cnt.NextInputID == 0 {
+		cnt.NextInputID = 1
+	}
+	cnt.Iterations += int64(res.Tried)
+	batch := &record.Batch{Counters: &cnt}
+	// Those that found failures first: the loop records them as bugs at
+	// once.
+	ins := slices.Clone(res.Inputs)
+	slices.SortStableFunc(ins, func(a, b *GeneratedInput) int { return min(len(b.Failures), 1) - min(len(a.Failures), 1) })
+	for _, g := range ins {
+		if !g.Reached && len(g.Failures) == 0 && !g.New {
+			continue
+		}
+		if err := g.Input.Validate(c.System.Spec()); err != nil {
+			continue // longer than an input may be
+		}
+		batch.Inputs = append(batch.Inputs, &record.InputRecord{ID: cnt.NextInputID, Source: "import", Input: g.Input})
+		cnt.NextInputID++
+	}
+	c.logger.Info("generated inputs", "targets", res.Targets, "executions", res.Tried, "reached", res.Reached,
+		"new_states", res.NewItems, "imported", len(batch.Inputs), "bugs", len(res.Bugs))
+	return c.Store.Commit(batch)
 }

@@ -65,6 +65,7 @@ campaign had not, for "modelfuzz corpus import". The corpus is not changed.`,
 	fs.Int64Var(&opt.MaxStates, "max-states", 0, "stop the search after this many distinct states")
 	fs.IntVar(&opt.Limit, "limit", 0, "run at most this many targets, shortest paths first (0: all)")
 	fs.IntVar(&opt.Workers, "workers", 0, "search workers (default: one per CPU)")
+	fs.StringArrayVar(&opt.Consts, "const", nil, "set a constant of the search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT; repeatable)")
 	fs.StringVar(&out, "out", "", "write the schedules that reached new states into this directory, one file each")
 	fs.BoolVar(&jsonOut, "json", false, "print the result as one JSON object")
 	return cmd
