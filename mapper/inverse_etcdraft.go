@@ -135,13 +135,51 @@ func (inv EtcdraftInverse) Steps(a schedule.ModelAction, round int, pending []sc
 		}
 	}
 	if best != nil {
-		return []schedule.Step{best.Step}, true, nil
+		return []schedule.Step{best.Step}, inv.appendDone(a, best, sends), nil
+	}
+	if round > 0 && a.Name == "HandleAppendRequest" {
+		return nil, true, nil // the entries came in as many messages as there were
 	}
 	// A heartbeat is what a leader sends on its ticks: ask for one.
 	if a.Name == "HandleAppendRequest" && round == 0 && roleOf(tr, j-1) == schedule.RoleLeader {
 		return []schedule.Step{{Process: j - 1, Action: schedule.Tick, N: 5}}, false, nil
 	}
 	return nil, false, fmt.Errorf("%s(%d, %d): the system has no %s from %d on its way to %d", a.Name, i, j, strings.Join(types, "/"), j, i)
+}
+
+// appendDone says whether delivering e takes the whole of a, an append
+// request: the library sends at most MaxSizePerMsg bytes of entries in one
+// MsgApp, so the entries the model hands over at once come in several
+// messages of the leader, delivered one per round (each the oldest of
+// the term still pending) until the last of a's entries is in.
+func (EtcdraftInverse) appendDone(a schedule.ModelAction, e *schedule.Enabled, sends map[int]*schedule.Event) bool {
+	ents, _ := a.Params["entries"].([]any)
+	prev, err := intParam(a, "prevLogIndex")
+	s := sends[e.ID]
+	if a.Name != "HandleAppendRequest" || e.Type != schedule.MsgApp || len(ents) == 0 || err != nil || s == nil {
+		return true
+	}
+	idx, _ := argInt(s, schedule.ArgIndex)
+	got := 0
+	for _, a := range s.Args {
+		if a.Key == schedule.ArgEntries {
+			got = countEntries(a.Str)
+		}
+	}
+	return int(idx)+got >= prev+len(ents)
+}
+
+// countEntries counts the entries of an entries arg, "term:data,..."
+// (data may hold commas; a term is digits before a colon).
+func countEntries(s string) int {
+	n := 0
+	for _, f := range strings.Split(s, ",") {
+		t, _, ok := strings.Cut(f, ":")
+		if _, err := strconv.Atoi(t); ok && err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // campaign makes server p+1 campaign: a timeout, and with PreVote the
