@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -61,6 +62,12 @@ type GeneratedBug struct {
 	Hits      int                  `json:"hits"`
 }
 
+// Cause is one reason why targets were not reached, and how many.
+type Cause struct {
+	Cause   string `json:"cause"`
+	Targets int    `json:"targets"`
+}
+
 // UnreachedDifference is how the model state an execution got nearest to
 // differs from its target: the variables whose values differ.
 type UnreachedDifference struct {
@@ -96,6 +103,10 @@ type GenerateResult struct {
 	Bugs   []GeneratedBug    `json:"bugs"`
 	Inputs []*GeneratedInput `json:"inputs"`
 	Groups []UnreachedGroup  `json:"unreached_groups"`
+	// Causes counts the unreached targets by the first action of their
+	// path the system could not be made to take, with why, its numbers
+	// left out ("all taken" when it took every one and got elsewhere).
+	Causes []Cause `json:"unreached_causes"`
 }
 
 // Generate turns the abstract states of the model that a search within
@@ -172,6 +183,7 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 	}
 	res.NewItems = len(newItems)
 	res.Groups = unreachedGroups(res.Inputs)
+	res.Causes = unreachedCauses(res.Inputs)
 	return res, nil
 }
 
@@ -299,6 +311,39 @@ func closestState(want map[string]string, states []sim.State) *UnreachedDifferen
 	return best
 }
 
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// unreachedCauses counts the unreached targets by cause, the commonest
+// first.
+func unreachedCauses(gs []*GeneratedInput) []Cause {
+	n := map[string]int{}
+	for _, g := range gs {
+		if g.Reached {
+			continue
+		}
+		c := "every action taken, and the system went elsewhere"
+		if len(g.Skipped) > 0 {
+			c = g.Skipped[0]
+			if _, rest, ok := strings.Cut(c, ": "); ok && strings.HasPrefix(c, "action ") {
+				c = rest
+			}
+			c = digits.ReplaceAllString(c, "N")
+		}
+		n[c]++
+	}
+	var out []Cause
+	for c, k := range n {
+		out = append(out, Cause{c, k})
+	}
+	slices.SortFunc(out, func(a, b Cause) int {
+		if a.Targets != b.Targets {
+			return b.Targets - a.Targets
+		}
+		return strings.Compare(a.Cause, b.Cause)
+	})
+	return out
+}
+
 // unreachedGroups groups the targets the system did not reach by the
 // variables in which its nearest state differs, the largest groups first.
 func unreachedGroups(gs []*GeneratedInput) []UnreachedGroup {
@@ -343,6 +388,10 @@ func (r *GenerateResult) Text() string {
 	fmt.Fprintf(&b, "abstract states new to the campaign that the schedules reached (targets or not): %d\n", r.NewItems)
 	if len(r.Groups) == 0 {
 		return b.String()
+	}
+	fmt.Fprintf(&b, "\nunreached targets by the first action the system could not be made to take:\n")
+	for _, c := range r.Causes {
+		fmt.Fprintf(&b, "  %5d  %s\n", c.Targets, c.Cause)
 	}
 	fmt.Fprintf(&b, "\nunreached targets by the variables in which the nearest state the schedule reached differs:\n")
 	for _, g := range r.Groups {
@@ -428,7 +477,8 @@ func (c *Campaign) generateInputs() error {
 		return err
 	}
 	e := &Env{Dir: s.CorpusDir, Store: c.Store, Settings: s, System: c.System, mapper: c.mapper, sim: sm}
-	opt := GenerateOptions{MaxDepth: s.GenerateDepth, MaxStates: s.GenerateStates, Consts: s.GenerateConsts}
+	// One worker: the paths, so the inputs, are the same on every run.
+	opt := GenerateOptions{MaxDepth: s.GenerateDepth, MaxStates: s.GenerateStates, Consts: s.GenerateConsts, Workers: 1}
 	if opt.MaxDepth == 0 {
 		opt.MaxDepth = DefaultGenerateDepth
 	}

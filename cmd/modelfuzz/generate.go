@@ -32,8 +32,8 @@ campaign had not, for "modelfuzz corpus import". The corpus is not changed.`,
 			if opt.MaxDepth < 1 && opt.MaxStates < 1 {
 				return fmt.Errorf("--max-depth or --max-states is required: the search of the model must be bounded")
 			}
-			if opt.MaxDepth < 0 || opt.MaxStates < 0 || opt.Limit < 0 || opt.Workers < 0 {
-				return fmt.Errorf("--max-depth, --max-states, --limit and --workers must not be negative")
+			if opt.MaxDepth < 0 || opt.MaxStates < 0 || opt.Limit < 0 || opt.Workers < 1 {
+				return fmt.Errorf("--max-depth, --max-states and --limit must not be negative, --workers at least 1")
 			}
 			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {
@@ -64,7 +64,7 @@ campaign had not, for "modelfuzz corpus import". The corpus is not changed.`,
 	fs.IntVar(&opt.MaxDepth, "max-depth", 0, "search the model's states within this many steps of an initial state")
 	fs.Int64Var(&opt.MaxStates, "max-states", 0, "stop the search after this many distinct states")
 	fs.IntVar(&opt.Limit, "limit", 0, "run at most this many targets, shortest paths first (0: all)")
-	fs.IntVar(&opt.Workers, "workers", 0, "search workers (default: one per CPU)")
+	fs.IntVar(&opt.Workers, "workers", 1, "search workers; with more than one the path found to a state may differ from run to run")
 	fs.StringArrayVar(&opt.Consts, "const", nil, "set a constant of the search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT; repeatable)")
 	fs.StringVar(&out, "out", "", "write the schedules that reached new states into this directory, one file each")
 	fs.BoolVar(&jsonOut, "json", false, "print the result as one JSON object")
