@@ -48,6 +48,14 @@ func roundTrip(t *testing.T, adapter, cfg string, spec models.Spec, depth int, o
 		followed++
 		acts, err := mp.Map(in, ex)
 		require.NoError(t, err)
+		if owned == nil {
+			// The system takes nothing by itself: the path is the
+			// execution's first actions, one for one.
+			require.GreaterOrEqual(t, len(acts), len(path))
+			for k, a := range path {
+				require.True(t, sameAction(acts[k], a), "%016x: action %d is %s, the path's %s", tg.Key, k, actionCall(acts[k]), actionCall(a))
+			}
+		}
 		k := 0
 		for _, a := range path {
 			if owned[a.Name] {
