@@ -62,3 +62,46 @@ func TestGenerateFromACampaign(t *testing.T) {
 	require.NotEqual(t, 0, res.code)
 	require.Contains(t, res.stderr, "without a model")
 }
+
+// --strategy generated: the session starts with the generated inputs,
+// whose executions count as iterations; the seeded bug is found by one
+// of them, run first. Its flags belong to it alone.
+func TestStrategyGenerated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "g")
+	res := modelfuzz(t, "run", "--adapter", "microbench", "--workers", "2", "--tasks", "3", "--inject", "flush-before-last",
+		"--model", "microbench.tla", "--tlc", "inproc", "--strategy", "generated", "--generate-depth", "30", "--generate-const", "MaxRequests=1",
+		"--iterations", "500", "--stop-on-bug", "--corpus", dir, "--minimize=false", "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var sum struct {
+		Strategy string `json:"strategy"`
+		Bugs     []struct {
+			Kind           string `json:"kind"`
+			FirstIteration int    `json:"first_iteration"`
+		} `json:"bugs"`
+	}
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
+	require.Equal(t, "generated", sum.Strategy)
+	require.Len(t, sum.Bugs, 1)
+	require.Equal(t, "panic", sum.Bugs[0].Kind)
+	// The generation's executions (one per abstract state of the search:
+	// a new campaign has reached none), then the first import: the bug's
+	// input.
+	var g struct{ Abstract int }
+	res = modelfuzz(t, "generate", "--corpus", filepath.Join(t.TempDir(), "none"), "--max-depth", "3")
+	require.NotEqual(t, 0, res.code)
+	fresh := filepath.Join(t.TempDir(), "f")
+	res = modelfuzz(t, "run", "--adapter", "microbench", "--workers", "2", "--tasks", "3", "--model", "microbench.tla", "--tlc", "inproc",
+		"--iterations", "1", "--corpus", fresh)
+	require.Equal(t, 0, res.code, res.stderr)
+	res = modelfuzz(t, "generate", "--corpus", fresh, "--max-depth", "30", "--const", "MaxRequests=1", "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &g))
+	require.Equal(t, g.Abstract+1, sum.Bugs[0].FirstIteration)
+
+	res = modelfuzz(t, "run", "--adapter", "microbench", "--model", "microbench.tla", "--strategy", "model", "--generate-depth", "5",
+		"--iterations", "5", "--corpus", filepath.Join(t.TempDir(), "x"))
+	require.NotEqual(t, 0, res.code)
+	require.Contains(t, res.stderr, "--strategy generated")
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(res.stderr), "\n")+1, "one line: %s", res.stderr)
+}
