@@ -97,6 +97,14 @@ func (inv EtcdraftInverse) Steps(a schedule.ModelAction, round int, pending []sc
 		}
 		return []schedule.Step{st}, true, nil
 	}
+	return inv.deliver(a, i, round, pending, tr)
+}
+
+// deliver is the step of a message handler of raft.tla at server i: the
+// delivery of the pending message of the handler's type from the sender,
+// of the action's term if one is.
+func (inv EtcdraftInverse) deliver(a schedule.ModelAction, i, round int, pending []schedule.Enabled, tr schedule.Trace) ([]schedule.Step, bool, error) {
+	p := i - 1
 	types, ok := etcdraftMsgs[a.Name]
 	if !ok {
 		return nil, false, fmt.Errorf("%s: no inverse (the generator does not make the system take it)", a.Name)

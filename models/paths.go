@@ -101,20 +101,9 @@ func Targets(s Spec, covered map[uint64]bool, opt SizeOptions) (*TargetsResult, 
 	ev := m.NewEvaluator()
 	ev.Quiet()
 	for _, f := range fresh {
-		t := Target{Key: f.key, State: map[string]string{}}
-		if len(f.path) == 0 {
-			return nil, fmt.Errorf("the path to abstract state %016x could not be rebuilt", f.key)
-		}
-		for k := 1; k < len(f.path); k++ {
-			a, err := stepAction(ev, f.path[k-1].Values, f.path[k].Values)
-			if err != nil {
-				return nil, fmt.Errorf("path to abstract state %016x, step %d: %v", f.key, k, err)
-			}
-			t.Path = append(t.Path, a)
-		}
-		last := f.path[len(f.path)-1]
-		for i, v := range last.Values {
-			t.State[last.Vars[i]] = v.String()
+		t, err := target(ev, f.key, f.path)
+		if err != nil {
+			return nil, err
 		}
 		out.Targets = append(out.Targets, t)
 	}
@@ -131,6 +120,26 @@ func Targets(s Spec, covered map[uint64]bool, opt SizeOptions) (*TargetsResult, 
 		return 0
 	})
 	return out, nil
+}
+
+// target is the abstract state key, reached by the states of path.
+func target(ev *tlc.Evaluator, key uint64, path []tlc.State) (Target, error) {
+	t := Target{Key: key, State: map[string]string{}}
+	if len(path) == 0 {
+		return t, fmt.Errorf("the path to abstract state %016x could not be rebuilt", key)
+	}
+	for k := 1; k < len(path); k++ {
+		a, err := stepAction(ev, path[k-1].Values, path[k].Values)
+		if err != nil {
+			return t, fmt.Errorf("path to abstract state %016x, step %d: %v", key, k, err)
+		}
+		t.Path = append(t.Path, a)
+	}
+	last := path[len(path)-1]
+	for i, v := range last.Values {
+		t.State[last.Vars[i]] = v.String()
+	}
+	return t, nil
 }
 
 // stepAction names the action that leads from s to t: the outermost
