@@ -112,6 +112,9 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if err := c.onlineStrategy(&opt, fac, waypoints, modelStates); err != nil {
 		return err
 	}
+	if err := c.generateInputs(); err != nil {
+		return err
+	}
 	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
 	return err
 }
@@ -367,7 +370,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 		c.closers = append(c.closers, sm.Close)
 		opt.Measures = append(opt.Measures, sm)
-		if s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy) {
+		if modelGuided(s.Strategy) {
 			opt.Guide = sm
 		}
 	}
@@ -390,7 +393,7 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 			mm.Timeout = 30 * time.Minute
 		}
 		opt.Measures = append(opt.Measures, mm)
-		if s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy) {
+		if modelGuided(s.Strategy) {
 			opt.Guide = mm
 		}
 		for _, v := range splitList(s.ReferenceViews) {

@@ -134,8 +134,8 @@ func (c *Comparison) validate() error {
 	if c.Waypoints != "" && c.Model == "" {
 		return fmt.Errorf("--waypoints needs --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
 	}
-	if seen["model"] && c.Model == "" {
-		return fmt.Errorf("strategy model needs --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
+	if (seen["model"] || seen[StrategyGenerated]) && c.Model == "" {
+		return fmt.Errorf("strategies model and generated need --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
 	}
 	if seen["line"] {
 		if !ad.LineCoverage {

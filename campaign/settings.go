@@ -51,7 +51,12 @@ type Settings struct {
 	// system's own, from its trace; "" means it) or "model" (the model's
 	// VIEW of the mapped execution).
 	RLState string `json:"rl_state,omitempty" flag:"rl-state"`
-	Created string `json:"created"` // RFC 3339, for people; never compared
+	// GenerateDepth and GenerateStates bound the model search of strategy
+	// generated in each session (how a session runs: not compared).
+	GenerateDepth  int      `json:"-"`
+	GenerateStates int64    `json:"-"`
+	GenerateConsts []string `json:"-"`
+	Created        string   `json:"created"` // RFC 3339, for people; never compared
 	// Tool is the modelfuzz that created the campaign (buildinfo), for
 	// people; never compared ("" in campaigns stored before it was kept).
 	Tool string `json:"tool,omitempty"`
@@ -98,7 +103,10 @@ type EngineSettings struct {
 // defaults.
 func (s *Settings) Register(fs *pflag.FlagSet) {
 	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos")
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos; or model guidance whose sessions start with inputs generated from the model: generated")
+	fs.IntVar(&s.GenerateDepth, "generate-depth", 0, "generated: search the model's states within this many steps for the inputs to generate (default 40)")
+	fs.Int64Var(&s.GenerateStates, "generate-states", 0, "generated: stop that search after this many distinct states (default 200000)")
+	fs.StringArrayVar(&s.GenerateConsts, "generate-const", nil, "generated: set a constant of that search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT, e.g. MaxRequests=1; repeatable)")
 	fs.IntVar(&s.Depth, "depth", 0, "pct, pctcp, dpos, tapct: the bug depth d (d-1 priority change points; default 3)")
 	fs.IntVar(&s.Timeouts, "timeouts", 0, "online strategies: election timeouts the harness may inject in one execution (default 6)")
 	fs.IntVar(&s.Faults, "faults", 0, "online and learning strategies: drops, duplicates, partitions (each then healed), leadership transfers, conf-changes, tick steps and holds of storage writes, of each, the harness may inject in one execution, within --actions (default 2 for the online strategies, none (-1) for the learning ones)")
@@ -248,8 +256,11 @@ func (s *Settings) Validate(given func(string) bool) error {
 	if _, err := guidance.LookupStrategy(s.Strategy); err != nil {
 		return fmt.Errorf("unknown --strategy %q (known: %s)", s.Strategy, guidance.StrategyNames())
 	}
-	if (s.Strategy == "model" || guidance.IsModelSeeded(s.Strategy)) && s.Model == "" {
+	if modelGuided(s.Strategy) && s.Model == "" {
 		return fmt.Errorf("--strategy %s needs a model: add --model (for this adapter: --model %s)", s.Strategy, ModelHint(s.System.Adapter))
+	}
+	if err := s.validateGenerate(); err != nil {
+		return err
 	}
 	switch m := s.Engine.Mode; {
 	case m == "subprocess" || m == "inproc" || m == "java" || m == "diff":

@@ -15,6 +15,7 @@ type Strategy struct {
 // command line lists them.
 var Strategies = []Strategy{
 	{"model", "new abstract states of the TLA+ model (the ModelFuzz algorithm)"},
+	{"generated", "model, after the inputs generated from the model's paths to the abstract states the corpus lacks (modelfuzz generate) ran first in each session"},
 	{"line", "new source lines of the system under test (Go coverage counters; needs make cover)"},
 	{"trace", "new classes of the happens-before partial order (Mazurkiewicz traces)"},
 	{"random", "no guidance: every input is random or a mutant of a random input"},

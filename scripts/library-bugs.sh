@@ -40,7 +40,9 @@
 #               iteration at which each kind of failure (spec-divergence,
 #               divergence, model-invariant, safety, panic, ...) showed.
 #   ENERGY      the guided campaigns' --energy (fixed or rare; default: run's)
-#   MODEL_CONFIG  the model strategy's --model-config (e.g. raft_reads.cfg;
+#   GENERATE_FLAGS  flags of strategy generated (model guidance after the
+#               inputs generated from raft.tla's paths), e.g. "--generate-depth 8"
+#   MODEL_CONFIG  the model and generated strategies' --model-config (e.g. raft_reads.cfg;
 #               default raft.tla's own raft.cfg)
 #   RUN_FLAGS   flags added to every campaign (e.g. "--exec-timeout 60s"
 #               on a loaded machine, where the default 10 s of wall time
@@ -93,7 +95,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos generated)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -136,6 +138,7 @@ run() {
   bin=$d/modelfuzz
   case $s in
     model|model-pctcp|model-dpos) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
+    generated) read -r -a args <<<"--model raft.tla --tlc inproc --strategy generated ${MODEL_CONFIG:+--model-config $MODEL_CONFIG} ${GENERATE_FLAGS:-}" ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;
     line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
     pct|pctcp|pos|dpos|tapct|rounds) read -r -a args <<<"--adapter etcdraft --strategy $s ${online_flags}" ;;

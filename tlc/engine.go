@@ -26,7 +26,14 @@ type (
 	SimResult = check.SimResult
 	// Simulator simulates given sequences of actions.
 	Simulator = sim.Simulator
+	// Call is an action operator's call with its arguments
+	// (Evaluator.StepCalls).
+	Call = eval.Call
 )
+
+// JSONValue is v as the simulator's actions take their parameters:
+// numbers, strings, booleans, arrays for tuples, objects for records.
+func JSONValue(v Value) (any, error) { return value.ToJSONValue(v) }
 
 // ExitSuccess is the exit code (TLC's) of a check that found no error:
 // Result.ExitCode of a success.

@@ -226,3 +226,43 @@ func trimParens(s string) string {
 	}
 	return s
 }
+
+// Call is one action operator's call: its name, formal parameters and
+// the arguments it was called with.
+type Call struct {
+	Name   string
+	Params []string
+	Args   []value.Value
+}
+
+// StepCalls finds the first successor of s under Next, in the engine's
+// order, that equals t, and returns the action operators being called
+// when it was produced, outermost first (Next's own definitions
+// included): which action, with which arguments, leads from s to t.
+// found is false when no successor of s is t.
+func (ev *Evaluator) StepCalls(s, t []value.Value) (calls []Call, found bool, err error) {
+	c := ev.c
+	p := &probe{by: map[*def]*ActionProbe{}}
+	c.probe = p
+	defer func() { c.probe = nil }()
+	errFound := fmt.Errorf("found")
+	err = ev.Next(s, func(u []value.Value) error {
+		for j := range u {
+			if eq, err := value.Equal(u[j], t[j]); err != nil || !eq {
+				return err
+			}
+		}
+		for _, f := range p.stack {
+			cl := Call{Name: f.d.name, Args: slices.Clone(f.args)}
+			for _, q := range f.d.params {
+				cl.Params = append(cl.Params, q.Name)
+			}
+			calls = append(calls, cl)
+		}
+		return errFound
+	})
+	if err == errFound {
+		return calls, true, nil
+	}
+	return nil, false, err
+}
