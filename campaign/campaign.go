@@ -111,7 +111,13 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if err := c.onlineStrategy(&opt, fac, waypoints, modelStates); err != nil {
 		return err
 	}
-	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
+	var store record.Store = c.Store
+	if s.Join != "" {
+		if store, err = c.joinHub(&opt); err != nil {
+			return err
+		}
+	}
+	c.fz, err = fuzzer.New(opt, fac, gen, store)
 	return err
 }
 
