@@ -77,6 +77,9 @@ func embedded(opt ServerOptions) (*server.Server, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("a hub needs --dir, its campaign directory, or --nats, an existing cluster")
 	}
+	if p == 0 {
+		p = server.RANDOM_PORT // NATS reads 0 as its default port
+	}
 	store := filepath.Join(opt.Dir, "jetstream")
 	if err := os.MkdirAll(store, 0o755); err != nil {
 		return nil, fmt.Errorf("hub directory: %v", err)

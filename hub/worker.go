@@ -33,6 +33,10 @@ type JoinOptions struct {
 	Logf  func(format string, args ...any)
 }
 
+// joinWait is how long a worker waits for a hub it cannot reach when it
+// joins (a hub being restarted).
+const joinWait = time.Minute
+
 // opTimeout bounds one request to the hub: past it, the worker goes on
 // locally and tries again later.
 const opTimeout = 5 * time.Second
@@ -83,6 +87,12 @@ func Join(opt JoinOptions) (*Worker, error) {
 		opt.Logf = func(string, ...any) {}
 	}
 	nc, err := connect(opt.URL, "modelfuzz-worker-"+opt.Name)
+	// A hub restarting is waited for, a while.
+	for deadline := time.Now().Add(joinWait); err != nil && time.Now().Before(deadline); {
+		opt.Logf("hub %s: cannot connect (%v); trying again for %s", opt.URL, err, time.Until(deadline).Round(time.Second))
+		time.Sleep(2 * time.Second)
+		nc, err = connect(opt.URL, "modelfuzz-worker-"+opt.Name)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/hub"
+)
+
+// hubProc is a hub or worker process of a test.
+type hubProc struct {
+	cmd  *exec.Cmd
+	errb *bytes.Buffer
+}
+
+func startProc(t *testing.T, args ...string) *hubProc {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	p := &hubProc{cmd: cmd, errb: &errb}
+	return p
+}
+
+// startHub starts a hub on dir at listen and returns its URL.
+func startHub(t *testing.T, dir, listen string) (*hubProc, string) {
+	t.Helper()
+	p := startProc(t, "hub", "--dir", dir, "--listen", listen)
+	out, err := p.cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "the hub printed nothing: %s", p.errb)
+	url := regexp.MustCompile(`nats://\S+`).FindString(line)
+	require.NotEmpty(t, url, line)
+	return p, url
+}
+
+func (p *hubProc) kill(t *testing.T) {
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
+	_ = p.cmd.Wait()
+}
+
+// published is what a hub holds: inputs by worker and id, coverage items
+// by measure, bugs by signature with their reproducers' lengths.
+type published struct {
+	inputs map[string]string
+	cov    map[string]int
+	bugs   map[string]int
+}
+
+func readHub(t *testing.T, url string) published {
+	t.Helper()
+	cl, err := hub.Open(url)
+	require.NoError(t, err)
+	defer cl.Close()
+	p := published{inputs: map[string]string{}, bugs: map[string]int{}}
+	require.NoError(t, cl.Scan("input", func(data []byte, _ time.Time) error {
+		var in hub.Input
+		require.NoError(t, json.Unmarshal(data, &in))
+		p.inputs[fmt.Sprintf("%s/%d", in.Worker, in.ID)] = string(data)
+		return nil
+	}))
+	p.cov, _, _, err = cl.Coverage()
+	require.NoError(t, err)
+	bugs, err := cl.Bugs()
+	require.NoError(t, err)
+	for _, b := range bugs {
+		require.NotContains(t, p.bugs, b.Signature, "bug %s listed twice", b.ID)
+		require.NotNil(t, b.Input, "bug %s without its input", b.ID)
+		p.bugs[b.Signature] = b.Input.Len()
+	}
+	return p
+}
+
+// newFrom says whether after holds an input of worker that before lacks.
+func newFrom(after, before published, worker string) bool {
+	for k := range after.inputs {
+		if _, ok := before.inputs[k]; !ok && strings.HasPrefix(k, worker+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// contains checks that nothing of before is missing from after.
+func (after published) contains(t *testing.T, before published, when string) {
+	t.Helper()
+	for k, v := range before.inputs {
+		require.Equal(t, v, after.inputs[k], "%s: input %s lost or changed", when, k)
+	}
+	for m, n := range before.cov {
+		require.GreaterOrEqual(t, after.cov[m], n, "%s: %s coverage shrank", when, m)
+	}
+	for sig := range before.bugs {
+		require.Contains(t, after.bugs, sig, "%s: bug lost", when)
+	}
+}
+
+// A hub and two workers as processes: a worker killed with SIGKILL and the
+// hub killed with SIGKILL lose nothing they had published; the campaign
+// goes on after each restart (the workers meanwhile work locally); in the
+// end every bug of every worker's corpus is at the hub, once.
+func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
+	tmp := t.TempDir()
+	hubDir := filepath.Join(tmp, "hub")
+	h, url := startHub(t, hubDir, "127.0.0.1:0")
+	defer func() { _ = h.cmd.Process.Kill() }()
+	listen := strings.TrimPrefix(url, "nats://")
+	worker := func(name string) *hubProc {
+		p := startProc(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+			"--strategy", "trace", "--seed", "1", "--corpus", filepath.Join(tmp, name), "--log-level", "error", "--parallel", "1",
+			"--stats-every", "200ms", "--duration", "5m", "--join", url, "--worker", name)
+		require.NoError(t, p.cmd.Start())
+		return p
+	}
+	a, b := worker("a"), worker("b")
+	defer func() { _ = a.cmd.Process.Kill(); _ = b.cmd.Process.Kill() }()
+	// grows waits until each worker published something new.
+	grows := func(than published, what string) published {
+		var cur published
+		require.Eventually(t, func() bool {
+			cur = readHub(t, url)
+			return len(cur.bugs) > 0 && newFrom(cur, than, "a") && newFrom(cur, than, "b")
+		}, 3*time.Minute, 200*time.Millisecond, "%s: nothing new at the hub: a: %s b: %s", what, a.errb, b.errb)
+		return cur
+	}
+	before := grows(published{}, "start")
+
+	a.kill(t)
+	afterKill := readHub(t, url)
+	afterKill.contains(t, before, "worker a killed")
+	a = worker("a")
+	grows(afterKill, "worker a restarted")
+
+	beforeHubKill := readHub(t, url)
+	h.kill(t)
+	time.Sleep(time.Second) // the workers go on alone meanwhile
+	h, _ = startHub(t, hubDir, listen)
+	afterHubKill := readHub(t, url)
+	afterHubKill.contains(t, beforeHubKill, "hub killed")
+	grows(afterHubKill, "hub restarted")
+
+	for i, p := range []*hubProc{a, b} {
+		require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
+		require.NoError(t, p.cmd.Wait(), "worker %d: %s", i, p.errb)
+	}
+	final := readHub(t, url)
+	for _, name := range []string{"a", "b"} {
+		st, err := corpus.Open(filepath.Join(tmp, name), corpus.Options{MustExist: true, ReadOnly: true})
+		require.NoError(t, err)
+		bugs, err := st.Bugs()
+		st.Close()
+		require.NoError(t, err)
+		for _, bug := range bugs {
+			require.Contains(t, final.bugs, bug.Signature, "worker %s's bug %s is not at the hub", name, bug.ID)
+		}
+	}
+	res := modelfuzz(t, "bugs", "--hub", url)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "a:")
+}
