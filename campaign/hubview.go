@@ -265,3 +265,36 @@ func (p *HubPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Close closes the page's connection to the hub.
 func (p *HubPage) Close() { p.Client.Close() }
+
+// HubSummaryText says what the hub's campaign reached: its union coverage,
+// its workers' iterations and its bugs.
+func HubSummaryText(cl *hub.Client) (string, error) {
+	cov, _, _, err := cl.Coverage()
+	if err != nil {
+		return "", err
+	}
+	workers, err := cl.Workers()
+	if err != nil {
+		return "", err
+	}
+	bugs, err := cl.Bugs()
+	if err != nil {
+		return "", err
+	}
+	var iters int64
+	var names []string
+	for _, w := range workers {
+		if w.Stats != nil {
+			iters += w.Stats.Iterations
+			names = append(names, fmt.Sprintf("%s %d", w.Name, w.Stats.Iterations))
+		}
+	}
+	n := 0
+	for _, b := range bugs {
+		if b.Known == "" {
+			n++
+		}
+	}
+	return fmt.Sprintf("union coverage: %s\nworkers: %d, %d iterations (%s)\nbugs: %d, known disagreements: %d\n",
+		CoverageText(cov), len(workers), iters, strings.Join(names, ", "), n, len(bugs)-n), nil
+}

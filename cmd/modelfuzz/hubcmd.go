@@ -18,17 +18,13 @@ func newHubCmd() *cobra.Command {
 		Use:   "hub --dir DIR [--listen HOST:PORT] | --nats URL",
 		Short: "Hold one campaign's shared state for workers on many machines (NATS JetStream)",
 		Long: `Hold the shared state of one campaign whose workers ("modelfuzz run
---join URL") run on many machines: the campaign's settings, the inputs that
-reached new coverage, the coverage items, the bugs (one a signature, with
-each worker's hits and one minimized reproducer) and each worker's stats.
-
-By default the hub embeds a NATS server with JetStream, listening on
---listen, with its file store in --dir (a kill -9 loses nothing it
-acknowledged; started again on the same --dir it goes on). With --nats it
-uses an existing NATS cluster with JetStream instead (replicated with
---replicas) and embeds nothing. --http serves a page of the whole
-campaign. It runs until SIGINT or SIGTERM. docs/distributed.md shows the
-commands for several machines and a Kubernetes example.`,
+--join URL") run on many machines: its settings, the inputs that reached new
+coverage, the coverage items, the bugs (one a signature, each worker's hits,
+one minimized reproducer) and each worker's stats. It embeds a NATS server
+with JetStream on --listen, its file store in --dir (started again on the
+same --dir, it goes on), or uses an existing cluster (--nats). It runs
+until SIGINT or SIGTERM, then prints the union coverage, the workers'
+iterations and the bugs. docs/distributed.md shows deployments.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger, err := cmdline.NewLogger(logLevel)
@@ -60,7 +56,11 @@ commands for several machines and a Kubernetes example.`,
 			ctx, stop := signalContext(logger, newProgress(os.Stderr, logger))
 			defer stop()
 			<-ctx.Done()
-			return nil
+			return withHub(h.URL(), func(cl *hub.Client) error {
+				text, err := campaign.HubSummaryText(cl)
+				fmt.Fprint(cmd.OutOrStdout(), text)
+				return err
+			})
 		},
 	}
 	fs := cmd.Flags()
