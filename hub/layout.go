@@ -25,8 +25,13 @@ import (
 //	settings           the campaign's stored settings (campaign.Settings, JSON), set by the first worker
 //	bug.<sha256[:16]>  a Bug, one per signature (known disagreements too)
 //	next.B, next.K     the last bug (B) and known-disagreement (K) number given
-//	worker.<name>      a Worker: the worker's last status
+//	worker.<name>      a WorkerStatus: the worker's last status
+//
+// Outside the stream, a running worker answers requests on
+// modelfuzz-alive.<worker> with its WorkerStatus: a second worker of the
+// same name is refused while the first runs.
 const (
+	aliveSubject = "modelfuzz-alive."
 	StreamName   = "MODELFUZZ"
 	Bucket       = "modelfuzz"
 	subjectRoot  = "modelfuzz"

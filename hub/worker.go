@@ -133,22 +133,24 @@ func (w *Worker) join() error {
 	return w.catchUp(ctx)
 }
 
-// register refuses a running worker of the same name elsewhere (another
-// host or corpus; on the same corpus, the corpus's lock keeps a second
-// process out) and records this one.
+// register refuses a second running worker of the same name (any
+// worker answers on its own subject while it runs: a worker killed answers
+// no more, so that it can be restarted at once, here or elsewhere) and
+// records this one.
 func (w *Worker) register(ctx context.Context) error {
-	host, _ := os.Hostname()
-	if e, err := w.kv.Get(ctx, workerKey(w.opt.Name)); err == nil {
+	subject := aliveSubject + w.opt.Name
+	if m, err := w.nc.Request(subject, nil, time.Second); err == nil {
 		var old WorkerStatus
-		if json.Unmarshal(e.Value(), &old) == nil && (old.Host != host || old.Corpus != w.opt.Corpus) {
-			if t, err := time.Parse(time.RFC3339, old.Updated); err == nil && time.Since(t) < time.Minute {
-				return fmt.Errorf("hub %s: a worker named %s ran %s ago on %s with corpus %s; give this one another --worker name",
-					w.opt.URL, w.opt.Name, time.Since(t).Round(time.Second), old.Host, old.Corpus)
-			}
-		}
+		_ = json.Unmarshal(m.Data, &old)
+		return fmt.Errorf("hub %s: a worker named %s is running (on %s, pid %d, corpus %s); give this one another --worker name",
+			w.opt.URL, w.opt.Name, old.Host, old.PID, old.Corpus)
 	}
+	host, _ := os.Hostname()
 	w.status = WorkerStatus{Name: w.opt.Name, Host: host, PID: os.Getpid(), Corpus: w.opt.Corpus, Joined: now(), Updated: now()}
 	data, _ := json.Marshal(&w.status)
+	if _, err := w.nc.Subscribe(subject, func(m *nats.Msg) { _ = m.Respond(data) }); err != nil {
+		return fmt.Errorf("hub %s: %v", w.opt.URL, err)
+	}
 	if _, err := w.kv.Put(ctx, workerKey(w.opt.Name), data); err != nil {
 		return fmt.Errorf("hub %s: %v", w.opt.URL, err)
 	}
