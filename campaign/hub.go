@@ -18,7 +18,7 @@ import (
 // leaveWait is how long a worker that stops waits for the hub to take
 // what it has not published yet (the rest is published when it joins
 // again).
-const leaveWait = 10 * time.Second
+const leaveWait = 30 * time.Second
 
 // joinHub makes this campaign a worker of the hub's (--join): its settings
 // must be the hub campaign's; what it commits is published, what the
@@ -50,7 +50,8 @@ func (c *Campaign) joinHub(opt *fuzzer.Options) (record.Store, error) {
 		return nil, err
 	}
 	w, err := hub.Join(hub.JoinOptions{URL: s.Join, Name: name, Corpus: dir, Settings: settings,
-		Check: func(stored []byte) error { return checkHubSettings(stored, s) }, Logf: opt.Logf})
+		Check: func(stored []byte) error { return checkHubSettings(stored, s) }, Logf: opt.Logf,
+		Warnf: func(format string, args ...any) { c.logger.Warn(fmt.Sprintf(format, args...)) }})
 	if err != nil {
 		return nil, err
 	}

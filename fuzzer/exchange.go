@@ -52,7 +52,10 @@ func (f *Fuzzer) absorb() {
 			continue // another system's input cannot run here; the settings check keeps these out
 		}
 		if f.rare() {
-			f.addEntry(r, &entry{in: rec.Input, items: rec.GuideItems})
+			// Counted as chosen once: the campaign that found it mutates
+			// it first, the others after their own new inputs, rather
+			// than all of them at once.
+			f.addEntry(r, &entry{in: rec.Input, items: rec.GuideItems, chosen: 1})
 			continue
 		}
 		for k := 0; k < max(1, len(rec.GuideItems))*f.opt.Mutations; k++ {

@@ -31,6 +31,9 @@ type JoinOptions struct {
 	// error names the first difference.
 	Check func(stored []byte) error
 	Logf  func(format string, args ...any)
+	// Warnf, when set, reports what the worker could not publish when it
+	// left (Logf otherwise).
+	Warnf func(format string, args ...any)
 }
 
 // joinWait is how long a worker waits for a hub it cannot reach when it
@@ -85,6 +88,9 @@ func Join(opt JoinOptions) (*Worker, error) {
 	}
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
+	}
+	if opt.Warnf == nil {
+		opt.Warnf = opt.Logf
 	}
 	nc, err := connect(opt.URL, "modelfuzz-worker-"+opt.Name)
 	// A hub restarting is waited for, a while.
@@ -412,9 +418,15 @@ func (w *Worker) send() {
 			<-w.wake
 			continue
 		}
-		p := w.out[0]
+		// A run of stream messages goes out at once, acknowledged
+		// together; a bug or a status alone.
+		n := 1
+		for n < len(w.out) && n < maxBurst && w.out[0].subject != "" && w.out[n].subject != "" {
+			n++
+		}
+		burst := append([]pub(nil), w.out[:n]...)
 		w.mu.Unlock()
-		if err := w.publish(p); err != nil {
+		if err := w.publish(burst); err != nil {
 			w.mu.Lock()
 			closing := w.closing
 			w.mu.Unlock()
@@ -436,25 +448,46 @@ func (w *Worker) send() {
 			w.opt.Logf("hub %s reached again: publishing what was found meanwhile", w.opt.URL)
 		}
 		w.mu.Lock()
-		w.out[0] = pub{}
-		w.out = w.out[1:]
+		clear(w.out[:n])
+		w.out = w.out[n:]
 		w.mu.Unlock()
 	}
 }
 
-func (w *Worker) publish(p pub) error {
+// maxBurst is the most stream messages in flight at once.
+const maxBurst = 256
+
+// publish publishes a bug, a status, or a run of stream messages (all of
+// them acknowledged, or an error: a retry publishes them again, and
+// JetStream drops the copies by their ids).
+func (w *Worker) publish(ps []pub) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	switch {
+	switch p := ps[0]; {
 	case p.bug != nil:
 		return w.upsertBug(ctx, p.bug)
 	case p.status != nil:
 		_, err := w.kv.Put(ctx, workerKey(w.opt.Name), p.status)
 		return err
-	default:
-		_, err := w.js.Publish(ctx, p.subject, p.data, jetstream.WithMsgID(p.id))
-		return err
 	}
+	acks := make([]jetstream.PubAckFuture, 0, len(ps))
+	for _, p := range ps {
+		f, err := w.js.PublishAsync(p.subject, p.data, jetstream.WithMsgID(p.id))
+		if err != nil {
+			return err
+		}
+		acks = append(acks, f)
+	}
+	for _, f := range acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // Unpublished is how many records are still to be published.
@@ -480,7 +513,7 @@ func (w *Worker) Close(wait time.Duration) {
 	case <-time.After(wait):
 	}
 	if n := w.Unpublished(); n > 0 {
-		w.opt.Logf("hub %s: %d record(s) not published; they will be when this worker joins again", w.opt.URL, n)
+		w.opt.Warnf("hub %s: %d record(s) not published; they will be when this worker joins again", w.opt.URL, n)
 	}
 	w.iter.Stop()
 	w.nc.Close()

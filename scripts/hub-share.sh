@@ -34,7 +34,7 @@ for seed in $SEEDS; do
 	pids=()
 	for w in a b c; do
 		/usr/bin/time -f '%U %S' -o "$TMP/$w.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations $((N / 3)) \
-			--corpus "$TMP/$w-$seed" --join "$url" --worker "$w" >/dev/null &
+			--corpus "$TMP/$w-$seed" --join "$url" --worker "$w" --log-level warn >/dev/null 2>"$TMP/$w.err" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
@@ -43,5 +43,6 @@ for seed in $SEEDS; do
 	union=$(grep 'union coverage' "$TMP/hub.out" | sed 's/union coverage: //')
 	echo "seed $seed: one worker, $N executions: $one ($(cpu "$TMP/one.time") CPU-s)"
 	echo "seed $seed: three workers, $((N / 3)) each: union $union ($(cpu "$TMP"/[abc].time) CPU-s); $(grep workers: "$TMP/hub.out")"
+	cat "$TMP"/[abc].err
 done
 echo "load: $(uptime)"
