@@ -230,3 +230,21 @@ func TestStartRefusesBadPlaces(t *testing.T) {
 	require.Error(t, err)
 	require.False(t, errors.Is(err, nil))
 }
+
+// A hub on an existing NATS (--nats): nothing embedded, the same campaign.
+func TestHubOnAnExistingServer(t *testing.T) {
+	nats := startHub(t, t.TempDir(), "127.0.0.1:0") // stands for a NATS cluster
+	defer nats.Close()
+	h, err := Start(ServerOptions{URL: nats.URL()})
+	require.NoError(t, err)
+	defer h.Close()
+	require.Equal(t, nats.URL(), h.URL())
+	w, err := join(t, h.URL(), "a", "/c/a", `{}`)
+	require.NoError(t, err)
+	defer w.Close(time.Second)
+	cl, err := h.Client()
+	require.NoError(t, err)
+	settings, err := cl.Settings()
+	require.NoError(t, err)
+	require.Equal(t, "{}", string(settings))
+}

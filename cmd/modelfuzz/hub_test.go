@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -171,4 +172,20 @@ func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
 	res := modelfuzz(t, "bugs", "--hub", url)
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, "a:")
+
+	// The whole campaign, read at the hub: its report and its export,
+	// which replays on the campaign's system.
+	page := filepath.Join(tmp, "hub.html")
+	res = modelfuzz(t, "report", "--hub", url, "--out", page)
+	require.Equal(t, 0, res.code, res.stderr)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	require.Contains(t, string(html), "worker a")
+	require.Contains(t, string(html), "union coverage")
+	out := filepath.Join(tmp, "export")
+	res = modelfuzz(t, "corpus", "export", "--hub", url, "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("exported %d inputs and %d bugs", len(final.inputs), len(final.bugs)))
+	res = modelfuzz(t, "replay", filepath.Join(out, "bugs", "B1.json"))
+	require.Equal(t, 3, res.code, "the hub's first bug does not reproduce: %s", res.stderr)
 }
