@@ -221,7 +221,13 @@ func hubPlots(cp *report.Campaign, series []hub.Point) error {
 	}
 	t0 := series[0].Time
 	pts := map[string][]report.XY{}
-	for _, p := range series {
+	// At most about maxPoints points a plot, the last always.
+	const maxPoints = 1000
+	step := max(1, len(series)/maxPoints)
+	for i, p := range series {
+		if i%step != 0 && i != len(series)-1 {
+			continue
+		}
 		for m, v := range p.Coverage {
 			pts[m] = append(pts[m], report.XY{X: p.Time.Sub(t0).Minutes(), Y: float64(v)})
 		}

@@ -86,7 +86,7 @@ func (c *Client) Bugs() ([]*Bug, error) {
 		if err := json.Unmarshal(data, &b); err != nil {
 			return err
 		}
-		if b.Kind != "" { // a claim not yet filled in by its worker's record
+		if b.Kind != "" && b.ID != "" { // not a claim waiting for its worker's record
 			bugs = append(bugs, &b)
 		}
 		return nil

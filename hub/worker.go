@@ -270,10 +270,8 @@ func (w *Worker) Claim(signature string) bool {
 	for range 10 {
 		e, err := w.kv.Get(ctx, bugKey(signature))
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			// Numbered when the worker's record of it arrives (upsertBug).
 			b := &Bug{Signature: signature, Owner: w.opt.Name, Found: now(), Hits: map[string]int64{}}
-			if b.ID, err = w.nextID(ctx, "B"); err != nil {
-				break
-			}
 			data, _ := json.Marshal(b)
 			if _, err = w.kv.Create(ctx, bugKey(signature), data); errors.Is(err, jetstream.ErrKeyExists) {
 				continue
@@ -327,20 +325,14 @@ func (w *Worker) nextID(ctx context.Context, prefix string) (string, error) {
 // upsertBug merges a worker's record of a bug into the hub's.
 func (w *Worker) upsertBug(ctx context.Context, rec *record.BugRecord) error {
 	key := bugKey(rec.Signature)
+	id := ""
 	for {
 		e, err := w.kv.Get(ctx, key)
 		var b Bug
 		var rev uint64
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
-			prefix := "B"
-			if rec.Known != "" {
-				prefix = "K"
-			}
 			b = Bug{Owner: w.opt.Name, Found: now()}
-			if b.ID, err = w.nextID(ctx, prefix); err != nil {
-				return err
-			}
 		case err != nil:
 			return err
 		default:
@@ -348,6 +340,20 @@ func (w *Worker) upsertBug(ctx context.Context, rec *record.BugRecord) error {
 				return fmt.Errorf("bug %s at the hub: %v", key, err)
 			}
 			rev = e.Revision()
+		}
+		if b.ID == "" {
+			// The number is taken once and kept across retries: a
+			// number is lost only when two workers number one bug at once.
+			if id == "" {
+				prefix := "B"
+				if rec.Known != "" {
+					prefix = "K"
+				}
+				if id, err = w.nextID(ctx, prefix); err != nil {
+					return err
+				}
+			}
+			b.ID = id
 		}
 		mergeBug(&b, rec, w.opt.Name)
 		data, err := json.Marshal(&b)
