@@ -33,6 +33,9 @@ const (
 // Options configure a check.
 type Options struct {
 	Workers int // 0: one per CPU
+	// InitStart, when set, is called when the search starts computing the
+	// initial states (not when it recovers from a checkpoint).
+	InitStart func()
 	// InitDone, when set, is called once the initial states are computed
 	// (TLC prints "Finished computing initial states").
 	InitDone func(Progress)
@@ -79,6 +82,21 @@ type Options struct {
 	// TLC's single worker does: what the spec reads of the running search
 	// (TLCGet("queue")) is then TLC's.
 	Ordered bool
+	// Live, when set, is told of the check of the temporal properties
+	// (CheckWithProperties), for the lines TLC prints of it.
+	Live LiveReporter
+}
+
+// LiveReporter is told of the phases of the check of the temporal
+// properties, as TLC prints them.
+type LiveReporter interface {
+	// Branches is called before the search with the number of problems
+	// the check solves (TLC's "satisfiability problem has N branches").
+	Branches(n int)
+	// Checking is called after a complete search, before the properties
+	// are checked on its state graph: branches problems on a graph of
+	// nodes states each, the search's counts in p.
+	Checking(branches int, nodes int64, p Progress)
 }
 
 // Observer sees the state graph as the search builds it, from several
@@ -213,6 +231,11 @@ type Result struct {
 	// Unchecked lists the properties the check did not check (see
 	// NotChecked).
 	Unchecked []Unchecked
+	// LiveChecked: the temporal properties were checked on the complete
+	// state graph, in LiveDuration (TLC prints when that ends, after the
+	// counterexample if there is one).
+	LiveChecked  bool
+	LiveDuration time.Duration
 }
 
 // checker is one run.
@@ -461,6 +484,9 @@ func (c *checker) run() *Result {
 				Queue: level.len(), Depth: int(c.depth.Load())})
 		}
 	} else {
+		if c.opt.InitStart != nil {
+			c.opt.InitStart()
+		}
 		level = c.initial()
 		if c.stop.Load() {
 			level.done()

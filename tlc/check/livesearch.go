@@ -546,6 +546,10 @@ func (ps *Properties) states(l *lasso) ([]State, error) {
 	ev := m.NewEvaluator()
 	var cur []value.Value
 	errFound := errors.New("found")
+	// TLCGet("level") is each state's place in the lasso, which the search
+	// found it at when the lasso's prefix is a path of the search (a
+	// VIEW may read it: a trace-explorer spec's does).
+	ev.SetLevel(1)
 	err := ev.Init(func(s []value.Value) error {
 		fp, err := Fingerprint(m, ev, s)
 		if err != nil {
@@ -572,8 +576,11 @@ func (ps *Properties) states(l *lasso) ([]State, error) {
 		}
 		want := g.fps[l.nodes[i]]
 		var next, loose []value.Value
+		ev.SetLevel(i)
 		err := ev.Next(cur, func(t []value.Value) error {
+			ev.SetLevel(i + 1)
 			fp, err := Fingerprint(m, ev, t)
+			ev.SetLevel(i)
 			if err != nil || fp != want {
 				return err
 			}
@@ -655,6 +662,8 @@ func (ps *Properties) violatedBy(tr []State, loop int, assume []*form, first str
 // violatedMessage is TLC's message for violated temporal properties.
 func violatedMessage(names []string) string {
 	switch len(names) {
+	case 0: // no property found violated by the counterexample as rebuilt
+		return "Temporal properties were violated."
 	case 1:
 		return fmt.Sprintf("Temporal property %s was violated.", names[0])
 	case 2:

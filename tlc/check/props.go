@@ -3,9 +3,11 @@ package check
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelfuzz/modelfuzz/tlc/eval"
 	"github.com/modelfuzz/modelfuzz/tlc/value"
@@ -353,10 +355,91 @@ func CheckWithProperties(m *eval.Model, opt Options) *Result {
 	ps := NewProperties(m)
 	opt.Observer = ps.Observer()
 	opt.Ordered = opt.Ordered || ps.Ordered()
+	branches := ps.Branches()
+	if branches > 0 && opt.Live != nil && opt.Recover == "" {
+		opt.Live.Branches(branches)
+	}
 	res := Check(m, opt)
-	if res.Result == "success" && ps.Liveness() {
-		ps.checkLiveness(res, opt)
+	if res.Result == "success" && branches > 0 {
+		if opt.Live != nil {
+			opt.Live.Checking(branches, res.Distinct, Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct})
+		}
+		start := time.Now()
+		if ps.Liveness() {
+			ps.checkLiveness(res, opt)
+		}
+		res.LiveChecked = res.Result != "error"
+		res.LiveDuration = time.Since(start)
 	}
 	res.NotChecked(ps.Unchecked)
 	return res
+}
+
+// Branches is the number of problems TLC's liveness check solves for
+// these properties (0: none to check after the search). TLC puts the
+// negations of all the temporal properties, in disjunctive normal form,
+// into bins by the part of each disjunct that needs a tableau (what is
+// not <>[], []<> or the fairness): a bin per distinct part, one for the
+// disjuncts without one. The parts are told apart as TLC tells them,
+// syntactically: each instance of a quantified property is its own.
+func (ps *Properties) Branches() int {
+	bins := map[string]bool{}
+	assume := ps.assume
+	if assume == nil {
+		assume = []*form{{}}
+	}
+	forms := func(neg []*form) {
+		for _, nf := range neg {
+			for _, a := range assume {
+				fs, err := nf.and(a)
+				if err != nil {
+					bins[fmt.Sprintf("%p", nf)] = true
+					continue
+				}
+				for _, f := range fs {
+					bins[f.tableauPart()] = true
+				}
+			}
+		}
+	}
+	for _, lp := range ps.live {
+		if lp.tab != nil {
+			bins[fmt.Sprintf("%p", lp.tab)] = true
+			continue
+		}
+		forms(lp.neg)
+	}
+	for _, sp := range ps.safety {
+		if neg, err := negate(sp.f); err == nil {
+			forms(neg)
+		} else {
+			bins[fmt.Sprintf("%p", sp)] = true
+		}
+	}
+	return len(bins)
+}
+
+// tableauPart names the conditions of f that TLC checks with a tableau:
+// those on the first state, on every state and the <>s ("" when there are
+// none), by the identity of their predicates.
+func (f *form) tableauPart() string {
+	conds := func(b *strings.Builder, tag string, cs []cond) {
+		for _, c := range cs {
+			fmt.Fprintf(b, "%s%p%v;", tag, c.p, c.neg)
+		}
+	}
+	var b strings.Builder
+	conds(&b, "i", f.init)
+	conds(&b, "g", f.glob)
+	// TLC has one conjunction of the <>s where a form has one order of
+	// them (see form.and).
+	trig := make([]string, len(f.trig))
+	for i, t := range f.trig {
+		var tb strings.Builder
+		conds(&tb, "<>", t.at)
+		conds(&tb, "[]", t.then)
+		trig[i] = tb.String()
+	}
+	slices.Sort(trig)
+	return b.String() + strings.Join(trig, "|")
 }

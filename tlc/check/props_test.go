@@ -27,3 +27,22 @@ func TestNotCheckedNeverSuccess(t *testing.T) {
 		t.Fatal(s.Result)
 	}
 }
+
+// TestViolatedMessage checks TLC's wording of the temporal properties a
+// counterexample violates (tlc2.output.MP, EC 2116), none attributed
+// included.
+func TestViolatedMessage(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{nil, "Temporal properties were violated."},
+		{[]string{"P"}, "Temporal property P was violated."},
+		{[]string{"P", "Q"}, "Temporal properties P and Q were violated."},
+		{[]string{"P", "Q", "R"}, "Temporal properties P, Q, and R were violated."},
+	} {
+		if got := violatedMessage(c.names); got != c.want {
+			t.Errorf("violatedMessage(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

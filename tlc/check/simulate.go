@@ -30,6 +30,13 @@ type SimOptions struct {
 	// Progress, when set, is called about every ProgressEvery.
 	Progress      func(SimProgress)
 	ProgressEvery time.Duration
+	// Branches, when set, is called before the initial states with the
+	// number of problems the liveness check of each behaviour solves,
+	// when there are temporal properties (see Properties.Branches).
+	Branches func(int)
+	// InitStart, when set, is called when the initial states are about to
+	// be computed.
+	InitStart func()
 }
 
 // SimProgress reports a running simulation.
@@ -73,6 +80,12 @@ func Simulate(m *eval.Model, opt SimOptions) *SimResult {
 		opt.ProgressEvery = time.Minute
 	}
 	s := &simulator{m: m, opt: opt, c: &checker{m: m, opt: Options{Workers: opt.Workers}}, ps: NewProperties(m)}
+	if n := s.ps.Branches(); n > 0 && opt.Branches != nil {
+		opt.Branches(n)
+	}
+	if opt.InitStart != nil {
+		opt.InitStart()
+	}
 	res := s.run()
 	res.NotChecked(s.ps.Unchecked)
 	out := &SimResult{Result: *res, Traces: s.traces.Load()}

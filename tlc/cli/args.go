@@ -31,14 +31,13 @@ var tlcOptions = map[string]tlcOption{
 	"coverage": {args: 1}, "checkpoint": {args: 1}, "recover": {args: 1}, "maxSetSize": {args: 1},
 	"fp": {args: 1}, "metadir": {args: 1}, "cleanup": {}, "nowarning": {}, "userFile": {args: 1},
 	"noGenerateSpecTE": {}, "noTE": {}, "noGenerateSpecTEBin": {}, "noTEBin": {}, "view": {}, "gzip": {},
-	"tool": {}, "teSpecOutDir": {args: 1}, "terse": {},
+	"tool": {}, "teSpecOutDir": {args: 1}, "terse": {}, "generateSpecTE": {},
 	// Not implemented.
 	"generate":         {unsupported: "random generation of behaviours with TLC's probabilistic enumeration"},
 	"debug":            {unsupported: "TLC's debugging output"},
 	"debugger":         {unsupported: "the TLA+ debugger"},
 	"inv":              {args: 1, unsupported: "invariants given on the command line (put them in the cfg)"},
 	"invlevel":         {args: 1, unsupported: "level invariants given on the command line"},
-	"generateSpecTE":   {unsupported: "a trace-explorer spec is written for every finite error trace unless -noGenerateSpecTE"},
 	"lncheck":          {args: 1, unsupported: "TLC's liveness checking strategies"},
 	"loadTrace":        {args: 2, unsupported: "loading a trace"},
 	"dumpTrace":        {args: 2, unsupported: "dumping the error trace in TLC's formats (use --json)"},
@@ -126,6 +125,12 @@ func translateTLCArgs(args []string, flags *pflag.FlagSet) ([]string, error) {
 				}
 				i += 2
 				continue
+			}
+		case "generateSpecTE":
+			// TLC's optional "nomonolith" asks for the modules in files of
+			// their own; ours are (the module and its cfg).
+			if i+1 < len(args) && args[i+1] == "nomonolith" {
+				i++
 			}
 		case "noTE":
 			name = "noGenerateSpecTE"

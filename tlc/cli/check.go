@@ -63,6 +63,7 @@ type checkSettings struct {
 	cleanup, nowarning   bool
 	userFile             string
 	modelcheck, noTE     bool
+	forceTE              bool // -generateSpecTE: a trace-explorer spec even with -tool
 	view                 bool // -view: trace states printed through the VIEW
 	noTEBin              bool
 	fpSet, maxSetSizeSet bool
@@ -126,6 +127,9 @@ with two:
   -noGenerateSpecTE     do not write SPEC_TTrace_<seconds>.tla and .cfg, the
                         trace-explorer spec of an error trace (written
                         beside the spec, or in -teSpecOutDir DIR)
+  -generateSpecTE [nomonolith]
+                        write it also with -tool and for a trace-explorer
+                        spec, where TLC writes none by default
   -cleanup, -modelcheck
                         accepted: they ask for nothing the check would do
                         otherwise (no metadata)
@@ -219,6 +223,7 @@ func (s *checkSettings) register(f *pflag.FlagSet) {
 	f.StringVar(&s.userFile, "userFile", "", "write the output of Print and PrintT to this file")
 	f.BoolVar(&s.modelcheck, "modelcheck", false, "the exhaustive search (the default)")
 	f.BoolVar(&s.noTE, "noGenerateSpecTE", false, "do not write the trace-explorer spec of an error trace")
+	f.BoolVar(&s.forceTE, "generateSpecTE", false, "write the trace-explorer spec of an error trace also with -tool or for a trace-explorer spec")
 	f.StringVar(&s.teDir, "teSpecOutDir", "", "where the trace-explorer spec is written (default: beside the spec)")
 	f.BoolVar(&s.noTEBin, "noGenerateSpecTEBin", false, "no binary trace (none is ever written)")
 	f.BoolVar(&s.view, "view", false, "print trace states through the cfg's VIEW, as TLC's -view")
@@ -240,8 +245,8 @@ func (s *checkSettings) validate() error {
 	switch {
 	case s.coverage < -1 || s.coverageSet && s.coverage < 0:
 		return usageErrorf("-coverage %d: want a number of minutes (0: only at the end)", s.coverage)
-	case s.tool && (s.jsonOut || s.simulate || s.cont || s.coverage >= 0 || s.recover != "" || s.checkpoint > 0):
-		return usageErrorf("-tool with -json, -simulate, -continue, -coverage, -checkpoint or -recover is not supported: their messages have no TLC code here")
+	case s.tool && (s.jsonOut || s.simulate || s.cont || s.recover != "" || s.checkpoint > 0):
+		return usageErrorf("-tool with -json, -simulate, -continue, -checkpoint or -recover is not supported: their messages have no TLC code here")
 	case s.checkpoint < 0:
 		return usageErrorf("-checkpoint %d: want a number of minutes (0: no checkpoints)", s.checkpoint)
 	case s.simulate && (s.checkpoint > 0 || s.checkpointLevels > 0 || s.recover != ""):
@@ -413,7 +418,7 @@ func runCheck(w io.Writer, s *checkSettings) error {
 		out.ResultJSON(res)
 	} else {
 		if obs.cov != nil {
-			obs.cov.Print(w)
+			out.SetFinalCoverage(obs.cov)
 		}
 		out.Result(res, violations)
 		s.writeTraceSpec(out, m, spec, res)
@@ -426,9 +431,14 @@ func runCheck(w io.Writer, s *checkSettings) error {
 
 // writeTraceSpec writes the trace-explorer spec of an error trace, as TLC
 // does, beside the spec or in -teSpecOutDir, unless -noGenerateSpecTE or
-// -continue.
+// -continue. As TLC, it writes none in -tool mode (the Toolbox explores
+// traces its own way) or when the spec is itself a trace-explorer spec
+// (its name has _TTrace), unless -generateSpecTE.
 func (s *checkSettings) writeTraceSpec(out *output.Printer, m *tlc.Model, spec string, res *check.Result) {
 	if s.noTE || s.cont || !output.TraceSpecWritten(res) {
+		return
+	}
+	if !s.forceTE && (s.tool || strings.Contains(filepath.Base(spec), "_TTrace")) {
 		return
 	}
 	dir := s.teDir
@@ -465,6 +475,8 @@ func (s *checkSettings) options(out *output.Printer, workers int, spec, cfgPath 
 		opt.QueueDir = s.metadir
 	}
 	if !s.jsonOut {
+		opt.InitStart = out.ComputingInit
+		opt.Live = out
 		opt.InitDone = out.InitDone
 		opt.Progress = out.Progress
 		opt.ProgressEvery = time.Minute
@@ -634,6 +646,8 @@ func runSimulate(out *output.Printer, m *tlc.Model, s *checkSettings, workers in
 	opt := check.SimOptions{Seed: s.seed, Workers: workers, Depth: s.depth, Traces: s.traces, Stop: stop}
 	if !s.jsonOut {
 		opt.Progress = out.SimProgress
+		opt.Branches = out.Branches
+		opt.InitStart = out.ComputingInit
 	}
 	res := tlc.Simulate(m, opt)
 	if s.jsonOut {

@@ -55,3 +55,62 @@ func TestCoverageVariablesAgainstTLC(t *testing.T) {
 	require.Equal(t, 0, cmd.ProcessState.ExitCode(), string(out))
 	assert.Equal(t, tlcCoverageVars, coverageVars(string(out)))
 }
+
+// tlcToolCoverage is the sequence of codes the real TLC (tla2tools.jar at
+// cc6b616) printed for -tool -coverage 1 -workers 1 on testdata/Commit.tla
+// with Commit.cfg (an invariant violated): the report after the trace,
+// 2201 and 2202 around it, 2779 a variable, 2773 the Init, 2772 an
+// action, 2774 an invariant; 2775 and 2221 are the sub-expressions' lines.
+const tlcToolCoverage = "2262:0 2187:0 2220:0 2219:0 2185:0 2189:0 2190:0 2110:1 2121:1 2217:4 2217:4 2217:4 2217:4 " +
+	"2201:0 2779:0 2779:0 2779:0 2773:0 2775:0 2221:0 2221:0 2772:0 2221:0 2221:0 2221:0 2221:0 2221:0 2221:0 2775:0 2221:0 2221:0 " +
+	"2772:0 2221:0 2221:0 2221:0 2221:0 2221:0 2221:0 2221:0 2221:0 2772:0 2221:0 2221:0 2221:0 2221:0 2772:0 2221:0 2221:0 2221:0 " +
+	"2221:0 2221:0 2221:0 2774:0 2221:0 2202:0 2200:0 2199:0 2194:0 2186:0"
+
+// withoutSubExpressions drops the sub-expressions' lines (2775, 2221)
+// from a sequence of codes: the engine's report has none yet.
+func withoutSubExpressions(seq string) string {
+	var out []string
+	for _, c := range strings.Fields(seq) {
+		if c != "2775:0" && c != "2221:0" {
+			out = append(out, c)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// TestToolModeCoverage checks that -tool carries -coverage's report, each
+// line a message with TLC's code, where TLC prints it: after the verdict
+// and its trace, before the counts.
+func TestToolModeCoverage(t *testing.T) {
+	res := tlcIn(t, tlcData, "tlc", "check", "-tool", "-workers", "1", "-noGenerateSpecTE", "-coverage", "1", "-config", "Commit.cfg", "Commit")
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	msgs, err := parseToolOutput(res.stdout, true)
+	require.NoError(t, err, res.stdout)
+	assert.Equal(t, withoutSubExpressions(tlcToolCoverage), codes(msgs))
+	var vars []string
+	for _, m := range msgs {
+		switch m.code {
+		case 2779:
+			vars = append(vars, m.text)
+		case 2774:
+			assert.Equal(t, "<NotDone line 40, col 1 to line 40, col 7 of module Commit>", m.text)
+		case 2773:
+			assert.Equal(t, "<Init line 10, col 1 to line 10, col 4 of module Commit>: 1:1", m.text)
+		}
+	}
+	assert.Len(t, vars, 3, "a line per variable")
+}
+
+// TestToolModeCoverageAgainstTLC keeps tlcToolCoverage true, when the
+// real TLC is beside the repository.
+func TestToolModeCoverageAgainstTLC(t *testing.T) {
+	jar := realTLC(t)
+	cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-tool", "-workers", "1", "-metadir", t.TempDir(),
+		"-noGenerateSpecTE", "-coverage", "1", "-config", "Commit.cfg", "Commit.tla")
+	cmd.Dir = tlcData
+	out, _ := cmd.CombinedOutput()
+	require.Equal(t, 12, cmd.ProcessState.ExitCode(), string(out))
+	msgs, err := parseToolOutput(string(out), false)
+	require.NoError(t, err)
+	assert.Equal(t, tlcToolCoverage, codes(msgs))
+}

@@ -54,3 +54,12 @@ func TestTLCServeMemoryLimit(t *testing.T) {
 	require.Contains(t, r.stderr, "--memory-limit must not be negative")
 	require.Equal(t, 1, strings.Count(strings.TrimSpace(r.stderr), "\n")+1, "one line: %q", r.stderr)
 }
+
+// TestSimulateLivenessBranches checks that a simulation with temporal
+// properties says, as TLC's does, how many branches its liveness check
+// has, before the initial states.
+func TestSimulateLivenessBranches(t *testing.T) {
+	res := tlcIn(t, tlcData, "tlc", "check", "-workers", "1", "-simulate", "num=2", "-depth", "5", "-seed", "1", "-config", "LiveOK.cfg", "LiveOK")
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	require.Regexp(t, `(?m)^Starting\.\.\. \(.*\)\nImplied-temporal checking--satisfiability problem has 3 branches\.\nComputing initial states\.\.\.$`, res.stdout)
+}

@@ -102,26 +102,20 @@ var toolCases = []toolCase{
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2218:4 2257:3 2267:0 2200:0 2199:0 2194:0 2186:0"},
 	{"../check/testdata", "RefParLoose", "RefParLoose.cfg", 13, // a refinement's fairness violated
 		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2217:4 2217:4 2218:4 2259:3 2267:0 2200:0 2199:0 2194:0 2186:0"},
+	{tlcData, "Loop", "Loop.cfg", 13, // a lasso: back to state 4
+		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2116:1 2264:1 2217:4 2217:4 2217:4 2217:4 2217:4 2217:4 2122:4 2267:0 2200:0 2199:0 2194:0 2186:0"},
+	{tlcData, "Stay", "Stay.cfg", 12, // a temporal property violated by a finite behaviour, during the search
+		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2116:1 2264:1 2217:4 2217:4 2217:4 2217:4 2200:0 2199:0 2194:0 2186:0"},
+	{tlcData, "LiveOK", "LiveOK.cfg", 0, // temporal properties that hold, in three branches
+		"2262:0 2187:0 2220:0 2219:0 2185:0 2212:0 2189:0 2190:0 2200:0 2192:0 2267:0 2193:0 2200:0 2199:0 2194:0 2268:0 2186:0"},
 }
 
-// notPrinted are TLC's messages the engine does not print, in -tool mode
-// or not: the liveness phase's announcements (2212 the tableau's branches, 2192 and 2267 the
-// start and end of the temporal check with the progress report 2200 before
-// it).
-var notPrinted = map[string]bool{"2212:0": true, "2192:0": true, "2267:0": true}
-
-// tlcCodesPrinted is the TLC sequence without the messages in notPrinted
-// (and the progress report just before 2192).
-func tlcCodesPrinted(seq string) string {
-	f := strings.Fields(seq)
-	var out []string
-	for i, c := range f {
-		if notPrinted[c] || c == "2200:0" && i+1 < len(f) && f[i+1] == "2192:0" {
-			continue
-		}
-		out = append(out, c)
-	}
-	return strings.Join(out, " ")
+// tlcLiveTexts are the texts of the liveness phase's messages the real
+// TLC printed for LiveOK with -tool -workers 1, dates cut.
+var tlcLiveTexts = map[int]string{
+	2212: "Implied-temporal checking--satisfiability problem has 3 branches.",
+	2192: "Checking 3 branches of temporal properties for the complete state space with 9 total distinct states at (",
+	2267: "Finished checking temporal properties in 00s at ",
 }
 
 // TestToolMode checks -tool output against TLC's documented format and
@@ -133,7 +127,7 @@ func TestToolMode(t *testing.T) {
 			require.Equal(t, c.exit, res.code, res.stdout+res.stderr)
 			msgs, err := parseToolOutput(res.stdout, true)
 			require.NoError(t, err, res.stdout)
-			assert.Equal(t, tlcCodesPrinted(c.tlc), codes(msgs))
+			assert.Equal(t, c.tlc, codes(msgs))
 			for _, m := range msgs {
 				switch m.code {
 				case 2110:
@@ -151,6 +145,10 @@ func TestToolMode(t *testing.T) {
 					assert.Regexp(t, `^\d+ states generated, \d+ distinct states found, \d+ states left on queue\.$`, m.text)
 				case 2186:
 					assert.Regexp(t, `^Finished in \d+ms at \(`, m.text)
+				case 2212, 2192, 2267:
+					if c.spec == "LiveOK" {
+						assert.Equal(t, tlcLiveTexts[m.code], cutDate(m.text))
+					}
 				}
 			}
 		})
@@ -163,6 +161,23 @@ func TestToolMode(t *testing.T) {
 	require.NoError(t, err, res.stdout)
 	assert.Equal(t, "2262:0 2187:0 2220:0 3002:1 2186:0", codes(msgs))
 	assert.Contains(t, msgs[3].text, "Operator Init already defined or declared.")
+}
+
+// withoutPeriodicCheck drops the progress report TLC prints before it
+// checks the temporal properties on the complete graph: on a loaded
+// machine TLC may check the graph found so far during the search instead
+// ("for the current state space"), find the violation there, and print
+// no such report.
+func withoutPeriodicCheck(seq string) string {
+	return strings.ReplaceAll(seq, "2200:0 2192:0", "2192:0")
+}
+
+// cutDate cuts a message's text at its date (2026-11-27 21:13:15).
+func cutDate(text string) string {
+	if loc := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`).FindStringIndex(text); loc != nil {
+		return text[:loc[0]]
+	}
+	return text
 }
 
 // TestToolModeAgainstTLC runs the cases through the real TLC, when it is
@@ -179,7 +194,12 @@ func TestToolModeAgainstTLC(t *testing.T) {
 			require.Equal(t, c.exit, cmd.ProcessState.ExitCode(), string(out))
 			msgs, err := parseToolOutput(string(out), false)
 			require.NoError(t, err)
-			assert.Equal(t, c.tlc, codes(msgs))
+			assert.Equal(t, withoutPeriodicCheck(c.tlc), withoutPeriodicCheck(codes(msgs)))
+			for _, m := range msgs {
+				if want, ok := tlcLiveTexts[m.code]; ok && c.spec == "LiveOK" {
+					assert.Equal(t, want, cutDate(m.text))
+				}
+			}
 		})
 	}
 }
@@ -271,4 +291,111 @@ func TestStutteringWarning(t *testing.T) {
 	require.Equal(t, 13, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "Stuttering")
 	assert.NotContains(t, res.stdout, "Warning:")
+}
+
+// TestTraceExplorerSpecLiveness checks the trace-explorer spec of a
+// liveness counterexample, written as TLC writes it: checking it reports
+// its property _TEProp violated by the same lasso (the same states, back
+// to the same state) or the same stuttering, with modelfuzz tlc check and
+// with the real TLC when it is here.
+func TestTraceExplorerSpecLiveness(t *testing.T) {
+	for _, c := range []struct{ spec, cfg, end string }{
+		{"Loop", "Loop.cfg", "Back to state 4"},         // a lasso with a prefix
+		{"NoSpec", "NoSpec.cfg", "State 2: Stuttering"}, // stuttering
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{c.spec + ".tla", c.cfg} {
+				b, err := os.ReadFile(filepath.Join(tlcData, f))
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+			}
+			res := tlcIn(t, dir, "tlc", "check", "-workers", "1", "-teSpecOutDir", dir, "-config", c.cfg, c.spec)
+			require.Equal(t, 13, res.code, res.stdout+res.stderr)
+			m := regexp.MustCompile(`(?m)^Trace exploration spec path: (.*` + c.spec + `_TTrace_\d+\.tla)$`).FindStringSubmatch(res.stdout)
+			require.NotNil(t, m, res.stdout)
+			te := filepath.Base(m[1])
+			want := livenessTrace(res.stdout)
+			require.Contains(t, want, c.end)
+
+			again := tlcIn(t, dir, "tlc", "check", "-workers", "1", "-noGenerateSpecTE", te)
+			require.Equal(t, 13, again.code, again.stdout+again.stderr)
+			assert.Contains(t, again.stdout, "Error: Temporal property _TEProp was violated.\n")
+			assert.Equal(t, want, livenessTrace(again.stdout), "the same counterexample")
+
+			jar, _ := filepath.Abs("../../../shared/tools/tlc/tla2tools.jar")
+			if _, err := os.Stat(jar); err != nil || testing.Short() {
+				t.Skip("no real TLC beside the repository (../shared/tools/tlc/tla2tools.jar)")
+			}
+			if _, err := exec.LookPath("java"); err != nil {
+				t.Skip("no java")
+			}
+			cmd := exec.Command("java", "-XX:+UseParallelGC", "-cp", jar, "tlc2.TLC", "-workers", "1", "-metadir", t.TempDir(),
+				"-noGenerateSpecTE", "-config", strings.TrimSuffix(te, ".tla")+".cfg", te)
+			cmd.Dir = dir
+			out, _ := cmd.CombinedOutput()
+			require.Equal(t, 13, cmd.ProcessState.ExitCode(), string(out))
+			assert.Contains(t, string(out), "Error: Temporal property _TEProp was violated.\n")
+			assert.Equal(t, want, livenessTrace(string(out)), "the real TLC finds the same counterexample")
+		})
+	}
+}
+
+// livenessTrace is a liveness counterexample as printed, without the
+// steps' action labels: "State N", its variables, and how it ends ("Back
+// to state N" or "State N: Stuttering").
+func livenessTrace(out string) string {
+	var keep []string
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Error: The following behavior constitutes a counter-example:"):
+			in = true
+		case !in:
+		case strings.HasSuffix(l, ": Stuttering"):
+			keep = append(keep, l)
+		case strings.HasPrefix(l, "State "), strings.HasPrefix(l, "Back to state "):
+			keep = append(keep, l[:strings.Index(l, ":")])
+		case strings.HasPrefix(l, "/\\ "), regexp.MustCompile(`^\w+ = `).MatchString(l):
+			keep = append(keep, l)
+		case strings.HasPrefix(l, "Finished checking temporal properties"):
+			in = false
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestTraceExplorerSpecWhen checks when a trace-explorer spec is written,
+// as TLC decides (tlc2.TLC): not in -tool mode, nor for a trace-explorer
+// spec itself, unless -generateSpecTE.
+func TestTraceExplorerSpecWhen(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"Commit.tla", "Commit.cfg"} {
+		b, err := os.ReadFile(filepath.Join(tlcData, f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	written := func() []string {
+		files, _ := filepath.Glob(filepath.Join(dir, "*_TTrace_*.tla"))
+		return files
+	}
+	res := tlcIn(t, dir, "tlc", "check", "-tool", "-workers", "1", "-teSpecOutDir", dir, "-config", "Commit.cfg", "Commit")
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	assert.Empty(t, written(), "none with -tool")
+	assert.NotContains(t, res.stdout, "Trace exploration spec path")
+
+	res = tlcIn(t, dir, "tlc", "check", "-tool", "-generateSpecTE", "nomonolith", "-workers", "1", "-teSpecOutDir", dir, "-config", "Commit.cfg", "Commit")
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	te := written()
+	require.Len(t, te, 1, "-generateSpecTE writes one with -tool")
+	msgs, err := parseToolOutput(res.stdout, true)
+	require.NoError(t, err)
+	last := msgs[len(msgs)-1]
+	assert.Equal(t, 2501, last.code, "TLC's code for the path, after the last line")
+	assert.Equal(t, "Trace exploration spec path: "+te[0], last.text)
+
+	res = tlcIn(t, dir, "tlc", "check", "-workers", "1", "-teSpecOutDir", dir, filepath.Base(te[0]))
+	require.Equal(t, 12, res.code, res.stdout+res.stderr)
+	assert.Equal(t, te, written(), "none for a trace-explorer spec")
+	assert.NotContains(t, res.stdout, "Trace exploration spec path")
 }

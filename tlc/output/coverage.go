@@ -70,13 +70,27 @@ func (c *Coverage) Step(t check.Transition) {
 	}
 }
 
-// Print writes the report. Actions that differ only in their parameters'
-// values are one line, as in TLC: located by the definition's left-hand
-// side, followed, when the action is one disjunct of the definition, by
-// the disjunct's extent "(line col line col)".
+// coverageLine is a line of the report with its code in TLC's -tool mode.
+type coverageLine struct {
+	code int
+	text string
+}
+
+// Print writes the report as TLC does without -tool.
 func (c *Coverage) Print(w io.Writer) {
-	fmt.Fprintf(w, "The coverage statistics at %s (see https://explain.tlapl.us/module-coverage-statistics for how to interpret the following statistics).\n", time.Now().Format(tlcDate))
+	for _, l := range c.lines() {
+		fmt.Fprintln(w, l.text)
+	}
+}
+
+// lines are the report's lines. Actions that differ only in their
+// parameters' values are one line, as in TLC: located by the definition's
+// left-hand side, followed, when the action is one disjunct of the
+// definition, by the disjunct's extent "(line col line col)".
+func (c *Coverage) lines() []coverageLine {
+	out := []coverageLine{{ecCoverageStart, fmt.Sprintf("The coverage statistics at %s (see https://explain.tlapl.us/module-coverage-statistics for how to interpret the following statistics).", time.Now().Format(tlcDate))}}
 	type line struct {
+		code                int
 		text                string
 		decl, loc           eval.Location
 		distinct, generated int64
@@ -85,12 +99,12 @@ func (c *Coverage) Print(w io.Writer) {
 	var lines []*line
 	byText := map[string]*line{}
 	if name, decl := c.m.InitLocation(); name != "" {
-		lines = append(lines, &line{text: fmt.Sprintf("<%s %s>", name, decl), decl: decl, loc: decl,
+		lines = append(lines, &line{code: ecCoverageInit, text: fmt.Sprintf("<%s %s>", name, decl), decl: decl, loc: decl,
 			distinct: c.initDistinct.Load(), generated: c.initStates.Load()})
 	}
 	for i, decl := range c.m.InvariantDecls() {
 		if decl.Module != "" {
-			lines = append(lines, &line{text: fmt.Sprintf("<%s %s>", c.m.Invariants[i].Name, decl), decl: decl, loc: decl, noCounts: true})
+			lines = append(lines, &line{code: ecCoverageProperty, text: fmt.Sprintf("<%s %s>", c.m.Invariants[i].Name, decl), decl: decl, loc: decl, noCounts: true})
 		}
 	}
 	for i, a := range c.m.NextActions() {
@@ -105,7 +119,7 @@ func (c *Coverage) Print(w io.Writer) {
 		}
 		l := byText[text]
 		if l == nil {
-			l = &line{text: text, decl: a.Decl, loc: a.Loc}
+			l = &line{code: ecCoverageNext, text: text, decl: a.Decl, loc: a.Loc}
 			byText[text] = l
 			lines = append(lines, l)
 		}
@@ -130,23 +144,34 @@ func (c *Coverage) Print(w io.Writer) {
 	// follows its symbol table's hashing).
 	c.valMu.Lock()
 	for i, decl := range c.m.VarDecls() {
-		fmt.Fprintf(w, "<%s %s>: %d\n", c.m.Vars[i], decl, len(c.values[i]))
+		out = append(out, coverageLine{ecCoverageVar, fmt.Sprintf("<%s %s>: %d", c.m.Vars[i], decl, len(c.values[i]))})
 	}
 	c.valMu.Unlock()
 	for _, l := range lines {
 		if l.noCounts {
-			fmt.Fprintln(w, l.text)
+			out = append(out, coverageLine{l.code, l.text})
 			continue
 		}
-		fmt.Fprintf(w, "%s: %d:%d\n", l.text, l.distinct, l.generated)
+		out = append(out, coverageLine{l.code, fmt.Sprintf("%s: %d:%d", l.text, l.distinct, l.generated)})
 	}
-	fmt.Fprintln(w, "End of statistics.")
+	return append(out, coverageLine{ecCoverageEnd, "End of statistics."})
 }
 
 // Coverage prints c's report between the other lines of the run (-coverage
-// N prints it every N minutes, while the search goes on).
+// N prints it every N minutes, while the search goes on), each line a
+// message of its own in -tool mode, with TLC's codes.
 func (p *Printer) Coverage(c *Coverage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c.Print(p.w)
+	p.coverage(c)
 }
+
+func (p *Printer) coverage(c *Coverage) {
+	for _, l := range c.lines() {
+		p.msg(l.code, classNone, "%s", l.text)
+	}
+}
+
+// SetFinalCoverage gives the printer the coverage it reports at the end,
+// after the verdict, as TLC does.
+func (p *Printer) SetFinalCoverage(c *Coverage) { p.finalCov = c }

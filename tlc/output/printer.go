@@ -38,6 +38,8 @@ type Printer struct {
 	// initLabel labels a trace's first state: TLC's simulation names the
 	// initial predicate, its search does not.
 	initLabel string
+	// finalCov is -coverage's report, printed after the verdict.
+	finalCov *Coverage
 
 	mu   sync.Mutex // progress lines come from another goroutine
 	last struct {
@@ -116,21 +118,70 @@ func (p *Printer) Banner(spec, cfgPath string, workers int, simulate bool, seed 
 	p.msg(ecSanyStart, classNone, "Parsing file %s with configuration %s", spec, cfgPath)
 }
 
-// Starting prints TLC's lines at the start of the search.
+// Starting prints TLC's line at the start of the search.
 func (p *Printer) Starting() {
 	p.last.at = time.Now()
 	if p.json {
 		return
 	}
 	p.msg(ecStarting, classNone, "Starting... (%s)", p.last.at.Format(tlcDate))
+}
+
+// ComputingInit prints TLC's line as the search starts computing the
+// initial states (check.Options.InitStart).
+func (p *Printer) ComputingInit() {
+	if p.json {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.msg(ecComputingInit, classNone, "Computing initial states...")
 }
 
-// StartingSimulation prints TLC's lines at the start of a simulation,
+// StartingSimulation prints TLC's line at the start of a simulation,
 // whose traces start with the initial predicate's name.
 func (p *Printer) StartingSimulation() {
 	p.Starting()
 	p.initLabel = p.m.InitLabel()
+}
+
+// Branches prints TLC's line on the liveness check before the search
+// (check.LiveReporter).
+func (p *Printer) Branches(n int) {
+	if p.json {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.msg(ecLiveImplied, classNone, "Implied-temporal checking--satisfiability problem has %d branches.", n)
+}
+
+// Checking prints TLC's lines before the temporal properties are checked
+// on the complete state graph: a progress report without rates, and
+// the size of the graphs (check.LiveReporter).
+func (p *Printer) Checking(branches int, nodes int64, pr check.Progress) {
+	if p.json {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.msg(ecProgress, classNone, "Progress(%d) at %s: %s states generated, %s distinct states found, %s states left on queue.",
+		pr.Depth, time.Now().Format(tlcDate), thousands(pr.Generated), thousands(pr.Distinct), thousands(int64(pr.Queue)))
+	of := ""
+	if branches > 1 {
+		of = fmt.Sprintf("%d branches of ", branches)
+	}
+	p.msg(ecCheckingTemporal, classNone, "Checking %stemporal properties for the complete state space with %d total distinct states at (%s)",
+		of, int64(branches)*nodes, time.Now().Format(tlcDate))
+}
+
+// liveChecked prints TLC's line at the end of the check of the temporal
+// properties, after its counterexample if there is one.
+func (p *Printer) liveChecked(res *check.Result) {
+	if !res.LiveChecked {
+		return
+	}
+	p.msg(ecCheckedTemporal, classNone, "Finished checking temporal properties in %s at %s", took(res.LiveDuration), time.Now().Format(tlcDate))
 }
 
 // Recovering replaces Starting for a run recovered from a checkpoint.
@@ -276,24 +327,34 @@ func initialViolation(r *check.Result) bool {
 func (p *Printer) Result(res *check.Result, violations int) {
 	switch {
 	case res.Result == "success":
+		p.liveChecked(res)
 		p.msg(ecSuccess, classNone, "Model checking completed. No error has been found.")
 	case res.Result == "not-checked":
 		// Said at the end (unchecked).
 	case res.Result == "liveness" || res.Result == "temporal" || res.Result == "property-initial":
 		p.propertyViolation(res)
+		p.liveChecked(res)
 	case violations > 0 && res.Result == "invariant":
 		// TLC says "No error has been found" here, and exits 0.
 		fmt.Fprintf(p.w, "Model checking completed. %d invariant %s found (printed above).\n", violations, plural(violations, "violation was", "violations were"))
 	default:
 		p.Violation(res)
 	}
+	if p.finalCov != nil {
+		p.mu.Lock()
+		p.coverage(p.finalCov)
+		p.mu.Unlock()
+	}
 	if violations == 0 && initialViolation(res) {
 		p.finished()
 		unchecked(p.w, res)
 		return
 	}
-	// As TLC: a last progress report before the counts.
-	p.Progress(check.Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Queue: int(res.Queue)})
+	// As TLC: in -tool mode a last progress report before the counts, for
+	// the Toolbox's table of them.
+	if p.tool {
+		p.Progress(check.Progress{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Queue: int(res.Queue)})
+	}
 	p.msg(ecStats, classNone, "%d states generated, %d distinct states found, %d states left on queue.", res.Generated, res.Distinct, res.Queue)
 	p.msg(ecSearchDepth, classNone, "The depth of the complete state graph search is %d.", res.Depth)
 	if d := res.OutDegree; d != nil && res.Result == "success" && violations == 0 {
@@ -324,20 +385,23 @@ func (p *Printer) SimResult(res *check.SimResult, seed int64) {
 // finished prints TLC's last line: "Finished in 01min 05s at (DATE)".
 func (p *Printer) finished() {
 	d := time.Since(p.start)
-	var took string
-	switch {
-	case d < time.Minute:
-		took = fmt.Sprintf("%02ds", int(d.Seconds()))
-	case d < time.Hour:
-		took = fmt.Sprintf("%02dmin %02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		took = fmt.Sprintf("%02dh %02dmin", int(d.Hours()), int(d.Minutes())%60)
-	}
+	t := took(d)
 	if p.tool {
 		// TLC's -tool mode gives milliseconds.
-		took = fmt.Sprintf("%dms", d.Milliseconds())
+		t = fmt.Sprintf("%dms", d.Milliseconds())
 	}
-	p.msg(ecFinished, classNone, "Finished in %s at (%s)", took, time.Now().Format(tlcDate))
+	p.msg(ecFinished, classNone, "Finished in %s at (%s)", t, time.Now().Format(tlcDate))
+}
+
+// took writes a duration as TLC does: "05s", "01min 05s", "02h 01min".
+func took(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%02ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%02dmin %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%02dh %02dmin", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // stepLabel is the label of the action that leads from s to t, as a trace

@@ -29,10 +29,18 @@ const (
 	ecComputingInit          = 2189
 	ecInitGenerated          = 2190
 	ecCheckingTemporal       = 2192
+	ecLiveImplied            = 2212
+	ecCheckedTemporal        = 2267
 	ecSuccess                = 2193
 	ecSearchDepth            = 2194
 	ecStats                  = 2199
 	ecProgress               = 2200
+	ecCoverageStart          = 2201
+	ecCoverageEnd            = 2202
+	ecCoverageNext           = 2772
+	ecCoverageInit           = 2773
+	ecCoverageProperty       = 2774
+	ecCoverageVar            = 2779
 	ecState                  = 2217
 	ecStuttering             = 2218
 	ecSanyEnd                = 2219
@@ -43,6 +51,7 @@ const (
 	ecOutDegree              = 2268
 	ecCounterExample         = 2264
 	ecParseFailed            = 3002
+	ecTESpecWritten          = 2501
 
 	classNone    = 0
 	classError   = 1
