@@ -283,6 +283,11 @@ func (c *Campaign) openStore(given func(string) bool) error {
 		c.logger.Warn("only --pipeline inputs run at once", "parallel", s.Parallel, "pipeline", s.Pipeline)
 	}
 	if !found {
+		if s.Join != "" {
+			// Stored once the hub has taken them (joinHub): a worker the
+			// hub refuses leaves no campaign behind in its corpus.
+			return nil
+		}
 		return store.SetCampaign(s)
 	}
 	if old.Version < 2 && old.Actions == "" {

@@ -56,6 +56,11 @@ func (c *Campaign) joinHub(opt *fuzzer.Options) (record.Store, error) {
 		return nil, err
 	}
 	c.closers = append(c.closers, func() error { w.Close(leaveWait); return nil })
+	if !c.Continued {
+		if err := c.Store.SetCampaign(s); err != nil {
+			return nil, err
+		}
+	}
 	opt.Exchange, opt.Stream = w, workerStream(name)
 	c.logger.Info("joined the hub's campaign", "hub", s.Join, "worker", name)
 	return w.Store(c.Store), nil
