@@ -189,3 +189,24 @@ func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
 	res = modelfuzz(t, "replay", filepath.Join(out, "bugs", "B1.json"))
 	require.Equal(t, 3, res.code, "the hub's first bug does not reproduce: %s", res.stderr)
 }
+
+// A worker with settings other than the hub campaign's is refused with one
+// line naming the difference, and leaves no campaign in its corpus: it
+// joins afterwards with the campaign's settings.
+func TestHubRefusesOtherSettings(t *testing.T) {
+	tmp := t.TempDir()
+	h, url := startHub(t, filepath.Join(tmp, "hub"), "127.0.0.1:0")
+	defer h.kill(t)
+	run := func(corpus string, extra ...string) result {
+		args := append([]string{"run", "--adapter", "microbench", "--strategy", "trace", "--iterations", "5", "--log-level", "error",
+			"--corpus", filepath.Join(tmp, corpus), "--join", url, "--worker", corpus}, extra...)
+		return modelfuzz(t, args...)
+	}
+	res := run("a")
+	require.Equal(t, 0, res.code, res.stderr)
+	oneLineError(t, run("b", "--seed", "2"), "its campaign runs with --seed 1 (not 2); a worker joins with the campaign's settings")
+	oneLineError(t, run("b", "--model", "microbench.tla", "--tlc", "inproc"), "its campaign runs with --model  (not microbench.tla)")
+	oneLineError(t, run("b", "--workers", "4"), `adapter configuration: "workers" 6 (not 4)`)
+	res = run("b")
+	require.Equal(t, 0, res.code, "a refused worker's corpus holds the settings it was refused with: %s", res.stderr)
+}
