@@ -27,7 +27,9 @@ cover:
 # them, then the exhaustive model checks without it: the TLA+
 # conformance suite (../shared/tla-examples, skipped with a message when
 # absent; 48 real specs) and our own models, which would take far longer
-# instrumented.
+# instrumented; last a short differential run of the native engine against
+# TLC itself (scripts/tlc-diff.sh, skipped with a message without TLC's
+# jar or a JDK).
 test:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -36,6 +38,7 @@ test:
 	$(GO) test -race -tags $(TAGS) -timeout 30m ./...
 	$(GO) test -count=1 -run 'TestSpecTraceNeedsTag|TestRunEtcdraftSpecNeedsTag' ./adapters/etcdraft/ ./cmd/modelfuzz/
 	$(GO) test -count=1 -run 'TestConformance|TestEmbeddedModelsCheck|TestCompiledAgreesWithInterpreter|TestOurModelsCompileWhole' -timeout 30m ./tlc/check/ ./models/
+	N=30 ONLY='raft.cfg raft_conf.cfg microbench' scripts/tlc-diff.sh
 
 vet:
 	$(GO) vet ./...

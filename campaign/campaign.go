@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -380,12 +381,23 @@ func (c *Campaign) modelMeasures(opt *fuzzer.Options) error {
 		}
 	}
 	if c.mapper != nil {
-		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, s.Engine, c.logger)
+		eng := s.Engine
+		if eng.DiffDir == "" && s.CorpusDir != "" {
+			eng.DiffDir = filepath.Join(s.CorpusDir, "tlc-diff")
+		}
+		simulator, stop, err := StartModelEngine(models.Spec{Model: s.Model, Config: s.ModelConfig, Consts: s.ModelConsts}, eng, c.logger)
 		if err != nil {
 			return err
 		}
 		c.closers = append(c.closers, func() error { stop(); return nil })
 		mm := &guidance.ModelMeasure{Mapper: c.mapper, Sim: simulator, Spec: c.System.Spec()}
+		if eng.Mode == "java" || eng.Mode == "diff" {
+			// A killed or hung JVM is restarted within the request that
+			// met it: TLC's request timeout (10 minutes), a JVM's start
+			// and a cold TLC on a loaded machine take more than the
+			// native engine's minute.
+			mm.Timeout = 30 * time.Minute
+		}
 		opt.Measures = append(opt.Measures, mm)
 		if s.Strategy == "model" {
 			opt.Guide = mm

@@ -12,6 +12,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/tlc/sidecar"
 	"github.com/modelfuzz/modelfuzz/tlc/sim"
+	"github.com/modelfuzz/modelfuzz/tlc/tlcjava"
 )
 
 // StartModelEngine starts (or connects to) the model engine of a campaign:
@@ -33,6 +34,17 @@ func StartModelEngine(spec models.Spec, eng EngineSettings, logger hclog.Logger)
 			return nil, nil, err
 		}
 		return sidecar.InProc{Simulator: s}, func() {}, nil
+	case eng.Mode == "java" || eng.Mode == "diff":
+		return startTLC(spec, eng, logger)
+	case strings.HasPrefix(eng.Mode, "http://") || strings.HasPrefix(eng.Mode, "https://"):
+		r := tlcjava.NewReference(eng.Mode, 2*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// One empty execution: the server answers, and speaks /execute.
+		if _, err := r.Execute(ctx, []sidecar.Event{{Reset: true}}); err != nil {
+			return nil, nil, fmt.Errorf("--tlc %s: %v", eng.Mode, err)
+		}
+		return r, func() {}, nil
 	}
 	// Check the model here first: a broken model is a clear error now,
 	// not a sidecar that keeps dying.
@@ -56,6 +68,58 @@ func StartModelEngine(spec models.Spec, eng EngineSettings, logger hclog.Logger)
 			logger.Info("the model sidecar was restarted", "restarts", n)
 		}
 		p.Close()
+	}, nil
+}
+
+// startTLC runs TLC itself as the engine (--tlc java), or beside the
+// native engine with every answer compared (--tlc diff). The spec's files
+// are written for TLC into a directory removed when the engine stops.
+func startTLC(spec models.Spec, eng EngineSettings, logger hclog.Logger) (sidecar.Simulator, func(), error) {
+	opt := tlcjava.Options{Jar: eng.Jar, Logger: logger}
+	// The native engine, when it loads the model, gives the variables'
+	// order (the key of a model without a VIEW), the conjunct of a
+	// divergence, and the other side of --tlc diff.
+	native, nerr := loadSimulator(spec)
+	if native != nil {
+		opt.Vars = native.Model().Vars
+		if eng.Mode == "java" {
+			opt.Explainer = sidecar.InProc{Simulator: native}
+		}
+	} else if eng.Mode == "diff" {
+		return nil, nil, nerr
+	} else {
+		logger.Warn("the native engine does not load the model: TLC's divergences will have no conjunct", "error", nerr)
+	}
+	dir, err := os.MkdirTemp("", "modelfuzz-tlc-")
+	if err != nil {
+		return nil, nil, err
+	}
+	opt.Module, opt.Config, opt.Libs, err = models.WriteForTLC(spec, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, modelError(spec.Model, err)
+	}
+	e, err := tlcjava.Start(context.Background(), opt)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	logger.Info("TLC started", "pid", e.PID(), "compile", e.Compile.Round(time.Millisecond), "jvm_start", e.Start.Round(time.Millisecond))
+	stop := func() {
+		if n := e.Restarts(); n > 0 {
+			logger.Warn("the TLC JVM was restarted", "restarts", n)
+		}
+		e.Close()
+		os.RemoveAll(dir)
+	}
+	if eng.Mode == "java" {
+		return e, stop, nil
+	}
+	d := &tlcjava.Diff{A: sidecar.InProc{Simulator: native}, B: e, NameA: "native", NameB: "TLC", SaveDir: eng.DiffDir, Mutants: 1}
+	return d, func() {
+		reqs, mutants, diverged := d.Counts()
+		logger.Info("the engines agree", "executions", reqs, "mutated_action_sequences", mutants, "of_them_diverged", diverged)
+		stop()
 	}, nil
 }
 

@@ -85,8 +85,16 @@ type Session struct {
 
 // EngineSettings say where the model engine runs.
 type EngineSettings struct {
-	Mode string // "subprocess" (a supervised sidecar) or "inproc"
+	// Mode is "subprocess" (a supervised sidecar), "inproc", "java" (TLC
+	// itself, supervised), "diff" (the native engine in process and TLC,
+	// every answer compared), or the URL of a running TLC server of the
+	// reference implementation (http://HOST:PORT, its /execute protocol).
+	Mode string
 	URL  string // an already running sidecar, when set
+	// Jar is TLC's tla2tools.jar for java and diff ("": $TLA2TOOLS).
+	Jar string
+	// DiffDir receives the requests the engines disagree on (diff).
+	DiffDir string
 }
 
 // Register declares the settings' command-line flags (run's), with their
@@ -107,7 +115,8 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.ReferenceViews, "reference-view", "", "also measure the model's states by these definitions of it (comma-separated VIEWs, e.g. ShapeView), as coverage view:NAME: strategies compared on one abstraction whatever guides them")
 	fs.StringVar(&s.ModelConfig, "model-config", "", "the model's TLC configuration (default: MODEL.cfg)")
 	fs.StringArrayVar(&s.KnownFiles, "known", nil, "with a trace spec (--model etcdraft.tla): a file of known disagreements of the spec with the system, besides the shipped ones and SPEC.known.json beside the spec (docs/known.md); repeatable")
-	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar) or inproc")
+	fs.StringVar(&s.Engine.Mode, "tlc", "subprocess", "where the model engine runs: subprocess (a supervised sidecar), inproc, java (TLC itself, with --tla2tools), diff (the native engine and TLC on every execution, stopping at the first disagreement), or http://HOST:PORT (a running TLC server of the reference implementation, its /execute protocol)")
+	fs.StringVar(&s.Engine.Jar, "tla2tools", "", "TLC's tla2tools.jar, for --tlc java and --tlc diff (default $TLA2TOOLS)")
 	fs.StringVar(&s.Engine.URL, "tlc-url", "", "use an already running sidecar at this URL (token from $MODELFUZZ_TLC_TOKEN)")
 	fs.StringVar(&s.CorpusDir, "corpus", "", "campaign directory (default modelfuzz-corpus/<adapter>-<strategy>)")
 	fs.BoolVar(&s.Fresh, "fresh", false, "delete the campaign in --corpus and start over")
@@ -247,8 +256,14 @@ func (s *Settings) Validate(given func(string) bool) error {
 	if s.Strategy == "model" && s.Model == "" {
 		return fmt.Errorf("--strategy model needs a model: add --model (for this adapter: --model %s)", ModelHint(s.System.Adapter))
 	}
-	if s.Engine.Mode != "subprocess" && s.Engine.Mode != "inproc" {
-		return fmt.Errorf("unknown --tlc %q (subprocess or inproc)", s.Engine.Mode)
+	switch m := s.Engine.Mode; {
+	case m == "subprocess" || m == "inproc" || m == "java" || m == "diff":
+	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
+	default:
+		return fmt.Errorf("unknown --tlc %q (subprocess, inproc, java, diff or http://HOST:PORT)", s.Engine.Mode)
+	}
+	if s.Engine.Jar != "" && s.Engine.Mode != "java" && s.Engine.Mode != "diff" {
+		return fmt.Errorf("--tla2tools is for --tlc java or --tlc diff")
 	}
 	switch {
 	case s.Iterations < 0:

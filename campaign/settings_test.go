@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 )
 
@@ -89,4 +90,27 @@ func TestTraceSpecSessionDefaults(t *testing.T) {
 			require.Equal(t, 5*time.Second, s.ExecTimeout)
 		}
 	}
+}
+
+// TestModelEngineChoices: --tlc takes the engines and a reference
+// server's URL, and --tla2tools only with TLC.
+func TestModelEngineChoices(t *testing.T) {
+	check := func(mode, jar string) error {
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+		var s Settings
+		s.Register(fs)
+		args := []string{"--model", "raft.tla", "--tlc", mode}
+		if jar != "" {
+			args = append(args, "--tla2tools", jar)
+		}
+		require.NoError(t, fs.Parse(args))
+		return s.Validate(func(f string) bool { return fs.Changed(f) })
+	}
+	for _, mode := range []string{"subprocess", "inproc", "http://127.0.0.1:9999"} {
+		require.NoError(t, check(mode, ""), mode)
+	}
+	require.NoError(t, check("java", "tla2tools.jar"))
+	require.NoError(t, check("diff", "tla2tools.jar"))
+	require.EqualError(t, check("tlc", ""), `unknown --tlc "tlc" (subprocess, inproc, java, diff or http://HOST:PORT)`)
+	require.EqualError(t, check("inproc", "tla2tools.jar"), "--tla2tools is for --tlc java or --tlc diff")
 }

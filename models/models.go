@@ -128,3 +128,13 @@ func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
+
+// WriteForTLC writes the model as TLC itself reads it into dir (see
+// tlc.WriteForTLC).
+func WriteForTLC(s Spec, dir string) (module, config string, libs []string, err error) {
+	ts, err := s.source()
+	if err != nil {
+		return "", "", nil, err
+	}
+	return tlc.WriteForTLC(ts, dir)
+}

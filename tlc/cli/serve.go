@@ -27,6 +27,7 @@ type serveFlags struct {
 	logLevel      string
 	cpuProfile    string
 	memoryLimit   int64
+	openExecute   bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -48,6 +49,10 @@ token is made and printed on stderr. The protocol (JSON):
   POST /v1/simulate  {"actions":[{"name":"Start","params":{"p":1}}],"include_states":false}
   GET  /v1/health
   GET  /v1/model
+  POST /execute      the reference ModelFuzz TLC server's protocol:
+                     [{"Name":"Start","Params":{"p":1}}, {"Reset":true}]
+                     answers {"States":[...],"Keys":[...]}
+                     (without the token with --open-execute)
 
 --model is a .tla file (with FILE.cfg unless --config names another) or
 the name of an embedded model (` + fmt.Sprint(models.Embedded()) + `). SIGINT or SIGTERM
@@ -67,6 +72,7 @@ stops the server after the requests in flight.`,
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level on stderr: error, warn, info, debug")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the server to this file")
 	fs.Int64Var(&f.memoryLimit, "memory-limit", 768, "soft limit of the server's Go heap in MiB, as run's (0: none; $GOMEMLIMIT and $GOGC win)")
+	fs.BoolVar(&f.openExecute, "open-execute", false, "answer POST /execute without the token, for the reference fuzzer's clients (which send none)")
 	return cmd
 }
 
@@ -117,7 +123,7 @@ func runServe(stdout, stderr io.Writer, f *serveFlags) error {
 		token = sidecar.NewToken()
 		fmt.Fprintf(stderr, "token: %s\n", token)
 	}
-	srv, err := sidecar.NewServer(s, sidecar.ServerOptions{Token: token, MaxBody: f.maxBody, Logger: logger})
+	srv, err := sidecar.NewServer(s, sidecar.ServerOptions{Token: token, MaxBody: f.maxBody, Logger: logger, OpenExecute: f.openExecute})
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,8 @@ type LaunchOptions struct {
 	Stderr io.Writer
 	// Logger receives restarts (default: none).
 	Logger hclog.Logger
+	// Name names the server in errors (default: its command line).
+	Name string
 }
 
 // maxRestarts bounds the restarts one request may cause.
@@ -121,20 +123,24 @@ func (p *Process) start(ctx context.Context) (*instance, error) {
 		}
 		return errors.New("sidecar: " + msg)
 	}
+	name := p.opt.Name
+	if name == "" {
+		name = cmdLine(cmd)
+	}
 	var url string
 	select {
 	case url = <-ready.url:
 	case <-inst.done:
-		return nil, fail("%s exited before it was ready (%v)", cmdLine(cmd), inst.waitErr)
+		return nil, fail("%s exited before it was ready (%v)", name, inst.waitErr)
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fail("%s was not ready within %s", cmdLine(cmd), p.opt.StartTimeout)
+			return nil, fail("%s was not ready within %s", name, p.opt.StartTimeout)
 		}
-		return nil, fail("start of %s canceled", cmdLine(cmd))
+		return nil, fail("start of %s canceled", name)
 	}
 	inst.client = NewClient(url, token, p.opt.RequestTimeout)
 	if _, err := inst.client.Health(ctx); err != nil {
-		return nil, fail("%s at %s is not healthy (%v)", cmdLine(cmd), url, err)
+		return nil, fail("%s at %s is not healthy (%v)", name, url, err)
 	}
 	p.opt.Logger.Debug("sidecar started", "pid", cmd.Process.Pid, "url", url)
 	return inst, nil
@@ -224,7 +230,8 @@ func (p *Process) Model(ctx context.Context) (*ModelInfo, error) {
 	return m, err
 }
 
-var errClosed = errors.New("sidecar: closed")
+// ErrClosed is the error of a request to a Process after Close.
+var ErrClosed = errors.New("sidecar: closed")
 
 // do runs fn with the current server's client, restarting the server and
 // running fn again when the server is gone.
@@ -234,7 +241,7 @@ func (p *Process) do(ctx context.Context, fn func(*Client) error) error {
 		inst, gen, closed := p.inst, p.gen, p.closed
 		p.mu.Unlock()
 		if closed {
-			return errClosed
+			return ErrClosed
 		}
 		var err error
 		if inst != nil && !inst.exited() {
@@ -265,7 +272,7 @@ func (p *Process) restart(ctx context.Context, gen uint64, cause error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return errClosed
+		return ErrClosed
 	}
 	if p.gen != gen {
 		return nil
@@ -275,7 +282,11 @@ func (p *Process) restart(ctx context.Context, gen uint64, cause error) error {
 		p.inst.kill() // it may be alive but hung
 		p.inst = nil
 	}
-	p.opt.Logger.Warn("restarting the sidecar", "cause", cause)
+	what := p.opt.Name
+	if what == "" {
+		what = "the sidecar"
+	}
+	p.opt.Logger.Warn("restarting "+what, "cause", cause)
 	inst, err := p.start(ctx)
 	if err != nil {
 		return fmt.Errorf("%w (restarting after: %v)", err, cause)

@@ -213,7 +213,7 @@ func TestCloseStopsTheSidecar(t *testing.T) {
 	require.NoError(t, p.Close())
 	assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "terminated and reaped")
 	_, err := p.Simulate(context.Background(), &sim.Request{})
-	assert.ErrorIs(t, err, errClosed)
+	assert.ErrorIs(t, err, ErrClosed)
 	require.NoError(t, p.Close())
 }
 

@@ -29,6 +29,9 @@ type ServerOptions struct {
 	MaxBody int64
 	// Logger receives diagnostics (default: none).
 	Logger hclog.Logger
+	// OpenExecute answers POST /execute without the token, as the
+	// reference fuzzer's clients send none.
+	OpenExecute bool
 }
 
 // Server is the sidecar's HTTP handler: it answers the /v1/ protocol with
@@ -41,6 +44,7 @@ type Server struct {
 	health   Health
 	model    ModelInfo
 	requests atomic.Int64
+	open     bool
 }
 
 // NewServer returns a server of s.
@@ -60,6 +64,7 @@ func NewServer(s *sim.Simulator, opt ServerOptions) (*Server, error) {
 		tokenSum: sha256.Sum256([]byte(opt.Token)),
 		maxBody:  opt.MaxBody,
 		log:      opt.Logger,
+		open:     opt.OpenExecute,
 		health:   Health{Status: "ok", Model: m.Module.Name},
 		model: ModelInfo{
 			Module:     m.Module.Name,
@@ -118,6 +123,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rw.status, "duration", time.Since(start))
 	}()
+	if r.URL.Path == PathExecute && s.open {
+		if allow(rw, r, http.MethodPost) {
+			s.execute(rw, r)
+		}
+		return
+	}
 	if msg := s.authorize(r); msg != "" {
 		rw.Header().Set("WWW-Authenticate", `Bearer realm="modelfuzz-tlc"`)
 		writeError(rw, http.StatusUnauthorized, msg)
@@ -132,6 +143,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if allow(rw, r, http.MethodPost) {
 			s.simulateBatch(rw, r)
 		}
+	case PathExecute:
+		if allow(rw, r, http.MethodPost) {
+			s.execute(rw, r)
+		}
 	case PathHealth:
 		if allow(rw, r, http.MethodGet) {
 			h := s.health
@@ -143,7 +158,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(rw, http.StatusOK, &s.model)
 		}
 	default:
-		writeError(rw, http.StatusNotFound, fmt.Sprintf("no such path %s (the protocol has %s, %s and %s)", r.URL.Path, PathSimulate, PathHealth, PathModel))
+		writeError(rw, http.StatusNotFound, fmt.Sprintf("no such path %s (the protocol has %s, %s, %s and %s)", r.URL.Path, PathSimulate, PathHealth, PathModel, PathExecute))
 	}
 }
 

@@ -65,6 +65,9 @@ type State struct {
 	Index int `json:"index"`
 	// Text holds the variables' values as TLA+ (Request.Text).
 	Text map[string]string `json:"-"`
+	// View is the state's VIEW value as TLC itself gives it, which
+	// tlc/tlcjava turns into Key; the native engine leaves it out.
+	View json.RawMessage `json:"view,omitempty"`
 }
 
 // Divergence is where the actions stop matching the model.
