@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,21 +17,21 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/hub"
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
 )
 
 // hubProc is a hub or worker process of a test.
 type hubProc struct {
 	cmd  *exec.Cmd
-	errb *bytes.Buffer
+	errb *testutil.SyncBuffer // read while the process writes it
 }
 
 func startProc(t *testing.T, args ...string) *hubProc {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	p := &hubProc{cmd: cmd, errb: &errb}
-	return p
+	errb := &testutil.SyncBuffer{}
+	cmd.Stderr = errb
+	return &hubProc{cmd: cmd, errb: errb}
 }
 
 // startHub starts a hub on dir at listen and returns its URL.
@@ -123,7 +122,7 @@ func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
 	worker := func(name string) *hubProc {
 		p := startProc(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
 			"--strategy", "trace", "--seed", "1", "--corpus", filepath.Join(tmp, name), "--log-level", "error", "--parallel", "1",
-			"--stats-every", "200ms", "--duration", "5m", "--join", url, "--worker", name)
+			"--stats-every", "200ms", "--duration", "10m", "--join", url, "--worker", name)
 		require.NoError(t, p.cmd.Start())
 		return p
 	}
@@ -135,7 +134,7 @@ func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
 		require.Eventually(t, func() bool {
 			cur = readHub(t, url)
 			return len(cur.bugs) > 0 && newFrom(cur, than, "a") && newFrom(cur, than, "b")
-		}, 3*time.Minute, 200*time.Millisecond, "%s: nothing new at the hub: a: %s b: %s", what, a.errb, b.errb)
+		}, 5*time.Minute, 200*time.Millisecond, "%s: nothing new at the hub (%d inputs, %d bugs): a: %s b: %s", what, len(cur.inputs), len(cur.bugs), a.errb, b.errb)
 		return cur
 	}
 	before := grows(published{}, "start")
