@@ -115,7 +115,13 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 	if err := c.generateInputs(); err != nil {
 		return err
 	}
-	c.fz, err = fuzzer.New(opt, fac, gen, c.Store)
+	var store record.Store = c.Store
+	if s.Join != "" {
+		if store, err = c.joinHub(&opt); err != nil {
+			return err
+		}
+	}
+	c.fz, err = fuzzer.New(opt, fac, gen, store)
 	return err
 }
 
@@ -283,6 +289,11 @@ func (c *Campaign) openStore(given func(string) bool) error {
 		c.logger.Warn("only --pipeline inputs run at once", "parallel", s.Parallel, "pipeline", s.Pipeline)
 	}
 	if !found {
+		if s.Join != "" {
+			// Stored once the hub has taken them (joinHub): a worker the
+			// hub refuses leaves no campaign behind in its corpus.
+			return nil
+		}
 		return store.SetCampaign(s)
 	}
 	if old.Version < 2 && old.Actions == "" {

@@ -83,6 +83,9 @@ type Session struct {
 	// KnownFiles are known-disagreements files of the trace spec, besides
 	// the ones shipped and the one beside the spec (docs/known.md).
 	KnownFiles []string
+	// Join, when set, is the hub whose campaign this one works for
+	// (hub.go), as the worker Worker.
+	Join, Worker string
 }
 
 // EngineSettings say where the model engine runs.
@@ -149,6 +152,8 @@ func (s *Settings) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.Minimize, "minimize", true, "minimize every new bug in the background (and unfinished ones of earlier sessions)")
 	fs.IntVar(&s.MinimizeBudget.MaxTries, "minimize-tries", 3000, "most executions one bug's minimization may use per session")
 	fs.DurationVar(&s.MinimizeBudget.MaxTime, "minimize-time", 2*time.Minute, "most time one bug's minimization may use per session")
+	fs.StringVar(&s.Join, "join", "", "work for the campaign of the hub at this NATS URL (nats://HOST:4222, modelfuzz hub): publish the inputs that reach new coverage and the bugs, take in the other workers' (this --corpus stays the cache and resume point)")
+	fs.StringVar(&s.Worker, "worker", "", "with --join: this worker's name in the campaign, unique among its workers (default: the host's name)")
 	fs.StringVar(&s.Series, "series", "", "write coverage over iterations to this file, one JSON object a line (what compare plots)")
 	fs.Int64Var(&s.SeriesEvery, "series-every", 10, "with --series: a line every this many iterations")
 }

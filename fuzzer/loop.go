@@ -130,6 +130,12 @@ type Options struct {
 	ProgressEvery time.Duration
 	// Logf, when set, reports events of the campaign worth a log line.
 	Logf func(format string, args ...any)
+	// Exchange, when set, shares the campaign with others (exchange.go).
+	Exchange Exchange
+	// Stream is mixed into the seed of every random choice: campaigns that
+	// share one exchange with one seed draw different inputs (0: the
+	// seed's own stream).
+	Stream uint64
 }
 
 // Stats is a view of a running campaign.
@@ -396,7 +402,7 @@ func CheckSettings(p Params, l Limits) error {
 // the iteration number alone, so a campaign is reproducible and a continued
 // campaign does not depend on the random state of the killed process.
 func (f *Fuzzer) rng(iteration int64) *rand.Rand {
-	return rand.New(rand.NewPCG(f.opt.Seed, uint64(iteration)^0x6d6f64656c66757a))
+	return rand.New(rand.NewPCG(f.opt.Seed^f.opt.Stream, uint64(iteration)^0x6d6f64656c66757a))
 }
 
 // ErrTooManyHarnessErrors stops a campaign whose harness keeps failing.
@@ -457,6 +463,7 @@ func (f *Fuzzer) begin(ctx context.Context) *session {
 		}
 	}
 	s.hurry, s.ended = make(chan struct{}), make(chan struct{})
+	f.absorb()
 	go s.watchInterrupt(f.min)
 	if f.opt.MemoryLimit > 0 {
 		go s.watchMemory(f.opt.MemoryLimit)
@@ -617,6 +624,7 @@ func (s *session) handle(b, next *batch) (stop bool) {
 	if stop {
 		return true
 	}
+	f.absorb()
 	if err := f.applyMinimized(false); err != nil {
 		s.err = err
 		return true

@@ -147,6 +147,13 @@ func (m *bgMinimizer) loop() {
 			<-m.wake
 			continue
 		}
+		if f.opt.Exchange != nil && !f.opt.Exchange.Claim(j.signature) {
+			// Another campaign of the exchange minimizes it.
+			m.mu.Lock()
+			m.active--
+			m.mu.Unlock()
+			continue
+		}
 		keep := func(in *schedule.Input) (bool, error) { return chk.Reproduces(in, j.signature) }
 		budget := f.opt.MinimizeBudget
 		out, st, err := schedule.Minimize(m.ctx, j.start, keep, budget)

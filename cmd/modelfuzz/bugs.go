@@ -17,13 +17,14 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/hub"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 func newBugsCmd() *cobra.Command {
 	var (
-		dir     string
-		jsonOut bool
+		dir, hubURL string
+		jsonOut     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bugs --corpus DIR",
@@ -35,8 +36,18 @@ input that found it and of its minimized reproducer.
 "bugs show ID" replays the reproducer and prints its timeline and, when the
 campaign has a model, the model states it visits.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return listBugs(cmd.OutOrStdout(), dir, jsonOut) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if hubURL != "" {
+				return withHub(hubURL, func(cl *hub.Client) error {
+					text, err := campaign.HubBugsText(cl, jsonOut)
+					fmt.Fprint(cmd.OutOrStdout(), text)
+					return err
+				})
+			}
+			return listBugs(cmd.OutOrStdout(), dir, jsonOut)
+		},
 	}
+	cmd.Flags().StringVar(&hubURL, "hub", "", "list the bugs of the campaign at this hub (nats://HOST:4222): one a signature, with every worker's hits")
 	cmd.PersistentFlags().StringVar(&dir, "corpus", "", "campaign directory (required)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the bugs as a JSON array")
 

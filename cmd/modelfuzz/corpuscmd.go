@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelfuzz/modelfuzz/campaign"
 	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/hub"
 )
 
 func newCorpusCmd() *cobra.Command {
@@ -67,7 +68,7 @@ func newCorpusCmd() *cobra.Command {
 }
 
 func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) error) *cobra.Command {
-	var outDir string
+	var outDir, hubURL string
 	export := &cobra.Command{
 		Use:   "export (--out DIR | DIR)",
 		Short: "Write every input and bug as JSON files (inputs/ID.json, bugs/ID.json and its minimized bugs/ID.min.json, campaign.json)",
@@ -84,6 +85,13 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 			if err := cmdline.OutDir("--out", outDir); err != nil {
 				return err
 			}
+			if hubURL != "" {
+				return withHub(hubURL, func(cl *hub.Client) error {
+					inputs, bugs, err := campaign.HubExport(cl, outDir)
+					fmt.Fprintf(cmd.OutOrStdout(), "exported %d inputs and %d bugs of the hub to %s\n", inputs, bugs, outDir)
+					return err
+				})
+			}
 			return withStore(func(st *corpus.Store) error {
 				inputs, bugs, err := campaign.Export(st, outDir)
 				if err != nil {
@@ -95,6 +103,7 @@ func newCorpusExportCmd(dir *string, withStore func(func(*corpus.Store) error) e
 		},
 	}
 	export.Flags().StringVar(&outDir, "out", "", "directory to write into (or give it as the argument)")
+	export.Flags().StringVar(&hubURL, "hub", "", "export the campaign at this hub (nats://HOST:4222): every input its workers published (inputs/WORKER-ID.json) and its bugs")
 	return export
 }
 

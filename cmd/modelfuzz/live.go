@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-
-	"github.com/modelfuzz/modelfuzz/campaign"
 )
 
 // listenLive opens the address of run --http ("" : none).
@@ -29,7 +27,10 @@ func listenLive(addr string) (net.Listener, error) {
 }
 
 // serveLive serves the live view on ln until the returned stop is called.
-func serveLive(ln net.Listener, live *campaign.Live, logger hclog.Logger) (stop func()) {
+func serveLive(ln net.Listener, live interface {
+	http.Handler
+	Close()
+}, logger hclog.Logger) (stop func()) {
 	srv := &http.Server{Handler: live, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {

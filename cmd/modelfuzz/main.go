@@ -80,7 +80,7 @@ The TLA+ engine works on its own too: modelfuzz tlc check SPEC.tla.`,
 		Version:       buildinfo.Read().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newRunCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newGenerateCmd(), groupCommand(newCorpusCmd()),
+	root.AddCommand(newRunCmd(), newHubCmd(), newReplayCmd(), newBugsCmd(), newMinimizeCmd(), newCompareCmd(), newReportCmd(), newGenerateCmd(), groupCommand(newCorpusCmd()),
 		groupCommand(cli.NewCommand()), groupCommand(newModelCmd()), newTestCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %s (see '%s --help')", c.CommandPath(), flagErrorText(err), c.CommandPath())

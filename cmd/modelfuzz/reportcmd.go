@@ -11,12 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/hub"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
 func newReportCmd() *cobra.Command {
 	var (
 		dir     string
+		hubURL  string
 		out     string
 		timeout time.Duration
 	)
@@ -39,13 +41,7 @@ campaign has a model, the model states it visits.`,
 			if err := cmdline.OutFile("--out", out); err != nil {
 				return err
 			}
-			env, err := campaign.OpenEnvReadOnly(dir, nil)
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			noteSnapshot(cmd.ErrOrStderr(), env.Store)
-			cp, err := env.Report(timeout)
+			cp, err := campaignReport(cmd, dir, hubURL, timeout)
 			if err != nil {
 				return err
 			}
@@ -60,8 +56,24 @@ campaign has a model, the model states it visits.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "corpus", "", "campaign directory (required)")
+	cmd.Flags().StringVar(&dir, "corpus", "", "campaign directory (required, unless --hub)")
+	cmd.Flags().StringVar(&hubURL, "hub", "", "report the campaign at this hub (nats://HOST:4222): every worker, the union coverage, the bugs (not replayed)")
 	cmd.Flags().StringVar(&out, "out", "", "the HTML file to write (required)")
 	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop a replay that runs longer (a hang)")
 	return cmd
+}
+
+// campaignReport gathers the report of the campaign in dir, or at the hub.
+func campaignReport(cmd *cobra.Command, dir, hubURL string, timeout time.Duration) (cp *report.Campaign, err error) {
+	if hubURL != "" {
+		err = withHub(hubURL, func(cl *hub.Client) error { cp, err = campaign.HubReport(cl); return err })
+		return cp, err
+	}
+	env, err := campaign.OpenEnvReadOnly(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer env.Close()
+	noteSnapshot(cmd.ErrOrStderr(), env.Store)
+	return env.Report(timeout)
 }

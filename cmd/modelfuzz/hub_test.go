@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/corpus"
+	"github.com/modelfuzz/modelfuzz/hub"
+	"github.com/modelfuzz/modelfuzz/internal/testutil"
+)
+
+// hubProc is a hub or worker process of a test.
+type hubProc struct {
+	cmd  *exec.Cmd
+	errb *testutil.SyncBuffer // read while the process writes it
+}
+
+func startProc(t *testing.T, args ...string) *hubProc {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	errb := &testutil.SyncBuffer{}
+	cmd.Stderr = errb
+	return &hubProc{cmd: cmd, errb: errb}
+}
+
+// startHub starts a hub on dir at listen and returns its URL.
+func startHub(t *testing.T, dir, listen string) (*hubProc, string) {
+	t.Helper()
+	p := startProc(t, "hub", "--dir", dir, "--listen", listen)
+	out, err := p.cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, p.cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err, "the hub printed nothing: %s", p.errb)
+	url := regexp.MustCompile(`nats://\S+`).FindString(line)
+	require.NotEmpty(t, url, line)
+	return p, url
+}
+
+func (p *hubProc) kill(t *testing.T) {
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
+	_ = p.cmd.Wait()
+}
+
+// published is what a hub holds: inputs by worker and id, coverage items
+// by measure, bugs by signature with their reproducers' lengths.
+type published struct {
+	inputs map[string]string
+	cov    map[string]int
+	bugs   map[string]int
+}
+
+func readHub(t *testing.T, url string) published {
+	t.Helper()
+	cl, err := hub.Open(url)
+	require.NoError(t, err)
+	defer cl.Close()
+	p := published{inputs: map[string]string{}, bugs: map[string]int{}}
+	require.NoError(t, cl.Scan("input", func(data []byte, _ time.Time) error {
+		var in hub.Input
+		require.NoError(t, json.Unmarshal(data, &in))
+		p.inputs[fmt.Sprintf("%s/%d", in.Worker, in.ID)] = string(data)
+		return nil
+	}))
+	p.cov, _, _, err = cl.Coverage()
+	require.NoError(t, err)
+	bugs, err := cl.Bugs()
+	require.NoError(t, err)
+	for _, b := range bugs {
+		require.NotContains(t, p.bugs, b.Signature, "bug %s listed twice", b.ID)
+		require.NotNil(t, b.Input, "bug %s without its input", b.ID)
+		p.bugs[b.Signature] = b.Input.Len()
+	}
+	return p
+}
+
+// newFrom says whether after holds an input of worker that before lacks.
+func newFrom(after, before published, worker string) bool {
+	for k := range after.inputs {
+		if _, ok := before.inputs[k]; !ok && strings.HasPrefix(k, worker+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// contains checks that nothing of before is missing from after.
+func (after published) contains(t *testing.T, before published, when string) {
+	t.Helper()
+	for k, v := range before.inputs {
+		require.Equal(t, v, after.inputs[k], "%s: input %s lost or changed", when, k)
+	}
+	for m, n := range before.cov {
+		require.GreaterOrEqual(t, after.cov[m], n, "%s: %s coverage shrank", when, m)
+	}
+	for sig := range before.bugs {
+		require.Contains(t, after.bugs, sig, "%s: bug lost", when)
+	}
+}
+
+// A hub and two workers as processes: a worker killed with SIGKILL and the
+// hub killed with SIGKILL lose nothing they had published; the campaign
+// goes on after each restart (the workers meanwhile work locally); in the
+// end every bug of every worker's corpus is at the hub, once.
+func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
+	tmp := t.TempDir()
+	hubDir := filepath.Join(tmp, "hub")
+	h, url := startHub(t, hubDir, "127.0.0.1:0")
+	defer func() { _ = h.cmd.Process.Kill() }()
+	listen := strings.TrimPrefix(url, "nats://")
+	worker := func(name string) *hubProc {
+		p := startProc(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
+			"--strategy", "trace", "--seed", "1", "--corpus", filepath.Join(tmp, name), "--log-level", "error", "--parallel", "1",
+			"--stats-every", "200ms", "--duration", "10m", "--join", url, "--worker", name)
+		require.NoError(t, p.cmd.Start())
+		return p
+	}
+	a, b := worker("a"), worker("b")
+	defer func() { _ = a.cmd.Process.Kill(); _ = b.cmd.Process.Kill() }()
+	// grows waits until each worker published something new.
+	grows := func(than published, what string) published {
+		var cur published
+		require.Eventually(t, func() bool {
+			cur = readHub(t, url)
+			return len(cur.bugs) > 0 && newFrom(cur, than, "a") && newFrom(cur, than, "b")
+		}, 5*time.Minute, 200*time.Millisecond, "%s: nothing new at the hub (%d inputs, %d bugs): a: %s b: %s", what, len(cur.inputs), len(cur.bugs), a.errb, b.errb)
+		return cur
+	}
+	before := grows(published{}, "start")
+
+	a.kill(t)
+	afterKill := readHub(t, url)
+	afterKill.contains(t, before, "worker a killed")
+	a = worker("a")
+	grows(afterKill, "worker a restarted")
+
+	beforeHubKill := readHub(t, url)
+	h.kill(t)
+	time.Sleep(time.Second) // the workers go on alone meanwhile
+	h, _ = startHub(t, hubDir, listen)
+	afterHubKill := readHub(t, url)
+	afterHubKill.contains(t, beforeHubKill, "hub killed")
+	grows(afterHubKill, "hub restarted")
+
+	for i, p := range []*hubProc{a, b} {
+		require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
+		require.NoError(t, p.cmd.Wait(), "worker %d: %s", i, p.errb)
+	}
+	final := readHub(t, url)
+	for _, name := range []string{"a", "b"} {
+		st, err := corpus.Open(filepath.Join(tmp, name), corpus.Options{MustExist: true, ReadOnly: true})
+		require.NoError(t, err)
+		bugs, err := st.Bugs()
+		st.Close()
+		require.NoError(t, err)
+		for _, bug := range bugs {
+			require.Contains(t, final.bugs, bug.Signature, "worker %s's bug %s is not at the hub", name, bug.ID)
+		}
+	}
+	res := modelfuzz(t, "bugs", "--hub", url)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "a:")
+
+	// The whole campaign, read at the hub: its report and its export,
+	// which replays on the campaign's system.
+	page := filepath.Join(tmp, "hub.html")
+	res = modelfuzz(t, "report", "--hub", url, "--out", page)
+	require.Equal(t, 0, res.code, res.stderr)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	require.Contains(t, string(html), "worker a")
+	require.Contains(t, string(html), "union coverage")
+	out := filepath.Join(tmp, "export")
+	res = modelfuzz(t, "corpus", "export", "--hub", url, "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, fmt.Sprintf("exported %d inputs and %d bugs", len(final.inputs), len(final.bugs)))
+	res = modelfuzz(t, "replay", filepath.Join(out, "bugs", "B1.json"))
+	require.Equal(t, 3, res.code, "the hub's first bug does not reproduce: %s", res.stderr)
+}
+
+// A worker with settings other than the hub campaign's is refused with one
+// line naming the difference, and leaves no campaign in its corpus: it
+// joins afterwards with the campaign's settings.
+func TestHubRefusesOtherSettings(t *testing.T) {
+	tmp := t.TempDir()
+	h, url := startHub(t, filepath.Join(tmp, "hub"), "127.0.0.1:0")
+	defer h.kill(t)
+	run := func(corpus string, extra ...string) result {
+		args := append([]string{"run", "--adapter", "microbench", "--strategy", "trace", "--iterations", "5", "--log-level", "error",
+			"--corpus", filepath.Join(tmp, corpus), "--join", url, "--worker", corpus}, extra...)
+		return modelfuzz(t, args...)
+	}
+	res := run("a")
+	require.Equal(t, 0, res.code, res.stderr)
+	oneLineError(t, run("b", "--seed", "2"), "its campaign runs with --seed 1 (not 2); a worker joins with the campaign's settings")
+	oneLineError(t, run("b", "--model", "microbench.tla", "--tlc", "inproc"), "its campaign runs with --model  (not microbench.tla)")
+	oneLineError(t, run("b", "--workers", "4"), `adapter configuration: "workers" 6 (not 4)`)
+	res = run("b")
+	require.Equal(t, 0, res.code, "a refused worker's corpus holds the settings it was refused with: %s", res.stderr)
+}
