@@ -63,6 +63,8 @@ type Worker struct {
 	hubCov   map[string]map[uint64]bool // what the hub held when the worker joined, until the store is loaded
 	lastOwn  uint64                     // the highest id of the worker's own inputs at the hub when it joined
 	out      []pub                      // what is still to be published, in order
+	outBytes int                        // the stream messages' bytes in out
+	dropped  int                        // records dropped from out past maxOutboxBytes
 	wake     chan struct{}
 	closing  bool
 	sendDone chan struct{}
@@ -402,11 +404,45 @@ func (w *Worker) enqueue(ps ...pub) {
 	}
 	w.mu.Lock()
 	w.out = append(w.out, ps...)
+	for _, p := range ps {
+		w.outBytes += len(p.data)
+	}
+	w.shed()
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// maxOutboxBytes bounds what waits in memory for a hub that is out of
+// reach or slower than the worker: past it the oldest stream messages are
+// dropped from memory. Nothing is lost: they are in the corpus, and the
+// next join publishes what the hub lacks.
+const maxOutboxBytes = 64 << 20
+
+// shed drops the oldest coverage and stats messages while out holds more
+// than maxOutboxBytes. Inputs are kept (a join republishes only the inputs
+// after the last one the hub has, so one dropped before a later one got
+// through would never reach it), and so are bugs and statuses, which are
+// few and merged at the hub; coverage is republished by difference, and
+// stats are snapshots. The first message is kept: send may be publishing
+// it. Called with mu held.
+func (w *Worker) shed() {
+	if w.outBytes <= maxOutboxBytes {
+		return
+	}
+	kept := w.out[:1]
+	for _, p := range w.out[1:] {
+		if w.outBytes > maxOutboxBytes && (strings.HasPrefix(p.subject, subjectCov) || strings.HasPrefix(p.subject, subjectStats)) {
+			w.outBytes -= len(p.data)
+			w.dropped++
+			continue
+		}
+		kept = append(kept, p)
+	}
+	clear(w.out[len(kept):])
+	w.out = kept
 }
 
 // send publishes what is enqueued, in order; a hub out of reach is tried
@@ -432,7 +468,9 @@ func (w *Worker) send() {
 		}
 		burst := append([]pub(nil), w.out[:n]...)
 		w.mu.Unlock()
-		if err := w.publish(burst); err != nil {
+		acked, err := w.publish(burst)
+		w.remove(burst[:acked])
+		if err != nil {
 			w.mu.Lock()
 			closing := w.closing
 			w.mu.Unlock()
@@ -453,47 +491,76 @@ func (w *Worker) send() {
 			w.down = false
 			w.opt.Logf("hub %s reached again: publishing what was found meanwhile", w.opt.URL)
 		}
-		w.mu.Lock()
-		clear(w.out[:n])
-		w.out = w.out[n:]
-		w.mu.Unlock()
 	}
+}
+
+// remove takes the published records off the front of out (shed may have
+// dropped some of them meanwhile, never the first).
+func (w *Worker) remove(done []pub) {
+	if len(done) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, p := range done {
+		if n < len(w.out) && samePub(w.out[n], p) {
+			w.outBytes -= len(p.data)
+			n++
+		}
+	}
+	clear(w.out[:n])
+	w.out = w.out[n:]
+}
+
+func samePub(a, b pub) bool {
+	return a.subject == b.subject && a.id == b.id && a.bug == b.bug && len(a.status) == len(b.status) && (len(a.status) == 0 || &a.status[0] == &b.status[0])
 }
 
 // maxBurst is the most stream messages in flight at once.
 const maxBurst = 256
 
-// publish publishes a bug, a status, or a run of stream messages (all of
-// them acknowledged, or an error: a retry publishes them again, and
-// JetStream drops the copies by their ids).
-func (w *Worker) publish(ps []pub) error {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+// publish publishes a bug, a status, or a run of stream messages; it
+// returns how many of ps, from the first, are acknowledged (a retry
+// publishes the rest again, and JetStream drops copies by their ids). A
+// run gets opTimeout per 16 messages: a starved machine acknowledges
+// slowly, and a run retried whole would never get through.
+func (w *Worker) publish(ps []pub) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout*time.Duration(1+len(ps)/16))
 	defer cancel()
 	switch p := ps[0]; {
 	case p.bug != nil:
-		return w.upsertBug(ctx, p.bug)
+		if err := w.upsertBug(ctx, p.bug); err != nil {
+			return 0, err
+		}
+		return 1, nil
 	case p.status != nil:
-		_, err := w.kv.Put(ctx, workerKey(w.opt.Name), p.status)
-		return err
+		if _, err := w.kv.Put(ctx, workerKey(w.opt.Name), p.status); err != nil {
+			return 0, err
+		}
+		return 1, nil
 	}
 	acks := make([]jetstream.PubAckFuture, 0, len(ps))
 	for _, p := range ps {
 		f, err := w.js.PublishAsync(p.subject, p.data, jetstream.WithMsgID(p.id))
 		if err != nil {
-			return err
+			break
 		}
 		acks = append(acks, f)
 	}
-	for _, f := range acks {
+	for i, f := range acks {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			return err
+			return i, err
 		case <-ctx.Done():
-			return ctx.Err()
+			return i, ctx.Err()
 		}
 	}
-	return nil
+	if len(acks) < len(ps) {
+		return len(acks), fmt.Errorf("publishing to the hub's stream: %d of %d message(s) not sent", len(ps)-len(acks), len(ps))
+	}
+	return len(acks), nil
 }
 
 // Unpublished is how many records are still to be published.
@@ -518,7 +585,10 @@ func (w *Worker) Close(wait time.Duration) {
 	case <-w.sendDone:
 	case <-time.After(wait):
 	}
-	if n := w.Unpublished(); n > 0 {
+	w.mu.Lock()
+	n := len(w.out) + w.dropped
+	w.mu.Unlock()
+	if n > 0 {
 		w.opt.Warnf("hub %s: %d record(s) not published; they will be when this worker joins again", w.opt.URL, n)
 	}
 	w.iter.Stop()
