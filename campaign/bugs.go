@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/linearize"
@@ -159,4 +160,63 @@ func (e *Env) BugText(b *record.BugRecord, original bool, timeout time.Duration)
 		fmt.Fprintf(&w, "\n%s", r.ModelView)
 	}
 	return w.String(), nil
+}
+
+// BugListText is what "bugs" prints of the bugs of the campaign in dir:
+// the system's own failures first, then what only the model saw (a
+// divergence may be a bug of the model as much as of the system), then
+// the known disagreements, one row a bug.
+func BugListText(bugs []*record.BugRecord, dir string) string {
+	var w strings.Builder
+	if len(bugs) == 0 {
+		fmt.Fprintf(&w, "no bugs in %s\n", dir)
+		return w.String()
+	}
+	known := KnownDisagreements(bugs)
+	n := len(bugs) - len(known)
+	if n == 0 {
+		fmt.Fprintf(&w, "no bugs in %s\n", dir)
+	}
+	printed := n == 0
+	first := ""
+	for _, model := range []bool{false, true} {
+		group := BugsSeenBy(bugs, model)
+		if len(group) == 0 {
+			continue
+		}
+		if printed {
+			fmt.Fprintln(&w)
+		}
+		printed = true
+		if first == "" {
+			first = group[0].ID
+		}
+		if model {
+			fmt.Fprintln(&w, "seen by the model (the execution and the model disagree):")
+		} else {
+			fmt.Fprintln(&w, "seen by the system's own oracles (panic, safety, linearizability, hang):")
+		}
+		tw := tabwriter.NewWriter(&w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tSTEPS\tMINIMIZED\tSIGNATURE")
+		for _, b := range group {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration,
+				b.Input.Len(), MinimizedText(b), b.Signature)
+		}
+		tw.Flush()
+	}
+	if len(known) > 0 {
+		fmt.Fprintln(&w)
+		fmt.Fprintln(&w, "known disagreements of the model with the system (not bugs: the model is wrong or narrower, the system right):")
+		tw := tabwriter.NewWriter(&w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tKNOWN\tWHAT")
+		for _, b := range known {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration, b.Known, KnownTitle(b))
+		}
+		tw.Flush()
+		if first == "" {
+			first = known[0].ID
+		}
+	}
+	fmt.Fprintf(&w, "\n%d distinct bug(s), %d known disagreement(s); details: modelfuzz bugs show --corpus %s %s\n", n, len(known), dir, first)
+	return w.String()
 }

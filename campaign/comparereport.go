@@ -10,10 +10,28 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/report"
 )
+
+// WriteComparisonSummary writes what compare leaves in dir (as
+// WriteComparison) and returns what compare prints then: the comparison,
+// which took took, as a summary table and where its files are.
+func WriteComparisonSummary(c *report.Comparison, dir string, took time.Duration) (string, error) {
+	pngs, err := WriteComparison(c, dir)
+	if err != nil {
+		return "", err
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "compared %d strategies x %d runs of %d iterations in %s\n", len(c.Strategies), len(c.Seeds), c.Iterations, took.Round(time.Second))
+	for _, line := range ComparisonLines(c) {
+		fmt.Fprintf(&w, "  %s\n", line)
+	}
+	fmt.Fprintf(&w, "wrote %s, %s and the plots %s (each .png and .svg)\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "report.html"), strings.Join(pngs, ", "))
+	return w.String(), nil
+}
 
 // WriteComparison writes what compare leaves in dir: results.json, the
 // plots (each as .png and .svg) and report.html. It returns the plots'

@@ -34,6 +34,18 @@ type GenerateOptions struct {
 	Consts []string
 }
 
+// Check refuses bounds generate cannot search with: the search of the
+// model must be bounded, and no bound negative.
+func (o GenerateOptions) Check() error {
+	if o.MaxDepth < 1 && o.MaxStates < 1 {
+		return fmt.Errorf("--max-depth or --max-states is required: the search of the model must be bounded")
+	}
+	if o.MaxDepth < 0 || o.MaxStates < 0 || o.Limit < 0 || o.Workers < 1 {
+		return fmt.Errorf("--max-depth, --max-states and --limit must not be negative, --workers at least 1")
+	}
+	return nil
+}
+
 // GeneratedInput is one target, the schedule made for it and what the
 // system did with it.
 type GeneratedInput struct {

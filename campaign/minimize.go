@@ -48,3 +48,15 @@ func (e *Env) Minimize(ctx context.Context, id string, original bool, budget sch
 	}
 	return &Minimization{Bug: b, Stats: st, Stopped: err}, nil
 }
+
+// Text is what "minimize" prints of m, which took took on the campaign in
+// dir: the steps before and after, the executions spent, whether it
+// reached a fixpoint, and how to replay the result.
+func (m *Minimization) Text(dir string, took time.Duration) string {
+	state := "a fixpoint: no single step can be removed or simplified"
+	if !m.Bug.MinimizeDone {
+		state = "stopped early (budget or Ctrl-C); run again to go on"
+	}
+	return fmt.Sprintf("%s: %d steps -> %d steps in %d executions (%.1fs), %s\n", m.Bug.ID, m.Stats.Before, m.Stats.After, m.Stats.Tries, took.Seconds(), state) +
+		fmt.Sprintf("stored with the bug; replay: modelfuzz replay --corpus %s %s\n", dir, m.Bug.ID)
+}

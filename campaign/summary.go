@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
@@ -245,3 +246,62 @@ func CoverageText(c map[string]int) string {
 }
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+// NewBugIDs are the ids of the bugs this session found first, as the
+// summary counts them: the last sum.NewBugs of the bugs (ids are given in
+// the order bugs are found).
+func NewBugIDs(sum *fuzzer.Summary) []string {
+	var ids []string
+	for _, b := range sum.Bugs[max(0, len(sum.Bugs)-sum.NewBugs):] {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
+// StatusLine is the progress of a campaign as one line for a terminal:
+// iterations, executions per second, corpus, coverage, bugs, queue.
+func StatusLine(s fuzzer.Stats) string {
+	minimizing := ""
+	if s.Minimizing > 0 {
+		minimizing = fmt.Sprintf(" (minimizing %d)", s.Minimizing)
+	}
+	if s.Known > 0 {
+		minimizing += fmt.Sprintf("  known %d", s.Known)
+	}
+	return fmt.Sprintf("%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  %s  %s",
+		s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, CoverageText(s.Coverage), s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
+}
+
+// ProgressArgs are the same figures as StatusLine as the key-value pairs
+// of a log line.
+func ProgressArgs(s fuzzer.Stats) []any {
+	args := []any{"iterations", s.Iterations, "execs_per_sec", int(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs,
+		"queue", s.Queue}
+	if s.Pool > 0 {
+		args = append(args, "pool", s.Pool)
+	}
+	if s.Dropped > 0 {
+		args = append(args, "dropped", s.Dropped)
+	}
+	if s.Known > 0 {
+		args = append(args, "known", s.Known)
+	}
+	for _, m := range slices.Sorted(maps.Keys(s.Coverage)) {
+		args = append(args, m, s.Coverage[m])
+	}
+	return args
+}
+
+// queueText is the progress line's view of the work ahead: the inputs
+// queued to run, the pool the rare schedule mutates from, and what the
+// --queue-max cap dropped.
+func queueText(s fuzzer.Stats) string {
+	t := fmt.Sprintf("queue %d", s.Queue)
+	if s.Pool > 0 {
+		t += fmt.Sprintf("  pool %d", s.Pool)
+	}
+	if s.Dropped > 0 {
+		t += fmt.Sprintf(" (dropped %d)", s.Dropped)
+	}
+	return t
+}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,62 +103,7 @@ func listBugs(w io.Writer, dir string, jsonOut bool) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(campaign.BugRows(bugs))
 	}
-	if len(bugs) == 0 {
-		fmt.Fprintf(w, "no bugs in %s\n", dir)
-		return nil
-	}
-	known := campaign.KnownDisagreements(bugs)
-	n := len(bugs) - len(known)
-	if n == 0 {
-		fmt.Fprintf(w, "no bugs in %s\n", dir)
-	}
-	// The system's own failures first, then what only the model saw: a
-	// divergence may be a bug of the model as much as of the system.
-	printed := n == 0
-	first := ""
-	for _, model := range []bool{false, true} {
-		group := campaign.BugsSeenBy(bugs, model)
-		if len(group) == 0 {
-			continue
-		}
-		if printed {
-			fmt.Fprintln(w)
-		}
-		printed = true
-		if first == "" {
-			first = group[0].ID
-		}
-		if model {
-			fmt.Fprintln(w, "seen by the model (the execution and the model disagree):")
-		} else {
-			fmt.Fprintln(w, "seen by the system's own oracles (panic, safety, linearizability, hang):")
-		}
-		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tSTEPS\tMINIMIZED\tSIGNATURE")
-		for _, b := range group {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration,
-				b.Input.Len(), campaign.MinimizedText(b), b.Signature)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if len(known) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "known disagreements of the model with the system (not bugs: the model is wrong or narrower, the system right):")
-		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tHITS\tFIRST\tLAST\tKNOWN\tWHAT")
-		for _, b := range known {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", b.ID, b.Kind, b.Hits, b.FirstIteration, b.LastIteration, b.Known, campaign.KnownTitle(b))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		if first == "" {
-			first = known[0].ID
-		}
-	}
-	fmt.Fprintf(w, "\n%d distinct bug(s), %d known disagreement(s); details: modelfuzz bugs show --corpus %s %s\n", n, len(known), dir, first)
+	fmt.Fprint(w, campaign.BugListText(bugs, dir))
 	return nil
 }
 
@@ -193,16 +137,8 @@ then fails on, exit 3), 1 when the bug's input no longer shows the bug
 (nothing to minimize) or on an error.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tries < 1 {
-				return fmt.Errorf("--tries must be at least 1, got %d", tries)
-			}
-			if err := errors.Join(cmdline.NotNegative("--time", budget), cmdline.NotNegative("--exec-timeout", timeout)); err != nil {
+			if err := checkMinimizeFlags(tries, budget, timeout, out); err != nil {
 				return err
-			}
-			if out != "" {
-				if err := cmdline.OutFile("--out", out); err != nil {
-					return err
-				}
 			}
 			// The bug is looked up in a snapshot first: a refusal leaves
 			// the corpus's files as they were (opening it to write
@@ -222,19 +158,13 @@ then fails on, exit 3), 1 when the bug's input no longer shows the bug
 			if err != nil {
 				return err
 			}
-			b, st, res := m.Bug, m.Stats, m.Bug.Minimized
 			if m.Stopped != nil {
-				fmt.Fprintf(os.Stderr, "modelfuzz: minimize %s stopped: %v\n", b.ID, m.Stopped)
+				fmt.Fprintf(os.Stderr, "modelfuzz: minimize %s stopped: %v\n", m.Bug.ID, m.Stopped)
 			}
 			w := cmd.OutOrStdout()
-			state := "a fixpoint: no single step can be removed or simplified"
-			if !b.MinimizeDone {
-				state = "stopped early (budget or Ctrl-C); run again to go on"
-			}
-			fmt.Fprintf(w, "%s: %d steps -> %d steps in %d executions (%.1fs), %s\n", b.ID, st.Before, st.After, st.Tries, time.Since(t0).Seconds(), state)
-			fmt.Fprintf(w, "stored with the bug; replay: modelfuzz replay --corpus %s %s\n", dir, b.ID)
+			fmt.Fprint(w, m.Text(dir, time.Since(t0)))
 			if out != "" {
-				if err := os.WriteFile(out, schedule.EncodeInputFor(res, env.Settings.InputSystem()), 0o644); err != nil {
+				if err := os.WriteFile(out, schedule.EncodeInputFor(m.Bug.Minimized, env.Settings.InputSystem()), 0o644); err != nil {
 					return err
 				}
 				fmt.Fprintf(w, "written to %s\n", out)
@@ -252,4 +182,18 @@ then fails on, exit 3), 1 when the bug's input no longer shows the bug
 	cmd.Flags().BoolVar(&original, "original", false, "start from the input that found the bug, not from its minimized input")
 	cmd.Flags().DurationVar(&timeout, "exec-timeout", 10*time.Second, "stop an execution that runs longer (a hang)")
 	return cmd
+}
+
+// checkMinimizeFlags refuses a budget or --out that minimize cannot use.
+func checkMinimizeFlags(tries int, budget, timeout time.Duration, out string) error {
+	if tries < 1 {
+		return fmt.Errorf("--tries must be at least 1, got %d", tries)
+	}
+	if err := errors.Join(cmdline.NotNegative("--time", budget), cmdline.NotNegative("--exec-timeout", timeout)); err != nil {
+		return err
+	}
+	if out != "" {
+		return cmdline.OutFile("--out", out)
+	}
+	return nil
 }

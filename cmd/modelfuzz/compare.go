@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -103,20 +101,7 @@ func runCompare(cmd *cobra.Command, c *campaign.Comparison) error {
 	if err != nil {
 		return err
 	}
-	return writeComparison(cmd.OutOrStdout(), rc, c.Out, time.Since(start))
-}
-
-// writeComparison writes results.json, the plots and report.html, and
-// prints where they are with a summary table.
-func writeComparison(w io.Writer, c *report.Comparison, dir string, took time.Duration) error {
-	pngs, err := campaign.WriteComparison(c, dir)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "compared %d strategies x %d runs of %d iterations in %s\n", len(c.Strategies), len(c.Seeds), c.Iterations, took.Round(time.Second))
-	for _, line := range campaign.ComparisonLines(c) {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
-	fmt.Fprintf(w, "wrote %s, %s and the plots %s (each .png and .svg)\n", filepath.Join(dir, "results.json"), filepath.Join(dir, "report.html"), strings.Join(pngs, ", "))
-	return nil
+	text, err := campaign.WriteComparisonSummary(rc, c.Out, time.Since(start))
+	fmt.Fprint(cmd.OutOrStdout(), text)
+	return err
 }

@@ -29,11 +29,8 @@ by the variables in which the nearest state it did reach differs
 campaign had not, for "modelfuzz corpus import". The corpus is not changed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opt.MaxDepth < 1 && opt.MaxStates < 1 {
-				return fmt.Errorf("--max-depth or --max-states is required: the search of the model must be bounded")
-			}
-			if opt.MaxDepth < 0 || opt.MaxStates < 0 || opt.Limit < 0 || opt.Workers < 1 {
-				return fmt.Errorf("--max-depth, --max-states and --limit must not be negative, --workers at least 1")
+			if err := opt.Check(); err != nil {
+				return err
 			}
 			env, err := campaign.OpenEnvReadOnly(dir, nil)
 			if err != nil {

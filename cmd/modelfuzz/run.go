@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -193,22 +191,11 @@ func runCampaign(cmd *cobra.Command, f *runFlags) (retErr error) {
 	if sum != nil {
 		printSummary(cmd.OutOrStdout(), c.Outcome(sum), f.jsonOut)
 		runErr = errors.Join(runErr, unc.Write(sum))
-		if ids := newBugs(sum); f.failOnBug && runErr == nil && len(ids) > 0 {
+		if ids := campaign.NewBugIDs(sum); f.failOnBug && runErr == nil && len(ids) > 0 {
 			return &exitError{exitFailed, fmt.Errorf("this run found %d new bug(s): %s (--fail-on-bug)", len(ids), strings.Join(ids, ", "))}
 		}
 	}
 	return runErr
-}
-
-// newBugs are the ids of the bugs this session found first, as the
-// summary counts them: the last sum.NewBugs of the bugs (ids are given in
-// the order bugs are found).
-func newBugs(sum *fuzzer.Summary) []string {
-	var ids []string
-	for _, b := range sum.Bugs[max(0, len(sum.Bugs)-sum.NewBugs):] {
-		ids = append(ids, b.ID)
-	}
-	return ids
 }
 
 // signalContext is cancelled by the first SIGINT or SIGTERM: the campaign
@@ -252,17 +239,8 @@ func newProgress(w *os.File, logger hclog.Logger) *progress {
 }
 
 func (p *progress) update(s fuzzer.Stats) {
-	cov := campaign.CoverageText(s.Coverage)
 	if p.tty {
-		minimizing := ""
-		if s.Minimizing > 0 {
-			minimizing = fmt.Sprintf(" (minimizing %d)", s.Minimizing)
-		}
-		if s.Known > 0 {
-			minimizing += fmt.Sprintf("  known %d", s.Known)
-		}
-		fmt.Fprintf(p.w, "\r\x1b[K%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  %s  %s",
-			s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, cov, s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
+		fmt.Fprintf(p.w, "\r\x1b[K%s", campaign.StatusLine(s))
 		p.written.Store(true)
 		return
 	}
@@ -270,35 +248,7 @@ func (p *progress) update(s fuzzer.Stats) {
 		return
 	}
 	p.last = time.Now()
-	args := []any{"iterations", s.Iterations, "execs_per_sec", int(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs,
-		"queue", s.Queue}
-	if s.Pool > 0 {
-		args = append(args, "pool", s.Pool)
-	}
-	if s.Dropped > 0 {
-		args = append(args, "dropped", s.Dropped)
-	}
-	if s.Known > 0 {
-		args = append(args, "known", s.Known)
-	}
-	for _, m := range slices.Sorted(maps.Keys(s.Coverage)) {
-		args = append(args, m, s.Coverage[m])
-	}
-	p.logger.Info("progress", args...)
-}
-
-// queueText is the progress line's view of the work ahead: the inputs
-// queued to run, the pool the rare schedule mutates from, and what the
-// --queue-max cap dropped.
-func queueText(s fuzzer.Stats) string {
-	t := fmt.Sprintf("queue %d", s.Queue)
-	if s.Pool > 0 {
-		t += fmt.Sprintf("  pool %d", s.Pool)
-	}
-	if s.Dropped > 0 {
-		t += fmt.Sprintf(" (dropped %d)", s.Dropped)
-	}
-	return t
+	p.logger.Info("progress", campaign.ProgressArgs(s)...)
 }
 
 // clearLine makes room on a terminal for a log line.
@@ -325,6 +275,3 @@ func printSummary(w io.Writer, o *campaign.Outcome, asJSON bool) {
 	}
 	fmt.Fprint(w, o.Text())
 }
-
-// round3 rounds x to three decimals, as JSON output shows durations.
-func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
