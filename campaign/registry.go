@@ -352,8 +352,9 @@ var adapters = map[string]*Adapter{
 			cfg := redisraft.DefaultConfig()
 			cfg.Nodes = f.Nodes
 			cfg.RequestTimeout = f.RequestTimeout
-			if f.ElectionTimeout >= 0 {
-				cfg.ElectionTimeout = f.ElectionTimeout
+			var err error
+			if cfg.ElectionTimeout, err = f.electionTimeout(cfg.ElectionTimeout); err != nil {
+				return nil, err
 			}
 			cfg.PeriodicInterval, cfg.ReconnectInterval = f.PeriodicInterval, f.ReconnectInterval
 			cfg.LogMaxFileSize, cfg.QuorumReads, cfg.FollowerProxy, cfg.Keys = f.LogMaxFileSize, f.QuorumReads, f.FollowerProxy, f.Keys
@@ -527,6 +528,18 @@ func (a *Adapter) Open(raw json.RawMessage, logger hclog.Logger) (*System, error
 	return s, nil
 }
 
+// electionTimeout is --election-timeout, or def, the adapter's own, when
+// the flag is left at -1.
+func (a *SystemFlags) electionTimeout(def int) (int, error) {
+	switch {
+	case a.ElectionTimeout == -1:
+		return def, nil
+	case a.ElectionTimeout < 0:
+		return 0, fmt.Errorf("--election-timeout %d: must not be negative", a.ElectionTimeout)
+	}
+	return a.ElectionTimeout, nil
+}
+
 func trimTLA(name string) string { return strings.TrimSuffix(name, ".tla") }
 
 // etcdConfig turns the flags into adapters/etcd's configuration: the etcd
@@ -539,8 +552,9 @@ func etcdConfig(f *SystemFlags) (json.RawMessage, error) {
 	}
 	cfg := etcd.DefaultConfig()
 	cfg.HeartbeatMS, cfg.StepMS = f.HeartbeatInterval, f.StepInterval
-	if f.ElectionTimeout >= 0 {
-		cfg.ElectionMS = f.ElectionTimeout
+	var err error
+	if cfg.ElectionMS, err = f.electionTimeout(cfg.ElectionMS); err != nil {
+		return nil, err
 	}
 	if given("nodes") {
 		cfg.Nodes = f.Nodes

@@ -114,3 +114,19 @@ func TestModelEngineChoices(t *testing.T) {
 	require.EqualError(t, check("tlc", ""), `unknown --tlc "tlc" (subprocess, inproc, java, diff or http://HOST:PORT)`)
 	require.EqualError(t, check("inproc", "tla2tools.jar"), "--tla2tools is for --tlc java or --tlc diff")
 }
+
+// --election-timeout is shared by redisraft and etcd: -1 (its default)
+// keeps each adapter's own, other negatives are refused.
+func TestElectionTimeoutIsEachAdapters(t *testing.T) {
+	f := &SystemFlags{ElectionTimeout: -1}
+	got, err := f.electionTimeout(250)
+	require.NoError(t, err)
+	require.Equal(t, 250, got)
+	f.ElectionTimeout = 0
+	got, err = f.electionTimeout(250)
+	require.NoError(t, err)
+	require.Equal(t, 0, got)
+	f.ElectionTimeout = -5
+	_, err = f.electionTimeout(250)
+	require.EqualError(t, err, "--election-timeout -5: must not be negative")
+}
