@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"maps"
+	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
@@ -264,6 +265,9 @@ func (s *Settings) Validate(given func(string) bool) error {
 	if modelGuided(s.Strategy) && s.Model == "" {
 		return fmt.Errorf("--strategy %s needs a model: add --model (for this adapter: --model %s)", s.Strategy, ModelHint(s.System.Adapter))
 	}
+	if err := checkJoinURL(s.Join); err != nil {
+		return err
+	}
 	if err := s.validateGenerate(); err != nil {
 		return err
 	}
@@ -408,5 +412,20 @@ func (c *Campaign) fitSystem() error {
 	}
 	s.Version, s.Adapter, s.AdapterConfig, s.Created = SettingsVersion, ad.Name, c.System.Config(), created()
 	s.Tool = buildinfo.Read().String()
+	return nil
+}
+
+// checkJoinURL refuses a --join that is not a NATS URL (or a list of
+// them), before a corpus is made or a minute is spent reconnecting.
+func checkJoinURL(join string) error {
+	if join == "" {
+		return nil
+	}
+	for _, u := range strings.Split(join, ",") {
+		p, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || p.Host == "" || (p.Scheme != "nats" && p.Scheme != "tls" && p.Scheme != "ws" && p.Scheme != "wss") {
+			return fmt.Errorf("--join %q: want a hub's NATS URL, nats://HOST:PORT (as modelfuzz hub prints it)", u)
+		}
+	}
 	return nil
 }

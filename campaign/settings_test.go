@@ -130,3 +130,11 @@ func TestElectionTimeoutIsEachAdapters(t *testing.T) {
 	_, err = f.electionTimeout(250)
 	require.EqualError(t, err, "--election-timeout -5: must not be negative")
 }
+
+func TestJoinWantsANATSURL(t *testing.T) {
+	require.NoError(t, checkJoinURL(""))
+	require.NoError(t, checkJoinURL("nats://127.0.0.1:4222"))
+	require.NoError(t, checkJoinURL("nats://a:4222,nats://b:4222"))
+	require.EqualError(t, checkJoinURL("notaurl"), `--join "notaurl": want a hub's NATS URL, nats://HOST:PORT (as modelfuzz hub prints it)`)
+	require.Error(t, checkJoinURL("http://x:80"))
+}
