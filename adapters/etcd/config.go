@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -122,6 +123,37 @@ type Factory struct {
 	mu      sync.Mutex
 	systems map[*System]bool
 	closed  bool
+
+	// The linearizability checks of every execution's history: decided
+	// linearizable, not linearizable, undecided within linearizeTimeout.
+	linOK, linViolated, linUnknown atomic.Int64
+}
+
+// The names of Factory.Checks' counts.
+const (
+	CheckLinearizable    = "linearizable"
+	CheckNotLinearizable = "not_linearizable"
+	CheckLinUnknown      = "linearizability_unknown"
+)
+
+func (f *Factory) countCheck(r checkResult) {
+	switch r {
+	case checkOK:
+		f.linOK.Add(1)
+	case checkViolated:
+		f.linViolated.Add(1)
+	case checkUnknown:
+		f.linUnknown.Add(1)
+	}
+}
+
+// Checks counts the oracles' checks of the histories of every execution
+// the factory's systems ran (minimizations and replays included): a
+// history without an operation to check is not counted; an undecided one
+// (porcupine out of time, linearizeTimeout) is "unknown", never a pass.
+func (f *Factory) Checks() map[string]int64 {
+	return map[string]int64{CheckLinearizable: f.linOK.Load(), CheckNotLinearizable: f.linViolated.Load(),
+		CheckLinUnknown: f.linUnknown.Load()}
 }
 
 // Actions are the actions the adapter supports: no timeout (etcd's

@@ -39,7 +39,9 @@ func TestHistoryModelOfRevisions(t *testing.T) {
 		get("k0", "v3", 5, 7, 220, 230),
 		{Kind: opSerializableGet, Key: "k0", Found: true, Out: "stale", Rev: 1, Call: 240, Return: 250},
 	}
-	require.Nil(t, checkHistory(ok, 10))
+	f, res := checkHistory(ok, 10)
+	require.Nil(t, f)
+	require.Equal(t, checkOK, res)
 
 	cases := map[string][]Op{
 		"a value never written": {put("k0", "v1", 2, 0, 10), get("k0", "v9", 2, 2, 20, 30)},
@@ -49,8 +51,9 @@ func TestHistoryModelOfRevisions(t *testing.T) {
 		"a CAS that lied":       {put("k0", "v1", 2, 0, 10), {Kind: opCAS, Key: "k0", Expect: "v1", Arg: "v2", Succeeded: false, Rev: 2, Call: 20, Return: 30}},
 	}
 	for name, h := range cases {
-		f := checkHistory(h, 3)
+		f, res := checkHistory(h, 3)
 		require.NotNil(t, f, name)
+		require.Equal(t, checkViolated, res, name)
 		require.Equal(t, schedule.FailureLinearizability, f.Kind)
 		require.Equal(t, "linearizability: etcd kv", f.Signature)
 	}
