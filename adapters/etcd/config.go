@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -116,7 +117,7 @@ func DefaultStateDir() string { return filepath.Join(os.TempDir(), "modelfuzz-et
 type Factory struct {
 	cfg  Config
 	opts Options
-	reg  *registry
+	reg  *osproc.Registry
 	spec *schedule.SystemSpec
 	raw  json.RawMessage
 
@@ -182,7 +183,7 @@ func NewFactory(cfg Config, opts Options) (*Factory, error) {
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = 64 << 10
 	}
-	reg, err := openRegistry(opts.StateDir)
+	reg, err := osproc.OpenRegistry(opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func (f *Factory) NewSystem() (*System, error) {
 	if f.closed {
 		return nil, errors.New("etcd: New on a closed factory")
 	}
-	dir, err := f.reg.newRunDir()
+	dir, err := f.reg.NewRunDir()
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +265,7 @@ func (f *Factory) Close() error {
 	for _, s := range systems {
 		errs = append(errs, s.Close())
 	}
-	f.reg.release()
+	f.reg.Release()
 	return errors.Join(errs...)
 }
 

@@ -166,7 +166,7 @@ func (e *execution) teardown() {
 	}
 	for _, m := range e.members {
 		if m.proc != nil {
-			m.proc.kill()
+			m.proc.Kill()
 		}
 	}
 	e.px.close()

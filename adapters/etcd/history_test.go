@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -89,11 +90,13 @@ func TestStaleMembersAreReaped(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sys-1", "x1", "n1"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "owner"), []byte(strconv.Itoa(dead.Process.Pid)+" 1\n"), 0o644))
 	pg := cmd.Process.Pid
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pids"), []byte(strconv.Itoa(pg)+" "+strconv.FormatUint(startTime(pg), 10)+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pids"), []byte(strconv.Itoa(pg)+" "+strconv.FormatUint(osproc.StartTime(pg), 10)+"\n"), 0o644))
 
-	r, err := openRegistry(state)
+	cfg := DefaultConfig()
+	cfg.Binary = "/bin/true" // never run: the factory only reaps
+	f, err := NewFactory(cfg, Options{StateDir: state})
 	require.NoError(t, err)
-	defer r.release()
+	defer f.Close()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):

@@ -202,7 +202,7 @@ func (e *execution) crash(p int) {
 		}
 	}
 	if m.proc != nil {
-		m.proc.kill()
+		m.proc.Kill()
 	}
 	m.out.mark("SIGKILL")
 }
@@ -232,7 +232,7 @@ func (e *execution) restart(p int) {
 			c.Close()
 			return
 		}
-		if ex, _ := m.proc.exited(); ex {
+		if ex, _ := m.proc.Exited(); ex {
 			return // checkExits reports it
 		}
 		if time.Now().After(deadline) || e.ctx.Err() != nil {
@@ -263,7 +263,7 @@ func (e *execution) checkExits() {
 		if m.proc == nil {
 			continue
 		}
-		ex, killed := m.proc.exited()
+		ex, killed := m.proc.Exited()
 		if !ex || killed {
 			continue
 		}
@@ -273,15 +273,15 @@ func (e *execution) checkExits() {
 			continue
 		}
 		e.exited[i], e.down[i] = true, true
-		e.recordLocked(schedule.EvExit, i, -1, 0, "exit", []schedule.Arg{schedule.S("status", m.proc.exitStatus())})
+		e.recordLocked(schedule.EvExit, i, -1, 0, "exit", []schedule.Arg{schedule.S("status", m.proc.ExitStatus())})
 		step := e.step
 		e.mu.Unlock()
-		sig := "exit: " + m.proc.exitStatus()
+		sig := "exit: " + m.proc.ExitStatus()
 		if al := m.out.Alarms(); len(al) > 0 {
 			sig = "exit: " + alarmSignature(al[0])
 		}
 		e.fail(schedule.Failure{Kind: schedule.FailureExit, Signature: sig,
-			Message: fmt.Sprintf("n%d exited by itself (%s)", i+1, m.proc.exitStatus()), Step: step, Detail: e.outputDetail()})
+			Message: fmt.Sprintf("n%d exited by itself (%s)", i+1, m.proc.ExitStatus()), Step: step, Detail: e.outputDetail()})
 	}
 }
 
