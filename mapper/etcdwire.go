@@ -290,7 +290,9 @@ func hoistPostMortem(t schedule.Trace, n int) (schedule.Trace, []int) {
 // below what its sender had learned from a receipt (a MsgVote: at or
 // below) moves to just before the first receipt that raised its sender's
 // term past the send's (a leader's heartbeat of term 2 read after the
-// vote request of term 3 it was about to handle). It returns
+// vote request of term 3 it was about to handle; a vote request of term
+// 2 read after a pre-vote rejection of term 2 that reached the member
+// once it was a candidate, which ignores it). It returns
 // the trace reordered and, per event, its index in t.
 func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 	order := make([]int, len(t))
@@ -327,7 +329,11 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 		mt, _ := arg(e, schedule.ArgTerm)
 		switch e.Kind {
 		case schedule.EvRecv:
-			if mt <= term[p] || leftOut(e.Type) || e.Type == schedule.MsgPreVote || e.Type == schedule.MsgPreVoteResp {
+			// A pre-vote request never moves the receiver's term, nor does
+			// a granted pre-vote; a rejected one does (etcd's Step: the
+			// member becomes a follower of the rejection's term).
+			rej, _ := arg(e, schedule.ArgReject)
+			if mt <= term[p] || leftOut(e.Type) || e.Type == schedule.MsgPreVote || e.Type == schedule.MsgPreVoteResp && rej == 0 {
 				continue
 			}
 			raises[p] = append(raises[p], raise{pos: i, before: term[p], term: mt})
