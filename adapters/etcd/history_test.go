@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -104,4 +105,24 @@ func TestStaleMembersAreReaped(t *testing.T) {
 	}
 	_, err = os.Stat(dir)
 	require.True(t, os.IsNotExist(err), "the dead owner's directory is still there")
+}
+
+// A duplicate step copies a held raft message but never a forwarded
+// proposal (etcd would apply both copies: a put twice, an extra revision
+// the linearizability check sees): it counts the other messages only,
+// and with none of them the step is skipped.
+func TestForwardedProposalsAreNotDuplicated(t *testing.T) {
+	prop := &held{msg: 1, from: 2, to: 0, m: &raftpb.Message{Type: raftpb.MessageType_MsgProp.Enum()}}
+	app := &held{msg: 2, from: 1, to: 0, m: &raftpb.Message{Type: raftpb.MessageType_MsgAppResp.Enum()}}
+	e := &execution{inbox: [][]*held{{prop, app}, nil, nil}, nextMsg: 2}
+	e.duplicateAt(0, 1)
+	require.Len(t, e.inbox[0], 3)
+	require.Equal(t, raftpb.MessageType_MsgAppResp, e.inbox[0][2].m.GetType(), "the first duplicable message is the answer")
+	require.Equal(t, schedule.EvDuplicate, e.trace[0].Kind)
+
+	e = &execution{inbox: [][]*held{{prop}, nil, nil}, nextMsg: 1}
+	e.duplicateAt(0, 1)
+	require.Len(t, e.inbox[0], 1)
+	require.Equal(t, 1, e.skipped)
+	require.Equal(t, schedule.EvSkip, e.trace[0].Kind)
 }

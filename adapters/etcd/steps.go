@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/raft/v3/raftpb"
+
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -167,7 +169,22 @@ func (e *execution) duplicateAt(p, k int) {
 		e.recordLocked(schedule.EvSkip, p, -1, 0, "nothing to duplicate", nil)
 		return
 	}
-	h := e.inbox[p][(k-1)%len(e.inbox[p])]
+	// A forwarded proposal is not copied: etcd's server applies every
+	// copy (a put twice, two revisions), and nothing on its transport can
+	// duplicate one (TCP streams, HTTP POSTs that rafthttp never sends
+	// twice), so a copy would show a fault of the proxy, not of etcd.
+	var can []*held
+	for _, h := range e.inbox[p] {
+		if h.m.GetType() != raftpb.MessageType_MsgProp {
+			can = append(can, h)
+		}
+	}
+	if len(can) == 0 {
+		e.skipped++
+		e.recordLocked(schedule.EvSkip, p, -1, 0, "nothing to duplicate but forwarded proposals", nil)
+		return
+	}
+	h := can[(k-1)%len(can)]
 	e.nextMsg++
 	c := &held{msg: e.nextMsg, from: h.from, to: h.to, m: h.m}
 	if h.snap != nil {
