@@ -652,10 +652,19 @@ func (st *wireState) afterRecv(t schedule.Trace, k int) {
 }
 
 // learn records the entries and the commit index an append, heartbeat or
-// snapshot gave member p.
+// snapshot gave member p (an append only when p's log holds the entry it
+// follows).
 func (st *wireState) learn(p int, e *schedule.Event) {
 	idx, _ := arg(e, schedule.ArgIndex)
 	c, _ := arg(e, schedule.ArgCommit)
+	if e.Type == schedule.MsgApp && idx > int64(st.p.Nodes) {
+		// An append that does not follow what p holds is rejected: it
+		// gives p nothing (its entries are not p's).
+		lt, _ := arg(e, schedule.ArgLogTerm)
+		if got, ok := st.log[p][idx]; !ok || got != lt {
+			return
+		}
+	}
 	ents, _ := sarg(e, schedule.ArgEntries)
 	es := splitEntries(ents)
 	for j, en := range es {
@@ -773,8 +782,14 @@ func pairAnswers(t schedule.Trace) (after map[int][]answer, moved map[int]bool) 
 			if at < 0 {
 				continue
 			}
+			rej, _ := arg(e, schedule.ArgReject)
 			for _, r := range q[:at] {
-				if e.Type != schedule.MsgAppResp {
+				// The appends before the one answered get a successful
+				// answer only when the answer is one: a rejection says
+				// nothing of them (each may have been rejected too, its
+				// answer coalesced away), and unanswered infers from the
+				// receiver's log what each one met.
+				if e.Type != schedule.MsgAppResp || rej != 0 {
 					break
 				}
 				if rt, _ := arg(&t[r], schedule.ArgTerm); rt == term {

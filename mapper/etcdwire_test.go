@@ -15,7 +15,11 @@ import (
 
 // wireTraces are traces of real etcd clusters under adapters/etcd (3.4.23
 // and 3.6.16, random 30-step inputs, whole executions: the start, the
-// steps and the final checks).
+// steps and the final checks). etcd-rejected-appends.json has a follower
+// that rejects appends of entries it never got, several answers to one
+// index in a row: it diverged (HandleAppendRequest ~success) while a
+// rejected append's entries counted as the follower's and a rejection
+// stood for a success of the appends before it.
 func wireTraces(t *testing.T) map[string]schedule.Trace {
 	t.Helper()
 	files, err := filepath.Glob("testdata/etcdwire/*.json")
