@@ -302,9 +302,20 @@ func (s *System) begin(ctx context.Context) (*run, error) {
 		if err != nil {
 			break
 		}
-		if err = r.listen(n); err == nil {
-			err = r.start(n, "up")
+		err = r.listen(n)
+	}
+	if err == nil {
+		// The nodes start at once: each waits for its own Redis port and
+		// log (about 20 ms a node, most of it loading the log), none for
+		// another (a node connects to a peer's proxy, which stays open).
+		errs := make([]error, len(r.nodes))
+		var wg sync.WaitGroup
+		for i, n := range r.nodes {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = r.start(n, "up") }()
 		}
+		wg.Wait()
+		err = errors.Join(errs...)
 	}
 	if err == nil {
 		err = r.linked(time.Now().Add(readyTimeout))
