@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -132,6 +133,16 @@ func (c *Campaign) lineCoverage() (schedule.Factory, error) {
 	s, ad := c.Settings, c.System.Adapter
 	var lines schedule.Factory
 	var err error
+	if ad.OwnLines && s.Strategy == "line" {
+		rl, ok := c.System.Factory.(interface{ RecordLines(io.Writer) error })
+		if !ok {
+			return nil, fmt.Errorf("--strategy line: adapter %s's system cannot record its lines", ad.Name)
+		}
+		if err := rl.RecordLines(os.Stderr); err != nil {
+			return nil, fmt.Errorf("--strategy line: %v", err)
+		}
+		return c.System, nil
+	}
 	if ad.LineCoverage {
 		lines, err = guidance.LineCoverage(c.System)
 		if err != nil && s.Strategy == "line" {
