@@ -361,10 +361,14 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		if s.Strategy == "line" {
 			opt.Guide = guidance.UnitsMeasure{}
 		}
-		if s.Parallel > 1 {
-			c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+		// Go's counters are global to the process; a system that records
+		// its own lines (OwnLines) keeps each execution's apart.
+		if !c.System.Adapter.OwnLines {
+			if s.Parallel > 1 {
+				c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+			}
+			opt.Parallel = 1
 		}
-		opt.Parallel = 1
 	}
 	if guidance.IsLearning(s.Strategy) {
 		// Each episode learns from every episode before it, in order: one

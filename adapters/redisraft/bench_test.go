@@ -11,7 +11,13 @@ import (
 // elections, two client requests, a crash and a restart (each execution
 // restarts the cluster from its template). Compare executions per second
 // with /usr/bin/time's CPU-seconds, the load noted.
-func BenchmarkExecute(b *testing.B) {
+func BenchmarkExecute(b *testing.B) { benchExecute(b, false) }
+
+// BenchmarkExecuteLines is BenchmarkExecute on the coverage build of
+// redisraft.so, its lines read after every execution (--strategy line).
+func BenchmarkExecuteLines(b *testing.B) { benchExecute(b, true) }
+
+func benchExecute(b *testing.B, lines bool) {
 	rs, mod := benchBinaries(b)
 	cfg := DefaultConfig()
 	cfg.RedisServer, cfg.Module = rs, mod
@@ -20,6 +26,11 @@ func BenchmarkExecute(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer fac.Close()
+	if lines {
+		if err := fac.RecordLines(nil); err != nil {
+			b.Skipf("no coverage build of RedisRaft: %v", err)
+		}
+	}
 	sys, err := fac.NewSystem()
 	if err != nil {
 		b.Fatal(err)
