@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,6 +139,16 @@ func (c *Campaign) lineCoverage() (schedule.Factory, error) {
 	s, ad := c.Settings, c.System.Adapter
 	var lines schedule.Factory
 	var err error
+	if ad.OwnLines && s.Strategy == "line" {
+		rl, ok := c.System.Factory.(interface{ RecordLines(io.Writer) error })
+		if !ok {
+			return nil, fmt.Errorf("--strategy line: adapter %s's system cannot record its lines", ad.Name)
+		}
+		if err := rl.RecordLines(os.Stderr); err != nil {
+			return nil, fmt.Errorf("--strategy line: %v", err)
+		}
+		return c.System, nil
+	}
 	if ad.LineCoverage {
 		lines, err = guidance.LineCoverage(c.System)
 		if err != nil && s.Strategy == "line" {
@@ -356,10 +367,14 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 		if s.Strategy == "line" {
 			opt.Guide = guidance.UnitsMeasure{}
 		}
-		if s.Parallel > 1 {
-			c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+		// Go's counters are global to the process; a system that records
+		// its own lines (OwnLines) keeps each execution's apart.
+		if !c.System.Adapter.OwnLines {
+			if s.Parallel > 1 {
+				c.logger.Info("line coverage is measured: executions run one at a time (the coverage counters are global to the process)")
+			}
+			opt.Parallel = 1
 		}
-		opt.Parallel = 1
 	}
 	if guidance.IsLearning(s.Strategy) {
 		// Each episode learns from every episode before it, in order: one

@@ -137,7 +137,7 @@ func (c *Comparison) validate() error {
 	if (seen["model"] || seen[StrategyGenerated]) && c.Model == "" {
 		return fmt.Errorf("strategies model and generated need --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
 	}
-	if seen["line"] {
+	if seen["line"] && !ad.OwnLines {
 		if !ad.LineCoverage {
 			return fmt.Errorf("strategy line: adapter %s has no line coverage (etcdraft has)", c.System.Adapter)
 		}

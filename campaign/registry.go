@@ -209,6 +209,10 @@ type Adapter struct {
 	// LineCoverage: the system runs in this process, and a coverage build
 	// (make cover) instruments it.
 	LineCoverage bool
+	// OwnLines: the system records the lines it runs itself
+	// (Execution.Units) once its factory's RecordLines has chosen a
+	// coverage build of it (redisraft: gcc --coverage).
+	OwnLines bool
 	// ExecTimeout, when set, is the adapter's default --exec-timeout.
 	ExecTimeout time.Duration
 	// Explicit: chosen by --adapter only, never from the model's name.
@@ -348,6 +352,7 @@ var adapters = map[string]*Adapter{
 		ExecTimeout: time.Minute,
 		Model:       "raft.tla",
 		Explicit:    true,
+		OwnLines:    true,
 		config: func(f *SystemFlags) (json.RawMessage, error) {
 			cfg := redisraft.DefaultConfig()
 			cfg.Nodes = f.Nodes

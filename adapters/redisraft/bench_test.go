@@ -2,6 +2,7 @@ package redisraft
 
 import (
 	"testing"
+	"time"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
@@ -10,7 +11,13 @@ import (
 // elections, two client requests, a crash and a restart (each execution
 // restarts the cluster from its template). Compare executions per second
 // with /usr/bin/time's CPU-seconds, the load noted.
-func BenchmarkExecute(b *testing.B) {
+func BenchmarkExecute(b *testing.B) { benchExecute(b, false) }
+
+// BenchmarkExecuteLines is BenchmarkExecute on the coverage build of
+// redisraft.so, its lines read after every execution (--strategy line).
+func BenchmarkExecuteLines(b *testing.B) { benchExecute(b, true) }
+
+func benchExecute(b *testing.B, lines bool) {
 	rs, mod := benchBinaries(b)
 	cfg := DefaultConfig()
 	cfg.RedisServer, cfg.Module = rs, mod
@@ -19,6 +26,11 @@ func BenchmarkExecute(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer fac.Close()
+	if lines {
+		if err := fac.RecordLines(nil); err != nil {
+			b.Skipf("no coverage build of RedisRaft: %v", err)
+		}
+	}
 	sys, err := fac.NewSystem()
 	if err != nil {
 		b.Fatal(err)
@@ -30,10 +42,23 @@ func BenchmarkExecute(b *testing.B) {
 	if _, err := sys.Execute(in); err != nil { // the template
 		b.Fatal(err)
 	}
+	// The execution's phases are timed apart: the cluster's start from
+	// the template (Begin), the steps, the teardown and oracles (End).
+	var begin, step, end time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ex, err := sys.Execute(in)
-		if err != nil {
+		t0 := time.Now()
+		sys.Begin()
+		t1 := time.Now()
+		for _, st := range in.Steps {
+			if !sys.Step(st) {
+				break
+			}
+		}
+		t2 := time.Now()
+		ex := sys.End()
+		begin, step, end = begin+t1.Sub(t0), step+t2.Sub(t1), end+time.Since(t2)
+		if err := sys.Err(); err != nil {
 			b.Fatal(err)
 		}
 		if len(ex.Failures) > 0 {
@@ -41,6 +66,10 @@ func BenchmarkExecute(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(per(begin), "ms-begin/op")
+	b.ReportMetric(per(step), "ms-steps/op")
+	b.ReportMetric(per(end), "ms-end/op")
 }
 
 func benchBinaries(b *testing.B) (string, string) {

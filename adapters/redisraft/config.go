@@ -37,6 +37,10 @@ type Config struct {
 	FollowerProxy bool `json:"follower_proxy"`
 	// Keys is how many keys client requests use.
 	Keys int `json:"keys"`
+	// CoverModule, when set, is a coverage build of redisraft.so that the
+	// nodes load instead of Module, so that every execution records the
+	// lines of C it ran (cover.go; --strategy line).
+	CoverModule string `json:"cover_module,omitempty"`
 }
 
 // never is what a timer that "never" fires is set to: a day, in
@@ -124,6 +128,14 @@ func (c *Config) moduleArgs(p int, addr string) []string {
 		"--raft.quorum-reads", yesno(c.QuorumReads),
 		"--raft.follower-proxy", yesno(c.FollowerProxy),
 	}
+}
+
+// module is the redisraft.so the nodes load.
+func (c *Config) module() string {
+	if c.CoverModule != "" {
+		return c.CoverModule
+	}
+	return c.Module
 }
 
 // configJSON is the stored form.

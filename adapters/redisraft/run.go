@@ -60,6 +60,12 @@ type run struct {
 	cut      schedule.ProcSet
 
 	client clientState
+
+	// gcovDirs are where the incarnations of the nodes wrote their
+	// coverage counters (with a coverage build), units the lines they ran.
+	gcovDirs []string
+	units    []uint64
+	coverErr error
 }
 
 // node is one Redis server with the module, over its incarnations.
@@ -75,6 +81,7 @@ type node struct {
 	ln    net.Listener
 	info  nodeInfo // as last recorded
 	boot  int
+	gcov  string // the incarnation's directory of coverage counters (coverage build)
 }
 
 func (n *node) up() bool { return n.proc != nil }
@@ -106,7 +113,7 @@ func (r *run) argv(n *node) []string {
 		"--loglevel", "notice", "--logfile", "",
 		// A crash report without its memory test: it would take seconds.
 		"--crash-memcheck-enabled", "no",
-		"--loadmodule", r.cfg.Module,
+		"--loadmodule", r.cfg.module(),
 	}
 	return append(args, r.cfg.moduleArgs(n.index, "127.0.0.1:"+strconv.Itoa(n.pport))...)
 }
@@ -118,7 +125,18 @@ func (r *run) start(n *node, state string) error {
 	if n.boot > 1 {
 		n.out.Mark("restart")
 	}
-	p, err := osproc.Start(r.s.fac.reg, r.argv(n), os.Environ(), n.dir, n.out.Stdout, n.out.Stderr)
+	env := os.Environ()
+	if r.cfg.CoverModule != "" {
+		n.gcov = filepath.Join(r.dir, "gcov", "n"+strconv.Itoa(n.index+1)+"-"+strconv.Itoa(n.boot))
+		if err := os.MkdirAll(n.gcov, 0o755); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		r.gcovDirs = append(r.gcovDirs, n.gcov)
+		r.mu.Unlock()
+		env = append(env, coverEnv(n.gcov)...)
+	}
+	p, err := osproc.Start(r.s.fac.reg, r.argv(n), env, n.dir, n.out.Stdout, n.out.Stderr)
 	if err != nil {
 		return fmt.Errorf("n%d: starting redis-server: %w", n.index+1, err)
 	}
@@ -195,6 +213,7 @@ func (r *run) kill(n *node) {
 	n.ctl.close()
 	n.ctl = nil
 	if n.proc != nil {
+		r.dumpCounters(n)
 		n.proc.Kill()
 	}
 	r.mu.Lock()

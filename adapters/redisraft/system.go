@@ -302,9 +302,20 @@ func (s *System) begin(ctx context.Context) (*run, error) {
 		if err != nil {
 			break
 		}
-		if err = r.listen(n); err == nil {
-			err = r.start(n, "up")
+		err = r.listen(n)
+	}
+	if err == nil {
+		// The nodes start at once: each waits for its own Redis port and
+		// log (about 20 ms a node, most of it loading the log), none for
+		// another (a node connects to a peer's proxy, which stays open).
+		errs := make([]error, len(r.nodes))
+		var wg sync.WaitGroup
+		for i, n := range r.nodes {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = r.start(n, "up") }()
 		}
+		wg.Wait()
+		err = errors.Join(errs...)
 	}
 	if err == nil {
 		err = r.linked(time.Now().Add(readyTimeout))
@@ -407,7 +418,11 @@ func (s *System) End() *schedule.Execution {
 	if o.r == nil {
 		return &schedule.Execution{}
 	}
-	return o.r.finish(o.steps)
+	ex := o.r.finish(o.steps)
+	if o.err == nil {
+		o.err = o.r.coverErr // a harness error: the execution is not recorded
+	}
+	return ex
 }
 
 // drain is how long the end of an execution waits for answers to client
@@ -446,7 +461,7 @@ func (r *run) finish(steps int) *schedule.Execution {
 	for i := range r.failures {
 		r.failures[i].Detail += detail
 	}
-	return &schedule.Execution{Trace: r.trace, Failures: r.failures, Skipped: r.skipped}
+	return &schedule.Execution{Trace: r.trace, Failures: r.failures, Skipped: r.skipped, Units: r.units}
 }
 
 // teardown stops the client operations, every node and proxy, and removes
@@ -483,6 +498,12 @@ func (r *run) teardown() {
 	}
 	r.newLinks = nil
 	r.mu.Unlock()
+	if r.cfg.CoverModule != "" && r.ctx.Err() == nil {
+		var err error
+		if r.units, err = r.coveredLines(); err != nil {
+			r.coverErr = fmt.Errorf("redisraft: line coverage: %w", err)
+		}
+	}
 	if err := os.RemoveAll(r.dir); err != nil {
 		r.s.log.Warn("cannot remove the execution's directory", "dir", r.dir, "error", err)
 	}

@@ -263,6 +263,10 @@ func TestBadInputGetsOneClearLine(t *testing.T) {
 	oneLineError(t, modelfuzz(t, "run", "--adapter", "nosuch", "--iterations", "1"), `unknown adapter "nosuch" (known: etcd, etcdraft, microbench, process, redisraft)`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "magic", "--iterations", "1"), `unknown --strategy "magic"`)
 	oneLineError(t, modelfuzz(t, "run", "--strategy", "line", "--iterations", "1"), "--strategy line: adapter microbench has no line coverage")
+	fakeMod := filepath.Join(tmp, "redisraft.so")
+	require.NoError(t, os.WriteFile(fakeMod, nil, 0o644))
+	oneLineError(t, modelfuzz(t, "run", "--adapter", "redisraft", "--strategy", "line", "--redis-server", "/bin/true", "--redisraft-module", fakeMod,
+		"--iterations", "1", "--corpus", filepath.Join(tmp, "c")), "--strategy line: redisraft: line coverage ")
 	oneLineError(t, modelfuzz(t, "run", "--iterations", "ten"), `invalid argument "ten"`)
 	oneLineError(t, modelfuzz(t, "run", "--no-such-flag"), "unknown flag: --no-such-flag")
 
