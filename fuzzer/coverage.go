@@ -143,11 +143,15 @@ func (h *Hits) Get(x uint64) uint32 {
 }
 
 // Inc counts x once more (saturating).
-func (h *Hits) Inc(x uint64) {
+func (h *Hits) Inc(x uint64) { h.Add(x, 1) }
+
+// Add counts x n times more (saturating).
+func (h *Hits) Add(x uint64, n uint32) {
+	if n == 0 {
+		return
+	}
 	if x == 0 {
-		if h.zero < ^uint32(0) {
-			h.zero++
-		}
+		h.zero = satAdd(h.zero, n)
 		return
 	}
 	if (h.n+1)*4 > len(h.keys)*3 {
@@ -157,16 +161,21 @@ func (h *Hits) Inc(x uint64) {
 	for i := mix(x) & mask; ; i = (i + 1) & mask {
 		switch h.keys[i] {
 		case x:
-			if h.counts[i] < ^uint32(0) {
-				h.counts[i]++
-			}
+			h.counts[i] = satAdd(h.counts[i], n)
 			return
 		case 0:
-			h.keys[i], h.counts[i] = x, 1
+			h.keys[i], h.counts[i] = x, n
 			h.n++
 			return
 		}
 	}
+}
+
+func satAdd(a, b uint32) uint32 {
+	if a > ^uint32(0)-b {
+		return ^uint32(0)
+	}
+	return a + b
 }
 
 func (h *Hits) grow() {

@@ -79,9 +79,14 @@ func (f *Fuzzer) visits(e *entry) uint32 {
 	return max(v, 1)
 }
 
-// rarity is what the rare schedule judges e by.
+// rarity is what the rare schedule judges e by: its choices count the
+// other campaigns' of an exchange that shares them.
 func (f *Fuzzer) rarity(e *entry) mutate.Rarity {
-	return mutate.Rarity{Visits: f.visits(e), Chosen: e.chosen}
+	chosen := e.chosen
+	if f.chosenElse != nil && len(e.items) > 0 {
+		chosen = satAdd(chosen, f.chosenElse[e.items[0]])
+	}
+	return mutate.Rarity{Visits: f.visits(e), Chosen: chosen}
 }
 
 // poolRarity is the rarity of the pool's entry i.
@@ -115,6 +120,9 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 		e := f.pool[mutate.Rarest(r, len(f.pool), f.poolRarity)]
 		n := mutate.Energy(f.opt.Mutations, f.rarity(e))
 		e.chosen++
+		if f.visitsOut.Chosen != nil && len(e.items) > 0 {
+			f.visitsOut.Chosen[e.items[0]]++
+		}
 		keep := mutate.Cut(e.items, e.steps, f.hits.Get)
 		for k := 0; k < n; k++ {
 			f.push(queued{from: e.in, mutant: mutate.RareMutant(r, keep), parent: e.id})

@@ -147,3 +147,48 @@ func (m *memStore) Commit(b *record.Batch) error {
 	}
 	return nil
 }
+
+// visitExchange is a fakeExchange that also shares visits.
+type visitExchange struct {
+	fakeExchange
+	sent, chosen map[uint64]uint32
+}
+
+func (x *visitExchange) ShareVisits(v fuzzer.Visits) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for k, n := range v.Items {
+		x.sent[k] += n
+	}
+	for k, n := range v.Chosen {
+		x.chosen[k] += n
+	}
+}
+
+// A campaign with a VisitExchange shares the visits of every guide item it
+// reached: every trace it covered was visited at least once, and the
+// visits add up to its executions (one trace each).
+func TestExchangeSharesVisits(t *testing.T) {
+	x := &visitExchange{sent: map[uint64]uint32{}, chosen: map[uint64]uint32{}}
+	sum, snap := exchangeCampaign(t, x, 300, false)
+	require.NotEmpty(t, snap.Coverage["traces"])
+	for _, tr := range snap.Coverage["traces"] {
+		require.NotZero(t, x.sent[tr], "trace %x covered but its visits not shared", tr)
+	}
+	total := uint64(0)
+	for _, n := range x.sent {
+		total += uint64(n)
+	}
+	require.Equal(t, uint64(sum.Iterations), total, "the visits shared are not one trace an execution")
+	require.NotEmpty(t, x.chosen, "no choice of the pool shared")
+	for item := range x.chosen {
+		require.NotZero(t, x.sent[item], "an input named by %x chosen, never visited", item)
+	}
+
+	// Without a VisitExchange nothing is counted for sharing, and the
+	// campaign is the same.
+	plain, _ := exchangeCampaign(t, &fakeExchange{}, 300, false)
+	y := &visitExchange{sent: map[uint64]uint32{}, chosen: map[uint64]uint32{}}
+	shared, _ := exchangeCampaign(t, y, 300, false)
+	require.Equal(t, plain.Coverage, shared.Coverage, "sharing visits nobody sends back changed the campaign")
+}

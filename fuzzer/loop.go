@@ -238,8 +238,14 @@ type Fuzzer struct {
 	newBugs  int      // bugs first found in this session
 	pool     []*entry // EnergyRare: the inputs to mutate
 	hits     *Hits    // EnergyRare: visits of the guide's items
-	min      *bgMinimizer
-	last     *batch // the batch issued last
+	// visitsOut is the work of the rare schedule since it was last shared,
+	// chosenElse the others' choices of the pool's inputs (EnergyRare with a
+	// VisitExchange; nil maps otherwise).
+	visitsOut    Visits
+	visitsShared time.Time
+	chosenElse   map[uint64]uint32
+	min          *bgMinimizer
+	last         *batch // the batch issued last
 	// issued counts the campaign's executions started, committed those
 	// recorded by the store's last successful commit (iterations).
 	issued, committed int64
@@ -294,6 +300,10 @@ func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store recor
 		cov: map[string]*Coverage{}, bugs: map[string]*record.BugRecord{}}
 	if f.rare() {
 		f.hits = NewHits()
+		if _, ok := opt.Exchange.(VisitExchange); ok {
+			f.visitsOut = Visits{Items: map[uint64]uint32{}, Chosen: map[uint64]uint32{}}
+			f.chosenElse = map[uint64]uint32{}
+		}
 	}
 	for w := 0; w < f.opt.Parallel; w++ {
 		f.execs = append(f.execs, newExecutor(fac, opt.ExecTimeout))
@@ -418,6 +428,7 @@ var ErrTooManyHarnessErrors = errors.New("the system's harness failed 20 times i
 func (f *Fuzzer) Run(ctx context.Context) (*Summary, error) {
 	s := f.begin(ctx)
 	s.loop()
+	f.shareVisits(true)
 	s.endMinimizations()
 	return s.end()
 }
@@ -1082,6 +1093,11 @@ func (f *Fuzzer) cover(j *job, batch *record.Batch) reached {
 			for _, x := range obs.Items {
 				f.hits.Inc(x)
 			}
+			if f.visitsOut.Items != nil {
+				for _, x := range obs.Items {
+					f.visitsOut.Items[x]++
+				}
+			}
 		}
 		c := f.cov[m.Name()]
 		fresh := c.New(obs.Items)
@@ -1115,7 +1131,7 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 		f.counters.Interesting++
 		f.corpus++
 		batch.Inputs = append(batch.Inputs, &record.InputRecord{ID: id, Iteration: j.iter, Source: "fuzz",
-			Parent: q.parent, NewItems: nw.items, GuideItems: nw.guideItems, Input: q.in})
+			Parent: q.parent, NewItems: nw.items, GuideItems: nw.guideItems, GuideSteps: nw.guideSteps, Input: q.in})
 	} else {
 		id = q.rec.ID
 		q.rec.NewItems = nw.items

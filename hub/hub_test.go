@@ -113,7 +113,7 @@ func TestWorkersShareCoverageInputsAndBugs(t *testing.T) {
 	bug := &record.BugRecord{ID: "B1", Kind: "safety", Signature: "safety: two leaders", Message: "two leaders", Hits: 2, Input: input(9)}
 	require.True(t, a.Claim(bug.Signature))
 	require.NoError(t, sa.Commit(&record.Batch{
-		Inputs:   []*record.InputRecord{{ID: 1, Iteration: 3, Source: "fuzz", GuideItems: []uint64{7}, Input: input(4)}},
+		Inputs:   []*record.InputRecord{{ID: 1, Iteration: 3, Source: "fuzz", GuideItems: []uint64{7}, GuideSteps: []int{2}, Input: input(4)}},
 		Coverage: []record.CoverageItems{{Measure: "model", InputID: 1, Items: []uint64{7, 8}}},
 		Bugs:     []*record.BugRecord{bug}}))
 	var got fuzzer.Shared
@@ -125,6 +125,7 @@ func TestWorkersShareCoverageInputsAndBugs(t *testing.T) {
 	require.Equal(t, []uint64{7, 8}, got.Coverage[0].Items)
 	require.Equal(t, input(4), got.Inputs[0].Input)
 	require.Equal(t, []uint64{7}, got.Inputs[0].GuideItems)
+	require.Equal(t, []int{2}, got.Inputs[0].GuideSteps, "the step at which the input reached its item is not shared")
 	require.Empty(t, a.Incoming().Inputs, "a worker's own inputs come back to it")
 
 	require.False(t, b.Claim(bug.Signature), "a bug claimed by a is minimized by b too")

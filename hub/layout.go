@@ -29,16 +29,20 @@ import (
 //
 // Outside the stream, a running worker answers requests on
 // modelfuzz-alive.<worker> with its WorkerStatus: a second worker of the
-// same name is refused while the first runs.
+// same name is refused while the first runs; and it publishes on
+// modelfuzz-visits.<worker> the visits of the guide's items its
+// executions made since its last message (visits.go), which the other
+// workers add to their own.
 const (
-	aliveSubject = "modelfuzz-alive."
-	StreamName   = "MODELFUZZ"
-	Bucket       = "modelfuzz"
-	subjectRoot  = "modelfuzz"
-	settingsKey  = "settings"
-	subjectInput = subjectRoot + ".input."
-	subjectCov   = subjectRoot + ".cov."
-	subjectStats = subjectRoot + ".stats."
+	aliveSubject  = "modelfuzz-alive."
+	visitsSubject = "modelfuzz-visits."
+	StreamName    = "MODELFUZZ"
+	Bucket        = "modelfuzz"
+	subjectRoot   = "modelfuzz"
+	settingsKey   = "settings"
+	subjectInput  = subjectRoot + ".input."
+	subjectCov    = subjectRoot + ".cov."
+	subjectStats  = subjectRoot + ".stats."
 )
 
 // workerName is what a worker may be called: a NATS subject token and a
@@ -55,11 +59,14 @@ func CheckWorkerName(name string) error {
 
 // Input is an input a worker kept, as the stream carries it.
 type Input struct {
-	Worker     string          `json:"worker"`
-	ID         uint64          `json:"id"` // in the worker's own corpus
-	Iteration  int64           `json:"iteration"`
-	NewItems   map[string]int  `json:"new_items,omitempty"`
-	GuideItems []uint64        `json:"guide_items,omitempty"`
+	Worker     string         `json:"worker"`
+	ID         uint64         `json:"id"` // in the worker's own corpus
+	Iteration  int64          `json:"iteration"`
+	NewItems   map[string]int `json:"new_items,omitempty"`
+	GuideItems []uint64       `json:"guide_items,omitempty"`
+	// GuideSteps, parallel to GuideItems, are the steps that reached
+	// them: a worker that takes the input cuts it where its finder would.
+	GuideSteps []int           `json:"guide_steps,omitempty"`
 	Input      *schedule.Input `json:"input"`
 }
 

@@ -119,7 +119,7 @@ func (s *store) Commit(b *record.Batch) error {
 
 func (w *Worker) inputPub(in *record.InputRecord) pub {
 	data, _ := json.Marshal(Input{Worker: w.opt.Name, ID: in.ID, Iteration: in.Iteration, NewItems: in.NewItems,
-		GuideItems: in.GuideItems, Input: in.Input})
+		GuideItems: in.GuideItems, GuideSteps: in.GuideSteps, Input: in.Input})
 	return pub{subject: subjectInput + w.opt.Name, id: msgID(w.opt.Name, data), data: data}
 }
 

@@ -138,6 +138,9 @@ func (w *Worker) join() error {
 	if err := w.register(ctx); err != nil {
 		return err
 	}
+	if err := w.subscribeVisits(); err != nil {
+		return fmt.Errorf("hub %s: %v", w.opt.URL, err)
+	}
 	return w.catchUp(ctx)
 }
 
@@ -227,7 +230,7 @@ func (w *Worker) take(subject string, data []byte, joining bool) {
 			return
 		}
 		w.in.Inputs = append(w.in.Inputs, &record.InputRecord{ID: in.ID, Iteration: in.Iteration, Source: "hub",
-			NewItems: in.NewItems, GuideItems: in.GuideItems, Input: in.Input})
+			NewItems: in.NewItems, GuideItems: in.GuideItems, GuideSteps: in.GuideSteps, Input: in.Input})
 		if n := len(w.in.Inputs); n > maxIncomingInputs {
 			w.in.Inputs = append(w.in.Inputs[:0], w.in.Inputs[n-maxIncomingInputs:]...)
 		}

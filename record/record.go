@@ -62,7 +62,11 @@ type InputRecord struct {
 	NewItems  map[string]int `json:"new_items,omitempty"` // measure -> items it reached first
 	// GuideItems are some of the guide's items it reached first (at most
 	// 8): what the rare energy schedule judges it by.
-	GuideItems []uint64        `json:"guide_items,omitempty"`
+	GuideItems []uint64 `json:"guide_items,omitempty"`
+	// GuideSteps, parallel to GuideItems, are the steps that reached them
+	// (-1: unknown; nil: none known): where the rare schedule cuts the
+	// input to mutate its tail.
+	GuideSteps []int           `json:"guide_steps,omitempty"`
 	Input      *schedule.Input `json:"input"`
 }
 

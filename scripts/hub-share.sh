@@ -5,7 +5,8 @@
 # the same settings (--tlc inproc --parallel 1, seeds SEEDS). Only the
 # sharing changes. Prints, per seed, the coverage of the one worker and
 # the union coverage of the three (as the hub counts it), and the
-# CPU-seconds (user+sys) each took in total. MODES also takes
+# CPU-seconds (user+sys) each took in total. MODES (default "one hub")
+# says which of these run; it also takes
 # "independent": three workers without a hub, N/3 each, seeds S, S+1000
 # and S+2000 (the same seed would run the same inputs three times), the
 # union of their corpora's coverage (scripts/corpusunion).
@@ -18,6 +19,7 @@
 #   N=3000 SEEDS=1 MODELFUZZ=./modelfuzz scripts/hub-share.sh
 #   N=900 SEEDS=1 INJECT=send-before-persist scripts/hub-share.sh
 #   MODES=independent scripts/hub-share.sh
+#   MODES=hub SEEDS='1 2 3 4 5 6 7' scripts/hub-share.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-9000}
@@ -52,10 +54,13 @@ for seed in $SEEDS; do
 		wait "${pids[@]}"
 		echo "seed $seed: three independent workers (seeds $seed, $((seed + 1000)), $((seed + 2000))), $((N / 3)) each: union $("$UNION" "$TMP"/i[012]-"$seed") ($(cpu "$TMP"/i[012].time) CPU-s)"
 	fi
-	[[ " $MODES " == *" one "* ]] || continue
-	/usr/bin/time -f '%U %S' -o "$TMP/one.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations "$N" \
-		--corpus "$TMP/one-$seed" --json >"$TMP/one.json"
-	one=$(tail -n 1 "$TMP/one.json" | python3 -c 'import json,sys; c=json.load(sys.stdin)["coverage"]; print(" ".join(f"{k} {c[k]}" for k in sorted(c)))')
+	if [[ " $MODES " == *" one "* ]]; then
+		/usr/bin/time -f '%U %S' -o "$TMP/one.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations "$N" \
+			--corpus "$TMP/one-$seed" --json >"$TMP/one.json"
+		one=$(tail -n 1 "$TMP/one.json" | python3 -c 'import json,sys; c=json.load(sys.stdin)["coverage"]; print(" ".join(f"{k} {c[k]}" for k in sorted(c)))')
+		echo "seed $seed: one worker, $N executions: $one ($(cpu "$TMP/one.time") CPU-s)"
+	fi
+	[[ " $MODES " == *" hub "* ]] || continue
 	"$MF" hub --dir "$TMP/hub-$seed" --listen 127.0.0.1:0 >"$TMP/hub.out" 2>/dev/null &
 	hub=$!
 	for _ in $(seq 100); do grep -q nats:// "$TMP/hub.out" 2>/dev/null && break; sleep 0.1; done
@@ -95,7 +100,6 @@ PY
 	kill -INT "$hub"
 	wait "$hub" || true
 	union=$(grep 'union coverage' "$TMP/hub.out" | sed 's/union coverage: //')
-	echo "seed $seed: one worker, $N executions: $one ($(cpu "$TMP/one.time") CPU-s)"
 	echo "seed $seed: three workers, $((N / 3)) each: union $union ($(cpu "$TMP"/[abc].time) CPU-s); $(grep workers: "$TMP/hub.out")"
 	cat "$TMP"/[abc].err
 done
