@@ -105,6 +105,12 @@ func (c *Campaign) prepare(given func(flag string) bool, h Hooks) (err error) {
 		return err
 	}
 	opt.Progress, opt.Logf = h.Progress, h.Logf
+	if h.Progress != nil && c.Checks() != nil {
+		opt.Progress = func(st fuzzer.Stats) {
+			st.Checks = c.Checks()
+			h.Progress(st)
+		}
+	}
 	var fac schedule.Factory = c.System
 	if lines != nil {
 		fac = lines
@@ -520,6 +526,16 @@ func (c *Campaign) OnlineReport() []guidance.Quantity {
 func (c *Campaign) Unmapped() map[string]int {
 	if u, ok := c.mapper.(interface{ Unmapped() map[string]int }); ok {
 		return u.Unmapped()
+	}
+	return nil
+}
+
+// Checks counts the system's own oracle checks by name (etcd's: the
+// histories found linearizable, not, or undecided), nil when the system
+// does not count them.
+func (c *Campaign) Checks() map[string]int64 {
+	if k, ok := c.System.Factory.(interface{ Checks() map[string]int64 }); ok {
+		return k.Checks()
 	}
 	return nil
 }

@@ -21,11 +21,14 @@ type Outcome struct {
 	// turn into model actions (nil: none).
 	Unmapped map[string]int
 	Online   []guidance.Quantity // an online strategy's quantities (nil: none)
+	// Checks are the system's own oracle checks by name (nil: the system
+	// does not count them).
+	Checks map[string]int64
 }
 
 // Outcome is the campaign's end, from the summary its Run returned.
 func (c *Campaign) Outcome(sum *fuzzer.Summary) *Outcome {
-	return &Outcome{Summary: sum, Corpus: c.Settings.CorpusDir, Unmapped: c.Unmapped(), Online: c.OnlineReport()}
+	return &Outcome{Summary: sum, Corpus: c.Settings.CorpusDir, Unmapped: c.Unmapped(), Online: c.OnlineReport(), Checks: c.Checks()}
 }
 
 // OutcomeJSON is "run --json"'s summary, one JSON object.
@@ -55,6 +58,9 @@ type OutcomeJSON struct {
 	Dropped         int64               `json:"dropped,omitempty"`
 	Coverage        map[string]int      `json:"coverage"`
 	Online          []guidance.Quantity `json:"online,omitempty"`
+	// Checks are the system's own oracle checks by name (etcd: histories
+	// linearizable, not_linearizable, linearizability_unknown).
+	Checks map[string]int64 `json:"checks,omitempty"`
 }
 
 // OutcomeBug is a bug in "run --json"'s summary.
@@ -80,7 +86,7 @@ func (o *Outcome) JSON() *OutcomeJSON {
 	s := o.Summary
 	out := &OutcomeJSON{Online: o.Online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 		Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
-		Bugs: []OutcomeBug{}, NewBugs: s.NewBugs, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped,
+		Bugs: []OutcomeBug{}, NewBugs: s.NewBugs, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped, Checks: o.Checks,
 		CorpusLost: s.StoreLost, Unstored: s.Unstored, Abandoned: s.Abandoned}
 	if s.StoreLost {
 		out.Corpus = "" // never point at a corpus that is not there
@@ -122,6 +128,9 @@ func (o *Outcome) Text() string {
 			parts = append(parts, fmt.Sprintf("%s %s", q.Name, strconv.FormatFloat(q.Value, 'g', 4, 64)))
 		}
 		fmt.Fprintf(&w, "online strategy %s: %s\n", s.Strategy, strings.Join(parts, ", "))
+	}
+	if len(o.Checks) > 0 {
+		fmt.Fprintf(&w, "the system's checks (every execution, minimizations and replays included): %s\n", checksText(o.Checks))
 	}
 	if s.Dropped > 0 {
 		fmt.Fprintf(&w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)
@@ -245,6 +254,16 @@ func CoverageText(c map[string]int) string {
 	return strings.Join(parts, "  ")
 }
 
+// checksText writes the system's check counts sorted by name:
+// "linearizable 120  linearizability_unknown 2".
+func checksText(c map[string]int64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, c[k]))
+	}
+	return strings.Join(parts, "  ")
+}
+
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 // NewBugIDs are the ids of the bugs this session found first, as the
@@ -268,8 +287,12 @@ func StatusLine(s fuzzer.Stats) string {
 	if s.Known > 0 {
 		minimizing += fmt.Sprintf("  known %d", s.Known)
 	}
-	return fmt.Sprintf("%s  iter %d  %s exec/s  corpus %d  %s  bugs %d%s  %s  %s",
-		s.Strategy, s.Iterations, RateText(s.ExecsPerSec), s.CorpusSize, CoverageText(s.Coverage), s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
+	checks := ""
+	if len(s.Checks) > 0 {
+		checks = "  checks: " + checksText(s.Checks)
+	}
+	return fmt.Sprintf("%s  iter %d  %s exec/s  corpus %d  %s  bugs %d%s%s  %s  %s",
+		s.Strategy, s.Iterations, RateText(s.ExecsPerSec), s.CorpusSize, CoverageText(s.Coverage), s.Bugs, minimizing, checks, queueText(s), s.Elapsed.Round(time.Second))
 }
 
 // RateText writes a rate of executions per second: whole numbers from
@@ -308,6 +331,9 @@ func ProgressArgs(s fuzzer.Stats) []any {
 	}
 	for _, m := range slices.Sorted(maps.Keys(s.Coverage)) {
 		args = append(args, m, s.Coverage[m])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Checks)) {
+		args = append(args, k, s.Checks[k])
 	}
 	return args
 }

@@ -124,3 +124,18 @@ func TestRateText(t *testing.T) {
 	}
 	require.Equal(t, 0.26, roundRate(0.2612))
 }
+
+// The system's own checks (etcd's linearizability checks, undecided ones
+// apart) show in the progress line, the log line, the text and the JSON.
+func TestChecksAreReported(t *testing.T) {
+	checks := map[string]int64{"linearizable": 118, "not_linearizable": 0, "linearizability_unknown": 2}
+	st := fuzzer.Stats{Strategy: "model", Iterations: 120, Coverage: map[string]int{guidance.MeasureModel: 7}, Checks: checks}
+	require.Contains(t, StatusLine(st), "checks: linearizability_unknown 2  linearizable 118  not_linearizable 0")
+	args := ProgressArgs(st)
+	require.Equal(t, []any{"linearizability_unknown", int64(2), "linearizable", int64(118), "not_linearizable", int64(0)}, args[len(args)-6:])
+	o := &Outcome{Summary: &fuzzer.Summary{Strategy: "model", Iterations: 120, Session: 120, Duration: time.Second,
+		Coverage: map[string]int{guidance.MeasureModel: 7}}, Corpus: "c", Checks: checks}
+	require.Contains(t, o.Text(), "the system's checks (every execution, minimizations and replays included): linearizability_unknown 2  linearizable 118  not_linearizable 0\n")
+	require.Equal(t, checks, o.JSON().Checks)
+	require.NotContains(t, StatusLine(fuzzer.Stats{Strategy: "model"}), "checks")
+}

@@ -157,6 +157,10 @@ type Stats struct {
 	KnownExecutions int64
 	Failures        int64
 	Minimizing      int // bugs waiting for or under minimization
+	// Checks are the system's own oracle checks by name (a history found
+	// linearizable, one undecided), when the system counts them; the
+	// campaign fills them in.
+	Checks map[string]int64
 }
 
 // Summary is what a campaign reports when it ends.

@@ -290,7 +290,9 @@ func hoistPostMortem(t schedule.Trace, n int) (schedule.Trace, []int) {
 // below what its sender had learned from a receipt (a MsgVote: at or
 // below) moves to just before the first receipt that raised its sender's
 // term past the send's (a leader's heartbeat of term 2 read after the
-// vote request of term 3 it was about to handle). It returns
+// vote request of term 3 it was about to handle; a vote request of term
+// 2 read after a pre-vote rejection of term 2 that reached the member
+// once it was a candidate, which ignores it). It returns
 // the trace reordered and, per event, its index in t.
 func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 	order := make([]int, len(t))
@@ -327,7 +329,11 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 		mt, _ := arg(e, schedule.ArgTerm)
 		switch e.Kind {
 		case schedule.EvRecv:
-			if mt <= term[p] || leftOut(e.Type) || e.Type == schedule.MsgPreVote || e.Type == schedule.MsgPreVoteResp {
+			// A pre-vote request never moves the receiver's term, nor does
+			// a granted pre-vote; a rejected one does (etcd's Step: the
+			// member becomes a follower of the rejection's term).
+			rej, _ := arg(e, schedule.ArgReject)
+			if mt <= term[p] || leftOut(e.Type) || e.Type == schedule.MsgPreVote || e.Type == schedule.MsgPreVoteResp && rej == 0 {
 				continue
 			}
 			raises[p] = append(raises[p], raise{pos: i, before: term[p], term: mt})
@@ -646,10 +652,19 @@ func (st *wireState) afterRecv(t schedule.Trace, k int) {
 }
 
 // learn records the entries and the commit index an append, heartbeat or
-// snapshot gave member p.
+// snapshot gave member p (an append only when p's log holds the entry it
+// follows).
 func (st *wireState) learn(p int, e *schedule.Event) {
 	idx, _ := arg(e, schedule.ArgIndex)
 	c, _ := arg(e, schedule.ArgCommit)
+	if e.Type == schedule.MsgApp && idx > int64(st.p.Nodes) {
+		// An append that does not follow what p holds is rejected: it
+		// gives p nothing (its entries are not p's).
+		lt, _ := arg(e, schedule.ArgLogTerm)
+		if got, ok := st.log[p][idx]; !ok || got != lt {
+			return
+		}
+	}
 	ents, _ := sarg(e, schedule.ArgEntries)
 	es := splitEntries(ents)
 	for j, en := range es {
@@ -767,8 +782,14 @@ func pairAnswers(t schedule.Trace) (after map[int][]answer, moved map[int]bool) 
 			if at < 0 {
 				continue
 			}
+			rej, _ := arg(e, schedule.ArgReject)
 			for _, r := range q[:at] {
-				if e.Type != schedule.MsgAppResp {
+				// The appends before the one answered get a successful
+				// answer only when the answer is one: a rejection says
+				// nothing of them (each may have been rejected too, its
+				// answer coalesced away), and unanswered infers from the
+				// receiver's log what each one met.
+				if e.Type != schedule.MsgAppResp || rej != 0 {
 					break
 				}
 				if rt, _ := arg(&t[r], schedule.ArgTerm); rt == term {

@@ -15,7 +15,11 @@ import (
 
 // wireTraces are traces of real etcd clusters under adapters/etcd (3.4.23
 // and 3.6.16, random 30-step inputs, whole executions: the start, the
-// steps and the final checks).
+// steps and the final checks). etcd-rejected-appends.json has a follower
+// that rejects appends of entries it never got, several answers to one
+// index in a row: it diverged (HandleAppendRequest ~success) while a
+// rejected append's entries counted as the follower's and a rejection
+// stood for a success of the appends before it.
 func wireTraces(t *testing.T) map[string]schedule.Trace {
 	t.Helper()
 	files, err := filepath.Glob("testdata/etcdwire/*.json")
@@ -229,4 +233,74 @@ func TestEtcdWireHeartbeatAnswerOfItsTerm(t *testing.T) {
 	at := slices.Index(orig, 2)
 	require.Positive(t, at, "%v", orig)
 	require.Equal(t, 1, orig[at-1], "the answer follows the heartbeat of term 3: %v", orig)
+}
+
+// A member's vote request read after the receipt of a pre-vote rejection
+// of the same term: the member had become a candidate first (a candidate
+// ignores pre-vote answers), so the rejection did not move it. Read in
+// the proxy's order, the rejection made it a follower of the term and its
+// campaign a second one, and its election a leader in a term the model
+// had left (seen at a cluster's start: BecomeLeader(i=1, term=2) not
+// enabled, currentTerm[i] = term).
+func TestEtcdWireVoteRequestReadAfterAPreVoteRejection(t *testing.T) {
+	id := 0
+	ev := func(kind string, node, peer int, typ string, term, logterm, index int64, reject int64, entries string) schedule.Event {
+		id++
+		args := []schedule.Arg{schedule.I("term", term), schedule.I("logterm", logterm), schedule.I("index", index), schedule.I("commit", 3),
+			schedule.I("reject", reject), schedule.I("rejecthint", 0), schedule.S("entries", entries)}
+		if typ == schedule.MsgVote || typ == schedule.MsgPreVote {
+			v := node
+			if kind == schedule.EvRecv {
+				v = peer
+			}
+			args = append(args, schedule.I("vote", int64(v)))
+		}
+		return schedule.Event{Step: 0, Kind: kind, Node: node, Peer: peer, Msg: id, Type: typ, Args: args}
+	}
+	send := func(from, to int, typ string, term, logterm, index, reject int64, entries string) (schedule.Event, schedule.Event) {
+		s := ev(schedule.EvSend, from, to, typ, term, logterm, index, reject, entries)
+		r := s
+		r.Kind, r.Node, r.Peer = schedule.EvRecv, to, from
+		if typ == schedule.MsgVote || typ == schedule.MsgPreVote {
+			r.Args = slices.Clone(s.Args)
+		}
+		return s, r
+	}
+	var tr schedule.Trace
+	// n3 wins a pre-vote and asks for votes in term 2.
+	s1, r1 := send(2, 1, schedule.MsgPreVote, 2, 1, 3, 0, "")
+	a1, ra1 := send(1, 2, schedule.MsgPreVoteResp, 2, 0, 0, 0, "")
+	tr = append(tr, s1, r1, a1, ra1)
+	v31, _ := send(2, 0, schedule.MsgVote, 2, 1, 3, 0, "")
+	v32, _ := send(2, 1, schedule.MsgVote, 2, 1, 3, 0, "")
+	tr = append(tr, v31, v32)
+	// n1 pre-campaigns too: n2 grants, n3 (a candidate of term 2) rejects.
+	p12, rp12 := send(0, 1, schedule.MsgPreVote, 2, 1, 3, 0, "")
+	p13, rp13 := send(0, 2, schedule.MsgPreVote, 2, 1, 3, 0, "")
+	g21, rg21 := send(1, 0, schedule.MsgPreVoteResp, 2, 0, 0, 0, "")
+	j31, rj31 := send(2, 0, schedule.MsgPreVoteResp, 2, 0, 0, 1, "")
+	tr = append(tr, p12, p13, rp12, g21, rp13, j31, rg21, rj31)
+	// n1's vote requests, sent on n2's grant, reach the proxy after the
+	// rejection was delivered; n2 grants, n1 leads term 2.
+	v12, rv12 := send(0, 1, schedule.MsgVote, 2, 1, 3, 0, "")
+	v13, _ := send(0, 2, schedule.MsgVote, 2, 1, 3, 0, "")
+	g, rg := send(1, 0, schedule.MsgVoteResp, 2, 0, 0, 0, "")
+	app, rapp := send(0, 1, schedule.MsgApp, 2, 1, 3, 0, "2:")
+	tr = append(tr, v12, v13, rv12, g, rg, app, rapp)
+
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3, PreVote: true})
+	_, orig, _ := m.Normalize(tr)
+	vote := slices.Index(orig, slices.IndexFunc(tr, func(e schedule.Event) bool { return e.Msg == v12.Msg }))
+	rejection := slices.Index(orig, slices.IndexFunc(tr, func(e schedule.Event) bool { return e.Msg == j31.Msg && e.Kind == schedule.EvRecv }))
+	require.Less(t, vote, rejection, "the vote request goes before the rejection it was sent before: %v", orig)
+	s := newSim(t, "raft.tla", m.Consts())
+	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
+	require.NoError(t, err)
+	res := replay(t, s, acts)
+	require.Nil(t, res.Divergence, "%+v", res.Divergence)
+	names := map[string]int{}
+	for _, a := range acts {
+		names[a.Name]++
+	}
+	require.Equal(t, 1, names["BecomeLeader"], "%v", acts)
 }

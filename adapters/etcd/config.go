@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -115,13 +117,44 @@ func DefaultStateDir() string { return filepath.Join(os.TempDir(), "modelfuzz-et
 type Factory struct {
 	cfg  Config
 	opts Options
-	reg  *registry
+	reg  *osproc.Registry
 	spec *schedule.SystemSpec
 	raw  json.RawMessage
 
 	mu      sync.Mutex
 	systems map[*System]bool
 	closed  bool
+
+	// The linearizability checks of every execution's history: decided
+	// linearizable, not linearizable, undecided within linearizeTimeout.
+	linOK, linViolated, linUnknown atomic.Int64
+}
+
+// The names of Factory.Checks' counts.
+const (
+	CheckLinearizable    = "linearizable"
+	CheckNotLinearizable = "not_linearizable"
+	CheckLinUnknown      = "linearizability_unknown"
+)
+
+func (f *Factory) countCheck(r checkResult) {
+	switch r {
+	case checkOK:
+		f.linOK.Add(1)
+	case checkViolated:
+		f.linViolated.Add(1)
+	case checkUnknown:
+		f.linUnknown.Add(1)
+	}
+}
+
+// Checks counts the oracles' checks of the histories of every execution
+// the factory's systems ran (minimizations and replays included): a
+// history without an operation to check is not counted; an undecided one
+// (porcupine out of time, linearizeTimeout) is "unknown", never a pass.
+func (f *Factory) Checks() map[string]int64 {
+	return map[string]int64{CheckLinearizable: f.linOK.Load(), CheckNotLinearizable: f.linViolated.Load(),
+		CheckLinUnknown: f.linUnknown.Load()}
 }
 
 // Actions are the actions the adapter supports: no timeout (etcd's
@@ -150,7 +183,7 @@ func NewFactory(cfg Config, opts Options) (*Factory, error) {
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = 64 << 10
 	}
-	reg, err := openRegistry(opts.StateDir)
+	reg, err := osproc.OpenRegistry(opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +238,7 @@ func (f *Factory) NewSystem() (*System, error) {
 	if f.closed {
 		return nil, errors.New("etcd: New on a closed factory")
 	}
-	dir, err := f.reg.newRunDir()
+	dir, err := f.reg.NewRunDir()
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +265,7 @@ func (f *Factory) Close() error {
 	for _, s := range systems {
 		errs = append(errs, s.Close())
 	}
-	f.reg.release()
+	f.reg.Release()
 	return errors.Join(errs...)
 }
 

@@ -35,7 +35,7 @@ func (e *execution) corruptMember(deadline time.Time) (int64, error) {
 	// etcd commits its backend every 100 ms (and at a snapshot): give it
 	// time, so that what the member applied is in the file.
 	e.sleep(time.Second)
-	m.proc.kill()
+	m.proc.Kill()
 	db := filepath.Join(m.data, "member", "snap", "db")
 	bdb, err := bolt.Open(db, 0o600, &bolt.Options{Timeout: 5 * time.Second})
 	if err != nil {

@@ -44,7 +44,9 @@ func (e *execution) finish() *schedule.Execution {
 	}
 	ex := &schedule.Execution{Trace: slices.Clone(e.trace), Failures: slices.Clone(e.failures), Skipped: e.skipped}
 	if !interrupted {
-		if f := checkHistory(e.history, e.steps); f != nil {
+		f, res := checkHistory(e.history, e.steps)
+		e.s.fac.countCheck(res)
+		if f != nil {
 			f.Detail += e.outputDetail()
 			ex.Failures = append(ex.Failures, *f)
 		}
@@ -164,7 +166,7 @@ func (e *execution) teardown() {
 	}
 	for _, m := range e.members {
 		if m.proc != nil {
-			m.proc.kill()
+			m.proc.Kill()
 		}
 	}
 	e.px.close()

@@ -193,13 +193,23 @@ var storeModel = porcupine.Model{
 }
 
 // linearizeTimeout bounds porcupine's search; an undecided history is
-// not reported.
+// not reported as a failure but counted (checkUnknown).
 const linearizeTimeout = 10 * time.Second
+
+// checkResult is what checkHistory concluded of a history.
+type checkResult int
+
+const (
+	checkNone     checkResult = iota // nothing to check: no operation with an answer that counts
+	checkOK                          // linearizable
+	checkViolated                    // not linearizable
+	checkUnknown                     // porcupine ran out of time: undecided
+)
 
 // checkHistory checks the history against etcd's key space, revisions
 // included. Serializable reads may be stale by design and are left out,
 // as are reads without an answer.
-func checkHistory(h []Op, steps int) *schedule.Failure {
+func checkHistory(h []Op, steps int) (*schedule.Failure, checkResult) {
 	var ops []porcupine.Operation
 	for i, o := range h {
 		if o.Kind == opSerializableGet || o.Pending && o.Kind == opGet {
@@ -212,11 +222,14 @@ func checkHistory(h []Op, steps int) *schedule.Failure {
 		ops = append(ops, porcupine.Operation{ClientId: i, Input: o, Call: o.Call, Output: nil, Return: ret})
 	}
 	if len(ops) == 0 {
-		return nil
+		return nil, checkNone
 	}
 	res, _ := porcupine.CheckOperationsVerbose(storeModel, ops, linearizeTimeout)
-	if res != porcupine.Illegal {
-		return nil
+	switch res {
+	case porcupine.Ok:
+		return nil, checkOK
+	case porcupine.Unknown:
+		return nil, checkUnknown
 	}
 	var b strings.Builder
 	for _, o := range h {
@@ -229,5 +242,5 @@ func checkHistory(h []Op, steps int) *schedule.Failure {
 		Message:   "the client history is not linearizable for etcd's key space (values and revisions)",
 		Step:      steps,
 		Detail:    "history:\n" + b.String() + "history JSON: " + string(hist) + "\n",
-	}
+	}, checkViolated
 }

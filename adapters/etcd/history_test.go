@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -39,7 +41,9 @@ func TestHistoryModelOfRevisions(t *testing.T) {
 		get("k0", "v3", 5, 7, 220, 230),
 		{Kind: opSerializableGet, Key: "k0", Found: true, Out: "stale", Rev: 1, Call: 240, Return: 250},
 	}
-	require.Nil(t, checkHistory(ok, 10))
+	f, res := checkHistory(ok, 10)
+	require.Nil(t, f)
+	require.Equal(t, checkOK, res)
 
 	cases := map[string][]Op{
 		"a value never written": {put("k0", "v1", 2, 0, 10), get("k0", "v9", 2, 2, 20, 30)},
@@ -49,8 +53,9 @@ func TestHistoryModelOfRevisions(t *testing.T) {
 		"a CAS that lied":       {put("k0", "v1", 2, 0, 10), {Kind: opCAS, Key: "k0", Expect: "v1", Arg: "v2", Succeeded: false, Rev: 2, Call: 20, Return: 30}},
 	}
 	for name, h := range cases {
-		f := checkHistory(h, 3)
+		f, res := checkHistory(h, 3)
 		require.NotNil(t, f, name)
+		require.Equal(t, checkViolated, res, name)
 		require.Equal(t, schedule.FailureLinearizability, f.Kind)
 		require.Equal(t, "linearizability: etcd kv", f.Signature)
 	}
@@ -86,11 +91,13 @@ func TestStaleMembersAreReaped(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sys-1", "x1", "n1"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "owner"), []byte(strconv.Itoa(dead.Process.Pid)+" 1\n"), 0o644))
 	pg := cmd.Process.Pid
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pids"), []byte(strconv.Itoa(pg)+" "+strconv.FormatUint(startTime(pg), 10)+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pids"), []byte(strconv.Itoa(pg)+" "+strconv.FormatUint(osproc.StartTime(pg), 10)+"\n"), 0o644))
 
-	r, err := openRegistry(state)
+	cfg := DefaultConfig()
+	cfg.Binary = "/bin/true" // never run: the factory only reaps
+	f, err := NewFactory(cfg, Options{StateDir: state})
 	require.NoError(t, err)
-	defer r.release()
+	defer f.Close()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -98,4 +105,24 @@ func TestStaleMembersAreReaped(t *testing.T) {
 	}
 	_, err = os.Stat(dir)
 	require.True(t, os.IsNotExist(err), "the dead owner's directory is still there")
+}
+
+// A duplicate step copies a held raft message but never a forwarded
+// proposal (etcd would apply both copies: a put twice, an extra revision
+// the linearizability check sees): it counts the other messages only,
+// and with none of them the step is skipped.
+func TestForwardedProposalsAreNotDuplicated(t *testing.T) {
+	prop := &held{msg: 1, from: 2, to: 0, m: &raftpb.Message{Type: raftpb.MessageType_MsgProp.Enum()}}
+	app := &held{msg: 2, from: 1, to: 0, m: &raftpb.Message{Type: raftpb.MessageType_MsgAppResp.Enum()}}
+	e := &execution{inbox: [][]*held{{prop, app}, nil, nil}, nextMsg: 2}
+	e.duplicateAt(0, 1)
+	require.Len(t, e.inbox[0], 3)
+	require.Equal(t, raftpb.MessageType_MsgAppResp, e.inbox[0][2].m.GetType(), "the first duplicable message is the answer")
+	require.Equal(t, schedule.EvDuplicate, e.trace[0].Kind)
+
+	e = &execution{inbox: [][]*held{{prop}, nil, nil}, nextMsg: 1}
+	e.duplicateAt(0, 1)
+	require.Len(t, e.inbox[0], 1)
+	require.Equal(t, 1, e.skipped)
+	require.Equal(t, schedule.EvSkip, e.trace[0].Kind)
 }

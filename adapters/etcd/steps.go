@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"go.etcd.io/raft/v3/raftpb"
+
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -167,7 +169,22 @@ func (e *execution) duplicateAt(p, k int) {
 		e.recordLocked(schedule.EvSkip, p, -1, 0, "nothing to duplicate", nil)
 		return
 	}
-	h := e.inbox[p][(k-1)%len(e.inbox[p])]
+	// A forwarded proposal is not copied: etcd's server applies every
+	// copy (a put twice, two revisions), and nothing on its transport can
+	// duplicate one (TCP streams, HTTP POSTs that rafthttp never sends
+	// twice), so a copy would show a fault of the proxy, not of etcd.
+	var can []*held
+	for _, h := range e.inbox[p] {
+		if h.m.GetType() != raftpb.MessageType_MsgProp {
+			can = append(can, h)
+		}
+	}
+	if len(can) == 0 {
+		e.skipped++
+		e.recordLocked(schedule.EvSkip, p, -1, 0, "nothing to duplicate but forwarded proposals", nil)
+		return
+	}
+	h := can[(k-1)%len(can)]
 	e.nextMsg++
 	c := &held{msg: e.nextMsg, from: h.from, to: h.to, m: h.m}
 	if h.snap != nil {
@@ -202,7 +219,7 @@ func (e *execution) crash(p int) {
 		}
 	}
 	if m.proc != nil {
-		m.proc.kill()
+		m.proc.Kill()
 	}
 	m.out.mark("SIGKILL")
 }
@@ -232,7 +249,7 @@ func (e *execution) restart(p int) {
 			c.Close()
 			return
 		}
-		if ex, _ := m.proc.exited(); ex {
+		if ex, _ := m.proc.Exited(); ex {
 			return // checkExits reports it
 		}
 		if time.Now().After(deadline) || e.ctx.Err() != nil {
@@ -263,7 +280,7 @@ func (e *execution) checkExits() {
 		if m.proc == nil {
 			continue
 		}
-		ex, killed := m.proc.exited()
+		ex, killed := m.proc.Exited()
 		if !ex || killed {
 			continue
 		}
@@ -273,15 +290,15 @@ func (e *execution) checkExits() {
 			continue
 		}
 		e.exited[i], e.down[i] = true, true
-		e.recordLocked(schedule.EvExit, i, -1, 0, "exit", []schedule.Arg{schedule.S("status", m.proc.exitStatus())})
+		e.recordLocked(schedule.EvExit, i, -1, 0, "exit", []schedule.Arg{schedule.S("status", m.proc.ExitStatus())})
 		step := e.step
 		e.mu.Unlock()
-		sig := "exit: " + m.proc.exitStatus()
+		sig := "exit: " + m.proc.ExitStatus()
 		if al := m.out.Alarms(); len(al) > 0 {
 			sig = "exit: " + alarmSignature(al[0])
 		}
 		e.fail(schedule.Failure{Kind: schedule.FailureExit, Signature: sig,
-			Message: fmt.Sprintf("n%d exited by itself (%s)", i+1, m.proc.exitStatus()), Step: step, Detail: e.outputDetail()})
+			Message: fmt.Sprintf("n%d exited by itself (%s)", i+1, m.proc.ExitStatus()), Step: step, Detail: e.outputDetail()})
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"go.etcd.io/raft/v3/raftpb"
 
+	"github.com/modelfuzz/modelfuzz/internal/osproc"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -187,8 +188,8 @@ type member struct {
 	peer       string // real peer address
 	client     string // client address
 	proxyLn    net.Listener
-	proc       *memberProc
-	out        *capBuffer
+	proc       *osproc.Proc
+	out        *memberLog
 	incarnated int
 }
 
@@ -302,7 +303,7 @@ func (s *System) newExecution() (*execution, error) {
 	for i := range n {
 		real[i] = "127.0.0.1:" + strconv.Itoa(ports[2*i])
 		e.members = append(e.members, &member{name: "n" + strconv.Itoa(i+1), data: filepath.Join(dir, "n"+strconv.Itoa(i+1)),
-			peer: real[i], client: "127.0.0.1:" + strconv.Itoa(ports[2*i+1]), proxyLn: lns[i], out: newCapBuffer(s.fac.opts.OutputLimit)})
+			peer: real[i], client: "127.0.0.1:" + strconv.Itoa(ports[2*i+1]), proxyLn: lns[i], out: newMemberLog(s.fac.opts.OutputLimit)})
 	}
 	e.px = newProxy(lns, real, clusterToken, e)
 	return e, nil
@@ -357,7 +358,7 @@ func (e *execution) startMember(i int) error {
 	}
 	m.incarnated++
 	m.out.mark(fmt.Sprintf("start %d", m.incarnated))
-	p, err := startMember(e.s.fac.reg, e.argv(i), e.dir, m.out)
+	p, err := osproc.Start(e.s.fac.reg, e.argv(i), os.Environ(), e.dir, m.out, m.out)
 	if err != nil {
 		return fmt.Errorf("starting %s: %w", e.cfg.Binary, err)
 	}
@@ -377,8 +378,8 @@ func (e *execution) bootstrap() error {
 	deadline := time.Now().Add(time.Duration(e.cfg.StartTimeoutMS) * time.Millisecond)
 	for i, m := range e.members {
 		for {
-			if ex, _ := m.proc.exited(); ex {
-				return fmt.Errorf("member %s exited while starting (%s): %s", m.name, m.proc.exitStatus(), lastLines(m.out.String(), 5))
+			if ex, _ := m.proc.Exited(); ex {
+				return fmt.Errorf("member %s exited while starting (%s): %s", m.name, m.proc.ExitStatus(), lastLines(m.out.String(), 5))
 			}
 			ctx, cancel := context.WithTimeout(e.ctx, time.Second)
 			st, err := e.cl.status(ctx, m.client)

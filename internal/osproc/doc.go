@@ -4,6 +4,6 @@
 // and recorded on disk so that a fuzzer killed before it could clean up
 // has its leftovers removed by the next one (Registry).
 //
-// The adapters of real processes (adapters/process, adapters/redisraft)
-// share it. It must not import anything of modelfuzz.
+// The adapters of real processes (adapters/process, adapters/redisraft,
+// adapters/etcd) share it. It must not import anything of modelfuzz.
 package osproc
