@@ -96,8 +96,8 @@ func (c *Comparison) validate() error {
 		return fmt.Errorf("--steps %d: from 1 to %d steps an input (schedule.MaxSteps)", c.Steps, schedule.MaxSteps)
 	case c.Mutations < 0:
 		return fmt.Errorf("--mutations must not be negative, got %d", c.Mutations)
-	case c.Energy != "" && c.Energy != fuzzer.EnergyFixed && c.Energy != fuzzer.EnergyRare:
-		return fmt.Errorf("--energy must be %s or %s, got %q", fuzzer.EnergyFixed, fuzzer.EnergyRare, c.Energy)
+	case c.Energy != "" && c.Energy != fuzzer.EnergyFixed && c.Energy != fuzzer.EnergyRare && c.Energy != fuzzer.EnergyBandit:
+		return fmt.Errorf("--energy must be %s, %s or %s, got %q", fuzzer.EnergyFixed, fuzzer.EnergyRare, fuzzer.EnergyBandit, c.Energy)
 	case math.IsNaN(c.FreshShare) || c.FreshShare < 0 || c.FreshShare >= 1:
 		return fmt.Errorf("--fresh-share must be in [0, 1), got %g", c.FreshShare)
 	case c.Stack < 0 || c.Stack > fuzzer.MaxStack:

@@ -224,7 +224,7 @@ func (l *Live) rates(p *report.LivePage, st *fuzzer.Stats, samples []liveSample,
 			addRate("known disagreements", KnownByKindText(known, st.KnownExecutions))
 		}
 		queue("queue", fmt.Sprintf("%d inputs waiting to run (mutants of inputs that reached new coverage, and fresh random inputs)", st.Queue))
-		if s.Energy == "rare" {
+		if s.Energy == fuzzer.EnergyRare || s.Energy == fuzzer.EnergyBandit {
 			queue("pool", fmt.Sprintf("%d inputs that may be chosen for mutation", st.Pool))
 		}
 		queue("dropped", fmt.Sprintf("%d entries dropped this session at --queue-max %d", st.Dropped, s.QueueMax))

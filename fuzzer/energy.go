@@ -51,9 +51,9 @@ type entry struct {
 // validEnergy checks the energy settings.
 func validEnergy(p Params) error {
 	switch p.Energy {
-	case "", EnergyFixed, EnergyRare:
+	case "", EnergyFixed, EnergyRare, EnergyBandit:
 	default:
-		return fmt.Errorf("--energy must be %s or %s, got %q", EnergyFixed, EnergyRare, p.Energy)
+		return fmt.Errorf("--energy must be %s, %s or %s, got %q", EnergyFixed, EnergyRare, EnergyBandit, p.Energy)
 	}
 	if math.IsNaN(p.FreshShare) || p.FreshShare < 0 || p.FreshShare >= 1 {
 		return fmt.Errorf("--fresh-share must be in [0, 1), got %g", p.FreshShare)
@@ -67,7 +67,9 @@ func validEnergy(p Params) error {
 	return nil
 }
 
-func (f *Fuzzer) rare() bool { return f.opt.Energy == EnergyRare }
+// rare reports whether the campaign mutates a pool (EnergyRare and
+// EnergyBandit).
+func (f *Fuzzer) rare() bool { return f.opt.Energy == EnergyRare || f.opt.Energy == EnergyBandit }
 
 // visits is how often the campaign visited e's least-visited item (at
 // least 1: an entry is never infinitely rare).
@@ -113,8 +115,17 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 			f.push(f.fresh(r))
 		}
 	}
-	if iter > int64(f.opt.SeedPopulation) && r.Float64() < f.opt.FreshShare {
-		return f.fresh(r)
+	if iter > int64(f.opt.SeedPopulation) {
+		if f.bandit != nil {
+			switch f.bandit.choose(r, f.opt.OnlineSeeds, len(f.pool) > 0) {
+			case armRandom:
+				return queued{in: f.gen.Random(r), arm: armRandom}
+			case armOnline:
+				return queued{online: true, arm: armOnline}
+			}
+		} else if r.Float64() < f.opt.FreshShare {
+			return f.fresh(r)
+		}
 	}
 	if f.qhead >= len(f.queue) {
 		e := f.pool[mutate.Rarest(r, len(f.pool), f.poolRarity)]

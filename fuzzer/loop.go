@@ -208,15 +208,18 @@ type queued struct {
 	parent uint64              // id of the parent in the corpus
 	rec    *record.InputRecord // an imported input not run yet
 	online bool                // a fresh input Options.Online is to build (OnlineSeeds)
+	arm    uint8               // its source, for EnergyBandit
 }
 
 // fresh is a new input: a random one, or one the online strategy builds
-// when it makes the fresh inputs (OnlineSeeds).
+// when it makes the fresh inputs (OnlineSeeds). Under EnergyBandit the
+// seed population is random, model guidance's own, and the online
+// strategy's executions earn their share afterwards (nextRare).
 func (f *Fuzzer) fresh(r *rand.Rand) queued {
-	if f.opt.OnlineSeeds {
-		return queued{online: true}
+	if f.opt.OnlineSeeds && f.bandit == nil {
+		return queued{online: true, arm: armOnline}
 	}
-	return queued{in: f.gen.Random(r)}
+	return queued{in: f.gen.Random(r), arm: armRandom}
 }
 
 // Fuzzer runs one campaign.
@@ -244,6 +247,7 @@ type Fuzzer struct {
 	visitsOut    Visits
 	visitsShared time.Time
 	chosenElse   map[uint64]uint32
+	bandit       *bandit // EnergyBandit: the sources' yields
 	min          *bgMinimizer
 	last         *batch // the batch issued last
 	// issued counts the campaign's executions started, committed those
@@ -304,6 +308,9 @@ func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store recor
 			f.visitsOut = Visits{Items: map[uint64]uint32{}, Chosen: map[uint64]uint32{}}
 			f.chosenElse = map[uint64]uint32{}
 		}
+	}
+	if f.opt.Energy == EnergyBandit {
+		f.bandit = &bandit{}
 	}
 	for w := 0; w < f.opt.Parallel; w++ {
 		f.execs = append(f.execs, newExecutor(fac, opt.ExecTimeout))
@@ -845,7 +852,7 @@ func (f *Fuzzer) pop() queued {
 			stack = f.opt.Stack
 		}
 		q.in = f.mut.Make(q.from, q.parent, q.mutant, stack)
-		q.from = nil
+		q.from, q.arm = nil, armMutant
 	}
 	f.qhead++
 	if f.qhead > 4096 && f.qhead*2 > len(f.queue) {
@@ -1065,7 +1072,11 @@ func (f *Fuzzer) finish(j *job, batch *record.Batch) error {
 			return &harnessError{fmt.Errorf("measure %s: %w", m.Name(), j.obsErr[i])}
 		}
 	}
-	if nw := f.cover(j, batch); nw.guide > 0 {
+	nw := f.cover(j, batch)
+	if f.bandit != nil {
+		f.bandit.observe(j.q.arm, nw.guide > 0, len(j.q.in.Steps))
+	}
+	if nw.guide > 0 {
 		f.keep(j, batch, nw)
 	}
 	f.recordBugs(j, batch)

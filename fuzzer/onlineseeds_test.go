@@ -98,3 +98,31 @@ func TestOnlineSeedsAreKeptAndMutated(t *testing.T) {
 		})
 	}
 }
+
+// Under EnergyBandit the seed population is random and the online
+// strategy's executions, random inputs and mutants then share the
+// iterations by what each found lately: each source runs, and the
+// campaign is the same for every Parallel.
+func TestBanditSharesOnlineRandomAndMutants(t *testing.T) {
+	sum, b, ins, parents := onlineSeeded(t, fuzzer.EnergyBandit, 1)
+	require.Greater(t, sum.CorpusSize, 0)
+	require.Positive(t, b.runs, "the online strategy builds some inputs")
+	require.Less(t, b.runs, 600-20, "the seed population is random, and mutants run")
+	online, random, mutants := 0, 0, 0
+	for i, in := range ins {
+		switch {
+		case parents[i] != 0:
+			mutants++
+		case b.ins[in]:
+			online++
+		default:
+			random++
+		}
+	}
+	t.Logf("online runs %d, corpus %d: online %d, random %d, mutants %d", b.runs, sum.CorpusSize, online, random, mutants)
+	require.Positive(t, random, "the random seed population is kept")
+	require.Positive(t, mutants)
+	sum2, _, ins2, _ := onlineSeeded(t, fuzzer.EnergyBandit, 2)
+	require.Equal(t, sum.Coverage, sum2.Coverage)
+	require.Equal(t, ins, ins2, "the same campaign with two workers")
+}

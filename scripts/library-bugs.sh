@@ -25,7 +25,9 @@
 #               run --adapter etcdraft with their defaults (ONLINE_FLAGS adds
 #               flags to them, e.g. "--depth 2"); model-pctcp and model-dpos
 #               (model guidance whose fresh inputs PCTCP or d-POS builds)
-#               run as model does.
+#               run as model does; model-pctcp-bandit and model-dpos-bandit
+#               are those with --energy bandit (each iteration's source
+#               drawn by what each source found lately, fuzzer/bandit.go).
 #   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
 #               that all of them test the same system (raft.tla's settings
 #               of the adapter: RawNodes, every action) with the same
@@ -39,7 +41,7 @@
 #               and a third table gives, per bug and strategy, the first
 #               iteration at which each kind of failure (spec-divergence,
 #               divergence, model-invariant, safety, panic, ...) showed.
-#   ENERGY      the guided campaigns' --energy (fixed or rare; default: run's)
+#   ENERGY      the guided campaigns' --energy (fixed, rare or bandit; default: run's)
 #   GENERATE_FLAGS  flags of strategy generated (model guidance after the
 #               inputs generated from raft.tla's paths), e.g. "--generate-depth 8"
 #   MODEL_CONFIG  the model and generated strategies' --model-config (e.g. raft_reads.cfg;
@@ -95,7 +97,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos generated)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit generated)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -138,6 +140,7 @@ run() {
   bin=$d/modelfuzz
   case $s in
     model|model-pctcp|model-dpos) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
+    model-pctcp-bandit|model-dpos-bandit) args=(--model raft.tla --tlc inproc --strategy "${s%-bandit}" --energy bandit ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     generated) read -r -a args <<<"--model raft.tla --tlc inproc --strategy generated ${MODEL_CONFIG:+--model-config $MODEL_CONFIG} ${GENERATE_FLAGS:-}" ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;
     line) bin=$d/modelfuzz-cover; args=(--adapter etcdraft --strategy line) ;;
