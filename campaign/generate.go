@@ -32,6 +32,13 @@ type GenerateOptions struct {
 	// campaign's: tighter bounds of the cfg's CONSTRAINT (MaxRequests=1).
 	// Keys are the campaign's only if the VIEW does not read them.
 	Consts []string
+	// SearchConfig and SearchExtend, when set, search the model with
+	// this cfg instead of the campaign's, and with this module that
+	// EXTENDS the model (its operators for the cfg's CONSTRAINT and
+	// ACTION_CONSTRAINT): the states a system can reach, when the model
+	// allows more. The cfg's VIEW must be the campaign's, so that the keys
+	// are its coverage's.
+	SearchConfig, SearchExtend string
 	// Alternatives is how many more paths, to other concrete states of a
 	// target's view, are tried on the system when the first does not
 	// reach it (in the order the search met them).
@@ -161,6 +168,11 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 		covered[k] = true
 	}
 	spec := models.Spec{Model: e.Settings.Model, Config: e.Settings.ModelConfig, Consts: append(slices.Clone(e.Settings.ModelConsts), opt.Consts...)}
+	if opt.SearchConfig != "" || opt.SearchExtend != "" {
+		if spec, err = restrictedSearch(spec, opt); err != nil {
+			return nil, err
+		}
+	}
 	tr, err := models.TargetsWith(spec, covered, models.SizeOptions{MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Workers: opt.Workers}, opt.Alternatives)
 	if err != nil {
 		return nil, fmt.Errorf("searching %s: %v", e.Settings.Model, err)
@@ -212,6 +224,31 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 	res.Groups = unreachedGroups(res.Inputs)
 	res.Causes = unreachedCauses(res.Inputs)
 	return res, nil
+}
+
+// restrictedSearch is spec with opt's search cfg and module, refused
+// unless its VIEW is the campaign's.
+func restrictedSearch(spec models.Spec, opt GenerateOptions) (models.Spec, error) {
+	want, err := models.ViewName(spec)
+	if err != nil {
+		return spec, err
+	}
+	r := spec
+	if opt.SearchConfig != "" {
+		r.Config = opt.SearchConfig
+	}
+	r.Extend = opt.SearchExtend
+	got, err := models.ViewName(r)
+	if err != nil {
+		return spec, fmt.Errorf("--search-config %s: %v", opt.SearchConfig, err)
+	}
+	if got != want {
+		return spec, fmt.Errorf("--search-config %s: its VIEW is %q, the campaign's %q: the keys would not be the campaign's coverage", opt.SearchConfig, got, want)
+	}
+	if _, err := models.Load(r); err != nil {
+		return spec, fmt.Errorf("the restricted search: %v", err)
+	}
+	return r, nil
 }
 
 // runTarget drives the system along t's path, then its alternatives

@@ -164,3 +164,28 @@ func TestEtcdraftInverseCandidatesOfOneTerm(t *testing.T) {
 	_, _, skipped = Drive(s2.(schedule.Stepper), inv, path)
 	require.NotEmpty(t, skipped)
 }
+
+// A restricted search keeps the campaign's VIEW, so that its keys are the
+// campaign's coverage; another VIEW is refused in one line.
+func TestGenerateRestrictedSearch(t *testing.T) {
+	// The library's bootstrap and a spare, as etcdraft's defaults.
+	spec := models.Spec{Model: "raft.tla", Config: "raft_standing.cfg",
+		Consts: []string{"Servers={1,2,3,4}", "InitVoters={1,2,3}", `Bootstrap="log"`}}
+	r, err := restrictedSearch(spec, GenerateOptions{SearchConfig: "../docs/generate/EtcdLibrary.cfg", SearchExtend: "../docs/generate/EtcdLibrary.tla"})
+	require.NoError(t, err)
+	require.Equal(t, "../docs/generate/EtcdLibrary.tla", r.Extend)
+	full, err := models.Targets(spec, nil, models.SizeOptions{MaxDepth: 4, Workers: 1})
+	require.NoError(t, err)
+	kept, err := models.Targets(r, nil, models.SizeOptions{MaxDepth: 4, Workers: 1})
+	require.NoError(t, err)
+	require.Less(t, kept.States, full.States)
+	in := map[uint64]bool{}
+	for _, tg := range full.Targets {
+		in[tg.Key] = true
+	}
+	for _, tg := range kept.Targets {
+		require.True(t, in[tg.Key], "%016x: a state of the restricted search the full one lacks", tg.Key)
+	}
+	_, err = restrictedSearch(spec, GenerateOptions{SearchConfig: "raft.cfg"})
+	require.ErrorContains(t, err, "its VIEW is")
+}

@@ -63,6 +63,8 @@ campaign had not, for "modelfuzz corpus import". The corpus is not changed.`,
 	fs.Int64Var(&opt.MaxStates, "max-states", 0, "stop the search after this many distinct states")
 	fs.IntVar(&opt.Limit, "limit", 0, "run at most this many targets, shortest paths first (0: all)")
 	fs.IntVar(&opt.Alternatives, "alternatives", 16, "when a target's shortest path does not get the system there, try paths to up to this many more concrete states of its view")
+	fs.StringVar(&opt.SearchConfig, "search-config", "", "search the model with this cfg instead of the campaign's (its VIEW must be the campaign's; e.g. CONSTRAINT and ACTION_CONSTRAINT that keep to what the system can do)")
+	fs.StringVar(&opt.SearchExtend, "search-extend", "", "a module that EXTENDS the model, defining the operators --search-config names")
 	fs.IntVar(&opt.Workers, "workers", 1, "search workers; with more than one the path found to a state may differ from run to run")
 	fs.StringArrayVar(&opt.Consts, "const", nil, "set a constant of the search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT; repeatable)")
 	fs.StringVar(&out, "out", "", "write the schedules that reached new states into this directory, one file each")
