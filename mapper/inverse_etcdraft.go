@@ -231,10 +231,11 @@ func countEntries(s string) int {
 
 // campaign makes server p+1 campaign: a timeout, and with PreVote the
 // pre-vote round it must win first until it is a candidate. The pre-vote
-// requests of every pre-candidate still on their way to a server that is
-// no candidate or leader are delivered first (all of a round's at once),
-// then the grants to p: a rejection of a higher term would make p a
-// follower of that term. etcd ignores a timeout while the node has
+// requests still on their way are delivered first (one per receiver a
+// round): p's, and those of other pre-candidates to a server that is no
+// candidate or leader (one would answer a pre-vote of its own term with a
+// rejection); then the grants to p, never a rejection: one of a higher
+// term makes p a follower of that term. etcd ignores a timeout while the node has
 // configuration entries committed and not applied (the library's
 // bootstrap, at first): it is fired again, after the node's own work of
 // that step. A pre-candidate's Timeout fires none: its pre-vote is under way.
@@ -266,7 +267,7 @@ func (inv EtcdraftInverse) campaign(a schedule.ModelAction, p, round int, pendin
 		for k := range pending {
 			e := &pending[k]
 			if e.Kind == schedule.KindRecv && e.Type == schedule.MsgPreVote && !busy[e.Process] && at(e.From) == schedule.RolePreCandidate &&
-				at(e.Process) != schedule.RoleCandidate && at(e.Process) != schedule.RoleLeader {
+				(e.From == p || at(e.Process) != schedule.RoleCandidate && at(e.Process) != schedule.RoleLeader) {
 				steps, busy[e.Process] = append(steps, e.Step), true
 			}
 		}
