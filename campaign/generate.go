@@ -32,6 +32,17 @@ type GenerateOptions struct {
 	// campaign's: tighter bounds of the cfg's CONSTRAINT (MaxRequests=1).
 	// Keys are the campaign's only if the VIEW does not read them.
 	Consts []string
+	// SearchConfig and SearchExtend, when set, search the model with
+	// this cfg instead of the campaign's, and with this module that
+	// EXTENDS the model (its operators for the cfg's CONSTRAINT and
+	// ACTION_CONSTRAINT): the states a system can reach, when the model
+	// allows more. The cfg's VIEW must be the campaign's, so that the keys
+	// are its coverage's.
+	SearchConfig, SearchExtend string
+	// Alternatives is how many more paths, to other concrete states of a
+	// target's view, are tried on the system when the first does not
+	// reach it (in the order the search met them).
+	Alternatives int
 }
 
 // Check refuses bounds generate cannot search with: the search of the
@@ -40,8 +51,8 @@ func (o GenerateOptions) Check() error {
 	if o.MaxDepth < 1 && o.MaxStates < 1 {
 		return fmt.Errorf("--max-depth or --max-states is required: the search of the model must be bounded")
 	}
-	if o.MaxDepth < 0 || o.MaxStates < 0 || o.Limit < 0 || o.Workers < 1 {
-		return fmt.Errorf("--max-depth, --max-states and --limit must not be negative, --workers at least 1")
+	if o.MaxDepth < 0 || o.MaxStates < 0 || o.Limit < 0 || o.Alternatives < 0 || o.Workers < 1 {
+		return fmt.Errorf("--max-depth, --max-states, --limit and --alternatives must not be negative, --workers at least 1")
 	}
 	return nil
 }
@@ -53,6 +64,10 @@ type GeneratedInput struct {
 	Path    []schedule.ModelAction `json:"path"`
 	Input   *schedule.Input        `json:"input"`
 	Reached bool                   `json:"reached"`
+	// Attempts is how many of the target's paths were run (the first,
+	// then alternatives until one reached it); Path and Input are the
+	// one that reached it, or the first.
+	Attempts int `json:"attempts"`
 	// New: the execution reached an abstract state the campaign lacked
 	// (its target or another).
 	New     bool                 `json:"new"`
@@ -105,11 +120,14 @@ type GenerateResult struct {
 	Abstract int    `json:"abstract"` // abstract states (VIEW values) among them
 	Depth    int    `json:"depth"`
 	Complete bool   `json:"complete"`
-	Covered  int    `json:"covered"`   // abstract states the campaign reached
-	Targets  int    `json:"targets"`   // abstract states the search reached and the campaign did not
-	Tried    int    `json:"tried"`     // of the targets, those run on the system
-	Reached  int    `json:"reached"`   // of those tried, those the system reached
-	NewItems int    `json:"new_items"` // abstract states the campaign had not reached that the schedules reached (targets or not)
+	Covered  int    `json:"covered"` // abstract states the campaign reached
+	Targets  int    `json:"targets"` // abstract states the search reached and the campaign did not
+	Tried    int    `json:"tried"`   // of the targets, those run on the system
+	Reached  int    `json:"reached"` // of those tried, those the system reached
+	// ReachedFirst: of those reached, those the first path reached.
+	ReachedFirst int `json:"reached_first"`
+	Executions   int `json:"executions"` // schedules run, alternatives included
+	NewItems     int `json:"new_items"`  // abstract states the campaign had not reached that the schedules reached (targets or not)
 	// Bugs are the distinct failures (by signature) the schedules found,
 	// each with the first target whose schedule found it.
 	Bugs   []GeneratedBug    `json:"bugs"`
@@ -150,7 +168,12 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 		covered[k] = true
 	}
 	spec := models.Spec{Model: e.Settings.Model, Config: e.Settings.ModelConfig, Consts: append(slices.Clone(e.Settings.ModelConsts), opt.Consts...)}
-	tr, err := models.Targets(spec, covered, models.SizeOptions{MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Workers: opt.Workers})
+	if opt.SearchConfig != "" || opt.SearchExtend != "" {
+		if spec, err = restrictedSearch(spec, opt); err != nil {
+			return nil, err
+		}
+	}
+	tr, err := models.TargetsWith(spec, covered, models.SizeOptions{MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Workers: opt.Workers}, opt.Alternatives)
 	if err != nil {
 		return nil, fmt.Errorf("searching %s: %v", e.Settings.Model, err)
 	}
@@ -180,8 +203,12 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 			}
 		}
 		res.Tried++
+		res.Executions += g.Attempts
 		if g.Reached {
 			res.Reached++
+			if g.Attempts == 1 {
+				res.ReachedFirst++
+			}
 		}
 		res.Inputs = append(res.Inputs, g)
 		for _, f := range g.Failures {
@@ -199,12 +226,63 @@ func (e *Env) Generate(opt GenerateOptions) (*GenerateResult, error) {
 	return res, nil
 }
 
-// runTarget drives the system along t's path and measures the execution
-// with mm, the campaign's own measure: its keys are the coverage a
-// campaign stores, its failures (divergences, model invariants) its bugs.
+// restrictedSearch is spec with opt's search cfg and module, refused
+// unless its VIEW is the campaign's.
+func restrictedSearch(spec models.Spec, opt GenerateOptions) (models.Spec, error) {
+	want, err := models.ViewName(spec)
+	if err != nil {
+		return spec, err
+	}
+	r := spec
+	if opt.SearchConfig != "" {
+		r.Config = opt.SearchConfig
+	}
+	r.Extend = opt.SearchExtend
+	got, err := models.ViewName(r)
+	if err != nil {
+		return spec, fmt.Errorf("--search-config %s: %v", opt.SearchConfig, err)
+	}
+	if got != want {
+		return spec, fmt.Errorf("--search-config %s: its VIEW is %q, the campaign's %q: the keys would not be the campaign's coverage", opt.SearchConfig, got, want)
+	}
+	if _, err := models.Load(r); err != nil {
+		return spec, fmt.Errorf("the restricted search: %v", err)
+	}
+	return r, nil
+}
+
+// runTarget drives the system along t's path, then its alternatives
+// until one reaches t, and measures each execution with mm, the
+// campaign's own measure: its keys are the coverage a campaign stores, its
+// failures (divergences, model invariants) its bugs. The unreached are
+// described by the first path's execution.
 func (e *Env) runTarget(st schedule.Stepper, inv mapper.Inverse, mm *guidance.ModelMeasure, t models.Target) (*GeneratedInput, []uint64, error) {
-	path := make([]schedule.ModelAction, len(t.Path))
-	for k, a := range t.Path {
+	var first *GeneratedInput
+	var keys []uint64
+	for k, p := range append([][]models.PathAction{t.Path}, t.Alternatives...) {
+		g, items, err := e.runPath(st, inv, mm, t, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys = append(keys, items...)
+		if first == nil {
+			first = g
+		} else {
+			first.Failures = append(first.Failures, g.Failures...)
+		}
+		first.Attempts = k + 1
+		if g.Reached {
+			first.Path, first.Input, first.Skipped, first.Closest, first.Reached = g.Path, g.Input, g.Skipped, nil, true
+			break
+		}
+	}
+	return first, keys, nil
+}
+
+// runPath drives the system along path, one of t's, and measures it.
+func (e *Env) runPath(st schedule.Stepper, inv mapper.Inverse, mm *guidance.ModelMeasure, t models.Target, p []models.PathAction) (*GeneratedInput, []uint64, error) {
+	path := make([]schedule.ModelAction, len(p))
+	for k, a := range p {
 		path[k] = schedule.ModelAction{Name: a.Name, Params: a.Params}
 	}
 	g := &GeneratedInput{Key: fmt.Sprintf("%016x", t.Key), Target: t.State}
@@ -395,8 +473,9 @@ func (r *GenerateResult) Text() string {
 	}
 	fmt.Fprintf(&b, "%s: %d distinct states within %s, %d abstract states; the campaign reached %d abstract states\n",
 		r.Model, r.States, bound, r.Abstract, r.Covered)
-	fmt.Fprintf(&b, "targets (reached by the search, not by the campaign): %d; run on the system: %d; reached: %d (%.1f%%)\n",
-		r.Targets, r.Tried, r.Reached, 100*float64(r.Reached)/float64(max(r.Tried, 1)))
+	fmt.Fprintf(&b, "targets (reached by the search, not by the campaign): %d; run on the system: %d; reached: %d (%.1f%%), %d by the first path\n",
+		r.Targets, r.Tried, r.Reached, 100*float64(r.Reached)/float64(max(r.Tried, 1)), r.ReachedFirst)
+	fmt.Fprintf(&b, "schedules run (alternative paths included): %d\n", r.Executions)
 	fmt.Fprintf(&b, "abstract states new to the campaign that the schedules reached (targets or not): %d\n", r.NewItems)
 	if len(r.Groups) == 0 {
 		return b.String()

@@ -253,6 +253,10 @@ func sarg(e *schedule.Event, key string) (string, bool) {
 // them out is the intended no-op.
 const staleResponse = "recv stale MsgVoteResp/MsgAppResp (ignored by etcd)"
 
+// outsideResponse counts the responses from outside the receiver's
+// configuration, which the library drops (etcdMembers).
+const outsideResponse = "recv a response from outside the receiver's configuration (dropped by RawNode.Step)"
+
 // etcdMap is the state of one Map call.
 type etcdMap struct {
 	p        EtcdraftParams
@@ -287,6 +291,9 @@ type etcdMap struct {
 	lost bool
 	// cur is the index of the event being mapped.
 	cur int
+	// members follows each node's progress tracker, whose responses
+	// from outside it the library drops.
+	members etcdMembers
 }
 
 // afterLostWrites counts the events after a crash lost writes that a
@@ -301,7 +308,7 @@ func (m *Etcdraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.Mo
 	st := &etcdMap{p: m.p, t: ex.Trace, unmapped: map[string]int{},
 		role: make([]string, n), term: make([]int64, n), leaderTerm: make([]int64, n), committed: map[int64]int64{0: 0},
 		down: make([]bool, n), answered: make([]int, n),
-		reads: newReadFlight(), hb: newHBFlight(), emptyEntry: make([]bool, n)}
+		reads: newReadFlight(), hb: newHBFlight(), emptyEntry: make([]bool, n), members: newEtcdMembers(m.p, n)}
 	for i := range st.role {
 		st.role[i] = schedule.RoleFollower
 	}
@@ -488,6 +495,7 @@ func server(p int) int64 { return int64(p + 1) }
 // event maps event k of the trace, by its kind.
 func (st *etcdMap) event(k int) error {
 	e := &st.t[k]
+	st.members.event(e)
 	switch e.Kind {
 	case schedule.EvSend, schedule.EvUnsent:
 		st.sent(k)
@@ -804,6 +812,11 @@ func (st *etcdMap) recv(k int) error {
 	}
 	m := msgFields{i: server(e.Node), j: server(e.Peer),
 		term: v[0], logterm: v[1], index: v[2], commit: v[3], reject: v[4] != 0, hint: v[5]}
+	if st.members.dropsResponse(e.Node, e.Peer, e.Type) {
+		// RawNode.Step drops it before raft.Step: the network lost it.
+		st.skip(outsideResponse)
+		return nil
+	}
 	switch e.Type {
 	case schedule.MsgVote:
 		st.recvVote(k, m)
@@ -974,6 +987,7 @@ func (st *etcdMap) recvSnap(e *schedule.Event, m msgFields) error {
 	if err != nil {
 		return err
 	}
+	st.members.offer(e.Node, conf)
 	st.add(e, "HandleSnapshot", map[string]any{"i": m.i, "j": m.j, "term": m.term,
 		"index": sv[0], "snapTerm": sv[1], "conf": conf})
 	st.raise(e.Node, m.term)

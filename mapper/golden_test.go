@@ -159,6 +159,19 @@ var goldenCases = []goldenCase{
 			"p1 hold-writes(1), p1 tick(39)",
 	},
 	{
+		name: "etcdraft-removed-answer",
+		about: "A response from outside the receiver's configuration (the campaign divergence \"LeaderStepDown: not\n" +
+			"enabled\" it caused): n2 leads term 1 and removes n1, which does not learn it; n1 runs for term 2, and\n" +
+			"its answer of term 2 to n2's stale append is dropped by RawNode.Step (n1 has no progress at n2): n2 keeps\n" +
+			"its term, then steps down in it (CheckQuorum) while n3's answers wait.",
+		cfg: etcdraft.Config{Nodes: 3, SnapshotEvery: 3, CheckQuorum: true, MaxInflightMsgs: 2,
+			MaxSizePerMsg: 1, ElectionTick: 30, HeartbeatTick: 5, ReadOnly: etcdraft.ReadSafe, AsyncStorageWrites: "off",
+			MaxUncommittedSize: 64, StepDownOnRemoval: true, API: etcdraft.APIRawNode, Bootstrap: etcdraft.BootstrapSnapshot},
+		steps: "p1 timeout, p0 deliver-one(1), p1 deliver-one(1), p2 deliver(5), p0 deliver(5), p1 deliver(5), " +
+			"p1 conf-change(remove 0), p2 deliver(5), p1 deliver(5), p2 deliver(5), p1 deliver(5), " +
+			"p0 timeout, p0 deliver(5), p1 deliver(5), p1 tick(64)",
+	},
+	{
 		name: "microbench-serve-reject",
 		about: "A request before any worker registered is rejected; the next is served by worker-1 in two\n" +
 			"tasks, terminated and flushed after its last task: done.",

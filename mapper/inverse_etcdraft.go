@@ -25,8 +25,39 @@ type EtcdraftInverse struct {
 // Inverse returns the inverse of m.
 func (m *Etcdraft) Inverse() Inverse { return EtcdraftInverse{p: m.p} }
 
-// Prepare implements Inverse: raft.tla's paths are taken as they are.
-func (EtcdraftInverse) Prepare(path []schedule.ModelAction) []schedule.ModelAction { return path }
+// Prepare implements Inverse. With PreVote, a run of Timeouts of several
+// servers in a row is preceded by the pre-vote phase of each
+// (BecomePreCandidate): the library's candidates of one term each won a
+// pre-vote first, which a server grants only while its term is below the
+// pre-vote's (raft.go, Step, canVote), so the pre-votes of all of them are
+// exchanged before any becomes a candidate. raft.tla's Timeout has no
+// pre-vote; BecomePreCandidate changes only the server's role, which its
+// Timeout sets, so the path ends in the same state.
+func (inv EtcdraftInverse) Prepare(path []schedule.ModelAction) []schedule.ModelAction {
+	if !inv.p.PreVote {
+		return path
+	}
+	out := make([]schedule.ModelAction, 0, len(path))
+	for k := 0; k < len(path); {
+		end := k
+		seen := map[any]bool{}
+		for end < len(path) && path[end].Name == "Timeout" && !seen[fmt.Sprint(path[end].Params["i"])] {
+			seen[fmt.Sprint(path[end].Params["i"])] = true
+			end++
+		}
+		if end-k < 2 {
+			out = append(out, path[k])
+			k++
+			continue
+		}
+		for _, a := range path[k:end] {
+			out = append(out, schedule.ModelAction{Name: "BecomePreCandidate", Params: map[string]any{"i": a.Params["i"]}})
+		}
+		out = append(out, path[k:end]...)
+		k = end
+	}
+	return out
+}
 
 // The message types each handler of raft.tla receives, in preference order.
 var etcdraftMsgs = map[string][]string{
@@ -41,7 +72,7 @@ var etcdraftMsgs = map[string][]string{
 
 // What etcd does by itself, after the steps of other actions.
 var etcdraftOwn = map[string]bool{
-	"BecomeLeader": true, "AdvanceCommit": true, "ApplyConf": true, "ApplyConfAt": true,
+	"AdvanceCommit": true, "ApplyConf": true, "ApplyConfAt": true,
 	"FollowerProgress": true, "Snapshot": true, "ConfirmRead": true, "StaleAnswer": true,
 }
 
@@ -74,9 +105,17 @@ func (inv EtcdraftInverse) Steps(a schedule.ModelAction, round int, pending []sc
 		return []schedule.Step{{Process: p, Action: schedule.Request, Value: n}}, true, nil
 	case "Timeout", "BecomePreCandidate":
 		return inv.campaign(a, p, round, pending, tr)
+	case "BecomeLeader":
+		return becomeLeader(p, pending, tr)
 	case "LeaderStepDown":
 		// CheckQuorum: a leader that heard from no quorum for an election
 		// timeout steps down; ticks are what it counts.
+		if roleOf(tr, p) != schedule.RoleLeader {
+			if round > 0 {
+				return nil, true, nil
+			}
+			return nil, false, fmt.Errorf("LeaderStepDown(%d): %d is not a leader", i, i)
+		}
 		if round > 0 || !inv.p.CheckQuorum {
 			return nil, false, fmt.Errorf("LeaderStepDown(%d): the leader did not step down", i)
 		}
@@ -145,7 +184,7 @@ func (inv EtcdraftInverse) deliver(a schedule.ModelAction, i, round int, pending
 	if best != nil {
 		return []schedule.Step{best.Step}, inv.appendDone(a, best, sends), nil
 	}
-	if round > 0 && a.Name == "HandleAppendRequest" {
+	if round > 0 && a.Name == "HandleAppendRequest" && lastStepReceived(tr, p, j-1) {
 		return nil, true, nil // the entries came in as many messages as there were
 	}
 	// A heartbeat is what a leader sends on its ticks: ask for one.
@@ -191,27 +230,59 @@ func countEntries(s string) int {
 }
 
 // campaign makes server p+1 campaign: a timeout, and with PreVote the
-// pre-vote round it must win first (its requests delivered, their answers
-// received) until it is a candidate. etcd ignores a timeout while the
-// node has configuration entries committed and not applied (the
-// library's bootstrap, at first): it is fired again, after the node's
-// own work of that step.
+// pre-vote round it must win first until it is a candidate. The pre-vote
+// requests still on their way are delivered first (one per receiver a
+// round): p's, and those of other pre-candidates to a server that is no
+// candidate or leader (one would answer a pre-vote of its own term with a
+// rejection); then the grants to p, never a rejection: one of a higher
+// term makes p a follower of that term. etcd ignores a timeout while the node has
+// configuration entries committed and not applied (the library's
+// bootstrap, at first): it is fired again, after the node's own work of
+// that step. A pre-candidate's Timeout fires none: its pre-vote is under way.
 func (inv EtcdraftInverse) campaign(a schedule.ModelAction, p, round int, pending []schedule.Enabled, tr schedule.Trace) ([]schedule.Step, bool, error) {
 	timeout := []schedule.Step{{Process: p, Action: schedule.Timeout}}
-	if round == 0 {
+	role := roleOf(tr, p)
+	if round == 0 && !(a.Name == "Timeout" && role == schedule.RolePreCandidate) {
 		return timeout, false, nil
 	}
-	switch roleOf(tr, p) {
+	switch role {
 	case schedule.RoleCandidate:
 		return nil, true, nil
 	case schedule.RolePreCandidate:
 		if a.Name == "BecomePreCandidate" {
 			return nil, true, nil
 		}
+		roles := map[int]string{}
+		at := func(q int) string {
+			if r, ok := roles[q]; ok {
+				return r
+			}
+			roles[q] = roleOf(tr, q)
+			return roles[q]
+		}
+		// One delivery per receiver a round: a step names a message by
+		// its place in the receiver's inbox, which a delivery changes.
+		var steps []schedule.Step
+		busy := map[int]bool{}
 		for k := range pending {
 			e := &pending[k]
-			if e.Kind == schedule.KindRecv && (e.From == p && e.Type == schedule.MsgPreVote || e.Process == p && e.Type == schedule.MsgPreVoteResp) {
-				return []schedule.Step{e.Step}, false, nil
+			if e.Kind == schedule.KindRecv && e.Type == schedule.MsgPreVote && !busy[e.Process] && at(e.From) == schedule.RolePreCandidate &&
+				(e.From == p || at(e.Process) != schedule.RoleCandidate && at(e.Process) != schedule.RoleLeader) {
+				steps, busy[e.Process] = append(steps, e.Step), true
+			}
+		}
+		if len(steps) > 0 {
+			return steps, false, nil
+		}
+		sends := sendsByID(tr)
+		for k := range pending {
+			e := &pending[k]
+			if e.Kind == schedule.KindRecv && e.Process == p && e.Type == schedule.MsgPreVoteResp {
+				if s := sends[e.ID]; s != nil {
+					if rj, _ := arg(s, schedule.ArgReject); rj == 0 {
+						return []schedule.Step{e.Step}, false, nil
+					}
+				}
 			}
 		}
 		return nil, false, fmt.Errorf("Timeout(%d): its pre-vote was not won", p+1)
@@ -219,6 +290,42 @@ func (inv EtcdraftInverse) campaign(a schedule.ModelAction, p, round int, pendin
 		return nil, false, fmt.Errorf("%s(%d): a leader does not campaign", a.Name, p+1)
 	}
 	return timeout, false, nil
+}
+
+// becomeLeader makes candidate p a leader: etcd takes BecomeLeader by
+// itself when the votes of a quorum arrive, so the steps are the
+// deliveries of its vote requests and of the answers to them, one a round,
+// until it is the leader (the model may have counted votes the system has
+// not delivered yet, or a quorum of the candidate alone).
+func becomeLeader(p int, pending []schedule.Enabled, tr schedule.Trace) ([]schedule.Step, bool, error) {
+	switch roleOf(tr, p) {
+	case schedule.RoleLeader:
+		return nil, true, nil
+	case schedule.RoleCandidate:
+		for k := range pending {
+			e := &pending[k]
+			if e.Kind == schedule.KindRecv && (e.From == p && e.Type == schedule.MsgVote || e.Process == p && e.Type == schedule.MsgVoteResp) {
+				return []schedule.Step{e.Step}, false, nil
+			}
+		}
+		return nil, false, fmt.Errorf("BecomeLeader(%d): the candidate did not win its vote", p+1)
+	}
+	return nil, false, fmt.Errorf("BecomeLeader(%d): %d is not a candidate", p+1, p+1)
+}
+
+// lastStepReceived says whether the trace's last step delivered process p
+// a message from q.
+func lastStepReceived(tr schedule.Trace, p, q int) bool {
+	if len(tr) == 0 {
+		return false
+	}
+	last := tr[len(tr)-1].Step
+	for k := len(tr) - 1; k >= 0 && tr[k].Step == last; k-- {
+		if e := &tr[k]; e.Kind == schedule.EvRecv && e.Node == p && e.Peer == q {
+			return true
+		}
+	}
+	return false
 }
 
 // roleOf is the role of process p after the trace ("" before any role

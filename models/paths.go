@@ -26,6 +26,10 @@ type Target struct {
 	Path []PathAction `json:"path"`
 	// State is that concrete state, each variable as TLA+ text.
 	State map[string]string `json:"state"`
+	// Alternatives are paths to other concrete states with the same
+	// view, in the order the search met them (TargetsWith's alts): a
+	// system that cannot follow Path may follow one of them.
+	Alternatives [][]PathAction `json:"alternatives,omitempty"`
 }
 
 // TargetsResult is what Targets found.
@@ -47,6 +51,16 @@ type TargetsResult struct {
 // abstract state first by a shortest path, so the paths are as short as
 // the bounds allow (with several workers, within a level's order).
 func Targets(s Spec, covered map[uint64]bool, opt SizeOptions) (*TargetsResult, error) {
+	return TargetsWith(s, covered, opt, 0)
+}
+
+// TargetsWith is Targets with, for every target, paths to up to alts more
+// concrete states of its view besides the first (breadth-first: the
+// shortest after the first, as the search met them).
+func TargetsWith(s Spec, covered map[uint64]bool, opt SizeOptions, alts int) (*TargetsResult, error) {
+	if alts < 0 {
+		return nil, fmt.Errorf("the number of alternative paths must not be negative")
+	}
 	vm, err := Load(s)
 	if err != nil {
 		return nil, err
@@ -63,12 +77,14 @@ func Targets(s Spec, covered map[uint64]bool, opt SizeOptions) (*TargetsResult, 
 	evs := sync.Pool{New: func() any { return vm.NewEvaluator() }}
 	var mu sync.Mutex
 	var firstErr error
-	seen := map[uint64]bool{}
+	seen := map[uint64]int{} // concrete states met per view
 	type found struct {
 		key  uint64
 		path []tlc.State
+		alts [][]tlc.State
 	}
 	var fresh []found
+	at := map[uint64]int{} // a target's index in fresh
 	visit := func(st []tlc.Value, path func() []tlc.State) {
 		ev := evs.Get().(*tlc.Evaluator)
 		key, _, err := ev.ViewKey(st)
@@ -81,13 +97,19 @@ func Targets(s Spec, covered map[uint64]bool, opt SizeOptions) (*TargetsResult, 
 			}
 			return
 		}
-		if seen[key] {
+		n := seen[key]
+		if n > alts || covered[key] {
+			seen[key] = max(n, 1)
 			return
 		}
-		seen[key] = true
-		if !covered[key] {
+		seen[key] = n + 1
+		if n == 0 {
+			at[key] = len(fresh)
 			fresh = append(fresh, found{key: key, path: path()})
+			return
 		}
+		f := &fresh[at[key]]
+		f.alts = append(f.alts, path())
 	}
 	res := tlc.Explore(m, tlc.CheckOptions{Workers: opt.Workers, MaxDepth: opt.MaxDepth, MaxStates: opt.MaxStates, Visit: visit})
 	if firstErr != nil {
@@ -104,6 +126,13 @@ func Targets(s Spec, covered map[uint64]bool, opt SizeOptions) (*TargetsResult, 
 		t, err := target(ev, f.key, f.path)
 		if err != nil {
 			return nil, err
+		}
+		for _, p := range f.alts {
+			a, err := target(ev, f.key, p)
+			if err != nil {
+				return nil, err
+			}
+			t.Alternatives = append(t.Alternatives, a.Path)
 		}
 		out.Targets = append(out.Targets, t)
 	}

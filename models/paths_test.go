@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,4 +58,36 @@ func TestTargetsPathsReachTheirKeys(t *testing.T) {
 			require.False(t, covered[tg.Key])
 		}
 	}
+}
+
+// The alternative paths of a target lead to other concrete states of its
+// view: each one the simulator follows to the target's key, none the same
+// as another, at most as many as asked for, and none for a covered state.
+func TestTargetsAlternativesReachTheirKeys(t *testing.T) {
+	spec := Spec{Model: "raft.tla", Config: "raft_standing.cfg"}
+	m, err := Load(spec)
+	require.NoError(t, err)
+	s, err := tlc.NewSimulator(m, 0)
+	require.NoError(t, err)
+	all, err := TargetsWith(spec, nil, SizeOptions{MaxDepth: 5, Workers: 1}, 3)
+	require.NoError(t, err)
+	with := 0
+	for _, tg := range all.Targets {
+		require.LessOrEqual(t, len(tg.Alternatives), 3)
+		seen := map[string]bool{fmt.Sprint(tg.Path): true}
+		for _, p := range tg.Alternatives {
+			alt := Target{Key: tg.Key, Path: p}
+			keys := replayPath(t, s, alt)
+			require.Equal(t, tg.Key, keys[len(keys)-1], "alternative %v", p)
+			require.False(t, seen[fmt.Sprint(p)], "alternative %v twice", p)
+			seen[fmt.Sprint(p)] = true
+			with++
+		}
+	}
+	require.Greater(t, with, len(all.Targets)/2)
+	none, err := TargetsWith(spec, map[uint64]bool{all.Targets[0].Key: true}, SizeOptions{MaxDepth: 5, Workers: 1}, 3)
+	require.NoError(t, err)
+	require.Len(t, none.Targets, len(all.Targets)-1)
+	_, err = TargetsWith(spec, nil, SizeOptions{MaxDepth: 5}, -1)
+	require.Error(t, err)
 }

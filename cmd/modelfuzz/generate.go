@@ -22,7 +22,8 @@ func newGenerateCmd() *cobra.Command {
 take the abstract states (values of its cfg's VIEW) that no execution of the
 campaign reached, and for each make the system follow a shortest path of the
 model to it: the inverse of the campaign's mapper turns every action into the
-steps that make the system take it. Each schedule runs on the system and is
+steps that make the system take it. When it does not get there, paths to
+other concrete states of the same view are tried (--alternatives). Each schedule runs on the system and is
 measured as the campaign measures; the targets it does not reach are grouped
 by the variables in which the nearest state it did reach differs
 (docs/generate.md). --out writes the schedules that reached states the
@@ -61,6 +62,9 @@ campaign had not, for "modelfuzz corpus import". The corpus is not changed.`,
 	fs.IntVar(&opt.MaxDepth, "max-depth", 0, "search the model's states within this many steps of an initial state")
 	fs.Int64Var(&opt.MaxStates, "max-states", 0, "stop the search after this many distinct states")
 	fs.IntVar(&opt.Limit, "limit", 0, "run at most this many targets, shortest paths first (0: all)")
+	fs.IntVar(&opt.Alternatives, "alternatives", 16, "when a target's shortest path does not get the system there, try paths to up to this many more concrete states of its view")
+	fs.StringVar(&opt.SearchConfig, "search-config", "", "search the model with this cfg instead of the campaign's (its VIEW must be the campaign's; e.g. CONSTRAINT and ACTION_CONSTRAINT that keep to what the system can do)")
+	fs.StringVar(&opt.SearchExtend, "search-extend", "", "a module that EXTENDS the model, defining the operators --search-config names")
 	fs.IntVar(&opt.Workers, "workers", 1, "search workers; with more than one the path found to a state may differ from run to run")
 	fs.StringArrayVar(&opt.Consts, "const", nil, "set a constant of the search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT; repeatable)")
 	fs.StringVar(&out, "out", "", "write the schedules that reached new states into this directory, one file each")
