@@ -123,11 +123,11 @@ func (m *Model) ensure(d *def) error {
 func (c *compiler) expr(e syntax.Expr, lx *lex) (node, error) {
 	switch e := e.(type) {
 	case *syntax.Number:
-		return &litNode{at{e.Pos}, value.IntOf(e.Value)}, nil
+		return &litNode{at: at{e.Pos}, v: value.IntOf(e.Value)}, nil
 	case *syntax.StringLit:
-		return &litNode{at{e.Pos}, value.Str(e.Value)}, nil
+		return &litNode{at: at{e.Pos}, v: value.Str(e.Value)}, nil
 	case *syntax.Bool:
-		return &litNode{at{e.Pos}, value.Bool(e.Value)}, nil
+		return &litNode{at: at{e.Pos}, v: value.Bool(e.Value)}, nil
 	case *syntax.Decimal:
 		return &unsupportedNode{at{e.Pos}, "the real number " + e.Text}, nil
 	case *syntax.Ident:
@@ -421,7 +421,7 @@ func (c *compiler) except(e *syntax.Except, lx *lex) (node, error) {
 		var up exceptUpdate
 		for _, st := range u.Path {
 			if st.Index == nil {
-				up.path = append(up.path, &litNode{at{st.Pos}, value.Str(st.Field)})
+				up.path = append(up.path, &litNode{at: at{st.Pos}, v: value.Str(st.Field)})
 				continue
 			}
 			idx, err := c.exprs(st.Index, lx)
