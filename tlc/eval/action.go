@@ -79,7 +79,6 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 			if err != nil {
 				return located(n.pos, err)
 			}
-			c.covCost(len(elems))
 			for _, e := range elems {
 				c.next[idx] = e
 				if err := k(); err != nil {

@@ -86,9 +86,13 @@ func (c *ctx) enterRoot(t *CovNode) func() {
 func (c *ctx) covIn(n node) *CovNode {
 	t := c.cov
 	if t.key == n {
-		// An action's conjunct evaluated where the enumeration stands;
-		// an operator's call there is expanded, not evaluated, in TLC.
-		if _, call := n.(*callNode); !call {
+		// An action's conjunct evaluated where the enumeration stands.
+		// TLC expands an operator's call there, and applies a variable
+		// or an operator of the standard modules (Len, <, +) without
+		// counting it: only what the conjunct yields counts (covEnum).
+		switch n.(type) {
+		case *callNode, *varNode, *arithNode, *cmpNode, *builtinNode, *letRefNode, *letCallNode, *paramCallNode:
+		default:
 			t.count.Add(1)
 		}
 		return t
@@ -137,12 +141,19 @@ func (c *ctx) covEnum(n node, k func() error) (func() error, *CovNode) {
 	}, t
 }
 
-// covMadeState counts a state yielded by the enumeration.
-func (c *ctx) covMadeState() {
+// covMadeState counts a state yielded by the enumeration and returns what
+// restores the coverage tree after the state is handed on: what the
+// checker evaluates in it (invariants, properties, constraints) is not
+// part of the action (an invariant has a tree of its own).
+func (c *ctx) covMadeState() func() {
+	if c.cov == nil {
+		return func() {}
+	}
 	c.covMade++
 	if c.initMode && c.covLast != nil {
 		c.covLast.count.Add(1)
 	}
+	return c.enterRoot(nil)
 }
 
 // covCost adds n elements enumerated to the current node.

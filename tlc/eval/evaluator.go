@@ -76,7 +76,7 @@ func (ev *Evaluator) Init(fn func(s []value.Value) error) error {
 				return &IncompleteError{Var: m.Vars[i], Init: true}
 			}
 		}
-		c.covMadeState()
+		defer c.covMadeState()()
 		return fn(append([]value.Value(nil), partial...))
 	})
 }
@@ -113,7 +113,7 @@ func (ev *Evaluator) successors(n node, env *Env, s []value.Value, fn func(t []v
 				return &IncompleteError{Var: m.Vars[i]}
 			}
 		}
-		c.covMadeState()
+		defer c.covMadeState()()
 		return fn(append([]value.Value(nil), next...))
 	})
 }

@@ -56,7 +56,7 @@ func (c *compiler) refInst(pos syntax.Pos, d *def, name string, args []syntax.Ex
 		if len(args) > 0 {
 			return nil, errorf(pos, "constant %s takes no arguments", name)
 		}
-		return &litNode{at: at{pos}, v: d.val, constant: true}, nil
+		return &litNode{at: at{pos}, v: d.val, counted: true}, nil
 	case dkSubst:
 		c.state = c.state || d.state
 		c.prime = c.prime || d.prime

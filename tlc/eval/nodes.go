@@ -27,12 +27,13 @@ func (a at) position() syntax.Pos { return a.pos }
 type litNode struct {
 	at
 	v value.Value
-	// constant: a reference to a CONSTANT, which TLC's coverage counts.
-	constant bool
+	// counted: a reference to a CONSTANT, TRUE or FALSE, which TLC's
+	// coverage counts (operators in TLC, unlike numbers and strings).
+	counted bool
 }
 
 func (n *litNode) eval(c *ctx, _ *Env) (value.Value, error) {
-	if c.cov != nil && n.constant {
+	if c.cov != nil && n.counted {
 		c.covOut(c.covIn(n))
 	}
 	return n.v, nil
@@ -102,6 +103,9 @@ type boundNode struct {
 }
 
 func (n *boundNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		c.covOut(c.covIn(n))
+	}
 	f := env.up(n.depth)
 	if f.lazy != nil && f.lazy[n.idx] != nil {
 		return f.lazy[n.idx].n.eval(c, f.lazy[n.idx].env)
@@ -366,6 +370,11 @@ func (d *def) constValue(c *ctx) (value.Value, error) {
 		return d.cacheVal, d.cacheErr
 	}
 	d.cacheOnce.Do(func() {
+		// Computed once, as TLC computes constant definitions before the
+		// search: not counted under the expression that first needs it.
+		if c.cov != nil {
+			defer c.enterRoot(nil)()
+		}
 		if d.kind == dkOp {
 			d.cacheVal, d.cacheErr = c.evalBody(d, nil)
 		} else {
@@ -999,6 +1008,8 @@ type recordNode struct {
 	names []string
 	vals  []node
 	set   bool // [a : S, b : T]
+	// pairs locate the fields ("a |-> e") for coverage.
+	pairs []*pairNode
 	// shape is the record's shape, made once (a record literal's field
 	// names are fixed); nil until the first evaluation.
 	shape atomic.Pointer[value.RecordShape]
@@ -1013,8 +1024,17 @@ func (n *recordNode) eval(c *ctx, env *Env) (value.Value, error) {
 	if len(n.vals) > len(vbuf) || n.set {
 		vs = make([]value.Value, 0, len(n.vals))
 	}
-	for _, e := range n.vals {
+	for i, e := range n.vals {
+		var prev *CovNode
+		if c.cov != nil {
+			// A field is not counted itself (TLC's), only what is in it.
+			prev = c.cov
+			c.cov = prev.child(n.pairs[i])
+		}
 		v, err := e.eval(c, env)
+		if prev != nil {
+			c.covOut(prev)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -1186,6 +1206,17 @@ type exceptUpdate struct {
 	path   []node // index values (field names are literal strings)
 	val    node
 	usesAt bool
+	// pair locates the update ("![i] = e") for coverage.
+	pair *pairNode
+}
+
+// pairNode is a part of an expression that TLC's coverage counts as an
+// expression of its own (a record field, an EXCEPT update): a key of the
+// coverage tree, never evaluated.
+type pairNode struct{ at }
+
+func (n *pairNode) eval(*ctx, *Env) (value.Value, error) {
+	return nil, errorf(n.pos, "internal error: a field or update evaluated on its own")
 }
 
 func (n *exceptNode) eval(c *ctx, env *Env) (value.Value, error) {
@@ -1197,30 +1228,52 @@ func (n *exceptNode) eval(c *ctx, env *Env) (value.Value, error) {
 		return nil, err
 	}
 	for _, u := range n.updates {
-		path := make([]value.Value, len(u.path))
-		for i, p := range u.path {
-			v, err := p.eval(c, env)
+		if c.cov != nil {
+			f, err = n.coveredUpdate(c, env, f, u)
 			if err != nil {
 				return nil, err
-			}
-			path[i] = v
-		}
-		if !u.usesAt {
-			v, err := u.val.eval(c, &Env{vals: []value.Value{nil}, parent: env, inst: env.instFrame()})
-			if err != nil {
-				return nil, err
-			}
-			if f, err = value.Update(f, path, v); err != nil {
-				return nil, located(n.pos, err)
 			}
 			continue
 		}
-		f, err = value.UpdateWith(f, path, func(old value.Value) (value.Value, error) {
-			return u.val.eval(c, &Env{vals: []value.Value{old}, parent: env, inst: env.instFrame()})
-		})
+		if f, err = n.update(c, env, f, u); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// coveredUpdate is update counted as the update's own expression.
+func (n *exceptNode) coveredUpdate(c *ctx, env *Env, f value.Value, u exceptUpdate) (value.Value, error) {
+	defer c.covOut(c.covIn(u.pair))
+	return n.update(c, env, f, u)
+}
+
+// update applies one update of the EXCEPT to f.
+func (n *exceptNode) update(c *ctx, env *Env, f value.Value, u exceptUpdate) (value.Value, error) {
+	path := make([]value.Value, len(u.path))
+	for i, p := range u.path {
+		v, err := p.eval(c, env)
 		if err != nil {
+			return nil, err
+		}
+		path[i] = v
+	}
+	var err error
+	if !u.usesAt {
+		v, err := u.val.eval(c, &Env{vals: []value.Value{nil}, parent: env, inst: env.instFrame()})
+		if err != nil {
+			return nil, err
+		}
+		if f, err = value.Update(f, path, v); err != nil {
 			return nil, located(n.pos, err)
 		}
+		return f, nil
+	}
+	f, err = value.UpdateWith(f, path, func(old value.Value) (value.Value, error) {
+		return u.val.eval(c, &Env{vals: []value.Value{old}, parent: env, inst: env.instFrame()})
+	})
+	if err != nil {
+		return nil, located(n.pos, err)
 	}
 	return f, nil
 }

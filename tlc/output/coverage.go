@@ -179,7 +179,7 @@ func mergeCov(a, b *eval.CovLine) {
 			}
 		}
 		if ka == nil {
-			ka = &eval.CovLine{Loc: kb.Loc}
+			ka = &eval.CovLine{Loc: kb.Loc, Unchanged: kb.Unchanged}
 			a.Kids = append(a.Kids, ka)
 		}
 		mergeCov(ka, kb)
@@ -203,10 +203,16 @@ func exprLines(out []coverageLine, root *eval.CovLine) []coverageLine {
 type covPair struct{ count, cost int64 }
 
 // below collects the distinct non-zero counts of the expressions under l.
+// The variables an UNCHANGED names count as zero (TLC marks them primed,
+// and a primed expression always has its say): a subtree with an
+// UNCHANGED is never one line.
 func below(l *eval.CovLine, into map[covPair]bool) {
 	for _, k := range l.Kids {
 		if k.Count != 0 || k.Cost != 0 {
 			into[covPair{k.Count, k.Cost}] = true
+		}
+		if k.Unchanged {
+			into[covPair{}] = true
 		}
 		below(k, into)
 	}
@@ -248,8 +254,10 @@ func exprLine(out []coverageLine, l *eval.CovLine, level int) []coverageLine {
 		case only.count < self.count:
 			out = append(out, valueLine(l.Loc, self, level))
 			return kids(level + 1)
-		case zero:
+		case zero && only != covPair{}:
 			return append(out, valueLine(l.Loc, only, level))
+		case zero:
+			return kids(level)
 		case only == self:
 			return append(out, valueLine(l.Loc, self, level))
 		}
