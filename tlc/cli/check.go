@@ -488,8 +488,7 @@ func (s *checkSettings) options(out *output.Printer, workers int, spec, cfgPath 
 // model (-deadlock, where Print goes), and prints the warnings; close
 // closes the -userFile.
 func (s *checkSettings) loadModel(w io.Writer, out *output.Printer, spec, cfgPath string) (m *tlc.Model, close func(), err error) {
-	// -coverage counts in the interpreter: the compiled code counts nothing.
-	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts, Interpret: s.interpret || s.coverage >= 0})
+	m, err = tlc.Load(tlc.Spec{Module: spec, Config: cfgPath, Consts: s.consts, Interpret: s.interpret})
 	if err != nil {
 		code, res := tlc.LoadFailure(err)
 		err = missingFile(err)

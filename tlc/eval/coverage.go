@@ -15,8 +15,8 @@ import (
 // under each, as TLC counts it. The tree grows as the evaluation meets
 // expressions, so only what was reached is in it.
 //
-// Counting runs in the interpreter alone (a model with coverage is loaded
-// with LoadOptions.Interpret) and touches nothing when coverage is off:
+// Counting runs in the interpreter alone (EnableCoverage turns the
+// compiled evaluator off) and touches nothing when coverage is off:
 // every hook is behind ctx.cov, nil unless a root was entered.
 
 // CovNode is an expression of a coverage tree and its counts.
@@ -57,9 +57,10 @@ type ExprCoverage struct {
 
 // EnableCoverage starts counting the evaluations of every expression
 // under the initial predicate, each action and each invariant. It must
-// be called before the search starts; the model should have been loaded
-// with LoadOptions.Interpret (the compiled evaluator counts nothing).
+// be called before the evaluators of the search are made: from then on
+// the model is interpreted (the compiled evaluator counts nothing).
 func (m *Model) EnableCoverage() *ExprCoverage {
+	m.interpret = true
 	x := &ExprCoverage{m: m, init: &CovNode{}}
 	for range m.NextActions() {
 		x.actions = append(x.actions, &CovNode{})

@@ -38,8 +38,8 @@ type Coverage struct {
 }
 
 // NewCoverage counts the actions of m and the evaluations of its
-// expressions (m should be loaded to be interpreted: see
-// eval.Model.EnableCoverage).
+// expressions (m is interpreted from then on: see
+// eval.Model.EnableCoverage). It is made before the search starts.
 func NewCoverage(m *eval.Model) *Coverage {
 	n := len(m.NextActions())
 	c := &Coverage{m: m, distinct: make([]atomic.Int64, n), generated: make([]atomic.Int64, n), expr: m.EnableCoverage()}
