@@ -52,6 +52,22 @@ const tlcCovQueue = `<Init line 12, col 1 to line 12, col 4 of module CovQueue>:
 <Bounded line 44, col 1 to line 44, col 7 of module CovQueue>
   line 44, col 12 to line 44, col 28 of module CovQueue: 63`
 
+// tlcCovRec is the real TLC's report of testdata/CovRec.tla: a
+// recursive operator's lines, which do not grow with the recursion.
+const tlcCovRec = `<Init line 10, col 1 to line 10, col 4 of module CovRec>: 1:1
+  line 10, col 9 to line 10, col 13 of module CovRec: 1
+<Next line 12, col 1 to line 12, col 4 of module CovRec>: 4:4
+  line 12, col 9 to line 12, col 13 of module CovRec: 4
+  |line 12, col 9 to line 12, col 9 of module CovRec: 5
+  line 12, col 18 to line 12, col 27 of module CovRec: 4
+<Small line 14, col 1 to line 14, col 5 of module CovRec>
+  line 14, col 10 to line 14, col 21 of module CovRec: 5
+  |line 14, col 10 to line 14, col 15 of module CovRec: 5
+  ||line 8, col 11 to line 8, col 45 of module CovRec: 15
+  |||line 8, col 14 to line 8, col 18 of module CovRec: 15
+  |||line 8, col 32 to line 8, col 45 of module CovRec: 10
+  ||line 14, col 14 to line 14, col 14 of module CovRec: 5`
+
 // coverageExprs keeps the lines of -coverage's report other than the
 // variables' (whose counts are TLC's estimates) and the first and last.
 func coverageExprs(out string) []string {
@@ -80,13 +96,17 @@ func TestCoverageExpressions(t *testing.T) {
 		require.Equal(t, 0, res.code, res.stdout+res.stderr)
 		assert.Equal(t, strings.Split(tlcCovQueue, "\n"), coverageExprs(res.stdout), "-workers %s", workers)
 	}
+	res := tlcIn(t, tlcData, "tlc", "check", "-workers", "1", "-coverage", "1", "-config", "CovRec.cfg", "CovRec")
+	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	assert.Equal(t, strings.Split(tlcCovRec, "\n"), coverageExprs(res.stdout))
 }
 
 // coverageCases are specs whose -coverage report is TLC's line for line
-// (but for the variables' estimates): our CovQueue, and three of the
+// (but for the variables' estimates): our CovQueue and CovRec, and three of the
 // Examples, when they are beside the repository.
 var coverageCases = []struct{ dir, spec, cfg string }{
 	{tlcData, "CovQueue.tla", "CovQueue.cfg"},
+	{tlcData, "CovRec.tla", "CovRec.cfg"},
 	{"../../../shared/tla-examples/specifications/transaction_commit", "TCommit.tla", "TCommit.cfg"},
 	{"../../../shared/tla-examples/specifications/barriers", "Barrier.tla", "Barrier.cfg"},
 	{"../../../shared/tla-examples/specifications/SpecifyingSystems/HourClock", "HourClock.tla", "HourClock.cfg"},

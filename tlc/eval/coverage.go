@@ -21,7 +21,8 @@ import (
 
 // CovNode is an expression of a coverage tree and its counts.
 type CovNode struct {
-	key node
+	key    node
+	parent *CovNode
 	// count is the number of times the expression was evaluated; cost the
 	// number of elements enumerated from the set it denotes (x' \in S, a
 	// function's domain).
@@ -32,6 +33,10 @@ type CovNode struct {
 	order []*CovNode
 }
 
+// child is n's node under t. An expression met again below itself (a
+// recursive definition's body) is counted on its first node, as TLC
+// counts a recursion: the tree does not grow with the depth of the
+// recursion.
 func (t *CovNode) child(n node) *CovNode {
 	t.mu.Lock()
 	k := t.kids[n]
@@ -39,9 +44,17 @@ func (t *CovNode) child(n node) *CovNode {
 		if t.kids == nil {
 			t.kids = map[node]*CovNode{}
 		}
-		k = &CovNode{key: n}
+		for a := t; a != nil; a = a.parent {
+			if a.key == n {
+				k = a
+				break
+			}
+		}
+		if k == nil {
+			k = &CovNode{key: n, parent: t}
+			t.order = append(t.order, k)
+		}
 		t.kids[n] = k
-		t.order = append(t.order, k)
 	}
 	t.mu.Unlock()
 	return k

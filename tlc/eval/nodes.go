@@ -108,7 +108,19 @@ func (n *boundNode) eval(c *ctx, env *Env) (value.Value, error) {
 	}
 	f := env.up(n.depth)
 	if f.lazy != nil && f.lazy[n.idx] != nil {
-		return f.lazy[n.idx].n.eval(c, f.lazy[n.idx].env)
+		la := f.lazy[n.idx]
+		if c.cov != nil && la.cov != nil {
+			prev := c.cov
+			c.cov = la.cov
+			if la.counted {
+				c.cov = nil
+			}
+			la.counted = true
+			v, err := la.n.eval(c, la.env)
+			c.cov = prev
+			return v, err
+		}
+		return la.n.eval(c, la.env)
 	}
 	if f.taint != nil {
 		c.touched |= f.taint[n.idx]
@@ -254,7 +266,7 @@ func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
 			if fr.lazy == nil {
 				fr.lazy = make([]*lazyArg, len(args))
 			}
-			fr.lazy[i] = &lazyArg{a, env}
+			fr.lazy[i] = &lazyArg{n: a, env: env, cov: c.cov}
 			continue
 		}
 		if t, ok := a.(*tupleNode); ok && c.watches > 0 {
