@@ -226,10 +226,18 @@ func diffFlags(old, cur reflect.Value) string {
 		}
 		o, c := fmt.Sprint(old.Field(i).Interface()), fmt.Sprint(cur.Field(i).Interface())
 		if o != c {
-			return fmt.Sprintf("--%s %s (not %s)", name, o, c)
+			return fmt.Sprintf("--%s %s (not %s)", name, flagValueText(o), flagValueText(c))
 		}
 	}
 	return ""
+}
+
+// flagValueText is a setting's value in a message; an empty one is named.
+func flagValueText(v string) string {
+	if v == "" || v == "[]" {
+		return "unset"
+	}
+	return v
 }
 
 // compactJSON is b without insignificant space (b itself when not JSON).

@@ -50,7 +50,7 @@ func TestDiffNamesTheFlag(t *testing.T) {
 		"--max-messages 5 (not 1)":                   func(s *Settings) { s.MaxMessages = 1 },
 		"--pipeline 8 (not 1)":                       func(s *Settings) { s.Pipeline = 1 },
 		"--strategy trace (not model)":               func(s *Settings) { s.Strategy = "model" },
-		"--model  (not raft.tla)":                    func(s *Settings) { s.Model = "raft.tla" },
+		"--model unset (not raft.tla)":               func(s *Settings) { s.Model = "raft.tla" },
 		"--reseed-every 0 (not 3)":                   func(s *Settings) { s.ReseedEvery = 3 },
 		`adapter configuration: "workers" 3 (not 4)`: func(s *Settings) { s.AdapterConfig = json.RawMessage(`{"workers":4}`) },
 		`adapter configuration: "api" unset (not "mixed"), "workers" 3 (not 4)`: func(s *Settings) {

@@ -113,8 +113,8 @@ func (o *Outcome) Text() string {
 	case s.StoppedEarly != "":
 		state = "stopped: " + s.StoppedEarly
 	}
-	fmt.Fprintf(&w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %.0f exec/s)\n",
-		state, s.Iterations, s.Session, s.Duration.Seconds(), s.ExecsPerSec)
+	fmt.Fprintf(&w, "campaign %s: %d iterations in total, %d in this session (%.1fs, %s exec/s)\n",
+		state, s.Iterations, s.Session, s.Duration.Seconds(), RateText(s.ExecsPerSec))
 	fmt.Fprintf(&w, "strategy %s, corpus %d inputs, coverage: %s\n", s.Strategy, s.CorpusSize, CoverageText(s.Coverage))
 	if len(o.Online) > 0 {
 		var parts []string
@@ -268,14 +268,34 @@ func StatusLine(s fuzzer.Stats) string {
 	if s.Known > 0 {
 		minimizing += fmt.Sprintf("  known %d", s.Known)
 	}
-	return fmt.Sprintf("%s  iter %d  %.0f exec/s  corpus %d  %s  bugs %d%s  %s  %s",
-		s.Strategy, s.Iterations, s.ExecsPerSec, s.CorpusSize, CoverageText(s.Coverage), s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
+	return fmt.Sprintf("%s  iter %d  %s exec/s  corpus %d  %s  bugs %d%s  %s  %s",
+		s.Strategy, s.Iterations, RateText(s.ExecsPerSec), s.CorpusSize, CoverageText(s.Coverage), s.Bugs, minimizing, queueText(s), s.Elapsed.Round(time.Second))
+}
+
+// RateText writes a rate of executions per second: whole numbers from
+// about 10 up, two significant digits below (a real cluster's 0.26 is not 0).
+func RateText(r float64) string {
+	switch {
+	case r >= 9.5:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	case r >= 1:
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	case r > 0:
+		return strconv.FormatFloat(r, 'g', 2, 64)
+	}
+	return "0"
+}
+
+// roundRate is RateText's rounding as a number, for key-value logs.
+func roundRate(r float64) float64 {
+	f, _ := strconv.ParseFloat(RateText(r), 64)
+	return f
 }
 
 // ProgressArgs are the same figures as StatusLine as the key-value pairs
 // of a log line.
 func ProgressArgs(s fuzzer.Stats) []any {
-	args := []any{"iterations", s.Iterations, "execs_per_sec", int(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs,
+	args := []any{"iterations", s.Iterations, "execs_per_sec", roundRate(s.ExecsPerSec), "corpus", s.CorpusSize, "bugs", s.Bugs,
 		"queue", s.Queue}
 	if s.Pool > 0 {
 		args = append(args, "pool", s.Pool)

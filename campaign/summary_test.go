@@ -116,3 +116,11 @@ func TestFailuresByKind(t *testing.T) {
 	require.Equal(t, "none", BugsByKindText(nil))
 	require.Equal(t, "no execution failed", FailuresText(0, nil))
 }
+
+// TestRateText: a slow cluster's rate is not written as 0.
+func TestRateText(t *testing.T) {
+	for r, want := range map[float64]string{0: "0", 0.26: "0.26", 0.0123: "0.012", 1.26: "1.3", 9.96: "10", 26.4: "26", 1584.2: "1584"} {
+		require.Equal(t, want, RateText(r), "rate %v", r)
+	}
+	require.Equal(t, 0.26, roundRate(0.2612))
+}

@@ -293,9 +293,17 @@ func TestInterruptStopsExecutionsThatHang(t *testing.T) {
 		sum, err := f.Run(ctx)
 		done <- result{sum, err}
 	}()
-	// Soon every worker is stuck in a hang: nothing more is recorded.
-	require.Eventually(t, func() bool { return iterations.Load() > 0 }, time.Minute, 10*time.Millisecond)
-	time.Sleep(200 * time.Millisecond)
+	// Soon every worker is stuck in a hang: nothing more is recorded. An
+	// iteration takes milliseconds, so a second without one is the hang
+	// (on a loaded machine the first executions may take a while to come).
+	last, since := int64(-1), time.Now()
+	require.Eventually(t, func() bool {
+		if n := iterations.Load(); n != last {
+			last, since = n, time.Now()
+			return false
+		}
+		return last > 0 && time.Since(since) > time.Second
+	}, 2*time.Minute, 10*time.Millisecond)
 	cancel()
 	var res result
 	select {

@@ -211,7 +211,7 @@ func TestHubRefusesOtherSettings(t *testing.T) {
 	res := run("a")
 	require.Equal(t, 0, res.code, res.stderr)
 	oneLineError(t, run("b", "--seed", "2"), "its campaign runs with --seed 1 (not 2); a worker joins with the campaign's settings")
-	oneLineError(t, run("b", "--model", "microbench.tla", "--tlc", "inproc"), "its campaign runs with --model  (not microbench.tla)")
+	oneLineError(t, run("b", "--model", "microbench.tla", "--tlc", "inproc"), "its campaign runs with --model unset (not microbench.tla)")
 	oneLineError(t, run("b", "--workers", "4"), `adapter configuration: "workers" 6 (not 4)`)
 	res = run("b")
 	require.Equal(t, 0, res.code, "a refused worker's corpus holds the settings it was refused with: %s", res.stderr)

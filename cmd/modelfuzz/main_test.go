@@ -358,52 +358,73 @@ func TestNodeGoroutinePanicIsABugAndTheCampaignGoesOn(t *testing.T) {
 // campaign waits for an execution in flight (here one that hangs), a second
 // signal exits at once with 130. The corpus opens cleanly either way.
 func TestSignalsStopACampaignCleanly(t *testing.T) {
-	for _, signals := range []int{1, 2} {
-		dir := filepath.Join(t.TempDir(), "c")
-		args := []string{"run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3",
-			"--tasks", "5", "--strategy", "trace", "--corpus", dir, "--parallel", "2", "--json"}
-		if signals == 2 {
-			// An execution that hangs for a minute keeps the campaign busy
-			// after the first signal.
-			args = []string{"run", "--adapter", "microbench", "--inject", "hang-on-flush-before-last", "--workers", "3",
-				"--tasks", "5", "--strategy", "trace", "--corpus", dir, "--exec-timeout", "60s", "--json"}
-		}
-		cmd := exec.Command(binary, args...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		require.NoError(t, cmd.Start())
-		time.Sleep(1500 * time.Millisecond)
-		start := time.Now()
-		require.NoError(t, cmd.Process.Signal(os.Interrupt))
-		if signals == 2 {
-			time.Sleep(300 * time.Millisecond)
-			require.NoError(t, cmd.Process.Signal(os.Interrupt))
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Fatalf("still running 30 s after SIGINT: %s", errb.String())
-		}
-		t.Logf("%d signal(s): exited %v after the first", signals, time.Since(start).Round(time.Millisecond))
-		if signals == 1 {
-			require.Equal(t, 0, cmd.ProcessState.ExitCode(), errb.String())
-			var sum struct {
-				Interrupted bool  `json:"interrupted"`
-				Iterations  int64 `json:"iterations"`
-			}
-			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-			require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum), out.String())
-			require.True(t, sum.Interrupted)
-			require.Equal(t, sum.Iterations, readCorpus(t, dir).iters, "every iteration of the summary is in the corpus")
-		} else {
-			require.Equal(t, 130, cmd.ProcessState.ExitCode(), errb.String())
-			require.Less(t, time.Since(start), 20*time.Second, "the second signal did not wait for the hung execution")
-			readCorpus(t, dir)
-		}
+	// One signal: the campaign stops after the executions in flight.
+	dir := filepath.Join(t.TempDir(), "c")
+	code, out, errb, _ := interruptCampaign(t, []string{"run", "--adapter", "microbench", "--inject", "flush-before-last",
+		"--workers", "3", "--tasks", "5", "--strategy", "trace", "--corpus", dir, "--parallel", "2", "--json"}, 1500*time.Millisecond, 1)
+	require.Equal(t, 0, code, errb)
+	var sum struct {
+		Interrupted bool  `json:"interrupted"`
+		Iterations  int64 `json:"iterations"`
 	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum), out)
+	require.True(t, sum.Interrupted)
+	require.Equal(t, sum.Iterations, readCorpus(t, dir).iters, "every iteration of the summary is in the corpus")
+
+	// Two signals while an execution hangs for a minute: the second one
+	// does not wait for it. The hang comes after a few executions; on a
+	// loaded machine the campaign may not have reached it when the first
+	// signal arrives, and then it rightly stops at once (exit 0): try
+	// again with a longer warm-up.
+	for _, warmup := range []time.Duration{1500 * time.Millisecond, 5 * time.Second, 15 * time.Second} {
+		dir := filepath.Join(t.TempDir(), "c")
+		code, _, errb, took := interruptCampaign(t, []string{"run", "--adapter", "microbench", "--inject", "hang-on-flush-before-last",
+			"--workers", "3", "--tasks", "5", "--strategy", "trace", "--corpus", dir, "--exec-timeout", "60s", "--json"}, warmup, 2)
+		if code == 0 {
+			t.Logf("stopped on the first signal after a %v warm-up, before any execution hung; again", warmup)
+			continue
+		}
+		require.Equal(t, 130, code, errb)
+		require.Less(t, took, 20*time.Second, "the second signal did not wait for the hung execution")
+		readCorpus(t, dir)
+		return
+	}
+	t.Fatal("no execution hung within 15 s of starting the campaign")
+}
+
+// interruptCampaign starts modelfuzz with args, sends SIGINT after
+// warmup (and a second one 300 ms later when signals is 2), and returns
+// its exit code, stdout, stderr and the time from the first signal to
+// its exit.
+func interruptCampaign(t *testing.T, args []string, warmup time.Duration, signals int) (int, string, string, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(warmup)
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	if signals == 2 {
+		select {
+		case <-done: // stopped on the first: nothing was hung
+			return cmd.ProcessState.ExitCode(), out.String(), errb.String(), time.Since(start)
+		case <-time.After(300 * time.Millisecond):
+		}
+		_ = cmd.Process.Signal(os.Interrupt) // it may have exited meanwhile
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running 30 s after SIGINT: %s", errb.String())
+	}
+	t.Logf("%d signal(s): exited %v after the first", signals, time.Since(start).Round(time.Millisecond))
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String(), time.Since(start)
 }
 
 // compare end to end on the micro-benchmark: three strategies,

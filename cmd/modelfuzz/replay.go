@@ -34,8 +34,11 @@ in --corpus; a bug replays its minimized input when it has one (--original:
 the input that found it). With --corpus, the system is configured as the
 campaign was and, when the campaign had a model, the execution is checked
 against it as well; otherwise the system comes from the adapter flags.
-Executions are deterministic: the same input always gives the same trace,
-byte for byte (--json prints it).
+The in-process systems (etcdraft, microbench) are deterministic: the same
+input always gives the same trace, byte for byte (--json prints it). Real
+processes (process, etcd, redisraft) are not: their own timers and the
+operating system's scheduling vary between runs, so --repeat N gives the
+replay rate of a failure.
 
 Exit status, as a test's: 0 when the execution shows no failure, 3 when it
 fails (a panic, a safety or linearizability violation, a hang, a divergence

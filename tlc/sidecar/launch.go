@@ -159,6 +159,18 @@ func (in *instance) exited() bool {
 	}
 }
 
+// exitedWithin reports whether the process exits within d.
+func (in *instance) exitedWithin(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-in.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // kill stops the process at once and reaps it.
 func (in *instance) kill() {
 	in.cmd.Process.Kill()
@@ -249,7 +261,9 @@ func (p *Process) do(ctx context.Context, fn func(*Client) error) error {
 			if err == nil || !transient(err) || ctx.Err() != nil {
 				return err
 			}
-			if inst.exited() {
+			// A connection cut by a dying process is seen before the
+			// process is reaped: wait a moment so the cause names the exit.
+			if inst.exitedWithin(250 * time.Millisecond) {
 				err = fmt.Errorf("%w (the process exited: %v)", err, inst.waitErr)
 			}
 		} else if inst != nil {

@@ -128,6 +128,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// The restart is reported before the client endpoint listens: a
+	// replica that does not register is ready when that endpoint accepts.
+	if restarted {
+		post("/event", map[string]any{"replica": me(), "type": "restart", "params": map[string]any{
+			"term": st.Term, "vote": -1, "commit": 0, "snapindex": 0, "lastindex": 0}})
+	}
 	clientLn, err := net.Listen("tcp", *client)
 	if err != nil {
 		log.Fatal(err)
@@ -243,12 +249,6 @@ func main() {
 		}
 		info["child"] = c.Process.Pid
 	}
-	mu.Lock()
-	if restarted {
-		post("/event", map[string]any{"replica": me(), "type": "restart", "params": map[string]any{
-			"term": st.Term, "vote": -1, "commit": 0, "snapindex": 0, "lastindex": 0}})
-	}
-	mu.Unlock()
 	post("/replica", map[string]any{"id": me(), "addr": apiLn.Addr().String(), "ready": true, "info": info})
 	fmt.Println("ready")
 	select {}
