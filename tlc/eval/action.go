@@ -12,6 +12,11 @@ import (
 // disjunctions, \E and IF/CASE branch; operator calls are expanded.
 // Assignments made for one branch are undone before the next.
 func (c *ctx) enum(n node, env *Env, k func() error) error {
+	if c.cov != nil {
+		var t *CovNode
+		k, t = c.covEnum(n, k)
+		defer c.covOut(t)
+	}
 	if c.probe == nil && c.allAssigned() {
 		// As TLC: once every variable has its value (primed ones in an
 		// action), what remains of the formula is evaluated, not
@@ -157,7 +162,9 @@ func (c *ctx) enum(n node, env *Env, k func() error) error {
 		return c.enum(n.x, env, k)
 	case *callNode:
 		if n.d.kind == dkOp && n.d.compiled != nil && (n.d.state || n.d.prime || len(n.args) > 0 || n.hasInst) {
-			if c.initMode || c.probe != nil || !c.evaluable(n, env) {
+			// Under coverage, a call is expanded as TLC expands it, so that its
+			// expressions are counted as TLC counts them.
+			if c.initMode || c.probe != nil || c.cov != nil || !c.evaluable(n, env) {
 				return c.enumCall(n, env, k)
 			}
 		}

@@ -142,6 +142,11 @@ func (ev *Evaluator) InvariantUnit(i, u int, s []value.Value) (ok bool, reads ui
 // an effect, such as printing, that TLC would repeat). Successive states
 // differ in a few variables.
 func (ev *Evaluator) Invariant(i int, s []value.Value) (bool, error) {
+	if x := ev.m.exprCov; x != nil {
+		// Every evaluation counted: no result remembered from another state.
+		defer ev.c.enterRoot(x.invariants[i])()
+		return ev.stateBool(ev.m.Invariants[i].node, s)
+	}
 	if len(s) > 64 {
 		return ev.stateBool(ev.m.Invariants[i].node, s)
 	}

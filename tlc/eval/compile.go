@@ -123,11 +123,11 @@ func (m *Model) ensure(d *def) error {
 func (c *compiler) expr(e syntax.Expr, lx *lex) (node, error) {
 	switch e := e.(type) {
 	case *syntax.Number:
-		return &litNode{at{e.Pos}, value.IntOf(e.Value)}, nil
+		return &litNode{at: at{e.Pos}, v: value.IntOf(e.Value)}, nil
 	case *syntax.StringLit:
-		return &litNode{at{e.Pos}, value.Str(e.Value)}, nil
+		return &litNode{at: at{e.Pos}, v: value.Str(e.Value)}, nil
 	case *syntax.Bool:
-		return &litNode{at{e.Pos}, value.Bool(e.Value)}, nil
+		return &litNode{at: at{e.Pos}, v: value.Bool(e.Value), counted: true}, nil
 	case *syntax.Decimal:
 		return &unsupportedNode{at{e.Pos}, "the real number " + e.Text}, nil
 	case *syntax.Ident:
@@ -231,6 +231,7 @@ func (c *compiler) expr(e syntax.Expr, lx *lex) (node, error) {
 			}
 			n.names = append(n.names, f.Name)
 			n.vals = append(n.vals, v)
+			n.pairs = append(n.pairs, &pairNode{at{f.Pos}})
 		}
 		return n, nil
 	case *syntax.Except:
@@ -418,10 +419,10 @@ func (c *compiler) except(e *syntax.Except, lx *lex) (node, error) {
 	n := &exceptNode{at: at{e.Pos}, f: f}
 	atLex := &lex{names: []string{"@"}, arities: []int{0}, parent: lx}
 	for _, u := range e.Updates {
-		var up exceptUpdate
+		up := exceptUpdate{pair: &pairNode{at{u.Pos}}}
 		for _, st := range u.Path {
 			if st.Index == nil {
-				up.path = append(up.path, &litNode{at{st.Pos}, value.Str(st.Field)})
+				up.path = append(up.path, &litNode{at: at{st.Pos}, v: value.Str(st.Field)})
 				continue
 			}
 			idx, err := c.exprs(st.Index, lx)

@@ -45,6 +45,15 @@ type ctx struct {
 	// arbitrary input).
 	steps, maxSteps int64
 
+	// cov is the coverage tree node of the expression being evaluated
+	// (nil: coverage is off; see coverage.go).
+	cov *CovNode
+	// covMade counts the states an enumeration yielded, under coverage.
+	covMade int64
+	// covLast is the last conjunct entered, which TLC credits with an
+	// initial state.
+	covLast *CovNode
+
 	// probe, when set, records how far action calls get (ProbeNext).
 	probe *probe
 

@@ -30,6 +30,11 @@ type Env struct {
 type lazyArg struct {
 	n   node
 	env *Env
+	// cov, under coverage, is the call's node: the argument is counted
+	// there, once, wherever the parameter is read (TLC evaluates it once
+	// and keeps its value); counted says it was.
+	cov     *CovNode
+	counted bool
 }
 
 type letSlot struct {

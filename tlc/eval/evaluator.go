@@ -67,12 +67,16 @@ func (ev *Evaluator) Init(fn func(s []value.Value) error) error {
 	c := ev.c
 	defer c.save()()
 	c.initMode, c.cur, c.next, c.primed = true, partial, partial, 0
+	if m.exprCov != nil {
+		defer c.enterRoot(m.exprCov.init)()
+	}
 	return c.enum(m.init, nil, func() error {
 		for i, v := range partial {
 			if v == nil {
 				return &IncompleteError{Var: m.Vars[i], Init: true}
 			}
 		}
+		defer c.covMadeState()()
 		return fn(append([]value.Value(nil), partial...))
 	})
 }
@@ -109,6 +113,7 @@ func (ev *Evaluator) successors(n node, env *Env, s []value.Value, fn func(t []v
 				return &IncompleteError{Var: m.Vars[i]}
 			}
 		}
+		defer c.covMadeState()()
 		return fn(append([]value.Value(nil), next...))
 	})
 }

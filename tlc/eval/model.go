@@ -89,6 +89,8 @@ type Model struct {
 	actions     []*SubAction
 	// interpret: nothing is compiled into closures (LoadOptions.Interpret).
 	interpret bool
+	// exprCov counts the evaluations of expressions (EnableCoverage).
+	exprCov *ExprCoverage
 	// islands are the expressions of compiled definitions left to the
 	// interpreter (see Islands), under ccMu.
 	islands []string

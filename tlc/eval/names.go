@@ -27,9 +27,9 @@ func (c *compiler) ident(pos syntax.Pos, name string, lx *lex) (node, error) {
 	if d == nil {
 		switch name {
 		case "BOOLEAN":
-			return &litNode{at{pos}, value.NewSet(value.False, value.True)}, nil
+			return &litNode{at: at{pos}, v: value.NewSet(value.False, value.True)}, nil
 		case "STRING":
-			return &litNode{at{pos}, value.Strings}, nil
+			return &litNode{at: at{pos}, v: value.Strings}, nil
 		}
 		return nil, errorf(pos, "unknown operator %q", name)
 	}
@@ -56,7 +56,7 @@ func (c *compiler) refInst(pos syntax.Pos, d *def, name string, args []syntax.Ex
 		if len(args) > 0 {
 			return nil, errorf(pos, "constant %s takes no arguments", name)
 		}
-		return &litNode{at{pos}, d.val}, nil
+		return &litNode{at: at{pos}, v: d.val, counted: true}, nil
 	case dkSubst:
 		c.state = c.state || d.state
 		c.prime = c.prime || d.prime

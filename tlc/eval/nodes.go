@@ -27,9 +27,17 @@ func (a at) position() syntax.Pos { return a.pos }
 type litNode struct {
 	at
 	v value.Value
+	// counted: a reference to a CONSTANT, TRUE or FALSE, which TLC's
+	// coverage counts (operators in TLC, unlike numbers and strings).
+	counted bool
 }
 
-func (n *litNode) eval(*ctx, *Env) (value.Value, error) { return n.v, nil }
+func (n *litNode) eval(c *ctx, _ *Env) (value.Value, error) {
+	if c.cov != nil && n.counted {
+		c.covOut(c.covIn(n))
+	}
+	return n.v, nil
+}
 
 type varNode struct {
 	at
@@ -38,6 +46,9 @@ type varNode struct {
 }
 
 func (n *varNode) eval(c *ctx, _ *Env) (value.Value, error) {
+	if c.cov != nil {
+		c.covOut(c.covIn(n))
+	}
 	if n.idx >= len(c.cur) {
 		// A constant-level evaluation: an ASSUME, a SYMMETRY set.
 		return nil, errorf(n.pos, "variable %s is used where there is no state (in a constant expression)", n.name)
@@ -92,9 +103,24 @@ type boundNode struct {
 }
 
 func (n *boundNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		c.covOut(c.covIn(n))
+	}
 	f := env.up(n.depth)
 	if f.lazy != nil && f.lazy[n.idx] != nil {
-		return f.lazy[n.idx].n.eval(c, f.lazy[n.idx].env)
+		la := f.lazy[n.idx]
+		if c.cov != nil && la.cov != nil {
+			prev := c.cov
+			c.cov = la.cov
+			if la.counted {
+				c.cov = nil
+			}
+			la.counted = true
+			v, err := la.n.eval(c, la.env)
+			c.cov = prev
+			return v, err
+		}
+		return la.n.eval(c, la.env)
 	}
 	if f.taint != nil {
 		c.touched |= f.taint[n.idx]
@@ -168,6 +194,9 @@ type callNode struct {
 }
 
 func (n *callNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	if c.primed > 0 && c.substPrimed != nil && len(n.args) == 0 {
 		if v, ok := c.substPrimed[n.d]; ok {
 			return v, nil
@@ -237,7 +266,7 @@ func (c *ctx) bindArgs(args []node, env *Env, byName bool) (*Env, error) {
 			if fr.lazy == nil {
 				fr.lazy = make([]*lazyArg, len(args))
 			}
-			fr.lazy[i] = &lazyArg{a, env}
+			fr.lazy[i] = &lazyArg{n: a, env: env, cov: c.cov}
 			continue
 		}
 		if t, ok := a.(*tupleNode); ok && c.watches > 0 {
@@ -307,7 +336,7 @@ func (c *ctx) callDef(d *def, args []value.Value, ops []*Closure, inst *Env, pos
 			if !d.state {
 				return d.constValue(c)
 			}
-			if !d.prime && inst == nil && c.primed == 0 && !c.initMode && len(c.cur) > 0 {
+			if !d.prime && inst == nil && c.primed == 0 && !c.initMode && len(c.cur) > 0 && c.cov == nil {
 				return c.stateValue(d, pos)
 			}
 		}
@@ -353,6 +382,11 @@ func (d *def) constValue(c *ctx) (value.Value, error) {
 		return d.cacheVal, d.cacheErr
 	}
 	d.cacheOnce.Do(func() {
+		// Computed once, as TLC computes constant definitions before the
+		// search: not counted under the expression that first needs it.
+		if c.cov != nil {
+			defer c.enterRoot(nil)()
+		}
 		if d.kind == dkOp {
 			d.cacheVal, d.cacheErr = c.evalBody(d, nil)
 		} else {
@@ -369,7 +403,7 @@ func (c *ctx) funcValue(d *def, pos syntax.Pos) (value.Value, error) {
 	if !d.state && !d.sc.paramInst && !d.recursive {
 		return d.constValue(c)
 	}
-	if !d.prime && !d.sc.paramInst && !d.recursive && c.primed == 0 && !c.initMode && len(c.cur) > 0 {
+	if !d.prime && !d.sc.paramInst && !d.recursive && c.primed == 0 && !c.initMode && len(c.cur) > 0 && c.cov == nil {
 		// A function of the state (GameOfLife's sc[<<x, y>> \in ...] ==
 		// ... grid ...) is built once per state, like a zero-arity
 		// definition, not at each use.
@@ -401,6 +435,9 @@ type funcDefApp struct {
 }
 
 func (n *funcDefApp) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := n.arg.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -431,6 +468,9 @@ type paramCallNode struct {
 }
 
 func (n *paramCallNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	f := env.up(n.depth)
 	if f == nil || n.idx >= len(f.ops) || f.ops[n.idx] == nil {
 		return nil, errorf(n.pos, "operator parameter %s has no operator", n.name)
@@ -529,6 +569,9 @@ type letRefNode struct {
 }
 
 func (n *letRefNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	f := env.up(n.depth)
 	if d := n.d; d.constant {
 		d.constOnce.Do(func() {
@@ -576,6 +619,9 @@ type letCallNode struct {
 }
 
 func (n *letCallNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	f := env.up(n.depth)
 	fr, err := c.bindArgs(n.args, env, true)
 	if err != nil {
@@ -599,6 +645,9 @@ type letFuncApp struct {
 }
 
 func (n *letFuncApp) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := n.arg.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -619,6 +668,9 @@ type builtinNode struct {
 }
 
 func (n *builtinNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	bargs := make([]stdlib.Arg, len(n.args))
 	for i, a := range n.args {
 		if cn, ok := a.(*closureNode); ok {
@@ -650,6 +702,9 @@ type andNode struct {
 }
 
 func (n *andNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	for _, it := range n.items {
 		b, err := evalBool(c, env, it)
 		if err != nil {
@@ -668,6 +723,9 @@ type orNode struct {
 }
 
 func (n *orNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	for _, it := range n.items {
 		b, err := evalBool(c, env, it)
 		if err != nil {
@@ -686,6 +744,9 @@ type notNode struct {
 }
 
 func (n *notNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	b, err := evalBool(c, env, n.x)
 	if err != nil {
 		return nil, err
@@ -699,6 +760,9 @@ type impliesNode struct {
 }
 
 func (n *impliesNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	b, err := evalBool(c, env, n.l)
 	if err != nil || !b {
 		return value.True, err
@@ -713,6 +777,9 @@ type equivNode struct {
 }
 
 func (n *equivNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := evalBool(c, env, n.l)
 	if err != nil {
 		return nil, err
@@ -751,6 +818,9 @@ type eqNode struct {
 }
 
 func (n *eqNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := n.l.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -786,6 +856,10 @@ type keptConst struct {
 
 // eval is n's value in env, kept when n is constant.
 func (k *keptConst) eval(c *ctx, n node, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		// Every evaluation made and counted, as in TLC.
+		return n.eval(c, env)
+	}
 	if v := k.v.Load(); v != nil {
 		return *v, nil
 	}
@@ -805,6 +879,9 @@ func (k *keptConst) eval(c *ctx, n node, env *Env) (value.Value, error) {
 }
 
 func (n *inNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	x, err := n.x.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -837,6 +914,9 @@ type arithNode struct {
 }
 
 func (n *arithNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := n.l.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -856,6 +936,9 @@ type cmpNode struct {
 }
 
 func (n *cmpNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := n.l.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -879,6 +962,9 @@ type unaryNode struct {
 }
 
 func (n *unaryNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	a, err := n.x.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -895,6 +981,9 @@ type setEnumNode struct {
 }
 
 func (n *setEnumNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	vs := make([]value.Value, len(n.elems))
 	for i, e := range n.elems {
 		v, err := e.eval(c, env)
@@ -912,6 +1001,9 @@ type tupleNode struct {
 }
 
 func (n *tupleNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	vs := make([]value.Value, len(n.elems))
 	for i, e := range n.elems {
 		v, err := e.eval(c, env)
@@ -928,19 +1020,33 @@ type recordNode struct {
 	names []string
 	vals  []node
 	set   bool // [a : S, b : T]
+	// pairs locate the fields ("a |-> e") for coverage.
+	pairs []*pairNode
 	// shape is the record's shape, made once (a record literal's field
 	// names are fixed); nil until the first evaluation.
 	shape atomic.Pointer[value.RecordShape]
 }
 
 func (n *recordNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	var vbuf [4]value.Value
 	vs := vbuf[:0]
 	if len(n.vals) > len(vbuf) || n.set {
 		vs = make([]value.Value, 0, len(n.vals))
 	}
-	for _, e := range n.vals {
+	for i, e := range n.vals {
+		var prev *CovNode
+		if c.cov != nil {
+			// A field is not counted itself (TLC's), only what is in it.
+			prev = c.cov
+			c.cov = prev.child(n.pairs[i])
+		}
 		v, err := e.eval(c, env)
+		if prev != nil {
+			c.covOut(prev)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -968,6 +1074,9 @@ type funcAppNode struct {
 }
 
 func (n *funcAppNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	f, err := n.f.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -989,6 +1098,9 @@ type varAppNode struct {
 }
 
 func (n *varAppNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	if c.recording == 0 || c.primed > 0 || n.v.idx >= len(c.cur) || c.cur[n.v.idx] == nil {
 		return n.funcAppNode.eval(c, env)
 	}
@@ -1018,6 +1130,9 @@ type componentNode struct {
 }
 
 func (n *componentNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	f := env.up(n.b.depth)
 	if f.parts != nil && f.parts[n.b.idx] != nil && (f.lazy == nil || f.lazy[n.b.idx] == nil) {
 		parts := f.parts[n.b.idx]
@@ -1036,6 +1151,9 @@ type fieldNode struct {
 }
 
 func (n *fieldNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	r, err := n.rec.eval(c, env)
 	if err != nil {
 		return nil, err
@@ -1050,6 +1168,9 @@ type ifNode struct {
 }
 
 func (n *ifNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	b, err := evalBool(c, env, n.cond)
 	if err != nil {
 		return nil, err
@@ -1067,6 +1188,9 @@ type caseNode struct {
 }
 
 func (n *caseNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	for i, cond := range n.conds {
 		b, err := evalBool(c, env, cond)
 		if err != nil {
@@ -1094,38 +1218,74 @@ type exceptUpdate struct {
 	path   []node // index values (field names are literal strings)
 	val    node
 	usesAt bool
+	// pair locates the update ("![i] = e") for coverage.
+	pair *pairNode
+}
+
+// pairNode is a part of an expression that TLC's coverage counts as an
+// expression of its own (a record field, an EXCEPT update): a key of the
+// coverage tree, never evaluated.
+type pairNode struct{ at }
+
+func (n *pairNode) eval(*ctx, *Env) (value.Value, error) {
+	return nil, errorf(n.pos, "internal error: a field or update evaluated on its own")
 }
 
 func (n *exceptNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	f, err := n.f.eval(c, env)
 	if err != nil {
 		return nil, err
 	}
 	for _, u := range n.updates {
-		path := make([]value.Value, len(u.path))
-		for i, p := range u.path {
-			v, err := p.eval(c, env)
+		if c.cov != nil {
+			f, err = n.coveredUpdate(c, env, f, u)
 			if err != nil {
 				return nil, err
-			}
-			path[i] = v
-		}
-		if !u.usesAt {
-			v, err := u.val.eval(c, &Env{vals: []value.Value{nil}, parent: env, inst: env.instFrame()})
-			if err != nil {
-				return nil, err
-			}
-			if f, err = value.Update(f, path, v); err != nil {
-				return nil, located(n.pos, err)
 			}
 			continue
 		}
-		f, err = value.UpdateWith(f, path, func(old value.Value) (value.Value, error) {
-			return u.val.eval(c, &Env{vals: []value.Value{old}, parent: env, inst: env.instFrame()})
-		})
+		if f, err = n.update(c, env, f, u); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// coveredUpdate is update counted as the update's own expression.
+func (n *exceptNode) coveredUpdate(c *ctx, env *Env, f value.Value, u exceptUpdate) (value.Value, error) {
+	defer c.covOut(c.covIn(u.pair))
+	return n.update(c, env, f, u)
+}
+
+// update applies one update of the EXCEPT to f.
+func (n *exceptNode) update(c *ctx, env *Env, f value.Value, u exceptUpdate) (value.Value, error) {
+	path := make([]value.Value, len(u.path))
+	for i, p := range u.path {
+		v, err := p.eval(c, env)
 		if err != nil {
+			return nil, err
+		}
+		path[i] = v
+	}
+	var err error
+	if !u.usesAt {
+		v, err := u.val.eval(c, &Env{vals: []value.Value{nil}, parent: env, inst: env.instFrame()})
+		if err != nil {
+			return nil, err
+		}
+		if f, err = value.Update(f, path, v); err != nil {
 			return nil, located(n.pos, err)
 		}
+		return f, nil
+	}
+	f, err = value.UpdateWith(f, path, func(old value.Value) (value.Value, error) {
+		return u.val.eval(c, &Env{vals: []value.Value{old}, parent: env, inst: env.instFrame()})
+	})
+	if err != nil {
+		return nil, located(n.pos, err)
 	}
 	return f, nil
 }
@@ -1267,8 +1427,12 @@ type quantNode struct {
 }
 
 func (n *quantNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	result := n.forall
-	memo := c.memoBodies(env)
+	// Under coverage, every evaluation is made and counted, as in TLC.
+	memo := c.cov == nil && c.memoBodies(env)
 	err := n.b.each(c, env, func(f *Env) (bool, error) {
 		var ok bool
 		var err error
@@ -1296,6 +1460,9 @@ type chooseNode struct {
 }
 
 func (n *chooseNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	var found value.Value
 	err := n.b.each(c, env, func(f *Env) (bool, error) {
 		ok, err := evalBool(c, f, n.body)
@@ -1333,6 +1500,9 @@ type setFilterNode struct {
 }
 
 func (n *setFilterNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	base, err := n.b.sets[0].eval(c, env)
 	if err != nil {
 		return nil, err
@@ -1366,6 +1536,9 @@ type setMapNode struct {
 }
 
 func (n *setMapNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	var out []value.Value
 	err := n.b.each(c, env, func(f *Env) (bool, error) {
 		v, err := n.elem.eval(c, f)
@@ -1389,6 +1562,9 @@ type funcLitNode struct {
 }
 
 func (n *funcLitNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	if len(n.b.sets) == 1 && !n.b.tuple[0] && len(n.b.names[0]) == 1 {
 		s, err := n.b.sets[0].eval(c, env)
 		if err != nil {
@@ -1397,6 +1573,7 @@ func (n *funcLitNode) eval(c *ctx, env *Env) (value.Value, error) {
 		f := newFrame(1, env)
 		v, err := value.FuncOver(s, func(x value.Value) (value.Value, error) {
 			f.vals[0] = x
+			c.covCost(1)
 			return n.body.eval(c, f)
 		})
 		if err != nil {
@@ -1406,6 +1583,7 @@ func (n *funcLitNode) eval(c *ctx, env *Env) (value.Value, error) {
 	}
 	var dom, vals []value.Value
 	err := n.b.each(c, env, func(f *Env) (bool, error) {
+		c.covCost(1)
 		v, err := n.body.eval(c, f)
 		if err != nil {
 			return false, err
@@ -1484,6 +1662,9 @@ type unchangedNode struct {
 }
 
 func (n *unchangedNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	if c.next == nil {
 		return nil, errorf(n.pos, "UNCHANGED evaluated where there is no next state")
 	}
@@ -1529,6 +1710,9 @@ type enabledNode struct {
 var errFound = errors.New("found")
 
 func (n *enabledNode) eval(c *ctx, env *Env) (value.Value, error) {
+	if c.cov != nil {
+		defer c.covOut(c.covIn(n))
+	}
 	c.touchAll()
 	c.readVars = ^uint64(0) // the sub-evaluation reads the state too
 	if c.recording > 0 {

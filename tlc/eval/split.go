@@ -132,6 +132,9 @@ func (m *Model) InitLocation() (name string, decl Location) {
 // NextActions.
 func (ev *Evaluator) NextAction(i int, s []value.Value, fn func(t []value.Value) error) error {
 	a := ev.m.NextActions()[i]
+	if x := ev.m.exprCov; x != nil {
+		defer ev.c.enterRoot(x.actions[i])()
+	}
 	return ev.successors(a.node, a.frame(), s, fn)
 }
 

@@ -92,7 +92,7 @@ func simplify(t *Temporal) *Temporal {
 }
 
 func constTemporal(b bool, at0 *Temporal) *Temporal {
-	p := &Pred{n: &litNode{at{at0.Pos}, value.Bool(b)}, Text: fmt.Sprint(b), Pos: at0.Pos}
+	p := &Pred{n: &litNode{at: at{at0.Pos}, v: value.Bool(b)}, Text: fmt.Sprint(b), Pos: at0.Pos}
 	return &Temporal{Op: TPred, Pred: p, Text: at0.Text, Pos: at0.Pos, End: at0.End, Name: at0.Name, Const: &b}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,12 +31,18 @@ type Coverage struct {
 
 	valMu  sync.Mutex
 	values []map[uint64]struct{} // per variable: the fingerprints of its values
+
+	// expr counts the evaluations of each expression (see
+	// eval.ExprCoverage).
+	expr *eval.ExprCoverage
 }
 
-// NewCoverage counts the actions of m.
+// NewCoverage counts the actions of m and the evaluations of its
+// expressions (m is interpreted from then on: see
+// eval.Model.EnableCoverage). It is made before the search starts.
 func NewCoverage(m *eval.Model) *Coverage {
 	n := len(m.NextActions())
-	c := &Coverage{m: m, distinct: make([]atomic.Int64, n), generated: make([]atomic.Int64, n)}
+	c := &Coverage{m: m, distinct: make([]atomic.Int64, n), generated: make([]atomic.Int64, n), expr: m.EnableCoverage()}
 	c.values = make([]map[uint64]struct{}, len(m.Vars))
 	for i := range c.values {
 		c.values[i] = map[uint64]struct{}{}
@@ -83,30 +90,34 @@ func (c *Coverage) Print(w io.Writer) {
 	}
 }
 
-// lines are the report's lines. Actions that differ only in their
+// lines are the report's lines, in TLC's order: the variables, the
+// initial predicate, the actions in the order of their definitions, the
+// invariants in the cfg's order. Actions that differ only in their
 // parameters' values are one line, as in TLC: located by the definition's
 // left-hand side, followed, when the action is one disjunct of the
-// definition, by the disjunct's extent "(line col line col)".
+// definition, by the disjunct's extent "(line col line col)". Each is
+// followed by the expressions evaluated under it (exprLines).
 func (c *Coverage) lines() []coverageLine {
 	out := []coverageLine{{ecCoverageStart, fmt.Sprintf("The coverage statistics at %s (see https://explain.tlapl.us/module-coverage-statistics for how to interpret the following statistics).", time.Now().Format(tlcDate))}}
-	type line struct {
-		code                int
+	// The variables first, in the order of their declarations (TLC's
+	// follows its symbol table's hashing).
+	c.valMu.Lock()
+	for i, decl := range c.m.VarDecls() {
+		out = append(out, coverageLine{ecCoverageVar, fmt.Sprintf("<%s %s>: %d", c.m.Vars[i], decl, len(c.values[i]))})
+	}
+	c.valMu.Unlock()
+	if name, decl := c.m.InitLocation(); name != "" {
+		out = append(out, coverageLine{ecCoverageInit, fmt.Sprintf("<%s %s>: %d:%d", name, decl, c.initDistinct.Load(), c.initStates.Load())})
+		out = exprLines(out, c.expr.Init())
+	}
+	type action struct {
 		text                string
 		decl, loc           eval.Location
 		distinct, generated int64
-		noCounts            bool // an invariant
+		tree                *eval.CovLine
 	}
-	var lines []*line
-	byText := map[string]*line{}
-	if name, decl := c.m.InitLocation(); name != "" {
-		lines = append(lines, &line{code: ecCoverageInit, text: fmt.Sprintf("<%s %s>", name, decl), decl: decl, loc: decl,
-			distinct: c.initDistinct.Load(), generated: c.initStates.Load()})
-	}
-	for i, decl := range c.m.InvariantDecls() {
-		if decl.Module != "" {
-			lines = append(lines, &line{code: ecCoverageProperty, text: fmt.Sprintf("<%s %s>", c.m.Invariants[i].Name, decl), decl: decl, loc: decl, noCounts: true})
-		}
-	}
+	var actions []*action
+	byText := map[string]*action{}
 	for i, a := range c.m.NextActions() {
 		var text string
 		switch {
@@ -119,16 +130,16 @@ func (c *Coverage) lines() []coverageLine {
 		}
 		l := byText[text]
 		if l == nil {
-			l = &line{code: ecCoverageNext, text: text, decl: a.Decl, loc: a.Loc}
+			l = &action{text: text, decl: a.Decl, loc: a.Loc, tree: &eval.CovLine{}}
 			byText[text] = l
-			lines = append(lines, l)
+			actions = append(actions, l)
 		}
 		l.distinct += c.distinct[i].Load()
 		l.generated += c.generated[i].Load()
+		mergeCov(l.tree, c.expr.Action(i))
 	}
-	// In the order of the definitions in the source, as TLC.
-	sort.SliceStable(lines, func(i, j int) bool {
-		a, b := lines[i], lines[j]
+	sort.SliceStable(actions, func(i, j int) bool {
+		a, b := actions[i], actions[j]
 		if a.decl.Module != b.decl.Module {
 			return a.decl.Module < b.decl.Module
 		}
@@ -140,21 +151,132 @@ func (c *Coverage) lines() []coverageLine {
 		}
 		return a.loc.BeginCol < b.loc.BeginCol
 	})
-	// The variables first, in the order of their declarations (TLC's
-	// follows its symbol table's hashing).
-	c.valMu.Lock()
-	for i, decl := range c.m.VarDecls() {
-		out = append(out, coverageLine{ecCoverageVar, fmt.Sprintf("<%s %s>: %d", c.m.Vars[i], decl, len(c.values[i]))})
+	for _, a := range actions {
+		out = append(out, coverageLine{ecCoverageNext, fmt.Sprintf("%s: %d:%d", a.text, a.distinct, a.generated)})
+		out = exprLines(out, a.tree)
 	}
-	c.valMu.Unlock()
-	for _, l := range lines {
-		if l.noCounts {
-			out = append(out, coverageLine{l.code, l.text})
-			continue
+	for i, decl := range c.m.InvariantDecls() {
+		if decl.Module != "" {
+			out = append(out, coverageLine{ecCoverageProperty, fmt.Sprintf("<%s %s>", c.m.Invariants[i].Name, decl)})
+			out = exprLines(out, c.expr.Invariant(i))
 		}
-		out = append(out, coverageLine{l.code, fmt.Sprintf("%s: %d:%d", l.text, l.distinct, l.generated)})
 	}
 	return append(out, coverageLine{ecCoverageEnd, "End of statistics."})
+}
+
+// mergeCov adds the counts of tree b to tree a, expression by expression:
+// the actions that differ only in their parameters' values are one line
+// of the report, as are their expressions.
+func mergeCov(a, b *eval.CovLine) {
+	a.Count += b.Count
+	a.Cost += b.Cost
+	for _, kb := range b.Kids {
+		var ka *eval.CovLine
+		for _, k := range a.Kids {
+			if k.Loc == kb.Loc {
+				ka = k
+				break
+			}
+		}
+		if ka == nil {
+			ka = &eval.CovLine{Loc: kb.Loc, Unchanged: kb.Unchanged}
+			a.Kids = append(a.Kids, ka)
+		}
+		mergeCov(ka, kb)
+	}
+}
+
+// exprLines appends the lines of the expressions of a root's tree, as TLC
+// prints them: indented by one "|" per level of nesting, and leaving out
+// what the lines around already tell. A subtree whose expressions were
+// all evaluated as often as their root (and enumerated as many elements)
+// is its root's line alone; a root evaluated nowhere itself (an
+// operator's call enumerated, not evaluated) gives its place to its
+// expressions, or, when these all agree, is one line with their count.
+func exprLines(out []coverageLine, root *eval.CovLine) []coverageLine {
+	for _, k := range root.Kids {
+		out = exprLine(out, k, 0)
+	}
+	return out
+}
+
+type covPair struct{ count, cost int64 }
+
+// below collects the distinct non-zero counts of the expressions under l.
+// The variables an UNCHANGED names count as zero (TLC marks them primed,
+// and a primed expression always has its say): a subtree with an
+// UNCHANGED is never one line.
+func below(l *eval.CovLine, into map[covPair]bool) {
+	for _, k := range l.Kids {
+		if k.Count != 0 || k.Cost != 0 {
+			into[covPair{k.Count, k.Cost}] = true
+		}
+		if k.Unchanged {
+			into[covPair{}] = true
+		}
+		below(k, into)
+	}
+}
+
+func exprLine(out []coverageLine, l *eval.CovLine, level int) []coverageLine {
+	self := covPair{l.Count, l.Cost}
+	zero := self == covPair{}
+	pairs := map[covPair]bool{}
+	below(l, pairs)
+	if l.Unchanged {
+		// UNCHANGED is one line, counted as the more often evaluated of
+		// itself and what it names (TLC's).
+		for _, k := range l.Kids {
+			if k.Count > self.count {
+				self.count = k.Count
+			}
+		}
+		return append(out, valueLine(l.Loc, covPair{self.count, l.Cost}, level))
+	}
+	kids := func(level int) []coverageLine {
+		for _, k := range l.Kids {
+			out = exprLine(out, k, level)
+		}
+		return out
+	}
+	switch {
+	case len(pairs) == 0:
+		if zero {
+			return out
+		}
+		return append(out, valueLine(l.Loc, self, level))
+	case len(pairs) == 1:
+		var only covPair
+		for p := range pairs {
+			only = p
+		}
+		switch {
+		case only.count < self.count:
+			out = append(out, valueLine(l.Loc, self, level))
+			return kids(level + 1)
+		case zero && only != covPair{}:
+			return append(out, valueLine(l.Loc, only, level))
+		case zero:
+			return kids(level)
+		case only == self:
+			return append(out, valueLine(l.Loc, self, level))
+		}
+	}
+	if !zero {
+		out = append(out, valueLine(l.Loc, self, level))
+		level++
+	}
+	return kids(level)
+}
+
+// valueLine is an expression's line: "COUNT", or "COUNT:COST" when
+// elements of a set were enumerated (TLC's codes 2221 and 2775).
+func valueLine(loc eval.Location, p covPair, level int) coverageLine {
+	indent := strings.Repeat("|", level)
+	if p.cost > 0 {
+		return coverageLine{ecCoverageValueCost, fmt.Sprintf("  %s%s: %d:%d", indent, loc, p.count, p.cost)}
+	}
+	return coverageLine{ecCoverageValue, fmt.Sprintf("  %s%s: %d", indent, loc, p.count)}
 }
 
 // Coverage prints c's report between the other lines of the run (-coverage

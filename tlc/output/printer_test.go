@@ -76,7 +76,7 @@ func TestViolationTrace(t *testing.T) {
 // definitions.
 func TestCoverageReport(t *testing.T) {
 	m := load(t, "INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n")
-	cov := NewCoverage(m)
+	cov := NewCoverage(m) // on a model loaded to be compiled: NewCoverage turns that off
 	res := tlc.Check(m, tlc.CheckOptions{Workers: 1, Step: cov.Step})
 	require.Equal(t, "success", res.Result)
 	var b bytes.Buffer
@@ -86,9 +86,18 @@ func TestCoverageReport(t *testing.T) {
 	assert.Equal(t, "<x line 3, col 11 to line 3, col 11 of module Count>: 3\n"+
 		"<y line 3, col 14 to line 3, col 14 of module Count>: 2\n"+
 		"<Init line 4, col 1 to line 4, col 4 of module Count>: 1:1\n"+
+		"  line 4, col 9 to line 4, col 22 of module Count: 1\n"+
 		"<IncX line 5, col 1 to line 5, col 4 of module Count>: 2:4\n"+
+		"  line 5, col 9 to line 5, col 13 of module Count: 4\n"+
+		"  |line 5, col 9 to line 5, col 9 of module Count: 6\n"+
+		"  line 5, col 18 to line 5, col 27 of module Count: 4\n"+
+		"  line 5, col 32 to line 5, col 37 of module Count: 4\n"+
 		"<IncY line 6, col 1 to line 6, col 4 of module Count>: 3:3\n"+
-		"End of statistics.\n", lines[1])
+		"  line 6, col 9 to line 6, col 13 of module Count: 3\n"+
+		"  |line 6, col 9 to line 6, col 9 of module Count: 6\n"+
+		"  line 6, col 18 to line 6, col 27 of module Count: 3\n"+
+		"  line 6, col 32 to line 6, col 37 of module Count: 3\n"+
+		"End of statistics.\n", lines[1], "TLC's report (tla2tools.jar at cc6b616, -workers 1)")
 }
 
 // TestStateDump checks -dump (each distinct state, numbered) and -dump

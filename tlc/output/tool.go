@@ -41,6 +41,8 @@ const (
 	ecCoverageInit           = 2773
 	ecCoverageProperty       = 2774
 	ecCoverageVar            = 2779
+	ecCoverageValue          = 2221
+	ecCoverageValueCost      = 2775
 	ecState                  = 2217
 	ecStuttering             = 2218
 	ecSanyEnd                = 2219

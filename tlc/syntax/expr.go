@@ -94,7 +94,8 @@ func (p *parser) parseUnary() Expr {
 	}
 	info, ok := prefixOps[name]
 	if !ok {
-		return p.parsePostfix(p.parsePrimary())
+		start := p.raw()
+		return p.parsePostfixFrom(p.parsePrimary(), start)
 	}
 	p.next()
 	// Operands of prefix operators whose range reaches 15 still take
@@ -122,7 +123,17 @@ func (p *parser) parseUnary() Expr {
 // parsePostfix applies function application, record fields, primes and the
 // postfix operators ^+ ^* ^#, left to right.
 func (p *parser) parsePostfix(x Expr) Expr {
+	return p.parsePostfixFrom(x, token{})
+}
+
+// parsePostfixFrom is parsePostfix for an expression that began at token
+// start (a zero token: unknown): the extent of each application is
+// recorded, f[x] in f[x].a as well as the whole.
+func (p *parser) parsePostfixFrom(x Expr, start token) Expr {
 	for {
+		if start.line > 0 {
+			p.span(x, start)
+		}
 		t := p.tok()
 		if t.kind != tSym {
 			return x
@@ -692,6 +703,7 @@ func (p *parser) parseBrackets(pos Pos) (x Expr, box bool) {
 			}
 			p.expectSym("|->")
 			r.Fields = append(r.Fields, FieldVal{Pos: p.at(n), Name: n.text, Val: p.parseExpr(0)})
+			p.spanAt(p.at(n), n)
 			if !p.isSym(",") {
 				return r, false
 			}
@@ -728,6 +740,7 @@ func (p *parser) parseBrackets(pos Pos) (x Expr, box bool) {
 		p.next()
 		ex := &Except{Pos: pos, Func: e}
 		for {
+			bang := p.raw()
 			u := ExceptUpdate{Pos: p.at(p.tok())}
 			p.expectSym("!")
 			for {
@@ -757,6 +770,7 @@ func (p *parser) parseBrackets(pos Pos) (x Expr, box bool) {
 			}
 			p.expectSym("=")
 			u.Value = p.parseExpr(0)
+			p.spanAt(u.Pos, bang)
 			ex.Updates = append(ex.Updates, u)
 			if !p.isSym(",") {
 				return ex, false

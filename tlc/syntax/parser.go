@@ -148,10 +148,20 @@ type parser struct {
 // the last token consumed. The first span recorded for a position is kept:
 // a parenthesized expression keeps the extent without its parentheses.
 func (p *parser) span(x Expr, start token) {
-	if p.spans == nil || x == nil || p.i == 0 {
+	if x == nil {
 		return
 	}
-	pos := x.Position()
+	p.spanAt(x.Position(), start)
+}
+
+// spanAt records the extent of what is at pos (an expression, or a part
+// of one that TLC locates: a record's field "a |-> e", an EXCEPT's
+// "![i] = e"), which began at token start and ends with the last token
+// consumed.
+func (p *parser) spanAt(pos Pos, start token) {
+	if p.spans == nil || p.i == 0 {
+		return
+	}
 	k := LineCol{int32(pos.Line), int32(pos.Col)}
 	if _, ok := p.spans[k]; ok {
 		return
