@@ -147,10 +147,13 @@ func (c *Client) each(filter string, fn func([]byte) error) error {
 // "cov", "stats"), oldest first, up to the last one there when it was
 // called.
 func (c *Client) Scan(kind string, fn func(data []byte, at time.Time) error) error {
-	return c.scanFrom(kind, 0, func(data []byte, at time.Time, _ uint64) error { return fn(data, at) })
+	return c.ScanFrom(kind, 0, func(data []byte, at time.Time, _ uint64) error { return fn(data, at) })
 }
 
-func (c *Client) scanFrom(kind string, after uint64, fn func(data []byte, at time.Time, seq uint64) error) error {
+// ScanFrom is Scan of the messages after the stream sequence number after
+// (0: all), with each message's sequence number: a reader that polls the
+// hub reads only what is new since its last call.
+func (c *Client) ScanFrom(kind string, after uint64, fn func(data []byte, at time.Time, seq uint64) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{subjectRoot + "." + kind + ".>"}}

@@ -35,7 +35,7 @@ func (c *Client) Coverage() (now map[string]int, series []Point, byWorker map[st
 	t := c.tall
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	err = c.scanFrom("cov", t.seq, func(data []byte, at time.Time, seq uint64) error {
+	err = c.ScanFrom("cov", t.seq, func(data []byte, at time.Time, seq uint64) error {
 		t.seq = seq
 		var cv Coverage
 		if json.Unmarshal(data, &cv) != nil {

@@ -59,6 +59,7 @@ type published struct {
 	inputs map[string]string
 	cov    map[string]int
 	bugs   map[string]int
+	seq    uint64 // the last input's stream sequence number
 }
 
 func readHub(t *testing.T, url string) published {
@@ -67,10 +68,11 @@ func readHub(t *testing.T, url string) published {
 	require.NoError(t, err)
 	defer cl.Close()
 	p := published{inputs: map[string]string{}, bugs: map[string]int{}}
-	require.NoError(t, cl.Scan("input", func(data []byte, _ time.Time) error {
+	require.NoError(t, cl.ScanFrom("input", 0, func(data []byte, _ time.Time, seq uint64) error {
 		var in hub.Input
 		require.NoError(t, json.Unmarshal(data, &in))
 		p.inputs[fmt.Sprintf("%s/%d", in.Worker, in.ID)] = string(data)
+		p.seq = seq
 		return nil
 	}))
 	p.cov, _, _, err = cl.Coverage()
@@ -83,16 +85,6 @@ func readHub(t *testing.T, url string) published {
 		p.bugs[b.Signature] = b.Input.Len()
 	}
 	return p
-}
-
-// newFrom says whether after holds an input of worker that before lacks.
-func newFrom(after, before published, worker string) bool {
-	for k := range after.inputs {
-		if _, ok := before.inputs[k]; !ok && strings.HasPrefix(k, worker+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // contains checks that nothing of before is missing from after.
@@ -129,22 +121,44 @@ func TestHubAndWorkersSurviveSIGKILL(t *testing.T) {
 	worker := func(name string) *hubProc {
 		p := startProc(t, "run", "--adapter", "microbench", "--inject", "flush-before-last", "--workers", "3", "--tasks", "5",
 			"--strategy", "trace", "--seed", "1", "--corpus", filepath.Join(tmp, name), "--log-level", "error", "--parallel", "1",
-			"--stats-every", "200ms", "--duration", "10m", "--join", url, "--worker", name)
+			"--stats-every", "200ms", "--duration", "30m", "--join", url, "--worker", name)
 		require.NoError(t, p.cmd.Start())
 		return p
 	}
 	a, b := worker("a"), worker("b")
 	defer func() { _ = a.cmd.Process.Kill(); _ = b.cmd.Process.Kill() }()
-	// grows waits until each worker published something new.
-	grows := func(than published, what string) published {
-		var cur published
+	// grows waits until each worker published an input after than's last
+	// and the hub lists a bug. It reads only the inputs published since its
+	// last look: the workers publish hundreds a second, and reading the
+	// whole stream at every look falls behind on a loaded machine.
+	grows := func(than published, what string) {
+		seen := map[string]bool{}
+		last := than.seq
+		var bugs int
 		require.Eventually(t, func() bool {
-			cur = readHub(t, url)
-			return len(cur.bugs) > 0 && newFrom(cur, than, "a") && newFrom(cur, than, "b")
-		}, 5*time.Minute, time.Second, "%s: nothing new at the hub (%d inputs, %d bugs): a: %s b: %s", what, len(cur.inputs), len(cur.bugs), a.errb, b.errb)
-		return cur
+			cl, err := hub.Open(url)
+			if err != nil {
+				return false // the hub is starting again
+			}
+			defer cl.Close()
+			err = cl.ScanFrom("input", last, func(data []byte, _ time.Time, seq uint64) error {
+				var in hub.Input
+				if err := json.Unmarshal(data, &in); err != nil {
+					return err
+				}
+				seen[in.Worker], last = true, seq
+				return nil
+			})
+			require.NoError(t, err)
+			list, err := cl.Bugs()
+			require.NoError(t, err)
+			bugs = len(list)
+			return bugs > 0 && seen["a"] && seen["b"]
+		}, 5*time.Minute, 2*time.Second, "%s: nothing new at the hub (new from a: %v, from b: %v; %d bugs): a: %s b: %s",
+			what, seen["a"], seen["b"], bugs, a.errb, b.errb)
 	}
-	before := grows(published{}, "start")
+	grows(published{}, "start")
+	before := readHub(t, url)
 
 	a.kill(t)
 	afterKill := readHub(t, url)
