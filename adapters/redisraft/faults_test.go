@@ -1,7 +1,9 @@
 package redisraft
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -182,4 +184,39 @@ func TestClientRequests(t *testing.T) {
 		}
 	}
 	require.Len(t, kinds, 4, "request kinds seen: %v", kinds)
+}
+
+// A System closed while an execution it began was never ended (its caller
+// gave up, e.g. a test that failed between Begin and End) ends it itself
+// after abandonAfter: its nodes stop and Close returns, instead of
+// waiting for ever with the nodes running.
+func TestCloseEndsAnAbandonedExecution(t *testing.T) {
+	fac := testFactory(t, nil)
+	sys, err := fac.NewSystem()
+	require.NoError(t, err)
+	defer func(d time.Duration) { abandonAfter = d }(abandonAfter)
+	abandonAfter = time.Second
+	sys.Begin()
+	require.NoError(t, sys.cur.err)
+	sys.Step(timeout(0))
+	var pids []int
+	sys.cur.r.mu.Lock()
+	for _, n := range sys.cur.r.nodes {
+		if n.pid > 0 {
+			pids = append(pids, n.pid)
+		}
+	}
+	sys.cur.r.mu.Unlock()
+	require.Len(t, pids, 3)
+	done := make(chan error, 1)
+	go func() { done <- sys.Close() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(2 * time.Minute): // a hang, not a measure of speed
+		t.Fatal("Close waited for an execution that nobody ends")
+	}
+	for _, pid := range pids {
+		require.Error(t, syscall.Kill(-pid, 0), "node process group %d still runs", pid)
+	}
 }

@@ -163,6 +163,7 @@ type System struct {
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
+	ending   bool // End has begun (cancelMu)
 
 	cur     *stepping
 	lastErr error
@@ -201,7 +202,23 @@ func (s *System) Interrupt() {
 // System's directories.
 func (s *System) Close() error {
 	s.Interrupt()
-	s.execMu.Lock()
+	if !s.lockWithin(abandonAfter) {
+		// An execution begun and never ended (its caller gave up between
+		// Begin and End, e.g. a failed test): end it here, which stops its
+		// nodes and releases the lock, rather than wait for ever.
+		s.cancelMu.Lock()
+		o := s.cur
+		abandoned := o != nil && !s.ending
+		if abandoned {
+			s.ending = true
+		}
+		s.cancelMu.Unlock()
+		if abandoned {
+			s.log.Warn("closing a system whose execution was begun and never ended")
+			s.end(o)
+		}
+		s.execMu.Lock()
+	}
 	defer s.execMu.Unlock()
 	if s.closed {
 		return nil
@@ -211,6 +228,22 @@ func (s *System) Close() error {
 	delete(s.fac.systems, s)
 	s.fac.mu.Unlock()
 	return os.RemoveAll(s.runDir)
+}
+
+// abandonAfter is how long Close waits for an interrupted execution to
+// end before it ends it itself.
+var abandonAfter = 30 * time.Second
+
+// lockWithin takes execMu if it is free within d.
+func (s *System) lockWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !s.execMu.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // Output is what one node printed during an execution (restarts marked).
@@ -248,7 +281,9 @@ func (s *System) Err() error { return s.lastErr }
 func (s *System) Begin() {
 	s.execMu.Lock()
 	o := &stepping{}
+	s.cancelMu.Lock()
 	s.cur = o
+	s.cancelMu.Unlock()
 	if s.closed {
 		o.err = errors.New("redisraft: Execute on a closed System")
 		return
@@ -404,11 +439,24 @@ func (s *System) Pending(dst []schedule.Enabled) []schedule.Enabled {
 // End implements schedule.Stepper: it stops the cluster and checks the
 // execution.
 func (s *System) End() *schedule.Execution {
+	s.cancelMu.Lock()
+	if s.ending || s.cur == nil { // Close is ending an abandoned execution, or none was begun
+		s.cancelMu.Unlock()
+		return &schedule.Execution{}
+	}
+	s.ending = true
 	o := s.cur
+	s.cancelMu.Unlock()
+	return s.end(o)
+}
+
+// end stops the cluster of o and checks the execution; it releases the
+// lock Begin took.
+func (s *System) end(o *stepping) *schedule.Execution {
 	defer func() {
-		s.cur, s.lastErr = nil, o.err
 		s.cancelMu.Lock()
-		s.cancel = nil
+		s.cur, s.lastErr = nil, o.err
+		s.cancel, s.ending = nil, false
 		s.cancelMu.Unlock()
 		if o.cancel != nil {
 			o.cancel()
