@@ -145,12 +145,18 @@ func (e *Env) BugText(b *record.BugRecord, original bool, timeout time.Duration)
 		if detail == "" {
 			detail = b.Detail
 		}
-		hist, err := linearize.HistoryFromDetail(detail)
-		if err == nil {
-			path := filepath.Join(e.Dir, b.ID+"-linearizability.html")
-			if err = linearize.WriteVisualization(hist, path); err == nil {
-				fmt.Fprintf(&w, "\nporcupine's visualization of the client history: %s\n", path)
+		path := filepath.Join(e.Dir, b.ID+"-linearizability.html")
+		var err error
+		if v, ok := e.System.Factory.(HistoryVisualizer); ok {
+			err = v.VisualizeHistory(detail, path)
+		} else {
+			var hist linearize.History
+			if hist, err = linearize.HistoryFromDetail(detail); err == nil {
+				err = linearize.WriteVisualization(hist, path)
 			}
+		}
+		if err == nil {
+			fmt.Fprintf(&w, "\nporcupine's visualization of the client history: %s\n", path)
 		}
 		if err != nil {
 			fmt.Fprintf(&w, "\nno visualization of the client history: %v\n", err)
@@ -160,6 +166,13 @@ func (e *Env) BugText(b *record.BugRecord, original bool, timeout time.Duration)
 		fmt.Fprintf(&w, "\n%s", r.ModelView)
 	}
 	return w.String(), nil
+}
+
+// HistoryVisualizer is a system whose linearizability failures hold a
+// client history of its own kind (not linearize.History): it draws the
+// history of a failure's detail into an HTML page.
+type HistoryVisualizer interface {
+	VisualizeHistory(detail, path string) error
 }
 
 // BugListText is what "bugs" prints of the bugs of the campaign in dir:

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -210,17 +211,7 @@ const (
 // included. Serializable reads may be stale by design and are left out,
 // as are reads without an answer.
 func checkHistory(h []Op, steps int) (*schedule.Failure, checkResult) {
-	var ops []porcupine.Operation
-	for i, o := range h {
-		if o.Kind == opSerializableGet || o.Pending && o.Kind == opGet {
-			continue
-		}
-		ret := o.Return
-		if o.Pending {
-			ret = math.MaxInt64
-		}
-		ops = append(ops, porcupine.Operation{ClientId: i, Input: o, Call: o.Call, Output: nil, Return: ret})
-	}
+	ops := operations(h)
 	if len(ops) == 0 {
 		return nil, checkNone
 	}
@@ -241,6 +232,49 @@ func checkHistory(h []Op, steps int) (*schedule.Failure, checkResult) {
 		Signature: "linearizability: etcd kv",
 		Message:   "the client history is not linearizable for etcd's key space (values and revisions)",
 		Step:      steps,
-		Detail:    "history:\n" + b.String() + "history JSON: " + string(hist) + "\n",
+		Detail:    "history:\n" + b.String() + historyJSONMarker + string(hist) + "\n",
 	}, checkViolated
+}
+
+// operations are the operations of h that porcupine checks: serializable
+// reads may be stale by design and are left out, as are reads without an
+// answer; an operation without an answer may take effect at any time
+// after its call.
+func operations(h []Op) []porcupine.Operation {
+	var ops []porcupine.Operation
+	for i, o := range h {
+		if o.Kind == opSerializableGet || o.Pending && o.Kind == opGet {
+			continue
+		}
+		ret := o.Return
+		if o.Pending {
+			ret = math.MaxInt64
+		}
+		ops = append(ops, porcupine.Operation{ClientId: i, Input: o, Call: o.Call, Output: nil, Return: ret})
+	}
+	return ops
+}
+
+// historyJSONMarker starts the line of a linearizability failure's detail
+// that holds the client history as JSON.
+const historyJSONMarker = "history JSON: "
+
+// VisualizeHistory writes porcupine's picture of the client history in a
+// linearizability failure's detail, checked against etcd's key space, to
+// path (an HTML page).
+func (f *Factory) VisualizeHistory(detail, path string) error {
+	_, rest, ok := strings.Cut(detail, historyJSONMarker)
+	if !ok {
+		return errors.New("the failure's detail has no client history")
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	var h []Op
+	if err := json.Unmarshal([]byte(line), &h); err != nil {
+		return fmt.Errorf("the failure's client history: %v", err)
+	}
+	_, info := porcupine.CheckOperationsVerbose(storeModel, operations(h), linearizeTimeout)
+	if err := porcupine.VisualizePath(storeModel, info, path); err != nil {
+		return fmt.Errorf("visualization: %w", err)
+	}
+	return nil
 }

@@ -61,6 +61,21 @@ func TestHistoryModelOfRevisions(t *testing.T) {
 	}
 }
 
+// A stored linearizability failure of etcd draws its own history: the
+// detail's JSON line read back and checked against etcd's key space.
+func TestVisualizeHistoryOfADetail(t *testing.T) {
+	put := Op{Kind: opPut, Key: "k0", Arg: "v1", Rev: 2, Call: 0, Return: 10}
+	bad := Op{Kind: opGet, Key: "k0", Found: true, Out: "v9", Mod: 2, Rev: 2, Call: 20, Return: 30}
+	f, res := checkHistory([]Op{put, bad}, 3)
+	require.Equal(t, checkViolated, res)
+	path := filepath.Join(t.TempDir(), "h.html")
+	require.NoError(t, (&Factory{}).VisualizeHistory(f.Detail, path))
+	page, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(page), "put")
+	require.EqualError(t, (&Factory{}).VisualizeHistory("n1 exited", path), "the failure's detail has no client history")
+}
+
 func TestAlarmLines(t *testing.T) {
 	for line, want := range map[string]string{
 		`panic: runtime error: index out of range [5] with length 3`:                                                          "panic: runtime error: index out of range [N] with length N",
