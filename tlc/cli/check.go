@@ -161,7 +161,7 @@ func (s *checkSettings) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if err := cmd.Flags().Parse(args); err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%s", cmdline.FlagErrorText(err))
 	}
 	if help, _ := cmd.Flags().GetBool("help"); help {
 		return cmd.Help()
