@@ -172,5 +172,6 @@ func (e *execution) teardown() {
 	e.px.close()
 	e.clients.Wait()
 	e.async.Wait()
+	e.lease.release()
 	_ = os.RemoveAll(e.dir)
 }

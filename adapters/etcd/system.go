@@ -204,6 +204,7 @@ type held struct {
 // execution is one run of an input on a fresh cluster.
 type execution struct {
 	s       *System
+	lease   *portLease // the members' ports, until teardown
 	cfg     Config
 	dir     string
 	start   time.Time
@@ -293,13 +294,16 @@ func (s *System) newExecution() (*execution, error) {
 		}
 		lns = append(lns, ln)
 	}
-	ports, err := freePorts(2 * n)
+	lo, hi := portRange()
+	lease, err := reservePorts(filepath.Join(s.fac.opts.StateDir, "ports"), 2*n, lo, hi)
 	if err != nil {
 		for _, l := range lns {
 			l.Close()
 		}
 		return nil, err
 	}
+	e.lease = lease
+	ports := lease.ports
 	for i := range n {
 		real[i] = "127.0.0.1:" + strconv.Itoa(ports[2*i])
 		e.members = append(e.members, &member{name: "n" + strconv.Itoa(i+1), data: filepath.Join(dir, "n"+strconv.Itoa(i+1)),
@@ -311,26 +315,6 @@ func (s *System) newExecution() (*execution, error) {
 
 // clusterToken is every cluster's --initial-cluster-token.
 const clusterToken = "modelfuzz"
-
-// freePorts returns n ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
-	var lns []net.Listener
-	defer func() {
-		for _, l := range lns {
-			l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lns = append(lns, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-	}
-	return ports, nil
-}
 
 func (e *execution) argv(i int) []string {
 	m := e.members[i]
