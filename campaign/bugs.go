@@ -2,11 +2,13 @@ package campaign
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/linearize"
 	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -133,6 +135,9 @@ func (e *Env) BugText(b *record.BugRecord, original bool, timeout time.Duration)
 		fmt.Fprintf(&w, "; %s", b.MinimizeNote)
 	}
 	fmt.Fprintln(&w, ")")
+	if b.Detail != "" {
+		w.WriteString(e.foundText(b))
+	}
 	r, err := e.ReplayBug(b, in, timeout)
 	if err != nil {
 		return w.String(), err
@@ -166,6 +171,45 @@ func (e *Env) BugText(b *record.BugRecord, original bool, timeout time.Duration)
 		fmt.Fprintf(&w, "\n%s", r.ModelView)
 	}
 	return w.String(), nil
+}
+
+// foundText shows the failure as the campaign found it: its stored
+// detail (a client history, the processes' output, the trace a model
+// diverged on), which a replay of a system on real time may not show
+// again. The whole detail is written beside the corpus, as ID-detail.txt,
+// and a trace a model diverged on as ID-trace.json (a file the mappers'
+// golden tests read); the text gives their paths and the detail's first
+// lines.
+func (e *Env) foundText(b *record.BugRecord) string {
+	var w strings.Builder
+	path := filepath.Join(e.Dir, b.ID+"-detail.txt")
+	if err := os.WriteFile(path, []byte(b.Detail), 0o644); err != nil {
+		fmt.Fprintf(&w, "\nthe failure as found: its detail could not be written: %v\n", err)
+	} else {
+		fmt.Fprintf(&w, "\nthe failure as found (its whole detail: %s):\n", path)
+	}
+	if tr, ok := strings.CutPrefix(b.Detail, guidance.DivergedTraceHeader); ok {
+		tpath := filepath.Join(e.Dir, b.ID+"-trace.json")
+		if err := os.WriteFile(tpath, []byte(tr), 0o644); err != nil {
+			fmt.Fprintf(&w, "  the trace could not be written: %v\n", err)
+		} else {
+			fmt.Fprintf(&w, "  the trace the model diverged on, %d events: %s\n", strings.Count(tr, "\n  {"), tpath)
+		}
+		return w.String()
+	}
+	const most, width = 20, 200
+	lines := strings.Split(strings.TrimRight(b.Detail, "\n"), "\n")
+	for i, l := range lines {
+		if i == most {
+			fmt.Fprintf(&w, "  ... %d more line(s)\n", len(lines)-most)
+			break
+		}
+		if len(l) > width {
+			l = l[:width] + " ..."
+		}
+		fmt.Fprintf(&w, "  %s\n", l)
+	}
+	return w.String()
 }
 
 // HistoryVisualizer is a system whose linearizability failures hold a

@@ -32,6 +32,12 @@ type ModelMeasure struct {
 	Spec *schedule.SystemSpec
 }
 
+// DivergedTraceHeader starts the detail of a divergence whose mapper
+// keeps the trace (a mapper with a method KeepsTrace() bool that says
+// so: one of a system whose replays differ); the trace follows, as
+// schedule.EncodeTrace writes it.
+const DivergedTraceHeader = "the trace the model diverged on (JSON, as replay --json prints a trace):\n"
+
 // Name implements fuzzer.Measure.
 func (m *ModelMeasure) Name() string {
 	if m.View != "" {
@@ -156,7 +162,13 @@ func (m *ModelMeasure) observe(in *schedule.Input, ex *schedule.Execution, acts 
 			sig += ": " + d.Conjunct + " (" + d.At + ")"
 		}
 		msg := DivergenceText(m.Spec, in, ex, acts, d)
-		obs.Failures = append(obs.Failures, schedule.Failure{Kind: schedule.FailureDivergence, Signature: sig, Message: msg, Step: stepOf(d.Index)})
+		fl := schedule.Failure{Kind: schedule.FailureDivergence, Signature: sig, Message: msg, Step: stepOf(d.Index)}
+		if k, ok := m.Mapper.(interface{ KeepsTrace() bool }); ok && k.KeepsTrace() {
+			// A system on real time does not replay the same trace: the
+			// one the model diverged on goes with the failure.
+			fl.Detail = DivergedTraceHeader + string(schedule.EncodeTrace(ex.Trace))
+		}
+		obs.Failures = append(obs.Failures, fl)
 	}
 	seen := map[string]bool{}
 	for _, v := range res.Violations {

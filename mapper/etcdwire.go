@@ -93,6 +93,13 @@ func NewEtcdWire(p EtcdWireParams) *EtcdWire {
 // Consts are the model's constants that must match the cluster.
 func (m *EtcdWire) Consts() []string { return m.inner.Consts() }
 
+// KeepsTrace says that a divergence keeps the trace it was computed from
+// (guidance.ModelMeasure): etcd runs on real time, so a replay of the
+// input seldom delivers the same messages in the same order, and the
+// wire trace is what shows whether the divergence is etcd's or the
+// mapper's (it becomes a golden trace under testdata/etcdwire).
+func (m *EtcdWire) KeepsTrace() bool { return true }
+
 // Note says how the system's numbers map onto the model's.
 func (m *EtcdWire) Note() string {
 	return "log indexes and terms are etcd's (the model starts as etcd does, in term 1 with one configuration entry per member); member states the wire does not show are inferred from the messages they send"
