@@ -20,10 +20,14 @@ import (
 // fails to start or restart (a false "did not start" failure), or a
 // restart's readiness probe reaches someone else's listener. So member
 // ports come from below the ephemeral range, and each is reserved for the
-// execution that uses it by an exclusive lock on a file in the state
-// directory's ports/ folder, which every campaign on the machine sharing
-// that state directory honours; the kernel drops the lock when its holder
-// dies, so a killed campaign leaves no reservation behind.
+// execution that uses it by an exclusive lock on a file in PortDir, which
+// every campaign and test on the machine honours, whatever its state
+// directory; the kernel drops the lock when its holder dies, so a killed
+// campaign leaves no reservation behind.
+
+// PortDir holds the port reservations: $TMPDIR/modelfuzz-etcd/ports, the
+// same for every state directory.
+func PortDir() string { return filepath.Join(DefaultStateDir(), "ports") }
 
 // portRange is the range member ports come from: [lo, hi).
 func portRange() (lo, hi int) {

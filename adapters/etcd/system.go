@@ -295,7 +295,7 @@ func (s *System) newExecution() (*execution, error) {
 		lns = append(lns, ln)
 	}
 	lo, hi := portRange()
-	lease, err := reservePorts(filepath.Join(s.fac.opts.StateDir, "ports"), 2*n, lo, hi)
+	lease, err := reservePorts(PortDir(), 2*n, lo, hi)
 	if err != nil {
 		for _, l := range lns {
 			l.Close()
