@@ -203,6 +203,14 @@ func (m *EtcdWire) Normalize(t schedule.Trace) (schedule.Trace, []int, map[strin
 			e := a.ev
 			e.Step = t[k].Step
 			if a.from < 0 {
+				if !st.holdsPrev(&t[k]) {
+					// A success cannot stand for this append: the
+					// receiver's log lacks the entry it follows, so it
+					// refused it, and that refusal was lost (its leader
+					// crashed, say) or coalesced away.
+					st.skip("append refused, its answer not on the wire")
+					continue
+				}
 				st.emit(e, k)
 				st.skip("inferred answer (etcd sends the last MsgAppResp of a Ready)")
 				continue
@@ -607,9 +615,7 @@ func (st *wireState) unanswered(t schedule.Trace, k int) {
 			Args: []schedule.Arg{schedule.I(schedule.ArgTerm, term), schedule.I(schedule.ArgLogTerm, 0), schedule.I(schedule.ArgIndex, 0),
 				schedule.I(schedule.ArgCommit, 0), schedule.I(schedule.ArgReject, 0), schedule.I(schedule.ArgRejectHint, 0), schedule.S(schedule.ArgEntries, "")}}
 	case schedule.MsgApp:
-		prev, _ := arg(e, schedule.ArgIndex)
-		lt, _ := arg(e, schedule.ArgLogTerm)
-		if got, ok := st.log[p][prev]; prev > int64(st.p.Nodes) && (!ok || got != lt) {
+		if !st.holdsPrev(e) {
 			return
 		}
 		ans = inferredAppResp(e, term)
@@ -620,6 +626,19 @@ func (st *wireState) unanswered(t schedule.Trace, k int) {
 	}
 	st.emit(ans, k)
 	st.skip("inferred answer (not seen on the wire)")
+}
+
+// holdsPrev reports whether the receiver of the append e holds, as the
+// appends it sent and received show its log, the entry e follows (the
+// bootstrap's configuration entries it always holds).
+func (st *wireState) holdsPrev(e *schedule.Event) bool {
+	if e.Type != schedule.MsgApp {
+		return true
+	}
+	prev, _ := arg(e, schedule.ArgIndex)
+	lt, _ := arg(e, schedule.ArgLogTerm)
+	got, ok := st.log[e.Node][prev]
+	return prev <= int64(st.p.Nodes) || ok && got == lt
 }
 
 // afterRecv infers a role change the receipt of event k caused.

@@ -20,6 +20,10 @@ import (
 // index in a row: it diverged (HandleAppendRequest ~success) while a
 // rejected append's entries counted as the follower's and a rejection
 // stood for a success of the appends before it.
+// etcd-3.4.23-refused-append-leader-crashed.json has a follower that gets
+// an empty append beyond its log and the leader crashes before it is
+// answered; the follower later answers an older append: that success
+// stood for the refused one (HandleAppendRequest ~success).
 func wireTraces(t *testing.T) map[string]schedule.Trace {
 	t.Helper()
 	files, err := filepath.Glob("testdata/etcdwire/*.json")
@@ -113,9 +117,11 @@ func TestEtcdWirePairsCoalescedAnswers(t *testing.T) {
 				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", entries)}}
 	}
 	resp := schedule.Event{Kind: schedule.EvSend, Node: 1, Peer: 0, Msg: 9, Type: schedule.MsgAppResp,
-		Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 0), schedule.I("index", 6), schedule.I("commit", 0),
+		Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 0), schedule.I("index", 5), schedule.I("commit", 0),
 			schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", "")}}
-	tr := schedule.Trace{app(1, 4, "2:v=1"), app(2, 5, "2:v=2"), resp}
+	// The first append follows the bootstrap's last entry (3), the second
+	// the first's entry: the receiver's log holds what each follows.
+	tr := schedule.Trace{app(1, 3, "2:v=1"), app(2, 4, "2:v=2"), resp}
 	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3})
 	out, orig, _ := m.Normalize(tr)
 	var kinds []string
@@ -133,8 +139,8 @@ func TestEtcdWirePairsCoalescedAnswers(t *testing.T) {
 		return -1
 	}
 	// Each answer names the append it answers (indexes are etcd's).
-	require.Equal(t, int64(5), idx(out[1]))
-	require.Equal(t, int64(6), idx(out[3]))
+	require.Equal(t, int64(4), idx(out[1]))
+	require.Equal(t, int64(5), idx(out[3]))
 }
 
 // A send the proxy read after its sender was killed was on its way before
@@ -303,4 +309,30 @@ func TestEtcdWireVoteRequestReadAfterAPreVoteRejection(t *testing.T) {
 		names[a.Name]++
 	}
 	require.Equal(t, 1, names["BecomeLeader"], "%v", acts)
+}
+
+// A later success does not stand for an append whose receiver lacks the
+// entry it follows: that append was refused and its refusal lost (in the
+// recorded etcd-3.4.23-refused-append-leader-crashed.json the leader
+// crashed before it could be answered), so it gets no answer, not an
+// inferred success (which diverged: HandleAppendRequest ~success).
+func TestEtcdWireRefusedAppendGetsNoInferredSuccess(t *testing.T) {
+	app := func(msg int, index int64, entries string) schedule.Event {
+		return schedule.Event{Kind: schedule.EvRecv, Node: 1, Peer: 0, Msg: msg, Type: schedule.MsgApp,
+			Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 2), schedule.I("index", index), schedule.I("commit", 3),
+				schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", entries)}}
+	}
+	resp := schedule.Event{Kind: schedule.EvSend, Node: 1, Peer: 0, Msg: 9, Type: schedule.MsgAppResp,
+		Args: []schedule.Arg{schedule.I("term", 2), schedule.I("logterm", 0), schedule.I("index", 4), schedule.I("commit", 0),
+			schedule.I("reject", 0), schedule.I("rejecthint", 0), schedule.S("entries", "")}}
+	// An empty append at index 5 the receiver cannot take (it holds up to
+	// 3), then the append of entry 4, answered.
+	tr := schedule.Trace{app(1, 5, ""), app(2, 3, "2:v=1"), resp}
+	m := mapper.NewEtcdWire(mapper.EtcdWireParams{Nodes: 3})
+	out, _, _ := m.Normalize(tr)
+	var kinds []string
+	for _, e := range out {
+		kinds = append(kinds, e.Kind+" "+e.Type)
+	}
+	require.Equal(t, []string{"recv MsgApp", "recv MsgApp", "send MsgAppResp"}, kinds)
 }
