@@ -621,7 +621,9 @@ func (e *execution) deliver(h *held) {
 	// while the network is open).
 	e.dmu[h.to].Lock()
 	defer e.dmu[h.to].Unlock()
-	e.record(schedule.EvRecv, h.to, h.from, h.msg, msgType(h.m), e.msgArgs(h.from, h.m))
+	e.mu.Lock() // msgArgs names entries in e.ranks, which arrived writes
+	e.recordLocked(schedule.EvRecv, h.to, h.from, h.msg, msgType(h.m), e.msgArgs(h.from, h.m))
+	e.mu.Unlock()
 	post := func() {
 		if err := e.px.deliver(h.from, h.to, h.m, h.snap); err != nil {
 			e.record(schedule.EvDrop, h.to, h.from, h.msg, msgType(h.m), []schedule.Arg{schedule.S("why", firstLine(err.Error()))})
