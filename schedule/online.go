@@ -201,10 +201,30 @@ type Harness struct {
 // failed. It returns the recorded input, its execution (as Execute would
 // return for that input) and the chooser's quantities.
 func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execution, map[string]int) {
+	return OnlineRunFrom(sys, ch, h, r, nil)
+}
+
+// OnlineRunFrom is OnlineRun after prefix: it runs the steps of prefix
+// first (recorded as the input's first steps, counted against the
+// harness's quotas: the requests, crashes, timeouts and faults they
+// took, the processes they left crashed), then lets chooser pick the
+// rest from the state they reached. A prefix that stops the system ends
+// the execution there.
+func OnlineRunFrom(sys Stepper, ch Chooser, h Harness, r *rand.Rand, prefix []Step) (*Input, *Execution, map[string]int) {
 	d := newDriver(sys, h, r)
 	ch.Start(r)
 	sys.Begin()
 	in := &Input{}
+	for _, st := range prefix {
+		if len(in.Steps) >= h.Steps {
+			break
+		}
+		in.Steps = append(in.Steps, st)
+		if !sys.Step(st) {
+			return in, sys.End(), ch.Finish()
+		}
+		d.replayed(st)
+	}
 	var evs []Enabled
 	for len(in.Steps) < h.Steps {
 		evs = d.enabled(evs[:0])
@@ -269,6 +289,7 @@ type driver struct {
 	h         Harness
 	r         *rand.Rand
 	requests  int // taken so far
+	value     int // the largest request value a prefix's requests took (OnlineRunFrom)
 	reqAt     int // the target of the request on offer (-1: not drawn yet)
 	reads     int // taken so far
 	readAt    int // the target of the read on offer
@@ -353,7 +374,7 @@ func (d *driver) enabled(dst []Enabled) []Enabled {
 		}
 		if !d.crashed[d.reqAt] {
 			dst = append(dst, Enabled{ID: d.id(&d.reqID), Kind: KindRequest, Process: d.reqAt, From: -1, Type: KindRequest,
-				Step: Step{Process: d.reqAt, Action: Request, Value: d.requests + 1}})
+				Step: Step{Process: d.reqAt, Action: Request, Value: max(d.requests, d.value) + 1}})
 		}
 	}
 	if d.reads < d.h.Requests && d.may(Read) {
@@ -503,6 +524,41 @@ func (d *driver) took(e Enabled, drop bool) {
 				f := &d.faults[k]
 				f.taken++
 				f.id, f.msg = 0, 0
+				if k == fPartition {
+					d.cut = true
+				}
+			}
+		}
+	}
+}
+
+// replayed counts a step run before the driver offered anything (a
+// prefix of OnlineRunFrom) as took counts a chosen event: the quotas it
+// used, the processes it crashed or restarted, the partition it made.
+func (d *driver) replayed(st Step) {
+	switch st.Action {
+	case Request:
+		d.requests++
+		d.value = max(d.value, st.Value)
+	case Read:
+		d.reads++
+	case Timeout:
+		d.timeouts++
+	case Crash:
+		d.crashes++
+		if st.Process >= 0 && st.Process < len(d.crashed) {
+			d.crashed[st.Process] = true
+		}
+	case Restart:
+		if st.Process >= 0 && st.Process < len(d.crashed) {
+			d.crashed[st.Process] = false
+		}
+	case Heal:
+		d.cut = false
+	default:
+		for k, a := range faultActions {
+			if st.Action == a {
+				d.faults[k].taken++
 				if k == fPartition {
 					d.cut = true
 				}
