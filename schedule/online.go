@@ -220,11 +220,16 @@ func OnlineRunFrom(sys Stepper, ch Chooser, h Harness, r *rand.Rand, prefix []St
 			break
 		}
 		in.Steps = append(in.Steps, st)
+		before := len(sys.Trace())
 		if !sys.Step(st) {
 			return in, sys.End(), ch.Finish()
 		}
 		d.replayed(st)
+		d.followCrashes(sys.Trace()[before:])
 	}
+	// A crash of the prefix may be armed (a crash point) and happen later:
+	// the driver then learns of crashes and restarts from the trace.
+	armed := slices.ContainsFunc(prefix, func(st Step) bool { return st.Action == Crash && st.Point != "" })
 	var evs []Enabled
 	for len(in.Steps) < h.Steps {
 		evs = d.enabled(evs[:0])
@@ -261,6 +266,9 @@ func OnlineRunFrom(sys Stepper, ch Chooser, h Harness, r *rand.Rand, prefix []St
 			break
 		}
 		d.created(e, drop, sys.Trace()[before:])
+		if armed {
+			d.followCrashes(sys.Trace()[before:])
+		}
 		ch.Executed(e)
 	}
 	return in, sys.End(), ch.Finish()
@@ -545,14 +553,7 @@ func (d *driver) replayed(st Step) {
 	case Timeout:
 		d.timeouts++
 	case Crash:
-		d.crashes++
-		if st.Process >= 0 && st.Process < len(d.crashed) {
-			d.crashed[st.Process] = true
-		}
-	case Restart:
-		if st.Process >= 0 && st.Process < len(d.crashed) {
-			d.crashed[st.Process] = false
-		}
+		d.crashes++ // the process is down when the trace says so (followCrashes)
 	case Heal:
 		d.cut = false
 	default:
@@ -563,6 +564,25 @@ func (d *driver) replayed(st Step) {
 					d.cut = true
 				}
 			}
+		}
+	}
+}
+
+// followCrashes follows the processes' crashes and restarts in events, a step's
+// events: a prefix's crash may be armed, and happen when the process
+// reaches its crash point, in a later step.
+func (d *driver) followCrashes(events Trace) {
+	for _, ev := range events {
+		if ev.Node < 0 || ev.Node >= len(d.crashed) {
+			continue
+		}
+		switch ev.Kind {
+		case EvCrash:
+			d.crashed[ev.Node] = true
+			d.crashID[ev.Node], d.timerID[ev.Node] = 0, 0
+		case EvRestart:
+			d.crashed[ev.Node] = false
+			d.restartID[ev.Node] = 0
 		}
 	}
 }
