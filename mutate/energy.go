@@ -31,8 +31,8 @@ func RareMutant(r *rand.Rand, keep int) Mutant {
 
 // RareMutantOnline draws one of the mutants the rare energy schedule
 // gives a chosen input when an online strategy builds tails: a third of
-// them online tails cut at keep, a third random tails cut at keep, a
-// third ordinary.
+// them online tails cut at keep, a third random tails cut at keep (model
+// guidance's own), a third ordinary.
 func RareMutantOnline(r *rand.Rand, keep int) Mutant {
 	switch r.IntN(3) {
 	case 0:
