@@ -76,6 +76,9 @@ var RedisraftUnmappable []schedule.Action
 // RedisraftParams is what the mapper needs to know of the cluster.
 type RedisraftParams struct {
 	Nodes int // processes 0..Nodes-1 are the model's servers 1..Nodes
+	// Form: the executions form their cluster (RAFT.CLUSTER INIT and
+	// JOIN) instead of starting from a template.
+	Form bool
 }
 
 // Redisraft maps adapters/redisraft traces onto models/raft.tla. It is

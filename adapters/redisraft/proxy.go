@@ -229,6 +229,12 @@ func (r *run) replyRead(l *link, v value, raw []byte) {
 	}
 	if typ == "AUTH" && !l.authed {
 		l.authed = true
+		if !l.copyOnly {
+			if r.known == nil {
+				r.known = map[[2]int]bool{}
+			}
+			r.known[[2]int{l.from, l.to}] = true
+		}
 		r.pass(l.client, raw)
 		return
 	}

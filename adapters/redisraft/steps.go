@@ -52,6 +52,9 @@ func (r *run) runStep(st schedule.Step) {
 	case schedule.Tick:
 		r.tick(p)
 	}
+	if r.cfg.forming() {
+		r.awaitPeers()
+	}
 }
 
 func (r *run) skip(p int, why string) {
@@ -176,7 +179,11 @@ func (r *run) restart(p int) {
 		r.fail(schedule.FailureRestart, "restart: proxy", err.Error(), "")
 		return
 	}
-	if err := r.start(n, "up"); err != nil {
+	want := "up"
+	if r.cfg.forming() {
+		want = stateSettled
+	}
+	if err := r.start(n, want); err != nil {
 		r.kill(n)
 		r.reapExits()
 		r.fail(schedule.FailureRestart, "restart: not up", err.Error(), "")
@@ -192,6 +199,7 @@ func (r *run) restart(p int) {
 	n.info = nodeInfo{}
 	r.settle(p)
 	r.poll(n)
+	r.rejoin(n)
 }
 
 // timeout makes p start an election at once (RAFT.TIMEOUT_NOW, which

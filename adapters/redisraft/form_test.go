@@ -1,0 +1,53 @@
+package redisraft
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
+)
+
+// TestFormInsideExecution forms the cluster inside an execution: nothing
+// reaches a node until a step delivers it, and delivering whatever is
+// held, round after round, makes every node a voter of n1's term-1
+// cluster holding the same log.
+func TestFormInsideExecution(t *testing.T) {
+	fac := testFactory(t, func(c *Config) { c.Start = StartForm })
+	sys, err := fac.NewSystem()
+	require.NoError(t, err)
+
+	// No step: the joins are held, n2 and n3 stay outside the cluster.
+	ex, err := sys.Execute(steps())
+	require.NoError(t, err)
+	require.Empty(t, ex.Failures)
+	for p := 1; p < 3; p++ {
+		st := lastState(ex.Trace, p)
+		require.NotNil(t, st)
+		v, _ := evArg(st, argVoters)
+		require.Zero(t, v, "n%d joined without a step", p+1)
+	}
+	joins := 0
+	for _, e := range ex.Trace {
+		if e.Kind == schedule.EvSend && e.Type == TypeNode && e.Peer == 0 {
+			joins++
+		}
+	}
+	require.Equal(t, 2, joins, "one RAFT.NODE ADD held per joiner")
+
+	var ss []schedule.Step
+	for round := 0; round < 12; round++ {
+		ss = append(ss, schedule.Step{Process: 0, Action: schedule.Tick, N: 1}, deliver(0, 5), deliver(1, 5), deliver(2, 5))
+	}
+	in := steps(ss...)
+	ex, err = sys.Execute(in)
+	require.NoError(t, err)
+	require.Empty(t, ex.Failures, "\n%s", schedule.Timeline(fac.Spec(), in, ex))
+	idx := stateIndex(t, ex.Trace, 0)
+	for p := 0; p < 3; p++ {
+		st := lastState(ex.Trace, p)
+		v, _ := evArg(st, argVoters)
+		require.EqualValues(t, 3, v, "n%d's voters\n%s", p+1, schedule.Timeline(fac.Spec(), in, ex))
+		require.Equal(t, idx, stateIndex(t, ex.Trace, p), "n%d's log", p+1)
+	}
+}
