@@ -211,6 +211,14 @@ func (r *run) requestRead(l *link, v value, raw []byte) {
 	}
 	m := &message{id: r.newMsgID(), link: l, from: l.from, to: l.to, typ: typ, args: args, raw: raw}
 	r.record(schedule.EvSend, m.from, m.to, m.id, typ, args)
+	if typ != TypeNode && !l.copyOnly {
+		// A peer's link (a join's connection is not one: a node that
+		// has joined does not open it again).
+		if r.known == nil {
+			r.known = map[[2]int]bool{}
+		}
+		r.known[[2]int{l.from, l.to}] = true
+	}
 	if !l.serverUp {
 		// Its receiver is gone: it reaches no one.
 		r.record(schedule.EvDrop, m.to, m.from, m.id, typ, nil)
@@ -229,12 +237,6 @@ func (r *run) replyRead(l *link, v value, raw []byte) {
 	}
 	if typ == "AUTH" && !l.authed {
 		l.authed = true
-		if !l.copyOnly {
-			if r.known == nil {
-				r.known = map[[2]int]bool{}
-			}
-			r.known[[2]int{l.from, l.to}] = true
-		}
 		r.pass(l.client, raw)
 		return
 	}

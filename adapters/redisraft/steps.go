@@ -184,6 +184,14 @@ func (r *run) restart(p int) {
 		want = stateSettled
 	}
 	if err := r.start(n, want); err != nil {
+		if n.proc != nil {
+			if exited, killed := n.proc.Exited(); exited && !killed {
+				// It died by itself while starting (restoring its log,
+				// say): a crash, named by its log like any other.
+				r.reapExits()
+				return
+			}
+		}
 		r.kill(n)
 		r.reapExits()
 		r.fail(schedule.FailureRestart, "restart: not up", err.Error(), "")
