@@ -128,7 +128,9 @@ func argOf(args []schedule.Arg, key string) (int64, bool) {
 func (r *run) drop(m *message) {
 	l := m.link
 	r.breakLink(l)
-	if l.copyOnly || !r.nodes[l.from].up() || !r.nodes[l.to].up() {
+	if l.copyOnly || !r.nodes[l.from].up() || !r.nodes[l.to].up() || r.cfg.forming() && !r.known[[2]int{l.from, l.to}] {
+		// (A join's connection is not opened again at once: the
+		// joiner retries at its own pace.)
 		return
 	}
 	deadline := time.Now().Add(relinkTimeout)
