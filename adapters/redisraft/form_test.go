@@ -51,3 +51,28 @@ func TestFormInsideExecution(t *testing.T) {
 		require.Equal(t, idx, stateIndex(t, ex.Trace, p), "n%d's log", p+1)
 	}
 }
+
+// TestJoinerCrashOnRestart: a node that has joined (n1 answered its
+// RAFT.NODE ADD) but holds no entry, made a candidate by RAFT.TIMEOUT_NOW,
+// killed and restarted, dies while it restores its log (RedisRaft
+// ade4aa8: raft_get_first_entry_idx's assertion, in callRaftPeriodic). The
+// oracle names it by its log, as a crash of the node, not as a restart
+// that failed. The crash depends on when the node's periodic task runs
+// while it loads, so the execution is tried up to five times (it shows
+// in about nine replays of ten).
+func TestJoinerCrashOnRestart(t *testing.T) {
+	fac := testFactory(t, func(c *Config) { c.Start = StartForm })
+	sys, err := fac.NewSystem()
+	require.NoError(t, err)
+	in := steps(deliver(0, 1), deliver(1, 1), timeout(1), crash(1), restart(1))
+	var fs []schedule.Failure
+	for try := 0; try < 5 && len(fs) == 0; try++ {
+		ex, err := sys.Execute(in)
+		require.NoError(t, err)
+		fs = ex.Failures
+	}
+	require.Len(t, fs, 1)
+	require.Equal(t, schedule.FailureExit, fs[0].Kind)
+	require.Equal(t, "assert: raft_server.c:1780 raft_get_first_entry_idx: 0 < raft_get_current_idx(me)", fs[0].Signature)
+	require.Equal(t, 4, fs[0].Step)
+}
