@@ -149,7 +149,7 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.QuorumReads, "quorum-reads", r.QuorumReads, "redisraft: raft.quorum-reads (--quorum-reads=false to disable)")
 	fs.BoolVar(&a.FollowerProxy, "follower-proxy", r.FollowerProxy, "redisraft: raft.follower-proxy: followers forward client commands to the leader")
 	fs.IntVar(&a.Keys, "keys", r.Keys, "redisraft: how many keys client requests use")
-	fs.StringVar(&a.RedisraftStart, "redisraft-start", redisraft.StartTemplate, "redisraft: how an execution's cluster starts: template (a copy of a cluster formed once) or form (RAFT.CLUSTER INIT and JOIN inside the execution, the joins' messages scheduled)")
+	fs.StringVar(&a.RedisraftStart, "redisraft-start", redisraft.StartForm, "redisraft: how an execution's cluster starts: form (RAFT.CLUSTER INIT and JOIN inside the execution, the joins' messages scheduled) or template (a copy of a cluster formed once; campaigns begun before this setting)")
 	fs.StringVar(&a.EtcdBinary, "etcd-binary", "", "etcd: the etcd server to run (default: one built with --etcd-version, else Debian's /usr/bin/etcd, else etcd on PATH)")
 	fs.StringVar(&a.EtcdVersion, "etcd-version", "", "etcd: build go.etcd.io/etcd/server/v3 at this release (v3.5.0 or later, e.g. v3.6.16) from the module proxy, once, into the cache, and run it")
 	fs.IntVar(&a.HeartbeatInterval, "heartbeat-interval", e.HeartbeatMS, "etcd: the members' --heartbeat-interval in ms")
