@@ -15,6 +15,16 @@
 // for a new leader's no-op and the client's commands for a client's entry
 // ("SET k0 4"), as the adapter writes both.
 //
+// A cluster formed inside the execution (RedisraftParams.Form, the
+// adapter's --redisraft-start form) is mapped from the moment it is formed
+// (formEvent): the joins before it (RAFT.NODE ADD, the non-voting phase,
+// the configuration entries) are counted unmapped as "formation", because
+// raft.tla's configurations take effect when applied and RedisRaft's when
+// appended. The formed cluster is then the template's start, its leader
+// (if it has one) led through an election in the model's term 1 first, and
+// a RAFT.AE that still carries entries of the formation is mapped from the
+// formed log's last index on.
+//
 // Mapped events (the model action follows the event that shows it):
 //
 //   - recv RAFT.REQUESTVOTE (not a pre-vote) → HandleVoteRequest(i, j,
