@@ -58,14 +58,16 @@ func (r *run) beginForming() error {
 			err = fmt.Errorf("n1: RAFT.CLUSTER INIT: %v %s", cerr, v.text())
 		}
 	}
+	// One joiner at a time, each until its RAFT.NODE ADD is held: the
+	// requests are held in the order of the nodes, whichever would have
+	// connected first.
 	for _, n := range r.nodes[1:] {
 		if err != nil {
 			break
 		}
-		err = r.sendJoin(n)
-	}
-	if err == nil {
-		err = r.joinsHeld(time.Now().Add(readyTimeout))
+		if err = r.sendJoin(n); err == nil {
+			err = r.joinsHeld(n.index, time.Now().Add(readyTimeout))
+		}
 	}
 	if err != nil {
 		r.teardown()
@@ -107,22 +109,16 @@ func (r *run) sendJoin(n *node) error {
 // proxyAddr is the address process p advertises: its proxy's.
 func (r *run) proxyAddr(p int) string { return fmt.Sprintf("127.0.0.1:%d", r.nodes[p].pport) }
 
-// joinsHeld waits until the RAFT.NODE ADD of every joiner is held at node
-// 1's proxy.
-func (r *run) joinsHeld(deadline time.Time) error {
+// joinsHeld waits until the RAFT.NODE ADD of joiner p is held at node 1's
+// proxy.
+func (r *run) joinsHeld(p int, deadline time.Time) error {
 	for {
 		r.pump()
-		var missing []int
-		for _, n := range r.nodes[1:] {
-			if !r.holdsJoinOf(n.index) {
-				missing = append(missing, n.index+1)
-			}
-		}
-		if len(missing) == 0 {
+		if r.holdsJoinOf(p) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no RAFT.NODE ADD from nodes %v within %v of their JOIN", missing, readyTimeout)
+			return fmt.Errorf("no RAFT.NODE ADD from n%d within %v of its JOIN", p+1, readyTimeout)
 		}
 		select {
 		case <-r.ctx.Done():
@@ -219,4 +215,38 @@ func peerStates(info string) map[int64]string {
 		}
 	}
 	return out
+}
+
+// nodeArgs describes a RAFT.NODE command (ADD id addr, REMOVE id) with the
+// address a node of the cluster's proxy named by the node ("n2"): the
+// ports change from one System to the next, and a trace must not.
+func (r *run) nodeArgs(words [][]byte) []schedule.Arg {
+	out := make([]string, 0, len(words))
+	for _, w := range words[1:] {
+		x := string(w)
+		for _, n := range r.nodes {
+			if x == r.proxyAddr(n.index) {
+				x = "n" + strconv.Itoa(n.index+1)
+			}
+		}
+		if plain([]byte(x)) {
+			out = append(out, x)
+		} else {
+			out = append(out, wordsText([][]byte{w}))
+		}
+	}
+	return []schedule.Arg{schedule.S(ArgArgs, strings.Join(out, " "))}
+}
+
+// nodeReplyArgs describes the answer to RAFT.NODE ADD (the node's id and
+// the cluster's dbid) without the dbid, which is random: its error, or
+// "id" and the id.
+func nodeReplyArgs(v value) []schedule.Arg {
+	if v.kind == '-' {
+		return []schedule.Arg{schedule.S(ArgError, string(v.str))}
+	}
+	if v.kind == '*' && len(v.elems) == 2 && v.elems[0].kind == ':' {
+		return []schedule.Arg{schedule.I(ArgNode, v.elems[0].num-1)}
+	}
+	return []schedule.Arg{schedule.S(ArgReply, v.text())}
 }

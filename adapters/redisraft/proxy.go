@@ -209,6 +209,9 @@ func (r *run) requestRead(l *link, v value, raw []byte) {
 		r.pass(l.server, raw)
 		return
 	}
+	if typ == TypeNode {
+		args = r.nodeArgs(v.command())
+	}
 	m := &message{id: r.newMsgID(), link: l, from: l.from, to: l.to, typ: typ, args: args, raw: raw}
 	r.record(schedule.EvSend, m.from, m.to, m.id, typ, args)
 	if typ != TypeNode && !l.copyOnly {
@@ -241,6 +244,9 @@ func (r *run) replyRead(l *link, v value, raw []byte) {
 		return
 	}
 	args := decodeReply(typ, v)
+	if typ == TypeNode {
+		args = nodeReplyArgs(v)
+	}
 	m := &message{id: r.newMsgID(), link: l, reply: true, from: l.to, to: l.from, typ: ReplyType(typ), args: args, raw: raw}
 	r.record(schedule.EvSend, m.from, m.to, m.id, m.typ, args)
 	if l.copyOnly || !l.clientUp {
