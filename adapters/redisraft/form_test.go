@@ -27,13 +27,15 @@ func TestFormInsideExecution(t *testing.T) {
 		v, _ := evArg(st, argVoters)
 		require.Zero(t, v, "n%d joined without a step", p+1)
 	}
-	joins := 0
+	var joins []string
 	for _, e := range ex.Trace {
 		if e.Kind == schedule.EvSend && e.Type == TypeNode && e.Peer == 0 {
-			joins++
+			require.Len(t, e.Args, 1)
+			joins = append(joins, e.Args[0].Str)
 		}
 	}
-	require.Equal(t, 2, joins, "one RAFT.NODE ADD held per joiner")
+	// In node order, the joiner's address named by its node, not its port.
+	require.Equal(t, []string{"ADD 2 n2", "ADD 3 n3"}, joins, "one RAFT.NODE ADD held per joiner")
 
 	var ss []schedule.Step
 	for round := 0; round < 12; round++ {
