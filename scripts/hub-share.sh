@@ -50,6 +50,8 @@ prof() { [ -z "$PROFILE" ] || echo "--cpuprofile $PROFILE/$1.prof"; }
 cpu() { awk '{s+=$1+$2} END {printf "%.1f", s}' "$@"; }
 echo "load: $(uptime)"
 for seed in $SEEDS; do
+	# A seed given twice runs again from nothing, not as a continued campaign.
+	rm -rf "$TMP"/*-"$seed"
 	if [[ " $MODES " == *" independent "* ]]; then
 		pids=()
 		for k in 0 1 2; do
