@@ -31,10 +31,11 @@ type BugExport struct {
 	Cluster []byte
 	// SpecTrace is the library's own trace of the input, as upstream's
 	// tla/validate.sh reads it (nil unless the campaign validated it,
-	// --model etcdraft.tla), of SpecEvents events; Model and ModelConfig
-	// say how to check it.
-	SpecTrace   []byte
-	SpecEvents  int
+	// --model etcdraft.tla), of SpecEvents events.
+	SpecTrace  []byte
+	SpecEvents int
+	// Model and ModelConfig are the campaign's model: input.json names
+	// them, and the spec trace is checked against them.
 	Model       string
 	ModelConfig string
 }
@@ -57,7 +58,7 @@ func ExportStoredBug(dir, id string, original bool, timeout time.Duration) (*Bug
 		in, which = b.Input, "original (not minimized)"
 	}
 	e := &BugExport{Bug: b, Input: in, Adapter: env.Settings.Adapter, Config: env.Settings.AdapterConfig,
-		Header: env.ReportHeader(b, in, which)}
+		Model: env.Settings.Model, ModelConfig: env.Settings.ModelConfig, Header: env.ReportHeader(b, in, which)}
 	if e.Adapter == "process" {
 		e.Cluster = env.Settings.AdapterConfig
 	}
@@ -69,7 +70,7 @@ func ExportStoredBug(dir, id string, original bool, timeout time.Duration) (*Bug
 		if e.SpecTrace, err = SpecTraceFile(events); err != nil {
 			return nil, fmt.Errorf("bugs export %s: %v", b.ID, err)
 		}
-		e.SpecEvents, e.Model, e.ModelConfig = len(events), env.Settings.Model, env.Settings.ModelConfig
+		e.SpecEvents = len(events)
 	}
 	return e, nil
 }
@@ -155,7 +156,7 @@ func (e *BugExport) GoTest() (map[string][]byte, error) {
 // how to replay it), the process adapter's cluster.json, and the library's
 // trace.ndjson with the command lines that check it.
 func (e *BugExport) Files(dir string) map[string][]byte {
-	files := map[string][]byte{"input.json": schedule.EncodeInputFor(e.Input, &schedule.InputSystem{Adapter: e.Adapter, Config: e.Config})}
+	files := map[string][]byte{"input.json": schedule.EncodeInputFor(e.Input, &schedule.InputSystem{Adapter: e.Adapter, Config: e.Config, Model: e.Model, ModelConfig: e.ModelConfig})}
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "# Bug %s (%s)\n\n%s\n\n```\n%s```\n", e.Bug.ID, e.Bug.Kind, e.Bug.Message, HeaderText(e.Header))
 	if e.Cluster != nil {
@@ -163,7 +164,8 @@ func (e *BugExport) Files(dir string) map[string][]byte {
 		readme.WriteString("\nThe cluster file is cluster.json; replay the input without the corpus:\n\n" +
 			"    modelfuzz replay --adapter process --cluster cluster.json input.json\n")
 	} else {
-		readme.WriteString("\ninput.json names its system: replay it without the corpus with\n\n    modelfuzz replay input.json\n")
+		readme.WriteString("\ninput.json names its system" + map[bool]string{true: " and the model it was checked against", false: ""}[e.Model != ""] +
+			": replay it without the corpus with\n\n    modelfuzz replay input.json\n")
 	}
 	if e.SpecTrace != nil {
 		trace := filepath.Join(dir, "trace.ndjson")

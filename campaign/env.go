@@ -483,6 +483,27 @@ type Target struct {
 // Close releases the target's system (and corpus).
 func (t *Target) Close() { t.close() }
 
+// fileTarget is the target of an input file that names its campaign's
+// model: replayed on system s and checked against that model as the
+// campaign checked it.
+func fileTarget(s *System, in *schedule.Input, arg string, named *schedule.InputSystem, timeout time.Duration) (*Target, error) {
+	env := &Env{System: s, Settings: &Settings{Adapter: named.Adapter, AdapterConfig: named.Config, Model: named.Model, ModelConfig: named.ModelConfig}}
+	if env.System.TraceSpec == nil {
+		_, consts, err := s.Mapper()
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("input %s: the model it names, %s: %v", arg, named.Model, err)
+		}
+		env.Settings.ModelConsts = consts
+	}
+	c, err := env.Checker(timeout)
+	if err != nil {
+		env.closeSystem()
+		return nil, fmt.Errorf("input %s: the model it names, %s: %v", arg, named.Model, err)
+	}
+	return &Target{Input: in, What: arg, Spec: s.Spec(), Checker: c, close: env.closeSystem}, nil
+}
+
 // OpenTarget resolves arg, an input to replay: with a corpus dir, a file,
 // input id or bug id of that campaign, replayed on its system and model;
 // without, an input file replayed on the system sys describes.
@@ -498,13 +519,16 @@ func OpenTarget(dir string, sys SystemFlags, arg string, original bool, timeout 
 		var s *System
 		if named != nil && !sys.AnyGiven() {
 			// The file was written from a campaign: its system, not the
-			// command line's default.
+			// command line's default, and its model.
 			ad, err := LookupAdapter(named.Adapter)
 			if err != nil {
 				return nil, fmt.Errorf("input %s: %v", arg, err)
 			}
 			if s, err = ad.Open(named.Config, nil); err != nil {
 				return nil, fmt.Errorf("input %s: the system it names: %v", arg, err)
+			}
+			if named.Model != "" {
+				return fileTarget(s, in, arg, named, timeout)
 			}
 		} else if s, err = sys.Open(nil); err != nil {
 			return nil, err

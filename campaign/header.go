@@ -122,5 +122,5 @@ func KindText(kind string) string {
 
 // InputSystem is the campaign's system as an input file names it.
 func (s *Settings) InputSystem() *schedule.InputSystem {
-	return &schedule.InputSystem{Adapter: s.Adapter, Config: s.AdapterConfig}
+	return &schedule.InputSystem{Adapter: s.Adapter, Config: s.AdapterConfig, Model: s.Model, ModelConfig: s.ModelConfig}
 }

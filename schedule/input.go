@@ -529,10 +529,14 @@ func EncodeInput(in *Input) []byte {
 
 // InputSystem is the system an input file was written from (a campaign's
 // adapter and its configuration), so that replaying the file runs it on
-// that system rather than on the command line's default.
+// that system rather than on the command line's default, and the model
+// the campaign checked it against (its name or path, and its cfg when not
+// the default), so that a divergence replays as a divergence.
 type InputSystem struct {
-	Adapter string          `json:"adapter"`
-	Config  json.RawMessage `json:"config,omitempty"`
+	Adapter     string          `json:"adapter"`
+	Config      json.RawMessage `json:"config,omitempty"`
+	Model       string          `json:"model,omitempty"`
+	ModelConfig string          `json:"model_config,omitempty"`
 }
 
 // EncodeInputFor is EncodeInput with the system it runs on.

@@ -91,6 +91,40 @@ func TestBugReportHeaderAndExport(t *testing.T) {
 		"only the etcdraft adapter's bugs become Go tests")
 }
 
+// A bug only the model sees (a divergence) replays as that bug from its
+// exported files alone: input.json names the model it was checked against.
+func TestExportedDivergenceReplaysWithoutItsCorpus(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	res := modelfuzz(t, "run", "--model", "raft.tla", "--inject", "send-before-persist", "--iterations", "300",
+		"--seed", "1", "--minimize=false", "--json", "--corpus", dir)
+	require.Equal(t, 0, res.code, res.stderr)
+	var div *struct{ ID, Signature string }
+	for _, b := range lastJSON(t, res.stdout).Bugs {
+		if strings.HasPrefix(b.Signature, "divergence: ") {
+			div = &struct{ ID, Signature string }{b.ID, b.Signature}
+			break
+		}
+	}
+	require.NotNil(t, div, "no divergence in 300 iterations of the seeded bug: %s", res.stdout)
+
+	out := filepath.Join(t.TempDir(), "out")
+	exp := modelfuzz(t, "bugs", "export", "--corpus", dir, div.ID, "--out", out)
+	require.Equal(t, 0, exp.code, exp.stderr)
+	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(readme), "the model it was checked against")
+	for _, file := range []string{filepath.Join(out, "input.json"), ""} {
+		if file == "" {
+			all := filepath.Join(t.TempDir(), "all")
+			require.Equal(t, 0, modelfuzz(t, "corpus", "export", "--corpus", dir, all).code)
+			file = filepath.Join(all, "bugs", div.ID+".json")
+		}
+		rep := modelfuzz(t, "replay", file)
+		require.Equal(t, exitFailed, rep.code, "%s: %s", file, rep.stderr)
+		require.Contains(t, rep.stdout, "signature: "+div.Signature, file)
+	}
+}
+
 // An input file that shows a bug of the etcd raft adapter becomes a Go
 // test (that it reproduces the bug in an empty module is repro's test).
 func TestBugsExportGoTestFromFile(t *testing.T) {
