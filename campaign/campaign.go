@@ -274,7 +274,9 @@ func (c *Campaign) onlineStrategy(opt *fuzzer.Options, fac schedule.Factory, way
 		}
 		opt.Online = c.online
 		// Model guidance whose fresh inputs the online strategy builds.
-		opt.OnlineSeeds = guidance.IsModelSeeded(s.Strategy)
+		opt.OnlineSeeds = guidance.IsModelSeeded(s.Strategy) && !guidance.IsModelTails(s.Strategy)
+		// Or of the tails of some of the pool's mutants.
+		opt.OnlineTails = guidance.IsModelTails(s.Strategy)
 	}
 	return nil
 }

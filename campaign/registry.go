@@ -64,6 +64,7 @@ type SystemFlags struct {
 	QuorumReads       bool
 	FollowerProxy     bool
 	Keys              int
+	RedisraftStart    string
 
 	EtcdBinary        string
 	EtcdVersion       string
@@ -85,7 +86,7 @@ type SystemFlags struct {
 var systemFlagNames = []string{"workers", "tasks", "nodes", "spares", "snapshot-every", "prevote", "checkquorum",
 	"async-storage-writes", "max-uncommitted", "step-down-on-removal", "max-inflight", "max-size-per-msg", "election-tick", "heartbeat-tick", "read-only", "api", "bootstrap", "inject", "cluster",
 	"election-timeout", "redis-server", "redisraft-module", "request-timeout", "periodic-interval", "reconnect-interval",
-	"log-max-file-size", "quorum-reads", "follower-proxy", "keys",
+	"log-max-file-size", "quorum-reads", "follower-proxy", "keys", "redisraft-start",
 	"etcd-binary", "etcd-version", "heartbeat-interval", "step-interval"}
 
 // ForModel says the system will be mapped onto a model (as a campaign
@@ -148,6 +149,7 @@ func (a *SystemFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&a.QuorumReads, "quorum-reads", r.QuorumReads, "redisraft: raft.quorum-reads (--quorum-reads=false to disable)")
 	fs.BoolVar(&a.FollowerProxy, "follower-proxy", r.FollowerProxy, "redisraft: raft.follower-proxy: followers forward client commands to the leader")
 	fs.IntVar(&a.Keys, "keys", r.Keys, "redisraft: how many keys client requests use")
+	fs.StringVar(&a.RedisraftStart, "redisraft-start", redisraft.StartForm, "redisraft: how an execution's cluster starts: form (RAFT.CLUSTER INIT and JOIN inside the execution, the joins' messages scheduled) or template (a copy of a cluster formed once; campaigns begun before this setting)")
 	fs.StringVar(&a.EtcdBinary, "etcd-binary", "", "etcd: the etcd server to run (default: one built with --etcd-version, else Debian's /usr/bin/etcd, else etcd on PATH)")
 	fs.StringVar(&a.EtcdVersion, "etcd-version", "", "etcd: build go.etcd.io/etcd/server/v3 at this release (v3.5.0 or later, e.g. v3.6.16) from the module proxy, once, into the cache, and run it")
 	fs.IntVar(&a.HeartbeatInterval, "heartbeat-interval", e.HeartbeatMS, "etcd: the members' --heartbeat-interval in ms")
@@ -363,6 +365,9 @@ var adapters = map[string]*Adapter{
 			}
 			cfg.PeriodicInterval, cfg.ReconnectInterval = f.PeriodicInterval, f.ReconnectInterval
 			cfg.LogMaxFileSize, cfg.QuorumReads, cfg.FollowerProxy, cfg.Keys = f.LogMaxFileSize, f.QuorumReads, f.FollowerProxy, f.Keys
+			if cfg.Start = f.RedisraftStart; cfg.Start == redisraft.StartTemplate {
+				cfg.Start = "" // stored as campaigns before the setting were
+			}
 			if f.Inject != "" {
 				return nil, fmt.Errorf("adapter redisraft runs RedisRaft unmodified: --inject is not supported")
 			}
@@ -394,7 +399,7 @@ var adapters = map[string]*Adapter{
 				return nil, err
 			}
 			return &System{Factory: fac, Unmappable: mapper.RedisraftUnmappable, mapper: func() (schedule.Mapper, []string) {
-				m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: fac.Cfg().Nodes})
+				m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: fac.Cfg().Nodes, Form: fac.Cfg().Start == redisraft.StartForm})
 				return m, m.Consts()
 			}}, nil
 		},

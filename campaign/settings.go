@@ -107,7 +107,7 @@ type EngineSettings struct {
 // defaults.
 func (s *Settings) Register(fs *pflag.FlagSet) {
 	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos; or model guidance whose sessions start with inputs generated from the model: generated")
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos; or model guidance where it builds the tails of a third of the mutants, from the rarest state of their parent: model-pctcp-tails, model-dpos-tails; or model guidance whose sessions start with inputs generated from the model: generated")
 	fs.IntVar(&s.GenerateDepth, "generate-depth", 0, "generated: search the model's states within this many steps for the inputs to generate (default 40)")
 	fs.Int64Var(&s.GenerateStates, "generate-states", 0, "generated: stop that search after this many distinct states (default 200000)")
 	fs.StringArrayVar(&s.GenerateConsts, "generate-const", nil, "generated: set a constant of that search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT, e.g. MaxRequests=1; repeatable)")

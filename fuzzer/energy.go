@@ -136,7 +136,11 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 		}
 		keep := mutate.Cut(e.items, e.steps, f.hits.Get)
 		for k := 0; k < n; k++ {
-			f.push(queued{from: e.in, mutant: mutate.RareMutant(r, keep), parent: e.id})
+			mu := mutate.RareMutant(r, keep)
+			if f.opt.OnlineTails {
+				mu = mutate.RareMutantOnline(r, keep)
+			}
+			f.push(queued{from: e.in, mutant: mu, parent: e.id})
 		}
 	}
 	return f.pop()

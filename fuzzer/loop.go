@@ -25,6 +25,25 @@ type Online interface {
 	Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)
 }
 
+// OnlineFrom is an Online strategy that can also continue an execution:
+// it runs the steps of prefix, then builds the rest of the input online
+// from the state they reached, and returns the whole input with its
+// execution.
+type OnlineFrom interface {
+	Online
+	RunFrom(sys schedule.System, prefix []schedule.Step, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)
+}
+
+// onlineTail is the Online that runs one online tail: prefix, then from.
+type onlineTail struct {
+	from   OnlineFrom
+	prefix []schedule.Step
+}
+
+func (t onlineTail) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	return t.from.RunFrom(sys, t.prefix, r)
+}
+
 // Params are the loop's settings that shape a campaign's results: they
 // are stored with the campaign and must be the same when it continues
 // (campaign.Settings embeds them; flag tags name their command-line flags).
@@ -116,6 +135,12 @@ type Options struct {
 	// SeedPopulation, the reseeds, EnergyRare's FreshShare) are built
 	// online instead, and the Guide keeps and mutates them as any other.
 	OnlineSeeds bool
+	// OnlineTails makes Online (an OnlineFrom) the builder of the tails of
+	// some of the pool's mutants instead (EnergyRare and EnergyBandit):
+	// the mutant replays its parent up to the cut (mutate.Cut) and Online
+	// chooses the steps after it (mutate.RareMutantOnline). The fresh
+	// inputs stay random.
+	OnlineTails bool
 	Measures    []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*record.StatsRecord)
@@ -207,7 +232,8 @@ type queued struct {
 	mutant mutate.Mutant       // how the mutant is made from its parent
 	parent uint64              // id of the parent in the corpus
 	rec    *record.InputRecord // an imported input not run yet
-	online bool                // a fresh input Options.Online is to build (OnlineSeeds)
+	online bool                // a fresh input Options.Online is to build (OnlineSeeds), or an online tail
+	prefix []schedule.Step     // an online tail's prefix (OnlineTails)
 	arm    uint8               // its source, for EnergyBandit
 }
 
@@ -220,6 +246,12 @@ func (f *Fuzzer) fresh(r *rand.Rand) queued {
 		return queued{online: true, arm: armOnline}
 	}
 	return queued{in: f.gen.Random(r), arm: armRandom}
+}
+
+// allOnline reports whether Options.Online builds every input (an online
+// strategy, no mutation).
+func (f *Fuzzer) allOnline() bool {
+	return f.opt.Online != nil && !f.opt.OnlineSeeds && !f.opt.OnlineTails
 }
 
 // Fuzzer runs one campaign.
@@ -275,6 +307,14 @@ const StopGrace = 2 * time.Second
 func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store record.Store) (*Fuzzer, error) {
 	if err := CheckSettings(opt.Params, opt.Limits); err != nil {
 		return nil, err
+	}
+	if opt.OnlineTails {
+		if _, ok := opt.Online.(OnlineFrom); !ok {
+			return nil, fmt.Errorf("%s: its online strategy cannot continue an execution, so it cannot build tails", opt.Strategy)
+		}
+		if opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
+			return nil, fmt.Errorf("%s builds the tails of the pool's mutants: it needs --energy %s or %s, not %q", opt.Strategy, EnergyRare, EnergyBandit, opt.Energy)
+		}
 	}
 	if opt.QueueMax <= 0 {
 		opt.QueueMax = 20000
@@ -820,8 +860,9 @@ type job struct {
 	iter    int64
 	r       *rand.Rand
 	q       queued
-	online  bool   // Options.Online builds the input, with the random choices of seed
-	seed    uint64 // of an online input
+	online  bool            // Options.Online builds the input, with the random choices of seed
+	seed    uint64          // of an online input
+	prefix  []schedule.Step // of an online tail: the steps run before Options.Online chooses
 	ex      *schedule.Execution
 	execErr error
 	obs     []Observation
@@ -846,6 +887,11 @@ func (f *Fuzzer) next(iter int64, r *rand.Rand) queued {
 func (f *Fuzzer) pop() queued {
 	q := f.queue[f.qhead]
 	f.queue[f.qhead] = queued{}
+	if q.in == nil && !q.online && q.mutant.Online {
+		// An online tail: the parent's prefix, then the online strategy.
+		q.prefix = mutate.OnlinePrefix(q.from, q.parent, q.mutant)
+		q.online, q.from, q.arm = true, nil, armMutant
+	}
 	if q.in == nil && !q.online {
 		stack := 1 // EnergyFixed mutants get one round (the thesis's)
 		if f.rare() {
@@ -874,13 +920,14 @@ func (f *Fuzzer) runBatch(issued int64, n int) *batch {
 	for k := 0; k < n; k++ {
 		iter := issued + 1 + int64(k)
 		r := f.rng(iter)
-		if f.opt.Online != nil && !f.opt.OnlineSeeds {
+		if f.allOnline() {
 			jobs[k] = &job{iter: iter, r: r, online: true, seed: r.Uint64()}
 			continue
 		}
 		jobs[k] = &job{iter: iter, r: r, q: f.next(iter, r)}
 		if jobs[k].q.online {
 			jobs[k].q.online, jobs[k].online, jobs[k].seed = false, true, r.Uint64()
+			jobs[k].prefix, jobs[k].q.prefix = jobs[k].q.prefix, nil
 		}
 	}
 	keep := f.opt.Pipeline > 1 || len(f.execs) > 1 // the trace outlives the system's next execution
@@ -962,7 +1009,11 @@ func (f *Fuzzer) measure(jobs []*job) {
 // execute runs one job on e.
 func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
 	if j.online {
-		j.q.in, j.ex, j.execErr = e.runWith(nil, f.opt.Online, rand.New(rand.NewPCG(j.seed, uint64(j.iter))))
+		var on Online = f.opt.Online
+		if j.prefix != nil {
+			on = onlineTail{from: f.opt.Online.(OnlineFrom), prefix: j.prefix}
+		}
+		j.q.in, j.ex, j.execErr = e.runWith(nil, on, rand.New(rand.NewPCG(j.seed, uint64(j.iter))))
 	} else {
 		j.ex, j.execErr = e.run(j.q.in)
 	}
@@ -1150,7 +1201,7 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 	for i := range batch.Coverage {
 		batch.Coverage[i].InputID = id
 	}
-	if f.opt.Online != nil && !f.opt.OnlineSeeds {
+	if f.allOnline() {
 		return // an online strategy makes its own inputs: nothing to mutate
 	}
 	if f.rare() {

@@ -3,6 +3,7 @@ package fuzzer_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -125,4 +126,95 @@ func TestBanditSharesOnlineRandomAndMutants(t *testing.T) {
 	sum2, _, ins2, _ := onlineSeeded(t, fuzzer.EnergyBandit, 2)
 	require.Equal(t, sum.Coverage, sum2.Coverage)
 	require.Equal(t, ins, ins2, "the same campaign with two workers")
+}
+
+// tailsBy is an online strategy that remembers the tails it built.
+type tailsBy struct {
+	builtBy
+	tails int
+	short int // tails whose input does not begin with their prefix
+}
+
+func (b *tailsBy) RunFrom(sys schedule.System, prefix []schedule.Step, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	in, ex, err := b.on.RunFrom(sys, prefix, r)
+	if err == nil {
+		b.mu.Lock()
+		b.tails++
+		if len(in.Steps) < len(prefix) || !slices.Equal(in.Steps[:len(prefix)], prefix) {
+			b.short++
+		}
+		b.ins[string(schedule.EncodeInput(in))] = true
+		b.mu.Unlock()
+	}
+	return in, ex, err
+}
+
+// onlineTails runs a trace-guided campaign whose online strategy builds
+// the tails of some mutants (OnlineTails).
+func onlineTails(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *tailsBy, []string, []uint64, error) {
+	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
+	require.NoError(t, err)
+	shape := schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2}
+	gen, err := schedule.NewGenerator(fac.Spec(), shape)
+	require.NoError(t, err)
+	p := guidance.OnlineParams{}
+	require.NoError(t, p.Defaults("model-dpos-tails", fac.Spec()))
+	on, err := guidance.NewOnline("model-dpos-tails", p, schedule.Harness{Shape: shape}, fac, 3)
+	require.NoError(t, err)
+	b := &tailsBy{builtBy: builtBy{on: on, ins: map[string]bool{}}}
+	st, err := corpus.Open(t.TempDir(), corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	opt := fuzzer.Options{Strategy: "model-dpos-tails", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
+		Online: b, OnlineTails: true,
+		Params: fuzzer.Params{Seed: 3, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: energy, FreshShare: 0.1, Pipeline: 4},
+		Limits: fuzzer.Limits{Iterations: 600, Parallel: parallel}}
+	f, err := fuzzer.New(opt, fac, gen, st)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	sum, err := f.Run(context.Background())
+	require.NoError(t, err)
+	snap, err := st.Load(100000)
+	require.NoError(t, err)
+	var ins []string
+	var parents []uint64
+	for _, rec := range snap.Inputs {
+		ins = append(ins, string(schedule.EncodeInput(rec.Input)))
+		parents = append(parents, rec.Parent)
+	}
+	return sum, b, ins, parents, nil
+}
+
+// With OnlineTails, the fresh inputs are random and the online strategy
+// builds the tails of some of the pool's mutants, each beginning with its
+// parent's prefix; tails it built are kept as mutants of their parent;
+// the campaign is the same for every Parallel. The fixed schedule, which
+// has no pool, is refused.
+func TestOnlineTailsContinueThePoolsInputs(t *testing.T) {
+	for _, energy := range []string{fuzzer.EnergyRare, fuzzer.EnergyBandit} {
+		t.Run(energy, func(t *testing.T) {
+			sum, b, ins, parents, err := onlineTails(t, energy, 1)
+			require.NoError(t, err)
+			require.Zero(t, b.runs, "no fresh input is built online")
+			require.Positive(t, b.tails)
+			require.Less(t, b.tails, 600-20, "the seed population is random, and other mutants run")
+			require.Zero(t, b.short, "every tail begins with its prefix")
+			tails := 0
+			for i, in := range ins {
+				if b.ins[in] {
+					tails++
+					require.NotZero(t, parents[i], "a kept tail is a mutant of its parent")
+				}
+			}
+			t.Logf("tails %d, corpus %d, kept tails %d", b.tails, sum.CorpusSize, tails)
+			require.Positive(t, tails)
+			sum2, _, ins2, _, err := onlineTails(t, energy, 2)
+			require.NoError(t, err)
+			require.Equal(t, sum.Coverage, sum2.Coverage)
+			require.Equal(t, ins, ins2, "the same campaign with two workers")
+		})
+	}
+	_, _, _, _, err := onlineTails(t, fuzzer.EnergyFixed, 1)
+	require.ErrorContains(t, err, "needs --energy rare or bandit")
 }

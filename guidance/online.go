@@ -38,12 +38,31 @@ type OnlineParams struct {
 // OnlineStrategies are the strategies that build executions online. The
 // model-seeded ones (ModelSeededPrefix) are model guidance whose fresh
 // inputs an online strategy builds (IsModelSeeded).
-var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "model-pctcp", "model-dpos"}
+var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "model-pctcp", "model-dpos", "model-pctcp-tails", "model-dpos-tails"}
+
+// TailsSuffix ends the name of a model-seeded strategy whose online
+// strategy builds the tails of the pool's mutants instead of the fresh
+// inputs: model-X-tails is model guidance (random fresh inputs, the pool
+// of the inputs that reached new abstract states) where a third of the
+// mutants of a pool input replay its prefix up to the step at which it
+// reached its rarest state and let the online strategy X choose every
+// step after it. Model guidance gets the execution to a rare state; from
+// there X makes the orderings it makes from the start in its own
+// executions (a process starved until a change point, a message
+// overtaken by later ones), which a random tail or a mutant seldom makes.
+const TailsSuffix = "-tails"
+
+// IsModelTails reports whether strategy is model guidance whose online
+// strategy builds the tails of mutants (TailsSuffix).
+func IsModelTails(strategy string) bool {
+	return IsModelSeeded(strategy) && strings.HasSuffix(strategy, TailsSuffix)
+}
 
 // ModelSeededPrefix starts the name of a model-seeded strategy: model-X is
 // model guidance (new abstract states keep an input, which is mutated
 // further) whose fresh inputs, instead of random ones, are executions the
-// online strategy X builds. The online strategies sample the orderings of
+// online strategy X builds (model-X-tails: the tails of its mutants,
+// TailsSuffix). The online strategies sample the orderings of
 // messages with guarantees but learn nothing from one execution to the
 // next; model guidance learns which inputs reach new states but its fresh
 // inputs order messages blindly. Here each does what it is good at.
@@ -57,7 +76,12 @@ func IsModelSeeded(strategy string) bool {
 
 // onlineBase is the online strategy that seeds a model-seeded one (the
 // strategy itself for the others).
-func onlineBase(strategy string) string { return strings.TrimPrefix(strategy, ModelSeededPrefix) }
+func onlineBase(strategy string) string {
+	if IsModelTails(strategy) {
+		strategy = strings.TrimSuffix(strategy, TailsSuffix)
+	}
+	return strings.TrimPrefix(strategy, ModelSeededPrefix)
+}
 
 // IsOnline reports whether strategy builds its executions online.
 func IsOnline(strategy string) bool {
@@ -239,13 +263,25 @@ func (o *Online) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *sched
 	return o.run(sys, r)
 }
 
+// RunFrom runs the steps of prefix, then builds the rest of the input
+// online from the state they reached (an online tail); it implements
+// fuzzer.OnlineFrom.
+func (o *Online) RunFrom(sys schedule.System, prefix []schedule.Step, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	return o.runFrom(sys, prefix, r)
+}
+
 // run builds and executes one input online with the random choices of r.
 func (o *Online) run(sys schedule.System, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	return o.runFrom(sys, nil, r)
+}
+
+// runFrom is run after the steps of prefix.
+func (o *Online) runFrom(sys schedule.System, prefix []schedule.Step, r *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
 	st, ok := sys.(schedule.Stepper)
 	if !ok {
 		return nil, nil, fmt.Errorf("system %s cannot be scheduled online", sys.Spec().Name)
 	}
-	in, ex, q := schedule.OnlineRun(st, o.Chooser(), o.Harness, r)
+	in, ex, q := schedule.OnlineRunFrom(st, o.Chooser(), o.Harness, r, prefix)
 	if err := schedule.StepperErr(st); err != nil {
 		return nil, nil, err
 	}

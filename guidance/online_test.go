@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -458,5 +459,84 @@ func TestOnlineInputsWithEveryActionReplay(t *testing.T) {
 			require.NotZero(t, used[a], "%s never used %s in %d inputs", strategy, a, runs)
 		}
 		t.Logf("%s: %v", strategy, used)
+	}
+}
+
+// An online tail (RunFrom) runs its prefix as given, then builds the rest
+// within the harness's quotas counting the prefix's: no more crashes than
+// the quota, no request value twice, nothing at a process the prefix left
+// crashed (at once or at a crash point, as the trace says) but its
+// restart; and its input replays the same execution.
+func TestOnlineTailsKeepThePrefixAndTheQuotas(t *testing.T) {
+	runs := 100
+	if testing.Short() || raceOn {
+		runs = 15
+	}
+	cfg := etcdraft.DefaultConfig()
+	fac, err := etcdraft.NewFactory(cfg)
+	require.NoError(t, err)
+	spec := fac.Spec()
+	shape := schedule.Shape{Steps: 60, MaxMessages: 3, Requests: 3, CrashQuota: 2}
+	gen, err := schedule.NewGenerator(spec, shape)
+	require.NoError(t, err)
+	for _, strategy := range []string{"model-dpos-tails", "model-pctcp-tails"} {
+		p := OnlineParams{}
+		require.NoError(t, p.Defaults(strategy, spec))
+		p.RaceRuns = 3
+		o, err := NewOnline(strategy, p, schedule.Harness{Shape: shape}, fac, 1)
+		require.NoError(t, err)
+		sys, err := fac.New()
+		require.NoError(t, err)
+		other, err := fac.New()
+		require.NoError(t, err)
+		leftCrashed := 0
+		for k := 0; k < runs; k++ {
+			r := rand.New(rand.NewPCG(uint64(k), 21))
+			parent := gen.Random(r)
+			prefix := parent.Steps[:1+r.IntN(len(parent.Steps))]
+			in, ex, err := o.RunFrom(sys, prefix, r)
+			require.NoError(t, err)
+			n := min(len(prefix), len(in.Steps))
+			require.Equal(t, prefix[:n], in.Steps[:n], "%s, tail %d: the prefix runs as given", strategy, k)
+			// down[i]: the processes down when step i begins, by the trace.
+			down := make([][]bool, len(in.Steps)+1)
+			now := make([]bool, spec.Processes)
+			ev := 0
+			for i := range down {
+				for ; ev < len(ex.Trace) && ex.Trace[ev].Step < i; ev++ {
+					switch ex.Trace[ev].Kind {
+					case schedule.EvCrash:
+						now[ex.Trace[ev].Node] = true
+					case schedule.EvRestart:
+						now[ex.Trace[ev].Node] = false
+					}
+				}
+				down[i] = slices.Clone(now)
+			}
+			crashes, values := 0, map[int]bool{}
+			for i, st := range in.Steps {
+				switch st.Action {
+				case schedule.Crash:
+					crashes++
+				case schedule.Request:
+					require.False(t, values[st.Value], "%s, tail %d: request value %d twice", strategy, k, st.Value)
+					values[st.Value] = true
+				}
+				if i >= n && !st.Action.Global() && down[i][st.Process] {
+					require.Equal(t, schedule.Restart, st.Action, "%s, tail %d, step %d: %s at a crashed process", strategy, k, i, st.Call())
+				}
+			}
+			if n < len(down) && slices.Contains(down[n], true) {
+				leftCrashed++
+			}
+			require.LessOrEqual(t, crashes, shape.CrashQuota, "%s, tail %d", strategy, k)
+			dec, err := schedule.DecodeInput(schedule.EncodeInput(in))
+			require.NoError(t, err)
+			again, err := other.Execute(dec)
+			require.NoError(t, err)
+			require.Equal(t, string(schedule.EncodeTrace(ex.Trace)), string(schedule.EncodeTrace(again.Trace)), "%s, tail %d", strategy, k)
+		}
+		require.Positive(t, leftCrashed, "%s: some tails start with a process down", strategy)
+		t.Logf("%s: %d of %d tails started with a process down", strategy, leftCrashed, runs)
 	}
 }

@@ -26,6 +26,8 @@ var Strategies = []Strategy{
 	{"tapct", "online: taPCT, PCTCP with its d-1 change points among the racy events only"},
 	{"model-pctcp", "model guidance whose fresh inputs are PCTCP executions (needs --model)"},
 	{"model-dpos", "model guidance whose fresh inputs are d-POS executions (needs --model)"},
+	{"model-pctcp-tails", "model guidance where a third of the mutants replay an input up to its rarest state and PCTCP builds the rest (needs --model)"},
+	{"model-dpos-tails", "model guidance where a third of the mutants replay an input up to its rarest state and d-POS builds the rest (needs --model)"},
 	{"rounds", "online: lossy-synchronous rounds, at most --isolations isolated processes, the network healed every --period rounds"},
 	{"negrl", "online, learning: NegRLVisits, Q-learning with minus the visits of a state as reward"},
 	{"bonusmaxrl", "online, learning: BonusMaxRL, Q-learning towards the least visited states (1/visits, max update)"},

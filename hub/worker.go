@@ -214,17 +214,28 @@ func (w *Worker) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// take handles one message of the stream.
+// take handles one message of the stream. The worker's own messages
+// matter only until its store is loaded (what the hub holds of it); after
+// that they are not even decoded. Decoding is done outside the lock, so
+// that the loop's Incoming never waits for it.
 func (w *Worker) take(subject string, data []byte, joining bool) {
 	own := strings.HasSuffix(subject, "."+w.opt.Name)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	if own {
+		w.mu.Lock()
+		loaded := w.hubCov == nil
+		w.mu.Unlock()
+		if loaded {
+			return
+		}
+	}
 	switch {
 	case strings.HasPrefix(subject, subjectInput):
 		var in Input
 		if json.Unmarshal(data, &in) != nil || in.Input == nil {
 			return
 		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
 		if own {
 			w.lastOwn = max(w.lastOwn, in.ID)
 			return
@@ -239,6 +250,8 @@ func (w *Worker) take(subject string, data []byte, joining bool) {
 		if json.Unmarshal(data, &c) != nil {
 			return
 		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
 		if joining && w.hubCov != nil {
 			for _, ci := range c.Coverage {
 				set := w.hubCov[ci.Measure]

@@ -15,6 +15,16 @@
 // for a new leader's no-op and the client's commands for a client's entry
 // ("SET k0 4"), as the adapter writes both.
 //
+// A cluster formed inside the execution (RedisraftParams.Form, the
+// adapter's --redisraft-start form) is mapped from the moment it is formed
+// (formEvent): the joins before it (RAFT.NODE ADD, the non-voting phase,
+// the configuration entries) are counted unmapped as "formation", because
+// raft.tla's configurations take effect when applied and RedisRaft's when
+// appended. The formed cluster is then the template's start, its leader
+// (if it has one) led through an election in the model's term 1 first, and
+// a RAFT.AE that still carries entries of the formation is mapped from the
+// formed log's last index on.
+//
 // Mapped events (the model action follows the event that shows it):
 //
 //   - recv RAFT.REQUESTVOTE (not a pre-vote) → HandleVoteRequest(i, j,
@@ -76,6 +86,9 @@ var RedisraftUnmappable []schedule.Action
 // RedisraftParams is what the mapper needs to know of the cluster.
 type RedisraftParams struct {
 	Nodes int // processes 0..Nodes-1 are the model's servers 1..Nodes
+	// Form: the executions form their cluster (RAFT.CLUSTER INIT and
+	// JOIN) instead of starting from a template.
+	Form bool
 }
 
 // Redisraft maps adapters/redisraft traces onto models/raft.tla. It is
@@ -127,6 +140,7 @@ type rrNode struct {
 	down                      bool
 	installed                 bool // its last snapshot came from a leader
 	known                     bool
+	voters, leader            int64 // as INFO raft reports them (leader: a process, -1 for none)
 }
 
 // rrMap is the state of one Map call.
@@ -138,16 +152,31 @@ type rrMap struct {
 	nodes    []rrNode
 	t0, base int64
 	cur      int
+	// forming: the cluster is formed inside the execution and not formed
+	// yet (see formEvent); formedIdx is the last index of the formed
+	// cluster's log, every entry up to which is inside the model's
+	// bootstrap.
+	forming    bool
+	formedIdx  int64
+	formedTerm int64 // the system's term of that entry
 }
 
 // Map implements schedule.Mapper.
 func (m *Redisraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
-	st := &rrMap{p: m.p, t: ex.Trace, unmapped: map[string]int{}, nodes: make([]rrNode, m.p.Nodes)}
-	if err := st.initial(); err != nil {
-		return nil, err
+	st := &rrMap{p: m.p, t: ex.Trace, unmapped: map[string]int{}, nodes: make([]rrNode, m.p.Nodes), forming: m.p.Form}
+	if !st.forming {
+		if err := st.initial(); err != nil {
+			return nil, err
+		}
 	}
 	for k := range st.t {
 		st.cur = k
+		if st.forming {
+			if err := st.formEvent(k); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := st.event(k); err != nil {
 			return nil, err
 		}
@@ -253,6 +282,11 @@ func (st *rrMap) learn(e *schedule.Event) error {
 	}
 	n := &st.nodes[e.Node]
 	n.role, n.term, n.index, n.commit, n.snap, n.known = e.Type, v[0], v[1], v[2], v[3], true
+	n.voters, _ = arg(e, schedule.RRArgVoters)
+	n.leader = -1
+	if l, ok := arg(e, schedule.RRArgLeader); ok {
+		n.leader = l
+	}
 	return nil
 }
 
@@ -460,8 +494,16 @@ func (st *rrMap) recvAE(k int) error {
 		return err
 	}
 	s, _ := sarg(e, schedule.ArgEntries)
+	all := rrSplitEntries(s)
+	if v[2] < st.formedIdx {
+		// Entries of the formation, which every node holds (the
+		// bootstrap's): left out, the message starts at its end.
+		drop := min(st.formedIdx-v[2], int64(len(all)))
+		all = all[drop:]
+		v[2], v[1] = st.formedIdx, st.formedTerm
+	}
 	var ents []any
-	for x, ent := range rrSplitEntries(s) {
+	for x, ent := range all {
 		ts, val, ok := strings.Cut(ent, ":")
 		t, err := strconv.ParseInt(ts, 10, 64)
 		if !ok || err != nil {
@@ -515,7 +557,7 @@ func (st *rrMap) recvSnapshot(k int) error {
 		return nil
 	}
 	st.add(e, "HandleSnapshot", map[string]any{"i": server(e.Node), "j": server(e.Peer), "term": st.mTerm(v[0]),
-		"index": st.mIndex(v[1]), "snapTerm": st.mEntryTerm(v[1], v[2])})
+		"index": st.mIndex(v[1]), "snapTerm": st.mEntryTerm(v[1], v[2]), "conf": st.allVoters()})
 	st.nodes[e.Node].installed = true
 	return nil
 }
@@ -534,4 +576,124 @@ func (st *rrMap) recvSnapshotReply(e *schedule.Event) error {
 	st.add(e, "HandleAppendResponse", map[string]any{"i": server(e.Node), "j": server(e.Peer), "term": st.mTerm(v[0]),
 		"success": true, "index": idx, "rejectHint": idx})
 	return nil
+}
+
+// allVoters is the model's configuration of the cluster (every node a
+// voter), as a snapshot's conf parameter reports it.
+func (st *rrMap) allVoters() map[string]any {
+	ids := make([]int64, st.p.Nodes)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+	}
+	return map[string]any{"voters": ids, "outgoing": []int64{}, "learners": []int64{},
+		"learnersNext": []int64{}, "auto": false}
+}
+
+// formEvent handles event k of an execution that forms its cluster
+// (RedisraftParams.Form), until the cluster is formed: every node up, a
+// voter of a configuration of all of them, all in one term with logs of
+// one length, and either all followers or one leader that has committed
+// its whole log, the others following it. Until then nothing is mapped
+// (the events are counted as "formation": raft.tla's configurations are
+// etcd's, applied when committed, where RedisRaft's take effect when
+// appended, so joins are not mapped onto its reconfiguration actions).
+// The formed cluster is the model's Init: its log is the bootstrap
+// snapshot; all followers, its term is the model's term 0 (the template's
+// mapping); with a leader L of term T, the model is first led through L's
+// election in term 1 and the commit of its no-op at index 2, which stands
+// for the log's last entry (of term T: L appended it, after its own no-op).
+func (st *rrMap) formEvent(k int) error {
+	e := &st.t[k]
+	st.skip("formation")
+	switch e.Kind {
+	case schedule.RREvState:
+		if err := st.learn(e); err != nil {
+			return err
+		}
+	case schedule.EvCrash, schedule.EvExit:
+		st.nodes[e.Node].down = true
+		return nil
+	case schedule.EvRestart:
+		st.nodes[e.Node].down, st.nodes[e.Node].known = false, false
+		return nil
+	default:
+		return nil
+	}
+	leader, ok := st.formedNow()
+	if !ok {
+		return nil
+	}
+	st.unmapped["formation"]--
+	st.forming = false
+	n0 := st.nodes[0]
+	st.formedIdx, st.formedTerm = n0.index, n0.term
+	st.t0, st.base = n0.term, n0.index
+	if leader < 0 {
+		return nil
+	}
+	// Term T is the model's 1, index B its 2.
+	st.t0, st.base = n0.term-1, n0.index-1
+	l := server(leader)
+	st.add(e, "Timeout", map[string]any{"i": l})
+	for p := range st.nodes {
+		if p == leader {
+			continue
+		}
+		st.add(e, "HandleVoteRequest", map[string]any{"i": server(p), "j": l, "term": int64(1),
+			"lastLogTerm": int64(1), "lastLogIndex": int64(1), "granted": true})
+		st.add(e, "HandleVoteResponse", map[string]any{"i": l, "j": server(p), "term": int64(1), "granted": true})
+	}
+	st.add(e, "BecomeLeader", map[string]any{"i": l, "term": int64(1)})
+	noop := []any{map[string]any{"term": int64(1), "value": ""}}
+	for p := range st.nodes {
+		if p == leader {
+			continue
+		}
+		st.add(e, "HandleAppendRequest", map[string]any{"i": server(p), "j": l, "term": int64(1),
+			"prevLogIndex": int64(1), "prevLogTerm": int64(1), "entries": noop, "commit": int64(1), "success": true})
+		st.add(e, "HandleAppendResponse", map[string]any{"i": l, "j": server(p), "term": int64(1),
+			"success": true, "index": int64(2), "rejectHint": int64(2)})
+	}
+	st.add(e, "AdvanceCommit", map[string]any{"i": l, "index": int64(2)})
+	for p := range st.nodes {
+		if p == leader {
+			continue
+		}
+		st.add(e, "HandleAppendRequest", map[string]any{"i": server(p), "j": l, "term": int64(1),
+			"prevLogIndex": int64(2), "prevLogTerm": int64(1), "entries": []any{}, "commit": int64(2), "success": true})
+	}
+	return nil
+}
+
+// formedNow says whether the nodes' last states are those of a formed
+// cluster (see formEvent), and its leader's process (-1 for none).
+func (st *rrMap) formedNow() (int, bool) {
+	leader := -1
+	first := st.nodes[0]
+	for p, n := range st.nodes {
+		if !n.known || n.down || n.voters != int64(st.p.Nodes) || n.term != first.term || n.index != first.index || n.index == 0 {
+			return -1, false
+		}
+		switch n.role {
+		case schedule.RRFollower:
+		case schedule.RRLeader:
+			if leader >= 0 {
+				return -1, false
+			}
+			leader = p
+		default:
+			return -1, false
+		}
+	}
+	if leader >= 0 {
+		if st.nodes[leader].commit != st.nodes[leader].index {
+			return -1, false
+		}
+		for p, n := range st.nodes {
+			if p != leader && n.leader != int64(leader) {
+				return -1, false
+			}
+		}
+	}
+	return leader, true
 }

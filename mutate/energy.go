@@ -14,6 +14,10 @@ type Mutant struct {
 	Seed uint64
 	Tail bool
 	Keep int
+	// Online: an online tail, the parent's first Keep steps (0: a random
+	// prefix, OnlinePrefix) and then the steps an online strategy chooses
+	// while the system runs; Make does not make it.
+	Online bool
 }
 
 // Ordinary draws an ordinary mutant: its seed.
@@ -23,6 +27,35 @@ func Ordinary(r *rand.Rand) Mutant { return Mutant{Seed: r.Uint64()} }
 // chosen input: half of them are tails cut at keep, the others ordinary.
 func RareMutant(r *rand.Rand, keep int) Mutant {
 	return Mutant{Seed: r.Uint64(), Tail: r.IntN(2) == 0, Keep: keep}
+}
+
+// RareMutantOnline draws one of the mutants the rare energy schedule
+// gives a chosen input when an online strategy builds tails: a third of
+// them online tails cut at keep, a third random tails cut at keep (model
+// guidance's own), a third ordinary.
+func RareMutantOnline(r *rand.Rand, keep int) Mutant {
+	switch r.IntN(3) {
+	case 0:
+		return Mutant{Seed: r.Uint64(), Online: true, Keep: keep}
+	case 1:
+		return Mutant{Seed: r.Uint64(), Tail: true, Keep: keep}
+	}
+	return Mutant{Seed: r.Uint64()}
+}
+
+// OnlinePrefix is the prefix of online tail mu of parent (id its id in
+// the corpus): its first mu.Keep steps (at most all of them), or, when
+// Keep is 0, a prefix of random length drawn as Tail draws it.
+func OnlinePrefix(parent *schedule.Input, id uint64, mu Mutant) []schedule.Step {
+	keep := min(mu.Keep, len(parent.Steps))
+	if keep <= 0 {
+		r := rand.New(rand.NewPCG(mu.Seed, id))
+		keep = 1
+		if len(parent.Steps) > 1 {
+			keep += r.IntN(len(parent.Steps) - 1)
+		}
+	}
+	return append([]schedule.Step(nil), parent.Steps[:keep]...)
 }
 
 // Make makes mutant mu of parent; id, the parent's id in the corpus, and

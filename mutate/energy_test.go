@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Tail mutants cut an input right after the step that reached its
@@ -48,4 +50,43 @@ func TestTournamentsPickByRarity(t *testing.T) {
 		picked[Commonest(r, len(pool), rarity)]++
 	}
 	require.Greater(t, picked[3], 150, "%v", picked)
+}
+
+// An online tail's prefix is its parent's first Keep steps, a copy; with
+// Keep 0 a random prefix of at least one step; the draw gives online
+// tails and random tails a third of the mutants each, both at the cut.
+func TestOnlinePrefixCutsTheParent(t *testing.T) {
+	parent := &schedule.Input{}
+	for i := 0; i < 10; i++ {
+		parent.Steps = append(parent.Steps, schedule.Step{Process: i % 3, Action: schedule.Timeout})
+	}
+	p := OnlinePrefix(parent, 7, Mutant{Seed: 1, Online: true, Keep: 4})
+	require.Equal(t, parent.Steps[:4], p)
+	p[0].Process = 2
+	require.Equal(t, 0, parent.Steps[0].Process, "the prefix is a copy")
+	require.Len(t, OnlinePrefix(parent, 7, Mutant{Seed: 1, Online: true, Keep: 40}), 10, "at most the whole parent")
+	lens := map[int]bool{}
+	for s := uint64(0); s < 200; s++ {
+		n := len(OnlinePrefix(parent, 7, Mutant{Seed: s, Online: true}))
+		require.True(t, n >= 1 && n <= 10)
+		lens[n] = true
+	}
+	require.Greater(t, len(lens), 5, "a random cut varies")
+	r := rand.New(rand.NewPCG(1, 2))
+	online, tails := 0, 0
+	for k := 0; k < 1200; k++ {
+		mu := RareMutantOnline(r, 6)
+		require.False(t, mu.Online && mu.Tail)
+		if mu.Online || mu.Tail {
+			require.Equal(t, 6, mu.Keep, "tails are cut at keep")
+		}
+		if mu.Online {
+			online++
+		}
+		if mu.Tail {
+			tails++
+		}
+	}
+	require.InDelta(t, 400, online, 80)
+	require.InDelta(t, 400, tails, 80)
 }

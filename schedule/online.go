@@ -201,10 +201,35 @@ type Harness struct {
 // failed. It returns the recorded input, its execution (as Execute would
 // return for that input) and the chooser's quantities.
 func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execution, map[string]int) {
+	return OnlineRunFrom(sys, ch, h, r, nil)
+}
+
+// OnlineRunFrom is OnlineRun after prefix: it runs the steps of prefix
+// first (recorded as the input's first steps, counted against the
+// harness's quotas: the requests, crashes, timeouts and faults they
+// took, the processes they left crashed), then lets chooser pick the
+// rest from the state they reached. A prefix that stops the system ends
+// the execution there.
+func OnlineRunFrom(sys Stepper, ch Chooser, h Harness, r *rand.Rand, prefix []Step) (*Input, *Execution, map[string]int) {
 	d := newDriver(sys, h, r)
 	ch.Start(r)
 	sys.Begin()
 	in := &Input{}
+	for _, st := range prefix {
+		if len(in.Steps) >= h.Steps {
+			break
+		}
+		in.Steps = append(in.Steps, st)
+		before := len(sys.Trace())
+		if !sys.Step(st) {
+			return in, sys.End(), ch.Finish()
+		}
+		d.replayed(st)
+		d.followCrashes(sys.Trace()[before:])
+	}
+	// A crash of the prefix may be armed (a crash point) and happen later:
+	// the driver then learns of crashes and restarts from the trace.
+	armed := slices.ContainsFunc(prefix, func(st Step) bool { return st.Action == Crash && st.Point != "" })
 	var evs []Enabled
 	for len(in.Steps) < h.Steps {
 		evs = d.enabled(evs[:0])
@@ -241,6 +266,9 @@ func OnlineRun(sys Stepper, ch Chooser, h Harness, r *rand.Rand) (*Input, *Execu
 			break
 		}
 		d.created(e, drop, sys.Trace()[before:])
+		if armed {
+			d.followCrashes(sys.Trace()[before:])
+		}
 		ch.Executed(e)
 	}
 	return in, sys.End(), ch.Finish()
@@ -269,6 +297,7 @@ type driver struct {
 	h         Harness
 	r         *rand.Rand
 	requests  int // taken so far
+	value     int // the largest request value a prefix's requests took (OnlineRunFrom)
 	reqAt     int // the target of the request on offer (-1: not drawn yet)
 	reads     int // taken so far
 	readAt    int // the target of the read on offer
@@ -353,7 +382,7 @@ func (d *driver) enabled(dst []Enabled) []Enabled {
 		}
 		if !d.crashed[d.reqAt] {
 			dst = append(dst, Enabled{ID: d.id(&d.reqID), Kind: KindRequest, Process: d.reqAt, From: -1, Type: KindRequest,
-				Step: Step{Process: d.reqAt, Action: Request, Value: d.requests + 1}})
+				Step: Step{Process: d.reqAt, Action: Request, Value: max(d.requests, d.value) + 1}})
 		}
 	}
 	if d.reads < d.h.Requests && d.may(Read) {
@@ -507,6 +536,53 @@ func (d *driver) took(e Enabled, drop bool) {
 					d.cut = true
 				}
 			}
+		}
+	}
+}
+
+// replayed counts a step run before the driver offered anything (a
+// prefix of OnlineRunFrom) as took counts a chosen event: the quotas it
+// used, the processes it crashed or restarted, the partition it made.
+func (d *driver) replayed(st Step) {
+	switch st.Action {
+	case Request:
+		d.requests++
+		d.value = max(d.value, st.Value)
+	case Read:
+		d.reads++
+	case Timeout:
+		d.timeouts++
+	case Crash:
+		d.crashes++ // the process is down when the trace says so (followCrashes)
+	case Heal:
+		d.cut = false
+	default:
+		for k, a := range faultActions {
+			if st.Action == a {
+				d.faults[k].taken++
+				if k == fPartition {
+					d.cut = true
+				}
+			}
+		}
+	}
+}
+
+// followCrashes follows the processes' crashes and restarts in events, a step's
+// events: a prefix's crash may be armed, and happen when the process
+// reaches its crash point, in a later step.
+func (d *driver) followCrashes(events Trace) {
+	for _, ev := range events {
+		if ev.Node < 0 || ev.Node >= len(d.crashed) {
+			continue
+		}
+		switch ev.Kind {
+		case EvCrash:
+			d.crashed[ev.Node] = true
+			d.crashID[ev.Node], d.timerID[ev.Node] = 0, 0
+		case EvRestart:
+			d.crashed[ev.Node] = false
+			d.restartID[ev.Node] = 0
 		}
 	}
 }

@@ -30,6 +30,11 @@ const (
 // ArgSnapIndex, ArgSnapTerm, RRArgVoters.
 const RREvState = "state"
 
+// RREvJoin is the kind (and Type) of the event that records the
+// fuzzer's RAFT.CLUSTER JOIN sent to a node (Node; Peer the node whose
+// address it names), when executions form their cluster.
+const RREvJoin = "join"
+
 // The roles INFO raft reports.
 const (
 	RRFollower     = "follower"

@@ -20,6 +20,9 @@
 #   N=900 SEEDS=1 INJECT=send-before-persist scripts/hub-share.sh
 #   MODES=independent scripts/hub-share.sh
 #   MODES=hub SEEDS='1 2 3 4 5 6 7' scripts/hub-share.sh
+#
+# PROFILE=DIR writes a Go CPU profile of every process run (one.S.prof,
+# a.S.prof, b.S.prof, c.S.prof for seed S) to DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-9000}
@@ -41,9 +44,14 @@ if [ -n "$INJECT" ]; then
 else
 	COMMON+=(--minimize=false)
 fi
+PROFILE=${PROFILE:-}
+[ -z "$PROFILE" ] || mkdir -p "$PROFILE"
+prof() { [ -z "$PROFILE" ] || echo "--cpuprofile $PROFILE/$1.prof"; }
 cpu() { awk '{s+=$1+$2} END {printf "%.1f", s}' "$@"; }
 echo "load: $(uptime)"
 for seed in $SEEDS; do
+	# A seed given twice runs again from nothing, not as a continued campaign.
+	rm -rf "$TMP"/*-"$seed"
 	if [[ " $MODES " == *" independent "* ]]; then
 		pids=()
 		for k in 0 1 2; do
@@ -56,7 +64,7 @@ for seed in $SEEDS; do
 	fi
 	if [[ " $MODES " == *" one "* ]]; then
 		/usr/bin/time -f '%U %S' -o "$TMP/one.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations "$N" \
-			--corpus "$TMP/one-$seed" --json >"$TMP/one.json"
+			--corpus "$TMP/one-$seed" $(prof "one.$seed") --json >"$TMP/one.json"
 		one=$(tail -n 1 "$TMP/one.json" | python3 -c 'import json,sys; c=json.load(sys.stdin)["coverage"]; print(" ".join(f"{k} {c[k]}" for k in sorted(c)))')
 		echo "seed $seed: one worker, $N executions: $one ($(cpu "$TMP/one.time") CPU-s)"
 	fi
@@ -68,7 +76,7 @@ for seed in $SEEDS; do
 	pids=()
 	for w in a b c; do
 		/usr/bin/time -f '%U %S' -o "$TMP/$w.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations $((N / 3)) \
-			--corpus "$TMP/$w-$seed" --join "$url" --worker "$w" --log-level warn >/dev/null 2>"$TMP/$w.err" &
+			--corpus "$TMP/$w-$seed" --join "$url" --worker "$w" $(prof "$w.$seed") --log-level warn >/dev/null 2>"$TMP/$w.err" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"

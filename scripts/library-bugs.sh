@@ -27,7 +27,11 @@
 #               (model guidance whose fresh inputs PCTCP or d-POS builds)
 #               run as model does; model-pctcp-bandit and model-dpos-bandit
 #               are those with --energy bandit (each iteration's source
-#               drawn by what each source found lately, fuzzer/bandit.go).
+#               drawn by what each source found lately, fuzzer/bandit.go);
+#               model-pctcp-tails and model-dpos-tails (model guidance
+#               where the online strategy builds the tails of a third of
+#               the mutants, from the cut at the parent's rarest state)
+#               run as model does.
 #   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
 #               that all of them test the same system (raft.tla's settings
 #               of the adapter: RawNodes, every action) with the same
@@ -35,6 +39,9 @@
 #               strategy differing; model guidance's cost of measuring is
 #               then every strategy's.
 #   JOBS        campaigns run at once (default 1).
+#   FIRST_SEED  the first seed (default 1): SEEDS seeds from it, so that a
+#               strategy can be developed on other seeds than it is
+#               measured on.
 #   PARALLEL    each campaign's --parallel (default 1; the library sleeps
 #               1 ms per traced receive under spec, which more overlap).
 #   ORACLES     1: every campaign runs its whole budget (no --stop-on-bug)
@@ -88,6 +95,9 @@ early=20
 online_flags=${ONLINE_FLAGS:-}
 same_system=${SAME_SYSTEM:-0}
 run_flags=${RUN_FLAGS:-}
+first_seed=${FIRST_SEED:-1}
+[[ $first_seed =~ ^[0-9]+$ ]] || { echo "$0: FIRST_SEED must be a number, not '$first_seed'" >&2; exit 2; }
+last_seed=$((first_seed + seeds - 1))
 
 bugs=("$@")
 if [[ ${#bugs[@]} -eq 0 ]]; then
@@ -97,7 +107,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit generated)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|model-pctcp-tails|model-dpos-tails|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit model-pctcp-tails model-dpos-tails generated)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -139,7 +149,7 @@ run() {
   local b=$1 s=$2 seed=$3 d=$tmp/$1 bin args flags
   bin=$d/modelfuzz
   case $s in
-    model|model-pctcp|model-dpos) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
+    model|model-pctcp|model-dpos|model-pctcp-tails|model-dpos-tails) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     model-pctcp-bandit|model-dpos-bandit) args=(--model raft.tla --tlc inproc --strategy "${s%-bandit}" --energy bandit ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     generated) read -r -a args <<<"--model raft.tla --tlc inproc --strategy generated ${MODEL_CONFIG:+--model-config $MODEL_CONFIG} ${GENERATE_FLAGS:-}" ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;
@@ -235,7 +245,7 @@ done
 # first strategies on every bug.
 for s in $strategies; do
   for b in "${bugs[@]}"; do
-    for seed in $(seq 1 "$seeds"); do
+    for seed in $(seq "$first_seed" "$last_seed"); do
       echo "$b $s $seed"
     done
   done
@@ -261,7 +271,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
   for b in "${bugs[@]}"; do
     for s in $strategies; do
       row=(); found=(); e=0; kinds=(); missing=0
-      for seed in $(seq 1 "$seeds"); do
+      for seed in $(seq "$first_seed" "$last_seed"); do
         read -r first kind < <(result "$b" "$s" "$seed")
         if [[ $first == not-run ]]; then missing=$((missing + 1)); row+=("?"); continue; fi
         row+=("$first")
@@ -286,7 +296,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
   for b in "${bugs[@]}"; do
     by=(); eby=()
     for s in $strategies; do
-      for seed in $(seq 1 "$seeds"); do
+      for seed in $(seq "$first_seed" "$last_seed"); do
         read -r first _ < <(result "$b" "$s" "$seed")
         if [[ $first != - && $first != not-run ]]; then
           [[ " ${by[*]} " == *" $s "* ]] || by+=("$s")
@@ -305,7 +315,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
     for b in "${bugs[@]}"; do
       for s in $strategies; do
         row=(); found=()
-        for seed in $(seq 1 "$seeds"); do
+        for seed in $(seq "$first_seed" "$last_seed"); do
           read -r first _ < <(result "$b" "$s" "$seed")
           c=$(cat "$out/$b.$s.$seed.cpu" 2>/dev/null || echo "?")
           if [[ $first == - ]]; then row+=("$c-"); else row+=("$c"); fi
@@ -328,7 +338,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR%2)
         [[ -n $kinds ]] || { echo "| $b | $s | none | | 0/$seeds | - |"; continue; }
         for k in $kinds; do
           row=(); found=()
-          for seed in $(seq 1 "$seeds"); do
+          for seed in $(seq "$first_seed" "$last_seed"); do
             f=$(awk -v k="$k" '$1 == k {print $2}' "$out/$b.$s.$seed.kinds" 2>/dev/null)
             row+=("${f:--}")
             [[ -z $f ]] || found+=("$f")

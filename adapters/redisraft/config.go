@@ -37,6 +37,12 @@ type Config struct {
 	FollowerProxy bool `json:"follower_proxy"`
 	// Keys is how many keys client requests use.
 	Keys int `json:"keys"`
+	// Start is how an execution's cluster comes to be: StartTemplate
+	// (stored as "") restarts a copy of a cluster formed once per
+	// System; StartForm forms it inside the execution, RAFT.CLUSTER INIT
+	// at node 1 and JOIN at the others through the proxies, so that the
+	// joins' messages are scheduled like any other.
+	Start string `json:"start,omitempty"`
 	// CoverModule, when set, is a coverage build of redisraft.so that the
 	// nodes load instead of Module, so that every execution records the
 	// lines of C it ran (cover.go; --strategy line).
@@ -46,6 +52,15 @@ type Config struct {
 // never is what a timer that "never" fires is set to: a day, in
 // milliseconds (the module refuses 0).
 const never = 24 * 60 * 60 * 1000
+
+// The ways an execution's cluster starts (Config.Start).
+const (
+	StartTemplate = "template"
+	StartForm     = "form"
+)
+
+// forming reports whether executions form their cluster.
+func (c *Config) forming() bool { return c.Start == StartForm }
 
 // DefaultConfig is the cluster a campaign runs unless told otherwise.
 func DefaultConfig() Config {
@@ -85,6 +100,9 @@ func (c *Config) Validate() error {
 	}
 	if c.LogMaxFileSize < 512 {
 		bad("redisraft: --log-max-file-size must be at least 512 bytes, got %d", c.LogMaxFileSize)
+	}
+	if c.Start != "" && c.Start != StartTemplate && c.Start != StartForm {
+		bad("redisraft: --redisraft-start must be %s or %s, got %q", StartTemplate, StartForm, c.Start)
 	}
 	if c.Keys < 1 {
 		bad("redisraft: --keys must be at least 1, got %d", c.Keys)

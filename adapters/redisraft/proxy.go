@@ -209,8 +209,19 @@ func (r *run) requestRead(l *link, v value, raw []byte) {
 		r.pass(l.server, raw)
 		return
 	}
+	if typ == TypeNode {
+		args = r.nodeArgs(v.command())
+	}
 	m := &message{id: r.newMsgID(), link: l, from: l.from, to: l.to, typ: typ, args: args, raw: raw}
 	r.record(schedule.EvSend, m.from, m.to, m.id, typ, args)
+	if typ != TypeNode && !l.copyOnly {
+		// A peer's link (a join's connection is not one: a node that
+		// has joined does not open it again).
+		if r.known == nil {
+			r.known = map[[2]int]bool{}
+		}
+		r.known[[2]int{l.from, l.to}] = true
+	}
 	if !l.serverUp {
 		// Its receiver is gone: it reaches no one.
 		r.record(schedule.EvDrop, m.to, m.from, m.id, typ, nil)
@@ -233,6 +244,9 @@ func (r *run) replyRead(l *link, v value, raw []byte) {
 		return
 	}
 	args := decodeReply(typ, v)
+	if typ == TypeNode {
+		args = nodeReplyArgs(v)
+	}
 	m := &message{id: r.newMsgID(), link: l, reply: true, from: l.to, to: l.from, typ: ReplyType(typ), args: args, raw: raw}
 	r.record(schedule.EvSend, m.from, m.to, m.id, m.typ, args)
 	if l.copyOnly || !l.clientUp {

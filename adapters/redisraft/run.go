@@ -58,6 +58,10 @@ type run struct {
 	skipped  int
 	nextMsg  int
 	cut      schedule.ProcSet
+	// known are the ordered pairs of nodes that have had a link in this
+	// execution: in a cluster being formed, the links a restart or a
+	// drop waits for.
+	known map[[2]int]bool
 
 	client clientState
 
@@ -118,8 +122,14 @@ func (r *run) argv(n *node) []string {
 	return append(args, r.cfg.moduleArgs(n.index, "127.0.0.1:"+strconv.Itoa(n.pport))...)
 }
 
+// The states start waits for, beside INFO raft's own ("up").
+const (
+	stateAny     = ""        // any: the port answers INFO raft
+	stateSettled = "settled" // anything but "loading" (up, or uninitialized before it joined)
+)
+
 // start starts a new incarnation of n and waits until its Redis port
-// answers and INFO raft says state (empty: any).
+// answers and INFO raft says state.
 func (r *run) start(n *node, state string) error {
 	n.boot++
 	if n.boot > 1 {
@@ -158,7 +168,8 @@ func (r *run) start(n *node, state string) error {
 			if err != nil {
 				n.ctl.close()
 				n.ctl = nil
-			} else if in, err := parseInfo(string(v.str)); err == nil && (state == "" || in.State == state) {
+			} else if in, err := parseInfo(string(v.str)); err == nil && (state == stateAny || in.State == state ||
+				state == stateSettled && in.State != "loading") {
 				return nil
 			}
 		}
@@ -265,7 +276,9 @@ func (r *run) missingLinks() []string {
 	var missing []string
 	for _, a := range r.nodes {
 		for _, b := range r.nodes {
-			if a == b || !a.up() || !b.up() {
+			if a == b || !a.up() || !b.up() || r.cfg.forming() && !r.known[[2]int{a.index, b.index}] {
+				// A cluster being formed: a node connects to the peers
+				// its log names, which it may not know yet.
 				continue
 			}
 			if !slices.ContainsFunc(r.links, func(l *link) bool {

@@ -52,6 +52,9 @@ func (r *run) runStep(st schedule.Step) {
 	case schedule.Tick:
 		r.tick(p)
 	}
+	if r.cfg.forming() {
+		r.awaitPeers()
+	}
 }
 
 func (r *run) skip(p int, why string) {
@@ -125,7 +128,9 @@ func argOf(args []schedule.Arg, key string) (int64, bool) {
 func (r *run) drop(m *message) {
 	l := m.link
 	r.breakLink(l)
-	if l.copyOnly || !r.nodes[l.from].up() || !r.nodes[l.to].up() {
+	if l.copyOnly || !r.nodes[l.from].up() || !r.nodes[l.to].up() || r.cfg.forming() && !r.known[[2]int{l.from, l.to}] {
+		// (A join's connection is not opened again at once: the
+		// joiner retries at its own pace.)
 		return
 	}
 	deadline := time.Now().Add(relinkTimeout)
@@ -176,7 +181,19 @@ func (r *run) restart(p int) {
 		r.fail(schedule.FailureRestart, "restart: proxy", err.Error(), "")
 		return
 	}
-	if err := r.start(n, "up"); err != nil {
+	want := "up"
+	if r.cfg.forming() {
+		want = stateSettled
+	}
+	if err := r.start(n, want); err != nil {
+		if n.proc != nil {
+			if exited, killed := n.proc.Exited(); exited && !killed {
+				// It died by itself while starting (restoring its log,
+				// say): a crash, named by its log like any other.
+				r.reapExits()
+				return
+			}
+		}
 		r.kill(n)
 		r.reapExits()
 		r.fail(schedule.FailureRestart, "restart: not up", err.Error(), "")
@@ -192,6 +209,7 @@ func (r *run) restart(p int) {
 	n.info = nodeInfo{}
 	r.settle(p)
 	r.poll(n)
+	r.rejoin(n)
 }
 
 // timeout makes p start an election at once (RAFT.TIMEOUT_NOW, which

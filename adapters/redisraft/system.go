@@ -61,6 +61,9 @@ func NewFactory(cfg Config, opts Options) (*Factory, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Start == StartTemplate {
+		cfg.Start = "" // stored as campaigns before the setting were
+	}
 	if err := CheckBinaries(cfg.RedisServer, cfg.Module); err != nil {
 		return nil, err
 	}
@@ -294,7 +297,12 @@ func (s *System) Begin() {
 	s.cancelMu.Unlock()
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		if s.template == "" {
+		switch {
+		case s.cfg.forming() && s.ports == nil:
+			if err = s.choosePorts(); err != nil {
+				continue
+			}
+		case !s.cfg.forming() && s.template == "":
 			if err = s.makeTemplate(o.ctx); err != nil {
 				continue
 			}
@@ -310,7 +318,7 @@ func (s *System) Begin() {
 		}
 		// A port taken meanwhile, most likely: new ports, new template.
 		s.log.Debug("cluster did not start; new ports", "attempt", attempt+1, "error", err)
-		s.template = ""
+		s.template, s.ports = "", nil
 	}
 	if o.ctx.Err() == nil {
 		o.err = err
@@ -332,6 +340,9 @@ func (s *System) begin(ctx context.Context) (*run, error) {
 	s.seq++
 	dir := filepath.Join(s.runDir, strconv.Itoa(s.seq))
 	r := s.newRun(ctx, dir)
+	if s.cfg.forming() {
+		return r, r.beginForming()
+	}
 	err := r.makeDirs(s.template)
 	for _, n := range r.nodes {
 		if err != nil {

@@ -28,8 +28,8 @@ import (
 // formTimeout bounds the forming of the template's cluster.
 const formTimeout = 60 * time.Second
 
-// makeTemplate forms the template cluster on new ports.
-func (s *System) makeTemplate(ctx context.Context) error {
+// choosePorts gives every node a Redis port and a proxy port.
+func (s *System) choosePorts() error {
 	ports, err := freePorts(2 * s.cfg.Nodes)
 	if err != nil {
 		return err
@@ -37,6 +37,14 @@ func (s *System) makeTemplate(ctx context.Context) error {
 	s.ports = make([][2]int, s.cfg.Nodes)
 	for i := range s.ports {
 		s.ports[i] = [2]int{ports[2*i], ports[2*i+1]}
+	}
+	return nil
+}
+
+// makeTemplate forms the template cluster on new ports.
+func (s *System) makeTemplate(ctx context.Context) error {
+	if err := s.choosePorts(); err != nil {
+		return err
 	}
 	dir := filepath.Join(s.runDir, "template")
 	if err := os.RemoveAll(dir); err != nil {
