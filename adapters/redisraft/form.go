@@ -1,12 +1,10 @@
 package redisraft
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -34,23 +32,7 @@ import (
 
 // beginForming starts an execution's cluster from nothing.
 func (r *run) beginForming() error {
-	err := r.makeDirs("")
-	for _, n := range r.nodes {
-		if err != nil {
-			break
-		}
-		err = r.listen(n)
-	}
-	if err == nil {
-		errs := make([]error, len(r.nodes))
-		var wg sync.WaitGroup
-		for i, n := range r.nodes {
-			wg.Add(1)
-			go func() { defer wg.Done(); errs[i] = r.start(n, stateAny) }()
-		}
-		wg.Wait()
-		err = errors.Join(errs...)
-	}
+	err := r.startNodes("", stateAny)
 	if err == nil {
 		first := r.nodes[0]
 		v, cerr := first.ctl.do(callTimeout, "RAFT.CLUSTER", "INIT")

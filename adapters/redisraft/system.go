@@ -343,26 +343,7 @@ func (s *System) begin(ctx context.Context) (*run, error) {
 	if s.cfg.forming() {
 		return r, r.beginForming()
 	}
-	err := r.makeDirs(s.template)
-	for _, n := range r.nodes {
-		if err != nil {
-			break
-		}
-		err = r.listen(n)
-	}
-	if err == nil {
-		// The nodes start at once: each waits for its own Redis port and
-		// log (about 20 ms a node, most of it loading the log), none for
-		// another (a node connects to a peer's proxy, which stays open).
-		errs := make([]error, len(r.nodes))
-		var wg sync.WaitGroup
-		for i, n := range r.nodes {
-			wg.Add(1)
-			go func() { defer wg.Done(); errs[i] = r.start(n, "up") }()
-		}
-		wg.Wait()
-		err = errors.Join(errs...)
-	}
+	err := r.startNodes(s.template, "up")
 	if err == nil {
 		err = r.linked(time.Now().Add(readyTimeout))
 	}
@@ -656,4 +637,31 @@ func ephemeralLow() int {
 		}
 	}
 	return 32768
+}
+
+// startNodes makes the execution's data directories (copies of template's,
+// or empty when template is ""), opens each node's proxies and starts
+// every node, all at once: each waits for its own Redis port and log
+// (about 20 ms a node, most of it loading the log) until it answers in
+// state, none for another (a node connects to a peer's proxy, which stays
+// open).
+func (r *run) startNodes(template, state string) error {
+	err := r.makeDirs(template)
+	for _, n := range r.nodes {
+		if err != nil {
+			return err
+		}
+		err = r.listen(n)
+	}
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, n := range r.nodes {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = r.start(n, state) }()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
