@@ -158,12 +158,19 @@ type rrMap struct {
 	// bootstrap.
 	forming    bool
 	formedIdx  int64
-	formedTerm int64 // the system's term of that entry
+	formedTerm int64 // the formed cluster's term (every node's when it formed)
+	// ledBy is, for each term of the formation, the process a node's
+	// state named its leader (a leader itself, or a follower's leader);
+	// lostLead says that process crashed after it led (else it stepped
+	// down).
+	ledBy    map[int64]int
+	lostLead map[int64]bool
 }
 
 // Map implements schedule.Mapper.
 func (m *Redisraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
-	st := &rrMap{p: m.p, t: ex.Trace, unmapped: map[string]int{}, nodes: make([]rrNode, m.p.Nodes), forming: m.p.Form}
+	st := &rrMap{p: m.p, t: ex.Trace, unmapped: map[string]int{}, nodes: make([]rrNode, m.p.Nodes), forming: m.p.Form,
+		ledBy: map[int64]int{}, lostLead: map[int64]bool{}}
 	if !st.forming {
 		if err := st.initial(); err != nil {
 			return nil, err
@@ -428,6 +435,13 @@ func (st *rrMap) recv(k int) error {
 		st.skip("recv error reply")
 		return nil
 	}
+	if t, ok := arg(e, schedule.ArgTerm); ok && st.formedTerm > 0 && t < st.formedTerm {
+		// A message of a term of the formation, before the formed
+		// cluster's: stale at every node (all were in the formed term),
+		// and of a term the model never had.
+		st.skip("recv formation message")
+		return nil
+	}
 	switch e.Type {
 	case schedule.RRRequestVote:
 		return st.recvVote(k)
@@ -610,8 +624,20 @@ func (st *rrMap) formEvent(k int) error {
 		if err := st.learn(e); err != nil {
 			return err
 		}
+		n := st.nodes[e.Node]
+		switch {
+		case n.role == schedule.RRLeader:
+			st.ledBy[n.term] = e.Node
+		case n.leader >= 0 && int(n.leader) < len(st.nodes):
+			if _, seen := st.ledBy[n.term]; !seen {
+				st.ledBy[n.term] = int(n.leader)
+			}
+		}
 	case schedule.EvCrash, schedule.EvExit:
 		st.nodes[e.Node].down = true
+		if n := st.nodes[e.Node]; n.role == schedule.RRLeader {
+			st.lostLead[n.term] = true
+		}
 		return nil
 	case schedule.EvRestart:
 		st.nodes[e.Node].down, st.nodes[e.Node].known = false, false
@@ -628,11 +654,39 @@ func (st *rrMap) formEvent(k int) error {
 	n0 := st.nodes[0]
 	st.formedIdx, st.formedTerm = n0.index, n0.term
 	st.t0, st.base = n0.term, n0.index
+	// A cluster of followers in a term that had a leader (the leader
+	// crashed and came back, or stepped down, while the formation was
+	// going on) is led in that term all the same: the leader's messages
+	// of the term may still be in flight, and the model must have it as
+	// the term's leader to take them.
+	l0, demoted := leader, false
 	if leader < 0 {
+		if l, led := st.ledBy[n0.term]; led {
+			l0, demoted = l, true
+		}
+	}
+	if l0 < 0 {
 		return nil
 	}
 	// Term T is the model's 1, index B its 2.
 	st.t0, st.base = n0.term-1, n0.index-1
+	st.leadFormed(e, l0)
+	if demoted {
+		li := server(l0)
+		if st.lostLead[n0.term] {
+			st.add(e, "Crash", map[string]any{"i": li})
+			st.add(e, "Restart", map[string]any{"i": li})
+		} else {
+			st.add(e, "LeaderStepDown", map[string]any{"i": li})
+		}
+	}
+	return nil
+}
+
+// leadFormed leads the model through the election of the formed
+// cluster's leader (process leader) in term 1 and the commit of its no-op
+// at index 2, which stands for the formed log's last entry.
+func (st *rrMap) leadFormed(e *schedule.Event, leader int) {
 	l := server(leader)
 	st.add(e, "Timeout", map[string]any{"i": l})
 	for p := range st.nodes {
@@ -662,7 +716,6 @@ func (st *rrMap) formEvent(k int) error {
 		st.add(e, "HandleAppendRequest", map[string]any{"i": server(p), "j": l, "term": int64(1),
 			"prevLogIndex": int64(2), "prevLogTerm": int64(1), "entries": []any{}, "commit": int64(2), "success": true})
 	}
-	return nil
 }
 
 // formedNow says whether the nodes' last states are those of a formed

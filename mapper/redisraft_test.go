@@ -103,3 +103,40 @@ func TestRedisraftFormedTraceFollowsRaftTLA(t *testing.T) {
 	res = replay(t, newSim(t, "raft.tla", m.Consts()), cut)
 	require.NotNil(t, res.Divergence)
 }
+
+// testdata/redisraft-form-leader-restarted.trace.json is a real formation
+// (modelfuzz replay --json of a campaign's reproducer) in which n1, the
+// leader of term 1, is killed once every node is a voter and restarts as a
+// follower of term 1 before its last term-1 RAFT.AEs reach n2: the
+// cluster is then three followers of term 1, a term that had a leader.
+// The model must have n1 as term 1's leader for those appends (taking the
+// cluster for a leaderless one of the model's term 0 made them diverge),
+// and then n1 crashed and restarted.
+func TestRedisraftFormedLeaderRestartedBeforeItsAppends(t *testing.T) {
+	raw, err := os.ReadFile("testdata/redisraft-form-leader-restarted.trace.json")
+	require.NoError(t, err)
+	tr, err := schedule.DecodeTrace(raw)
+	require.NoError(t, err)
+	m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: 3, Form: true})
+	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
+	require.NoError(t, err)
+	var names []string
+	for _, a := range acts {
+		names = append(names, a.Name)
+	}
+	require.Equal(t, "Timeout", acts[0].Name, "%v", names)
+	require.Equal(t, int64(1), acts[0].Params["i"], "n1 led the formed cluster's term")
+	require.Contains(t, names, "BecomeLeader")
+	at := 0
+	for at < len(names) && names[at] != "Crash" {
+		at++
+	}
+	require.Less(t, at+1, len(names), "%v", names)
+	require.Equal(t, "Restart", names[at+1])
+	require.Equal(t, int64(1), acts[at].Params["i"])
+	require.Equal(t, "HandleAppendRequest", names[len(names)-1], "n1's term-1 appends reach n2: %v", names)
+	require.Equal(t, int64(1), acts[len(acts)-1].Params["term"])
+
+	res := replay(t, newSim(t, "raft.tla", m.Consts()), acts)
+	require.Nil(t, res.Divergence, "%+v", res.Divergence)
+}
