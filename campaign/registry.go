@@ -171,6 +171,11 @@ type System struct {
 	// TraceSpec is set when the system records its own trace for a TLA+
 	// trace spec (etcdraft with --model etcdraft.tla).
 	TraceSpec *TraceSpec
+	// Steps and Actions, when set, are the input shape this configuration
+	// of the adapter wants by default (instead of the adapter's Steps and
+	// every action it supports).
+	Steps   int
+	Actions []schedule.Action
 }
 
 // TraceSpec is what a campaign needs to validate a system's own trace
@@ -398,10 +403,14 @@ var adapters = map[string]*Adapter{
 			if err != nil {
 				return nil, err
 			}
-			return &System{Factory: fac, Unmappable: mapper.RedisraftUnmappable, mapper: func() (schedule.Mapper, []string) {
+			sys := &System{Factory: fac, Unmappable: mapper.RedisraftUnmappable, mapper: func() (schedule.Mapper, []string) {
 				m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: fac.Cfg().Nodes, Form: fac.Cfg().Start == redisraft.StartForm})
 				return m, m.Consts()
-			}}, nil
+			}}
+			if fac.Cfg().Start == redisraft.StartForm {
+				sys.Steps, sys.Actions = redisraft.FormSteps, redisraft.FormActions
+			}
+			return sys, nil
 		},
 	},
 	"etcd": {

@@ -395,6 +395,9 @@ func (c *Campaign) fitSystem() error {
 	s, ad, spec := c.Settings, c.System.Adapter, c.System.Spec()
 	if s.Steps == 0 {
 		s.Steps = ad.Steps
+		if c.System.Steps > 0 {
+			s.Steps = c.System.Steps
+		}
 	}
 	if s.Requests < 0 {
 		s.Requests = ad.Requests
@@ -407,6 +410,9 @@ func (c *Campaign) fitSystem() error {
 	}
 	if s.Actions == "" {
 		s.Actions = c.defaultActions(spec)
+		if c.System.Actions != nil {
+			s.Actions = actionsText(c.System.Actions)
+		}
 	}
 	if err := s.OnlineParams.Defaults(s.Strategy, spec); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
 // Config is a RedisRaft cluster: its binaries, its size and the module's
@@ -61,6 +63,17 @@ const (
 
 // forming reports whether executions form their cluster.
 func (c *Config) forming() bool { return c.Start == StartForm }
+
+// FormSteps and FormActions are the default input shape of a campaign on
+// a cluster formed in every execution: forming takes about a dozen
+// deliveries in order and n1's heartbeats (tick steps), which random
+// inputs of 50 steps over every action rarely give, and model coverage
+// counts from the formed cluster on (docs/redisraft.md). Drops,
+// duplicates, partitions and transfers are still there when asked for.
+const FormSteps = 100
+
+// FormActions: see FormSteps.
+var FormActions = []schedule.Action{schedule.Deliver, schedule.Tick, schedule.Request, schedule.Timeout, schedule.Crash, schedule.Restart}
 
 // DefaultConfig is the cluster a campaign runs unless told otherwise.
 func DefaultConfig() Config {
