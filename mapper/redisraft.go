@@ -23,7 +23,12 @@
 // appended. The formed cluster is then the template's start, its leader
 // (if it has one) led through an election in the model's term 1 first, and
 // a RAFT.AE that still carries entries of the formation is mapped from the
-// formed log's last index on.
+// formed log's last index on. A cluster of followers whose term had a
+// leader during the formation (it crashed and restarted, or stepped down)
+// is led the same way, and that leader then crashed and restarted (or
+// stepped down) in the model, since its messages of the term may still
+// arrive. A message of a term before the formed cluster's is stale at
+// every node and counted unmapped ("recv formation message").
 //
 // Mapped events (the model action follows the event that shows it):
 //
