@@ -166,16 +166,16 @@ type rrMap struct {
 	formedTerm int64 // the formed cluster's term (every node's when it formed)
 	// ledBy is, for each term of the formation, the process a node's
 	// state named its leader (a leader itself, or a follower's leader);
-	// lostLead says that process crashed after it led (else it stepped
-	// down).
-	ledBy    map[int64]int
-	lostLead map[int64]bool
+	// crashedIn holds the nodes that crashed in a term (a leader of the
+	// term that did came back a follower; one that did not stepped down).
+	ledBy     map[int64]int
+	crashedIn map[[2]int64]bool
 }
 
 // Map implements schedule.Mapper.
 func (m *Redisraft) Map(_ *schedule.Input, ex *schedule.Execution) ([]schedule.ModelAction, error) {
 	st := &rrMap{p: m.p, t: ex.Trace, unmapped: map[string]int{}, nodes: make([]rrNode, m.p.Nodes), forming: m.p.Form,
-		ledBy: map[int64]int{}, lostLead: map[int64]bool{}}
+		ledBy: map[int64]int{}, crashedIn: map[[2]int64]bool{}}
 	if !st.forming {
 		if err := st.initial(); err != nil {
 			return nil, err
@@ -640,9 +640,7 @@ func (st *rrMap) formEvent(k int) error {
 		}
 	case schedule.EvCrash, schedule.EvExit:
 		st.nodes[e.Node].down = true
-		if n := st.nodes[e.Node]; n.role == schedule.RRLeader {
-			st.lostLead[n.term] = true
-		}
+		st.crashedIn[[2]int64{st.nodes[e.Node].term, int64(e.Node)}] = true
 		return nil
 	case schedule.EvRestart:
 		st.nodes[e.Node].down, st.nodes[e.Node].known = false, false
@@ -678,7 +676,7 @@ func (st *rrMap) formEvent(k int) error {
 	st.leadFormed(e, l0)
 	if demoted {
 		li := server(l0)
-		if st.lostLead[n0.term] {
+		if st.crashedIn[[2]int64{n0.term, int64(l0)}] {
 			st.add(e, "Crash", map[string]any{"i": li})
 			st.add(e, "Restart", map[string]any{"i": li})
 		} else {
