@@ -31,7 +31,10 @@
 #               model-pctcp-tails and model-dpos-tails (model guidance
 #               where the online strategy builds the tails of a third of
 #               the mutants, from the cut at the parent's rarest state)
-#               run as model does.
+#               and model-reorder (model guidance where a third of the
+#               mutants are ordering mutants: a deep deliver-one, a
+#               starved process, a crash in a joint configuration's
+#               window, mutate/order.go) run as model does.
 #   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
 #               that all of them test the same system (raft.tla's settings
 #               of the adapter: RawNodes, every action) with the same
