@@ -361,9 +361,6 @@ func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 	s := c.Settings
 	opt := fuzzer.Options{Params: s.Params, Limits: s.Limits, Strategy: s.Strategy,
 		Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, OrderMutants: s.Strategy == guidance.StrategyModelReorder}
-	if s.Strategy == guidance.StrategyModelOrderings {
-		opt.Keep = guidance.OrderingsMeasure{}
-	}
 	if s.Strategy == "trace" {
 		opt.Guide = guidance.TraceMeasure{}
 	}

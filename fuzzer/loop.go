@@ -146,12 +146,7 @@ type Options struct {
 	// joint configuration's window) instead of half of them random tails
 	// (mutate.RareMutantOrder); EnergyRare and EnergyBandit.
 	OrderMutants bool
-	// Keep, when set, is a second measure whose new items keep an input
-	// as the guide's do (EnergyRare and EnergyBandit: the input joins the
-	// pool, judged by the visits of those items); its coverage is reported
-	// under its own name and nothing else of the guide changes.
-	Keep     Measure
-	Measures []Measure // every measure to report; the guide is added when missing
+	Measures     []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*record.StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
@@ -324,18 +319,6 @@ func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store recor
 		}
 		if opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
 			return nil, fmt.Errorf("%s builds the tails of the pool's mutants: it needs --energy %s or %s, not %q", opt.Strategy, EnergyRare, EnergyBandit, opt.Energy)
-		}
-	}
-	if opt.Keep != nil && opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
-		return nil, fmt.Errorf("%s keeps inputs for a second measure, judged in the pool: it needs --energy %s or %s, not %q", opt.Strategy, EnergyRare, EnergyBandit, opt.Energy)
-	}
-	if opt.Keep != nil {
-		found := false
-		for _, m := range opt.Measures {
-			found = found || m.Name() == opt.Keep.Name()
-		}
-		if !found {
-			opt.Measures = append(opt.Measures, opt.Keep)
 		}
 	}
 	if opt.OrderMutants && opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
@@ -1152,7 +1135,7 @@ func (f *Fuzzer) finish(j *job, batch *record.Batch) error {
 	if f.bandit != nil {
 		f.bandit.observe(j.q.arm, nw.guide > 0, len(j.q.in.Steps))
 	}
-	if nw.guide > 0 || nw.keep > 0 {
+	if nw.guide > 0 {
 		f.keep(j, batch, nw)
 	}
 	f.recordBugs(j, batch)
@@ -1162,7 +1145,6 @@ func (f *Fuzzer) finish(j *job, batch *record.Batch) error {
 // reached is what an execution reached first.
 type reached struct {
 	guide      int            // new items of the guide
-	keep       int            // new items of Options.Keep, when the guide has none
 	items      map[string]int // measure -> new items
 	guideItems []uint64       // some of the guide's new items (at most entryItems)
 	guideSteps []int          // the steps that reached them (nil: unknown)
@@ -1173,14 +1155,11 @@ type reached struct {
 // saw to the execution's.
 func (f *Fuzzer) cover(j *job, batch *record.Batch) reached {
 	var nw reached
-	var keepItems []uint64
-	var keepSteps []int
 	for i, m := range f.opt.Measures {
 		obs := j.obs[i]
 		j.ex.Failures = append(j.ex.Failures, obs.Failures...)
 		guide := f.opt.Guide != nil && m.Name() == f.opt.Guide.Name()
-		keep := f.opt.Keep != nil && m.Name() == f.opt.Keep.Name()
-		if (guide || keep) && f.hits != nil {
+		if guide && f.hits != nil {
 			for _, x := range obs.Items {
 				f.hits.Inc(x)
 			}
@@ -1206,17 +1185,6 @@ func (f *Fuzzer) cover(j *job, batch *record.Batch) reached {
 			nw.guideItems = fresh[:min(len(fresh), entryItems)]
 			nw.guideSteps = itemSteps(obs, nw.guideItems)
 		}
-		if keep {
-			nw.keep = len(fresh)
-			keepItems = fresh[:min(len(fresh), entryItems)]
-			keepSteps = itemSteps(obs, keepItems)
-		}
-	}
-	if nw.guide == 0 && nw.keep > 0 {
-		// Kept for its new orderings alone: the pool judges it by them.
-		nw.guideItems, nw.guideSteps = keepItems, keepSteps
-	} else {
-		nw.keep = 0
 	}
 	return nw
 }
