@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -76,6 +77,15 @@ compare ...).`,
 }
 
 func runCompare(cmd *cobra.Command, c *campaign.Comparison) error {
+	// As for run, the model names its system unless --adapter is given:
+	// raft.tla and etcdraft.tla go with etcdraft.
+	if c.Model != "" && !cmd.Flags().Changed("adapter") {
+		if name := campaign.AdapterForModel(c.Model); name != "" {
+			c.System.Adapter = name
+		} else if models.IsEtcdraftSpec(c.Model) {
+			c.System.Adapter = "etcdraft"
+		}
+	}
 	// The campaigns get the adapter flags as given.
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
 		if campaign.IsSystemFlag(fl.Name) {
