@@ -360,7 +360,7 @@ func (c *Campaign) openStore(given func(string) bool) error {
 func (c *Campaign) options(lines bool) (fuzzer.Options, error) {
 	s := c.Settings
 	opt := fuzzer.Options{Params: s.Params, Limits: s.Limits, Strategy: s.Strategy,
-		Measures: []fuzzer.Measure{guidance.TraceMeasure{}}}
+		Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, OrderMutants: s.Strategy == guidance.StrategyModelReorder}
 	if s.Strategy == "trace" {
 		opt.Guide = guidance.TraceMeasure{}
 	}

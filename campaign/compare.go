@@ -134,8 +134,8 @@ func (c *Comparison) validate() error {
 	if c.Waypoints != "" && c.Model == "" {
 		return fmt.Errorf("--waypoints needs --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
 	}
-	if (seen["model"] || seen[StrategyGenerated]) && c.Model == "" {
-		return fmt.Errorf("strategies model and generated need --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
+	if (seen["model"] || seen[StrategyGenerated] || seen[guidance.StrategyModelReorder]) && c.Model == "" {
+		return fmt.Errorf("strategies model, model-reorder and generated need --model (for this adapter: --model %s)", ModelHint(c.System.Adapter))
 	}
 	if seen["line"] && !ad.OwnLines {
 		if !ad.LineCoverage {

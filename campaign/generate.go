@@ -535,7 +535,7 @@ const (
 // modelGuided reports whether strategy keeps the inputs that reach new
 // abstract states of the model.
 func modelGuided(strategy string) bool {
-	return strategy == "model" || strategy == StrategyGenerated || guidance.IsModelSeeded(strategy)
+	return strategy == "model" || strategy == StrategyGenerated || guidance.IsModelSeeded(strategy) || strategy == guidance.StrategyModelReorder
 }
 
 func (s *Settings) validateGenerate() error {

@@ -26,8 +26,13 @@ type Repeated struct {
 	// included.
 	Failing int
 	// Failed are the failures of the first run that failed (nil: none
-	// did).
-	Failed []schedule.Failure
+	// did), FailedRun that run's number (1 is the first run).
+	Failed    []schedule.Failure
+	FailedRun int
+	// Signatures counts the failing runs by the signature of each one's
+	// first failure, so that a flaky bug that fails another way now and
+	// then is told apart from one that fails its own way.
+	Signatures map[string]int
 }
 
 // Repeat replays the target until it ran n times in all, first being the
@@ -36,10 +41,7 @@ type Repeated struct {
 // signature showed.
 func (t *Target) Repeat(first *schedule.Execution, n int) (*Repeated, error) {
 	want := schedule.EncodeTrace(first.Trace)
-	rep := &Repeated{Runs: n, Same: 1}
-	if len(first.Failures) > 0 {
-		rep.Failed = first.Failures
-	}
+	rep := &Repeated{Runs: n, Same: 1, Signatures: map[string]int{}}
 	has := func(ex *schedule.Execution) bool {
 		for _, f := range ex.Failures {
 			if f.Signature == t.Signature {
@@ -48,12 +50,20 @@ func (t *Target) Repeat(first *schedule.Execution, n int) (*Repeated, error) {
 		}
 		return false
 	}
-	if has(first) {
-		rep.Shows++
-	}
-	if len(first.Failures) > 0 {
+	count := func(run int, ex *schedule.Execution) {
+		if has(ex) {
+			rep.Shows++
+		}
+		if len(ex.Failures) == 0 {
+			return
+		}
 		rep.Failing++
+		rep.Signatures[ex.Failures[0].Signature]++
+		if rep.Failed == nil {
+			rep.Failed, rep.FailedRun = ex.Failures, run
+		}
 	}
+	count(1, first)
 	for i := 1; i < n; i++ {
 		ex, _, err := t.Checker.Run(t.Input)
 		if err != nil {
@@ -62,15 +72,7 @@ func (t *Target) Repeat(first *schedule.Execution, n int) (*Repeated, error) {
 		if bytes.Equal(schedule.EncodeTrace(ex.Trace), want) {
 			rep.Same++
 		}
-		if has(ex) {
-			rep.Shows++
-		}
-		if len(ex.Failures) > 0 {
-			rep.Failing++
-		}
-		if rep.Failed == nil && len(ex.Failures) > 0 {
-			rep.Failed = ex.Failures
-		}
+		count(i+1, ex)
 	}
 	return rep, nil
 }

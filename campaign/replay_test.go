@@ -40,7 +40,8 @@ func TestRepeatCountsSameTracesAndSignatures(t *testing.T) {
 	require.NoError(t, err)
 	rep, err := tg.Repeat(ex, 4)
 	require.NoError(t, err)
-	require.Equal(t, &Repeated{Runs: 4, Same: 4, Shows: 4, Failing: 4, Failed: ex.Failures}, rep)
+	require.Equal(t, &Repeated{Runs: 4, Same: 4, Shows: 4, Failing: 4, Failed: ex.Failures, FailedRun: 1,
+		Signatures: map[string]int{ex.Failures[0].Signature: 4}}, rep)
 
 	tg.Signature = "panic: another"
 	rep, err = tg.Repeat(ex, 2)

@@ -139,6 +139,8 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 			mu := mutate.RareMutant(r, keep)
 			if f.opt.OnlineTails {
 				mu = mutate.RareMutantOnline(r, keep)
+			} else if f.opt.OrderMutants {
+				mu = mutate.RareMutantOrder(r, keep)
 			}
 			f.push(queued{from: e.in, mutant: mu, parent: e.id})
 		}

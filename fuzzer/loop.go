@@ -141,7 +141,12 @@ type Options struct {
 	// chooses the steps after it (mutate.RareMutantOnline). The fresh
 	// inputs stay random.
 	OnlineTails bool
-	Measures    []Measure // every measure to report; the guide is added when missing
+	// OrderMutants makes a third of the pool's mutants ordering mutants
+	// (mutate.Reorder: a deep deliver-one, a starved process, a crash in a
+	// joint configuration's window) instead of half of them random tails
+	// (mutate.RareMutantOrder); EnergyRare and EnergyBandit.
+	OrderMutants bool
+	Measures     []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*record.StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
@@ -315,6 +320,9 @@ func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store recor
 		if opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
 			return nil, fmt.Errorf("%s builds the tails of the pool's mutants: it needs --energy %s or %s, not %q", opt.Strategy, EnergyRare, EnergyBandit, opt.Energy)
 		}
+	}
+	if opt.OrderMutants && opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
+		return nil, fmt.Errorf("%s makes ordering mutants of the pool's inputs: it needs --energy %s or %s, not %q", opt.Strategy, EnergyRare, EnergyBandit, opt.Energy)
 	}
 	if opt.QueueMax <= 0 {
 		opt.QueueMax = 20000

@@ -28,6 +28,7 @@ var Strategies = []Strategy{
 	{"model-dpos", "model guidance whose fresh inputs are d-POS executions (needs --model)"},
 	{"model-pctcp-tails", "model guidance where a third of the mutants replay an input up to its rarest state and PCTCP builds the rest (needs --model)"},
 	{"model-dpos-tails", "model guidance where a third of the mutants replay an input up to its rarest state and d-POS builds the rest (needs --model)"},
+	{StrategyModelReorder, "model guidance where a third of the mutants are ordering mutants: a deliver-one deep in an inbox, a process starved for a stretch of steps, a crash and restart inside a joint configuration's window (needs --model)"},
 	{"rounds", "online: lossy-synchronous rounds, at most --isolations isolated processes, the network healed every --period rounds"},
 	{"negrl", "online, learning: NegRLVisits, Q-learning with minus the visits of a state as reward"},
 	{"bonusmaxrl", "online, learning: BonusMaxRL, Q-learning towards the least visited states (1/visits, max update)"},

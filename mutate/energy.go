@@ -18,6 +18,9 @@ type Mutant struct {
 	// prefix, OnlinePrefix) and then the steps an online strategy chooses
 	// while the system runs; Make does not make it.
 	Online bool
+	// Order: an ordering mutant (Reorder), its mutation after step Keep
+	// half the time.
+	Order bool
 }
 
 // Ordinary draws an ordinary mutant: its seed.
@@ -37,6 +40,20 @@ func RareMutantOnline(r *rand.Rand, keep int) Mutant {
 	switch r.IntN(3) {
 	case 0:
 		return Mutant{Seed: r.Uint64(), Online: true, Keep: keep}
+	case 1:
+		return Mutant{Seed: r.Uint64(), Tail: true, Keep: keep}
+	}
+	return Mutant{Seed: r.Uint64()}
+}
+
+// RareMutantOrder draws one of the mutants the rare energy schedule gives
+// a chosen input when ordering mutants are in use: a third of them
+// ordering mutants (Reorder) after keep, a third random tails cut at keep
+// (model guidance's own), a third ordinary.
+func RareMutantOrder(r *rand.Rand, keep int) Mutant {
+	switch r.IntN(3) {
+	case 0:
+		return Mutant{Seed: r.Uint64(), Order: true, Keep: keep}
 	case 1:
 		return Mutant{Seed: r.Uint64(), Tail: true, Keep: keep}
 	}
@@ -65,6 +82,9 @@ func (m *Mutator) Make(parent *schedule.Input, id uint64, mu Mutant, stack int) 
 	r := rand.New(rand.NewPCG(mu.Seed, id))
 	if mu.Tail {
 		return m.Tail(r, parent, mu.Keep)
+	}
+	if mu.Order {
+		return m.Reorder(r, parent, mu.Keep)
 	}
 	return m.Havoc(r, parent, stack)
 }

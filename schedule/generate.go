@@ -158,8 +158,8 @@ func (g *Generator) Shape() Shape { return g.p }
 // Spec returns the system the generator makes inputs for.
 func (g *Generator) Spec() *SystemSpec { return g.spec }
 
-// Draws reports whether random steps may be a of the actions before the
-// newer ones: crash (when the crash quota allows one), restart, timeout.
+// Draws reports whether random steps may be a: crash (when the crash
+// quota allows one), restart, timeout, or one of the newer actions in use.
 func (g *Generator) Draws(a Action) bool {
 	switch a {
 	case Crash:
@@ -169,7 +169,7 @@ func (g *Generator) Draws(a Action) bool {
 	case Timeout:
 		return g.timeout
 	}
-	return false
+	return slices.Contains(g.ext, a)
 }
 
 // DrawsNewer reports whether random steps may be of the newer actions

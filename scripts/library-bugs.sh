@@ -31,7 +31,10 @@
 #               model-pctcp-tails and model-dpos-tails (model guidance
 #               where the online strategy builds the tails of a third of
 #               the mutants, from the cut at the parent's rarest state)
-#               run as model does.
+#               and model-reorder (model guidance where a third of the
+#               mutants are ordering mutants: a deep deliver-one, a
+#               starved process, a crash in a joint configuration's
+#               window, mutate/order.go) run as model does.
 #   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
 #               that all of them test the same system (raft.tla's settings
 #               of the adapter: RawNodes, every action) with the same
@@ -107,7 +110,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|model-pctcp-tails|model-dpos-tails|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit model-pctcp-tails model-dpos-tails generated)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|model-pctcp-tails|model-dpos-tails|model-reorder|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit model-pctcp-tails model-dpos-tails model-reorder generated)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -149,7 +152,7 @@ run() {
   local b=$1 s=$2 seed=$3 d=$tmp/$1 bin args flags
   bin=$d/modelfuzz
   case $s in
-    model|model-pctcp|model-dpos|model-pctcp-tails|model-dpos-tails) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
+    model|model-pctcp|model-dpos|model-pctcp-tails|model-dpos-tails|model-reorder) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     model-pctcp-bandit|model-dpos-bandit) args=(--model raft.tla --tlc inproc --strategy "${s%-bandit}" --energy bandit ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     generated) read -r -a args <<<"--model raft.tla --tlc inproc --strategy generated ${MODEL_CONFIG:+--model-config $MODEL_CONFIG} ${GENERATE_FLAGS:-}" ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;

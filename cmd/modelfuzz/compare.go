@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/report"
 )
 
@@ -50,7 +51,7 @@ compare ...).`,
 	fs := cmd.Flags()
 	c.System.Register(fs)
 	fs.StringVar(&c.Model, "model", "", "the TLA+ model measured in every campaign (model states), e.g. raft.tla")
-	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds), the model-seeded ones (model-pctcp, model-dpos, model-pctcp-tails, model-dpos-tails) and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
+	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds), the model-seeded ones (model-pctcp, model-dpos, model-pctcp-tails, model-dpos-tails), model-reorder and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
 	fs.IntVar(&c.Runs, "runs", 5, "campaigns per strategy")
 	fs.Int64Var(&c.Iterations, "iterations", 2000, "iterations of every campaign")
 	fs.IntVar(&c.Parallel, "jobs", 2, "campaigns run at once (each campaign runs one system instance: run's --parallel 1)")
@@ -76,6 +77,15 @@ compare ...).`,
 }
 
 func runCompare(cmd *cobra.Command, c *campaign.Comparison) error {
+	// As for run, the model names its system unless --adapter is given:
+	// raft.tla and etcdraft.tla go with etcdraft.
+	if c.Model != "" && !cmd.Flags().Changed("adapter") {
+		if name := campaign.AdapterForModel(c.Model); name != "" {
+			c.System.Adapter = name
+		} else if models.IsEtcdraftSpec(c.Model) {
+			c.System.Adapter = "etcdraft"
+		}
+	}
 	// The campaigns get the adapter flags as given.
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
 		if campaign.IsSystemFlag(fl.Name) {

@@ -431,6 +431,23 @@ func interruptCampaign(t *testing.T, args []string, warmup time.Duration, signal
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String(), time.Since(start)
 }
 
+// compare, like run, takes the system from the model when --adapter is
+// not given: raft.tla's campaigns run etcd raft.
+func TestCompareTakesTheAdapterFromTheModel(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cmp")
+	res := modelfuzz(t, "compare", "--model", "raft.tla", "--strategies", "model,random",
+		"--runs", "1", "--iterations", "20", "--jobs", "1", "--out", out)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.NotContains(t, res.stderr, "FAILED")
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
+	require.NoError(t, err)
+	var rc struct {
+		Adapter string `json:"adapter"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rc))
+	require.Equal(t, "etcdraft", rc.Adapter)
+}
+
 // compare end to end on the micro-benchmark: three strategies,
 // five runs each; results.json and report.html hold all three with U and
 // A12 values, and the plots are written.

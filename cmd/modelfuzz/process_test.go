@@ -51,6 +51,8 @@ func TestProcessAdapterOnRaftkv(t *testing.T) {
 	stop()
 	require.Equal(t, exitFailed, res.code, "the bug replays: the replay fails, as a test would: %s", res.stderr)
 	require.Contains(t, res.stdout, "10 times: 10/10 gave the same trace")
+	require.Contains(t, res.stdout, "run 1 of 10, the first that failed:\nFAILURE at step", "a repeat shows what the failing run showed")
+	require.Contains(t, res.stdout, "signature: linearizability: kv\n")
 	res = modelfuzz(t, "replay", "--adapter", "process", "--cluster", cluster, "--inject", "stale-read",
 		"../../adapters/process/testdata/stale-read.input.json")
 	require.Equal(t, exitFailed, res.code, res.stderr)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/modelfuzz/modelfuzz/internal/cmdline"
+	"io"
+	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelfuzz/modelfuzz/campaign"
+	"github.com/modelfuzz/modelfuzz/internal/cmdline"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -38,7 +40,8 @@ The in-process systems (etcdraft, microbench) are deterministic: the same
 input always gives the same trace, byte for byte (--json prints it). Real
 processes (process, etcd, redisraft) are not: their own timers and the
 operating system's scheduling vary between runs, so --repeat N gives the
-replay rate of a failure.
+replay rate of a failure, with the failures of the first run that failed
+and, when runs failed in different ways, how many failed each way.
 
 Exit status, as a test's: 0 when the execution shows no failure, 3 when it
 fails (a panic, a safety or linearizability violation, a hang, a divergence
@@ -109,6 +112,7 @@ func (f *replayFlags) replay(cmd *cobra.Command, arg string) error {
 			fmt.Fprintf(w, "; %d/%d failed", rep.Failing, rep.Runs)
 		}
 		fmt.Fprintln(w)
+		printRepeatFailures(w, rep)
 		return failedExit(what, rep.Failed)
 	}
 	if f.jsonOut {
@@ -124,6 +128,36 @@ func (f *replayFlags) replay(cmd *cobra.Command, arg string) error {
 		fmt.Fprint(w, campaign.FailureText(f))
 	}
 	return failedExit(what, ex.Failures)
+}
+
+// printRepeatFailures shows what failing runs of a --repeat showed: the
+// first failing run's failures as a single replay prints them, and how
+// many runs failed with each first signature when there was more than
+// one.
+func printRepeatFailures(w io.Writer, rep *campaign.Repeated) {
+	if rep.Failed == nil {
+		return
+	}
+	if len(rep.Signatures) > 1 {
+		sigs := make([]string, 0, len(rep.Signatures))
+		for s := range rep.Signatures {
+			sigs = append(sigs, s)
+		}
+		sort.Slice(sigs, func(i, j int) bool {
+			if rep.Signatures[sigs[i]] != rep.Signatures[sigs[j]] {
+				return rep.Signatures[sigs[i]] > rep.Signatures[sigs[j]]
+			}
+			return sigs[i] < sigs[j]
+		})
+		fmt.Fprintln(w, "failing runs by their first failure's signature:")
+		for _, s := range sigs {
+			fmt.Fprintf(w, "  %d  %s\n", rep.Signatures[s], s)
+		}
+	}
+	fmt.Fprintf(w, "\nrun %d of %d, the first that failed:", rep.FailedRun, rep.Runs)
+	for _, f := range rep.Failed {
+		fmt.Fprint(w, campaign.FailureText(f))
+	}
 }
 
 // failedExit is replay's verdict on an execution: nil when it shows no
