@@ -9,7 +9,11 @@
 # says which of these run; it also takes
 # "independent": three workers without a hub, N/3 each, seeds S, S+1000
 # and S+2000 (the same seed would run the same inputs three times), the
-# union of their corpora's coverage (scripts/corpusunion).
+# union of their corpora's coverage (scripts/corpusunion); "hub1": one
+# worker of the hub, named a, running all N: the hub's own effect on a
+# campaign, and one worker's figure on another random stream of the same
+# seed (a worker's stream is its seed mixed with its name), since one
+# stream per seed is a small sample of what one worker reaches.
 #
 # With INJECT, the workers run with --inject INJECT and minimize their bugs,
 # and the script checks that every bug of every worker's corpus is at the
@@ -67,6 +71,18 @@ for seed in $SEEDS; do
 			--corpus "$TMP/one-$seed" $(prof "one.$seed") --json >"$TMP/one.json"
 		one=$(tail -n 1 "$TMP/one.json" | python3 -c 'import json,sys; c=json.load(sys.stdin)["coverage"]; print(" ".join(f"{k} {c[k]}" for k in sorted(c)))')
 		echo "seed $seed: one worker, $N executions: $one ($(cpu "$TMP/one.time") CPU-s)"
+	fi
+	if [[ " $MODES " == *" hub1 "* ]]; then
+		"$MF" hub --dir "$TMP/hub1-$seed" --listen 127.0.0.1:0 >"$TMP/hub1.out" 2>/dev/null &
+		hub=$!
+		for _ in $(seq 100); do grep -q nats:// "$TMP/hub1.out" 2>/dev/null && break; sleep 0.1; done
+		url=$(grep -o 'nats://[^ ]*' "$TMP/hub1.out")
+		/usr/bin/time -f '%U %S' -o "$TMP/a1.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations "$N" \
+			--corpus "$TMP/a1-$seed" --join "$url" --worker a --log-level warn >/dev/null 2>"$TMP/a1.err"
+		kill -INT "$hub"
+		wait "$hub" || true
+		echo "seed $seed: one worker of a hub, $N executions: union $(grep 'union coverage' "$TMP/hub1.out" | sed 's/union coverage: //') ($(cpu "$TMP/a1.time") CPU-s)"
+		cat "$TMP/a1.err"
 	fi
 	[[ " $MODES " == *" hub "* ]] || continue
 	"$MF" hub --dir "$TMP/hub-$seed" --listen 127.0.0.1:0 >"$TMP/hub.out" 2>/dev/null &
