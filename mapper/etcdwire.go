@@ -335,6 +335,19 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 		}
 		return raise{}, false
 	}
+	// move puts the event at position i of order at position at (< i).
+	move := func(i, at int) {
+		x := order[i]
+		copy(order[at+1:i+1], order[at:i])
+		order[at] = x
+		for q := range raises {
+			for j := range raises[q] {
+				if raises[q][j].pos >= at && raises[q][j].pos < i {
+					raises[q][j].pos++
+				}
+			}
+		}
+	}
 	for i := 0; i < len(order); i++ {
 		e := &t[order[i]]
 		p := e.Node
@@ -372,6 +385,26 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 						campaigned = true
 						break
 					}
+				}
+			}
+			// A vote request of a term whose campaign the member had begun
+			// already was sent with that campaign's first one (etcd sends
+			// a campaign's requests in one Ready, and never campaigns
+			// twice in a term): the proxy read it late, maybe after the
+			// member lost that election, and it goes back beside the first.
+			if e.Type == schedule.MsgVote {
+				at := -1
+				for _, r := range raises[p] {
+					if r.self && !r.pre && r.term == own {
+						at = r.pos + 1
+						break
+					}
+				}
+				if at >= 0 {
+					if at < i {
+						move(i, at)
+					}
+					continue
 				}
 			}
 			lr, ok := lastReceipt(p)
@@ -417,16 +450,7 @@ func hoistStale(t schedule.Trace, n int) (schedule.Trace, []int) {
 			if at < 0 {
 				continue
 			}
-			x := order[i]
-			copy(order[at+1:i+1], order[at:i])
-			order[at] = x
-			for q := range raises {
-				for j := range raises[q] {
-					if raises[q][j].pos >= at && raises[q][j].pos < i {
-						raises[q][j].pos++
-					}
-				}
-			}
+			move(i, at)
 		}
 	}
 	out := make(schedule.Trace, len(t))
