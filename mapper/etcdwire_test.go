@@ -299,6 +299,14 @@ func TestEtcdWireVoteRequestReadAfterAPreVoteRejection(t *testing.T) {
 	vote := slices.Index(orig, slices.IndexFunc(tr, func(e schedule.Event) bool { return e.Msg == v12.Msg }))
 	rejection := slices.Index(orig, slices.IndexFunc(tr, func(e schedule.Event) bool { return e.Msg == j31.Msg && e.Kind == schedule.EvRecv }))
 	require.Less(t, vote, rejection, "the vote request goes before the rejection it was sent before: %v", orig)
+	names, acts := mapWireWithoutDivergence(t, m, tr)
+	require.Equal(t, 1, names["BecomeLeader"], "%v", acts)
+}
+
+// mapWireWithoutDivergence maps a wire trace onto raft.tla, requires the
+// model to follow it, and counts the actions by name.
+func mapWireWithoutDivergence(t *testing.T, m *mapper.EtcdWire, tr schedule.Trace) (map[string]int, []schedule.ModelAction) {
+	t.Helper()
 	s := newSim(t, "raft.tla", m.Consts())
 	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
 	require.NoError(t, err)
@@ -308,7 +316,7 @@ func TestEtcdWireVoteRequestReadAfterAPreVoteRejection(t *testing.T) {
 	for _, a := range acts {
 		names[a.Name]++
 	}
-	require.Equal(t, 1, names["BecomeLeader"], "%v", acts)
+	return names, acts
 }
 
 // A later success does not stand for an append whose receiver lacks the

@@ -34,11 +34,20 @@ func smallShape(t *testing.T, s1, s2 uint64) (schedule.Shape, *schedule.Generato
 
 func TestMutantsStayValid(t *testing.T) {
 	p, _, mu, r, in := smallShape(t, 7, 7)
+	requireValidChain(t, p, in, "Mutate", func(in *schedule.Input) *schedule.Input { return mu.Mutate(r, in) })
+}
+
+// requireValidChain mutates in 5,000 times in a chain (each mutant the
+// next one's parent): no mutant changes its parent, each is valid within
+// the shape and its crash quota, and almost every one differs from its
+// parent.
+func requireValidChain(t *testing.T, p schedule.Shape, in *schedule.Input, what string, mutate func(*schedule.Input) *schedule.Input) {
+	t.Helper()
 	changed := 0
 	for i := 0; i < 5000; i++ {
 		before := schedule.EncodeInput(in)
-		m := mu.Mutate(r, in)
-		require.Equal(t, before, schedule.EncodeInput(in), "Mutate must not modify its argument")
+		m := mutate(in)
+		require.Equal(t, before, schedule.EncodeInput(in), "%s must not modify its argument", what)
 		require.NoError(t, m.Validate(fullSpec))
 		require.GreaterOrEqual(t, m.Len(), 1)
 		require.LessOrEqual(t, m.Len(), p.Steps)
@@ -48,7 +57,7 @@ func TestMutantsStayValid(t *testing.T) {
 		}
 		in = m
 	}
-	require.Greater(t, changed, 4500, "almost every mutant differs from its parent")
+	require.Greater(t, changed, 4500, "almost every mutant of %s differs from its parent", what)
 }
 
 func TestTailKeepsAPrefixAndTheShape(t *testing.T) {
