@@ -9,6 +9,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/internal/buildinfo"
 	"github.com/modelfuzz/modelfuzz/internal/cmdline"
+	"github.com/modelfuzz/modelfuzz/models"
 	"github.com/modelfuzz/modelfuzz/schedule"
 	"math"
 	"os"
@@ -105,6 +106,12 @@ func (c *Comparison) validate() error {
 	}
 	if err := cmdline.OutDir("--out", c.Out); err != nil {
 		return err
+	}
+	if c.Model != "" && !models.IsEtcdraftSpec(c.Model) {
+		// Every campaign would fail on it: refuse it once, here.
+		if _, err := models.Source(c.Model); err != nil {
+			return err
+		}
 	}
 	ad, err := LookupAdapter(c.System.Adapter)
 	if err != nil {

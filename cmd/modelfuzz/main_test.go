@@ -448,6 +448,15 @@ func TestCompareTakesTheAdapterFromTheModel(t *testing.T) {
 	require.Equal(t, "etcdraft", rc.Adapter)
 }
 
+// A model that does not exist is refused before any campaign starts.
+func TestCompareRefusesAMissingModel(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cmp")
+	oneLineError(t, modelfuzz(t, "compare", "--model", "nosuch.tla", "--strategies", "model,random", "--out", out),
+		"model nosuch.tla: no such file, and not an embedded model")
+	_, err := os.Stat(filepath.Join(out, "runs"))
+	require.True(t, os.IsNotExist(err), "no campaign ran")
+}
+
 // compare end to end on the micro-benchmark: three strategies,
 // five runs each; results.json and report.html hold all three with U and
 // A12 values, and the plots are written.
