@@ -70,13 +70,7 @@ func TestRedisraftRefusesUnlikeStart(t *testing.T) {
 // every mapped action must be enabled in raft.tla, the formed cluster's
 // leader n1 led through its election in the model's term 1 first.
 func TestRedisraftFormedTraceFollowsRaftTLA(t *testing.T) {
-	raw, err := os.ReadFile("testdata/redisraft-form.trace.json")
-	require.NoError(t, err)
-	tr, err := schedule.DecodeTrace(raw)
-	require.NoError(t, err)
-	m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: 3, Form: true})
-	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
-	require.NoError(t, err)
+	m, acts := mapFormTrace(t, "testdata/redisraft-form.trace.json")
 	names := map[string]int{}
 	for _, a := range acts {
 		names[a.Name]++
@@ -113,13 +107,7 @@ func TestRedisraftFormedTraceFollowsRaftTLA(t *testing.T) {
 // cluster for a leaderless one of the model's term 0 made them diverge),
 // and then n1 crashed and restarted.
 func TestRedisraftFormedLeaderRestartedBeforeItsAppends(t *testing.T) {
-	raw, err := os.ReadFile("testdata/redisraft-form-leader-restarted.trace.json")
-	require.NoError(t, err)
-	tr, err := schedule.DecodeTrace(raw)
-	require.NoError(t, err)
-	m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: 3, Form: true})
-	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
-	require.NoError(t, err)
+	m, acts := mapFormTrace(t, "testdata/redisraft-form-leader-restarted.trace.json")
 	var names []string
 	for _, a := range acts {
 		names = append(names, a.Name)
@@ -139,4 +127,18 @@ func TestRedisraftFormedLeaderRestartedBeforeItsAppends(t *testing.T) {
 
 	res := replay(t, newSim(t, "raft.tla", m.Consts()), acts)
 	require.Nil(t, res.Divergence, "%+v", res.Divergence)
+}
+
+// mapFormTrace maps a recorded trace of a cluster formed inside its
+// execution (three nodes) onto raft.tla's actions.
+func mapFormTrace(t *testing.T, path string) (*mapper.Redisraft, []schedule.ModelAction) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	tr, err := schedule.DecodeTrace(raw)
+	require.NoError(t, err)
+	m := mapper.NewRedisraft(mapper.RedisraftParams{Nodes: 3, Form: true})
+	acts, err := m.Map(nil, &schedule.Execution{Trace: tr})
+	require.NoError(t, err)
+	return m, acts
 }
