@@ -48,26 +48,47 @@ func onlineSeeded(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *
 	on, err := guidance.NewOnline("model-pctcp", p, schedule.Harness{Shape: shape}, fac, 3)
 	require.NoError(t, err)
 	b := &builtBy{on: on, ins: map[string]bool{}}
-	st, err := corpus.Open(t.TempDir(), corpus.Options{})
-	require.NoError(t, err)
-	defer st.Close()
 	opt := fuzzer.Options{Strategy: "model-pctcp", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
 		Online: b, OnlineSeeds: true,
 		Params: fuzzer.Params{Seed: 3, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: energy, FreshShare: 0.1, Pipeline: 4},
 		Limits: fuzzer.Limits{Iterations: 600, Parallel: parallel}}
-	f, err := fuzzer.New(opt, fac, gen, st)
+	sum, ins, parents, err := runKept(t, opt, fac, gen)
 	require.NoError(t, err)
+	return sum, b, encoded(ins), parents
+}
+
+// runKept runs a campaign with opt on a fresh corpus and returns its
+// summary and the inputs it kept with their parents; an error is
+// fuzzer.New's (a refused setting).
+func runKept(t *testing.T, opt fuzzer.Options, fac schedule.Factory, gen *schedule.Generator) (*fuzzer.Summary, []*schedule.Input, []uint64, error) {
+	t.Helper()
+	st, err := corpus.Open(t.TempDir(), corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	f, err := fuzzer.New(opt, fac, gen, st)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)
 	snap, err := st.Load(100000)
 	require.NoError(t, err)
-	var ins []string
+	var ins []*schedule.Input
 	var parents []uint64
 	for _, rec := range snap.Inputs {
-		ins = append(ins, string(schedule.EncodeInput(rec.Input)))
+		ins = append(ins, rec.Input)
 		parents = append(parents, rec.Parent)
 	}
-	return sum, b, ins, parents
+	return sum, ins, parents, nil
+}
+
+// encoded is each input's JSON.
+func encoded(ins []*schedule.Input) []string {
+	var out []string
+	for _, in := range ins {
+		out = append(out, string(schedule.EncodeInput(in)))
+	}
+	return out
 }
 
 // With OnlineSeeds, the online strategy builds the fresh inputs only:
@@ -162,28 +183,15 @@ func onlineTails(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *t
 	on, err := guidance.NewOnline("model-dpos-tails", p, schedule.Harness{Shape: shape}, fac, 3)
 	require.NoError(t, err)
 	b := &tailsBy{builtBy: builtBy{on: on, ins: map[string]bool{}}}
-	st, err := corpus.Open(t.TempDir(), corpus.Options{})
-	require.NoError(t, err)
-	defer st.Close()
 	opt := fuzzer.Options{Strategy: "model-dpos-tails", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
 		Online: b, OnlineTails: true,
 		Params: fuzzer.Params{Seed: 3, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: energy, FreshShare: 0.1, Pipeline: 4},
 		Limits: fuzzer.Limits{Iterations: 600, Parallel: parallel}}
-	f, err := fuzzer.New(opt, fac, gen, st)
+	sum, ins, parents, err := runKept(t, opt, fac, gen)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	sum, err := f.Run(context.Background())
-	require.NoError(t, err)
-	snap, err := st.Load(100000)
-	require.NoError(t, err)
-	var ins []string
-	var parents []uint64
-	for _, rec := range snap.Inputs {
-		ins = append(ins, string(schedule.EncodeInput(rec.Input)))
-		parents = append(parents, rec.Parent)
-	}
-	return sum, b, ins, parents, nil
+	return sum, b, encoded(ins), parents, nil
 }
 
 // With OnlineTails, the fresh inputs are random and the online strategy

@@ -1,13 +1,11 @@
 package fuzzer_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/modelfuzz/modelfuzz/adapters/etcdraft"
-	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/mutate"
@@ -23,28 +21,11 @@ func reordering(t *testing.T, energy string, parallel int) (*fuzzer.Summary, []*
 	shape := schedule.Shape{Steps: 60, MaxMessages: 5, CrashQuota: 2, Requests: 3}
 	gen, err := schedule.NewGenerator(fac.Spec(), shape)
 	require.NoError(t, err)
-	st, err := corpus.Open(t.TempDir(), corpus.Options{})
-	require.NoError(t, err)
-	defer st.Close()
 	opt := fuzzer.Options{Strategy: guidance.StrategyModelReorder, Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
 		OrderMutants: true,
 		Params:       fuzzer.Params{Seed: 5, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: energy, FreshShare: 0.1, Pipeline: 4},
 		Limits:       fuzzer.Limits{Iterations: 300, Parallel: parallel}}
-	f, err := fuzzer.New(opt, fac, gen, st)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	sum, err := f.Run(context.Background())
-	require.NoError(t, err)
-	snap, err := st.Load(100000)
-	require.NoError(t, err)
-	var ins []*schedule.Input
-	var parents []uint64
-	for _, rec := range snap.Inputs {
-		ins = append(ins, rec.Input)
-		parents = append(parents, rec.Parent)
-	}
-	return sum, ins, parents, nil
+	return runKept(t, opt, fac, gen)
 }
 
 // With OrderMutants, kept mutants include ordering mutants (a deliver-one
