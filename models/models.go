@@ -121,7 +121,7 @@ func Source(model string) ([]byte, error) {
 			return src, nil
 		}
 	}
-	return nil, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %v)", model, Embedded())
+	return nil, fmt.Errorf("model %s: no such file, and not an embedded model (embedded: %s)", model, strings.Join(Embedded(), ", "))
 }
 
 func fileExists(p string) bool {
