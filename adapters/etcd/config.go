@@ -128,6 +128,9 @@ type Factory struct {
 	// The linearizability checks of every execution's history: decided
 	// linearizable, not linearizable, undecided within linearizeTimeout.
 	linOK, linViolated, linUnknown atomic.Int64
+	// The rejoin checks: the members caught up, or the machine starved
+	// them too long to tell (patience).
+	rejoinOK, rejoinUnknown atomic.Int64
 }
 
 // The names of Factory.Checks' counts.
@@ -135,6 +138,8 @@ const (
 	CheckLinearizable    = "linearizable"
 	CheckNotLinearizable = "not_linearizable"
 	CheckLinUnknown      = "linearizability_unknown"
+	CheckRejoined        = "rejoined"
+	CheckRejoinUnknown   = "rejoin_unknown"
 )
 
 func (f *Factory) countCheck(r checkResult) {
@@ -154,7 +159,7 @@ func (f *Factory) countCheck(r checkResult) {
 // (porcupine out of time, linearizeTimeout) is "unknown", never a pass.
 func (f *Factory) Checks() map[string]int64 {
 	return map[string]int64{CheckLinearizable: f.linOK.Load(), CheckNotLinearizable: f.linViolated.Load(),
-		CheckLinUnknown: f.linUnknown.Load()}
+		CheckLinUnknown: f.linUnknown.Load(), CheckRejoined: f.rejoinOK.Load(), CheckRejoinUnknown: f.rejoinUnknown.Load()}
 }
 
 // Actions are the actions the adapter supports: no timeout (etcd's

@@ -18,7 +18,7 @@ import (
 // value an mvccpb.KeyValue whose field 5 is the value) gets its first
 // byte changed, and the member starts again and catches up. It returns
 // the cluster's revision after that.
-func (e *execution) corruptMember(deadline time.Time) (int64, error) {
+func (e *execution) corruptMember(budget time.Duration) (int64, error) {
 	p := len(e.members) - 1
 	m := e.members[p]
 	// A value to change, whatever the schedule wrote: a key of its own,
@@ -29,7 +29,7 @@ func (e *execution) corruptMember(deadline time.Time) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("writing the key to corrupt: %w", err)
 	}
-	if _, err := e.converged(deadline); err != nil {
+	if _, err := e.converged(newPatience(budget)); err != nil {
 		return 0, err
 	}
 	// etcd commits its backend every 100 ms (and at a snapshot): give it
@@ -68,7 +68,7 @@ func (e *execution) corruptMember(deadline time.Time) (int64, error) {
 	e.down[p] = true
 	e.mu.Unlock()
 	e.restart(p)
-	return e.converged(deadline)
+	return e.converged(newPatience(budget))
 }
 
 // flipValue changes the first byte of field 5 (value) of an encoded

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -16,8 +17,10 @@ import (
 // and the oracles run:
 //
 //   - every member catches up (the same leader, applied index and
-//     revision) within Config.SettleMS: else "restart: a member did not
-//     rejoin";
+//     revision) within Config.SettleMS of a machine that is not starved
+//     (patience): else "restart: a member did not rejoin", unless a
+//     member that did not answer may only have been starved, which makes
+//     the check undecided (counted as rejoin_unknown, never a pass);
 //   - the members' key spaces are equal at that revision (HashKV where
 //     the gateway serves it, 3.5 and later, and a range read of every key
 //     from each member's own store): else "safety: members' key spaces
@@ -69,19 +72,26 @@ func (e *execution) settle() {
 	}
 	e.clients.Wait()
 	e.checkExits()
-	deadline := time.Now().Add(time.Duration(e.cfg.SettleMS) * time.Millisecond)
-	rev, err := e.converged(deadline)
+	wait := newPatience(time.Duration(e.cfg.SettleMS) * time.Millisecond)
+	rev, err := e.converged(wait)
 	if err != nil {
-		if e.ctx.Err() == nil {
-			e.fail(schedule.Failure{Kind: schedule.FailureRestart, Signature: "restart: a member did not rejoin",
-				Message: fmt.Sprintf("the members did not catch up within %dms of the network healing: %v", e.cfg.SettleMS, err),
-				Step:    e.steps, Detail: e.outputDetail()})
+		if e.ctx.Err() != nil {
+			return
 		}
+		if !refused(err) && wait.undecided() {
+			// Starved, not shown absent: the check says nothing.
+			e.s.fac.rejoinUnknown.Add(1)
+			e.s.log.Warn("rejoin check undecided: the machine starved the members", "wait", wait.String(), "error", err)
+			return
+		}
+		e.fail(schedule.Failure{Kind: schedule.FailureRestart, Signature: "restart: a member did not rejoin",
+			Message: fmt.Sprintf("the members did not catch up after the network healed (%s): %v", wait, err),
+			Step:    e.steps, Detail: e.outputDetail()})
 		return
 	}
 	if e.cfg.Inject == InjectCorruptMember {
 		var ierr error
-		rev, ierr = e.corruptMember(deadline)
+		rev, ierr = e.corruptMember(time.Duration(e.cfg.SettleMS) * time.Millisecond)
 		if ierr != nil {
 			// The fault was not seeded: the execution says nothing.
 			e.harnessErr = fmt.Errorf("etcd: --inject %s: %w", InjectCorruptMember, ierr)
@@ -93,37 +103,36 @@ func (e *execution) settle() {
 
 // compareStores compares every member's key space at revision rev.
 func (e *execution) compareStores(rev int64) {
-	type view struct {
-		listing string
-		hash    int64
-		hashed  bool
-	}
-	var views []view
+	var views []storeView
+	wait := newPatience(5 * time.Second)
 	for _, m := range e.members {
-		ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
-		r, err := e.cl.all(ctx, m.client, rev)
-		var v view
-		if err == nil {
-			var b strings.Builder
-			for _, x := range r.Kvs {
-				fmt.Fprintf(&b, "%q=%q mod %d create %d version %d lease %d\n", x.Key, x.Value, x.ModRevision, x.CreateRevision, x.Version, x.Lease)
+		var v storeView
+		var err error
+		for {
+			ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+			v, err = e.readStore(ctx, m.client, rev)
+			cancel()
+			var answer *apiError
+			if err == nil || errors.As(err, &answer) || e.ctx.Err() != nil || wait.expired() {
+				break
 			}
-			v.listing = b.String()
-			h, ok, herr := e.cl.hashKV(ctx, m.client, rev)
-			if herr == nil && ok {
-				v.hash, v.hashed = int64(h.Hash), true
-			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		cancel()
 		if err != nil {
-			if e.ctx.Err() == nil {
+			switch {
+			case e.ctx.Err() != nil:
+			case !refused(err) && wait.undecided():
+				e.s.fac.rejoinUnknown.Add(1)
+				e.s.log.Warn("store comparison undecided: the machine starved the members", "member", m.name, "wait", wait.String(), "error", err)
+			default:
 				e.fail(schedule.Failure{Kind: schedule.FailureRestart, Signature: "restart: a member did not rejoin",
-					Message: fmt.Sprintf("%s could not be read at revision %d: %v", m.name, rev, err), Step: e.steps, Detail: e.outputDetail()})
+					Message: fmt.Sprintf("%s could not be read at revision %d (%s): %v", m.name, rev, wait, err), Step: e.steps, Detail: e.outputDetail()})
 			}
 			return
 		}
 		views = append(views, v)
 	}
+	e.s.fac.rejoinOK.Add(1)
 	for i := 1; i < len(views); i++ {
 		a, b := views[0], views[i]
 		hashDiff := a.hashed && b.hashed && a.hash != b.hash
@@ -139,6 +148,30 @@ func (e *execution) compareStores(rev int64) {
 			Detail: fmt.Sprintf("n1:\n%s\nn%d:\n%s\n%s", a.listing, i+1, b.listing, e.outputDetail())})
 		return
 	}
+}
+
+// storeView is one member's key space at a revision: every key's
+// listing, and HashKV's hash where the member serves it.
+type storeView struct {
+	listing string
+	hash    int64
+	hashed  bool
+}
+
+func (e *execution) readStore(ctx context.Context, addr string, rev int64) (storeView, error) {
+	r, err := e.cl.all(ctx, addr, rev)
+	if err != nil {
+		return storeView{}, err
+	}
+	var b strings.Builder
+	for _, x := range r.Kvs {
+		fmt.Fprintf(&b, "%q=%q mod %d create %d version %d lease %d\n", x.Key, x.Value, x.ModRevision, x.CreateRevision, x.Version, x.Lease)
+	}
+	v := storeView{listing: b.String()}
+	if h, ok, herr := e.cl.hashKV(ctx, addr, rev); herr == nil && ok {
+		v.hash, v.hashed = int64(h.Hash), true
+	}
+	return v, nil
 }
 
 // teardown kills every member, stops the proxy and removes the

@@ -242,7 +242,7 @@ func (e *execution) restart(p int) {
 		return
 	}
 	m := e.members[p]
-	deadline := time.Now().Add(time.Duration(e.cfg.StartTimeoutMS) * time.Millisecond)
+	wait := newPatience(time.Duration(e.cfg.StartTimeoutMS) * time.Millisecond)
 	for {
 		c, err := net.DialTimeout("tcp", m.peer, time.Second)
 		if err == nil {
@@ -252,9 +252,14 @@ func (e *execution) restart(p int) {
 		if ex, _ := m.proc.Exited(); ex {
 			return // checkExits reports it
 		}
-		if time.Now().After(deadline) || e.ctx.Err() != nil {
-			if e.ctx.Err() == nil {
-				e.restartFailed(p, "not listening for peers within "+strconv.Itoa(e.cfg.StartTimeoutMS)+"ms")
+		if wait.expired() || e.ctx.Err() != nil {
+			switch {
+			case e.ctx.Err() != nil:
+			case wait.undecided():
+				// Starved, not shown absent: settle asks it again.
+				e.s.log.Warn("restart check undecided: the machine starved the member", "member", m.name, "wait", wait.String())
+			default:
+				e.restartFailed(p, "not listening for peers ("+wait.String()+")")
 			}
 			return
 		}

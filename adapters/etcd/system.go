@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -359,7 +360,7 @@ func (e *execution) bootstrap() error {
 			return err
 		}
 	}
-	deadline := time.Now().Add(time.Duration(e.cfg.StartTimeoutMS) * time.Millisecond)
+	wait := newPatience(time.Duration(e.cfg.StartTimeoutMS) * time.Millisecond)
 	for i, m := range e.members {
 		for {
 			if ex, _ := m.proc.Exited(); ex {
@@ -377,13 +378,13 @@ func (e *execution) bootstrap() error {
 			if e.ctx.Err() != nil {
 				return errors.New("interrupted")
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("member %s not serving clients within %dms: %v", m.name, e.cfg.StartTimeoutMS, err)
+			if wait.expired() {
+				return fmt.Errorf("member %s not serving clients (%s): %v", m.name, wait, err)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if _, err := e.converged(deadline); err != nil {
+	if _, err := e.converged(wait); err != nil {
 		return err
 	}
 	e.closeNet()
@@ -401,8 +402,9 @@ func lastLines(s string, n int) string {
 
 // converged waits until every live member reports the same leader,
 // applied index and revision; it returns that revision.
-func (e *execution) converged(deadline time.Time) (int64, error) {
-	var last string
+func (e *execution) converged(wait *patience) (int64, error) {
+	var last error
+	timeout := make([]time.Duration, len(e.members))
 	for {
 		var sts []statusResp
 		ok := true
@@ -413,12 +415,19 @@ func (e *execution) converged(deadline time.Time) (int64, error) {
 			if down {
 				continue
 			}
-			ctx, cancel := context.WithTimeout(e.ctx, time.Second)
+			if timeout[i] == 0 {
+				timeout[i] = time.Second
+			}
+			ctx, cancel := context.WithTimeout(e.ctx, timeout[i])
 			st, err := e.cl.status(ctx, m.client)
 			cancel()
 			if err != nil {
 				ok = false
-				last = m.name + ": " + err.Error()
+				last = &lateMember{name: m.name, err: err}
+				if errors.Is(err, context.DeadlineExceeded) {
+					// A starved member answers late: give it longer.
+					timeout[i] = min(2*timeout[i], 8*time.Second)
+				}
 				break
 			}
 			sts = append(sts, st)
@@ -436,17 +445,33 @@ func (e *execution) converged(deadline time.Time) (int64, error) {
 			for k, b := range sts {
 				parts = append(parts, fmt.Sprintf("#%d leader %x applied %d revision %d", k, uint64(b.Leader), b.RaftAppliedIndex, b.Header.Revision))
 			}
-			last = strings.Join(parts, "; ")
+			last = errors.New(strings.Join(parts, "; "))
 		}
 		if e.ctx.Err() != nil {
 			return 0, errors.New("interrupted")
 		}
-		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("members did not agree: %s", last)
+		if wait.expired() {
+			if last == nil {
+				last = errors.New("no member is running")
+			}
+			return 0, fmt.Errorf("members did not agree: %w", last)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// lateMember is a member that did not answer its status call.
+type lateMember struct {
+	name string
+	err  error
+}
+
+func (l *lateMember) Error() string { return l.name + ": " + l.err.Error() }
+func (l *lateMember) Unwrap() error { return l.err }
+
+// refused reports whether err says that nothing listens where a member
+// should: the member is not there, however starved the machine.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // record appends an event of the current step.
 func (e *execution) recordLocked(kind string, node, peer, msg int, typ string, args []schedule.Arg) {
