@@ -73,12 +73,18 @@ func (e *execution) settle() {
 	e.clients.Wait()
 	e.checkExits()
 	wait := newPatience(time.Duration(e.cfg.SettleMS) * time.Millisecond)
+	before := e.preemptions()
 	rev, err := e.converged(wait)
 	if err != nil {
 		if e.ctx.Err() != nil {
 			return
 		}
-		if !refused(err) && wait.undecided() {
+		var late *lateMember
+		name := ""
+		if errors.As(err, &late) {
+			name = late.name
+		}
+		if !refused(err) && wait.undecided() && e.preemptedSince(before, name) {
 			// Starved, not shown absent: the check says nothing.
 			e.s.fac.rejoinUnknown.Add(1)
 			e.s.log.Warn("rejoin check undecided: the machine starved the members", "wait", wait.String(), "error", err)
@@ -105,6 +111,7 @@ func (e *execution) settle() {
 func (e *execution) compareStores(rev int64) {
 	var views []storeView
 	wait := newPatience(5 * time.Second)
+	before := e.preemptions()
 	for _, m := range e.members {
 		var v storeView
 		var err error
@@ -121,7 +128,7 @@ func (e *execution) compareStores(rev int64) {
 		if err != nil {
 			switch {
 			case e.ctx.Err() != nil:
-			case !refused(err) && wait.undecided():
+			case !refused(err) && wait.undecided() && e.preemptedSince(before, m.name):
 				e.s.fac.rejoinUnknown.Add(1)
 				e.s.log.Warn("store comparison undecided: the machine starved the members", "member", m.name, "wait", wait.String(), "error", err)
 			default:
@@ -148,6 +155,41 @@ func (e *execution) compareStores(rev int64) {
 			Detail: fmt.Sprintf("n1:\n%s\nn%d:\n%s\n%s", a.listing, i+1, b.listing, e.outputDetail())})
 		return
 	}
+}
+
+// preemptions is every member's count of preemptions (patience), -1
+// where it is not known.
+func (e *execution) preemptions() []int64 {
+	out := make([]int64, len(e.members))
+	for i, m := range e.members {
+		out[i] = -1
+		if m.proc == nil {
+			continue
+		}
+		if ex, _ := m.proc.Exited(); ex {
+			continue
+		}
+		if n, ok := preemptions(m.proc.Pgid()); ok {
+			out[i] = n
+		}
+	}
+	return out
+}
+
+// preemptedSince reports whether the member called name, or any member
+// when name is "", was preempted at least minPreemptions times since
+// before: it wanted a CPU it did not get.
+func (e *execution) preemptedSince(before []int64, name string) bool {
+	now := e.preemptions()
+	for i, m := range e.members {
+		if name != "" && m.name != name {
+			continue
+		}
+		if before[i] >= 0 && now[i] >= 0 && now[i]-before[i] >= minPreemptions {
+			return true
+		}
+	}
+	return false
 }
 
 // storeView is one member's key space at a revision: every key's

@@ -3,6 +3,7 @@ package etcd
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -115,6 +116,45 @@ func parseStall(b []byte) (time.Duration, bool) {
 				}
 				return time.Duration(us) * time.Microsecond, true
 			}
+		}
+	}
+	return 0, false
+}
+
+// minPreemptions is how many times the kernel must have taken a CPU from
+// a member that still wanted it, over a wait, for the member to count as
+// starved: a starved etcd member keeps being preempted; one that is hung
+// (blocked, or stopped) is not, however loaded the machine.
+const minPreemptions = 20
+
+// preemptions sums nonvoluntary_ctxt_switches over the threads of
+// process pid: the times the kernel took a CPU from one of them while it
+// could still run.
+func preemptions(pid int) (int64, bool) {
+	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "status"))
+	if err != nil || len(tasks) == 0 {
+		return 0, false
+	}
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		n, ok := parsePreemptions(b)
+		if !ok {
+			return 0, false
+		}
+		sum += n
+	}
+	return sum, true
+}
+
+func parsePreemptions(b []byte) (int64, bool) {
+	for line := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(line, []byte("nonvoluntary_ctxt_switches:")); ok {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+			return n, err == nil && n >= 0
 		}
 	}
 	return 0, false

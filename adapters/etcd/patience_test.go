@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"os/exec"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -75,4 +78,55 @@ func TestPatienceStarved(t *testing.T) {
 	require.True(t, q.expired())
 	require.False(t, q.undecided())
 	require.Contains(t, q.String(), " 0%")
+}
+
+func TestParsePreemptions(t *testing.T) {
+	n, ok := parsePreemptions([]byte("Name:\tetcd\nvoluntary_ctxt_switches:\t1204\nnonvoluntary_ctxt_switches:\t87\n"))
+	require.True(t, ok)
+	require.Equal(t, int64(87), n)
+	for _, bad := range []string{"", "voluntary_ctxt_switches:\t3\n", "nonvoluntary_ctxt_switches:\tx\n"} {
+		_, ok := parsePreemptions([]byte(bad))
+		require.False(t, ok, "%q", bad)
+	}
+	// This process's own threads are readable.
+	_, ok = preemptions(os.Getpid())
+	require.True(t, ok)
+	_, ok = preemptions(1 << 30)
+	require.False(t, ok)
+}
+
+// A process that spins beside as many spinners as there are CPUs is
+// preempted; a stopped one is not, however loaded the machine.
+func TestPreemptionsTellStarvedFromStopped(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	spin := func() *exec.Cmd {
+		c := exec.Command("sh", "-c", "while :; do :; done")
+		require.NoError(t, c.Start())
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+		return c
+	}
+	var spinners []*exec.Cmd
+	for range runtime.NumCPU() + 1 {
+		spinners = append(spinners, spin())
+	}
+	stopped := spin()
+	require.NoError(t, stopped.Process.Signal(syscall.SIGSTOP))
+	time.Sleep(50 * time.Millisecond)
+	s0, ok := preemptions(spinners[0].Process.Pid)
+	require.True(t, ok)
+	p0, ok := preemptions(stopped.Process.Pid)
+	require.True(t, ok)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s1, _ := preemptions(spinners[0].Process.Pid)
+		if s1-s0 >= minPreemptions {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "a spinner among more spinners than CPUs was preempted %d times in 30 s", s1-s0)
+		time.Sleep(50 * time.Millisecond)
+	}
+	p1, _ := preemptions(stopped.Process.Pid)
+	require.Zero(t, p1-p0, "a stopped process was preempted")
 }

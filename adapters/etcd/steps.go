@@ -243,6 +243,7 @@ func (e *execution) restart(p int) {
 	}
 	m := e.members[p]
 	wait := newPatience(time.Duration(e.cfg.StartTimeoutMS) * time.Millisecond)
+	before := e.preemptions()
 	for {
 		c, err := net.DialTimeout("tcp", m.peer, time.Second)
 		if err == nil {
@@ -255,7 +256,7 @@ func (e *execution) restart(p int) {
 		if wait.expired() || e.ctx.Err() != nil {
 			switch {
 			case e.ctx.Err() != nil:
-			case wait.undecided():
+			case wait.undecided() && e.preemptedSince(before, m.name):
 				// Starved, not shown absent: settle asks it again.
 				e.s.log.Warn("restart check undecided: the machine starved the member", "member", m.name, "wait", wait.String())
 			default:
