@@ -135,12 +135,11 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 		if f.visitsOut.Chosen != nil && len(e.items) > 0 {
 			f.visitsOut.Chosen[e.items[0]]++
 		}
-		keep := mutate.Cut(e.items, e.steps, f.hits.Get)
 		if e.genome != nil {
 			// A mutant of the genome, executed online again.
 			g := f.opt.Online.(Genomes)
 			for k := 0; k < n; k++ {
-				mg, _, err := g.MutateGenome(e.genome, keep, r)
+				mg, _, err := g.MutateGenome(e.genome, r)
 				if err != nil {
 					// Not expected: a genome is checked when it is
 					// restored, and the strategy wrote it.
@@ -154,6 +153,7 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 				return f.pop()
 			}
 		}
+		keep := mutate.Cut(e.items, e.steps, f.hits.Get)
 		for k := 0; k < n; k++ {
 			mu := mutate.RareMutant(r, keep)
 			if f.opt.OnlineTails {

@@ -45,10 +45,8 @@ type Genomes interface {
 	// genome makes the same execution again.
 	RunGenome(sys schedule.System, g []byte) (*schedule.Input, *schedule.Execution, []byte, error)
 	// MutateGenome returns a mutant of g (one RunGenome returned) that
-	// differs in one choice, and the name of the mutation; cut is the
-	// step after which its input reached its rarest item (mutate.Cut; 0:
-	// unknown).
-	MutateGenome(g []byte, cut int, r *rand.Rand) ([]byte, string, error)
+	// differs in one choice, and the name of the mutation.
+	MutateGenome(g []byte, r *rand.Rand) ([]byte, string, error)
 }
 
 // genomeRun is the Online that runs one genome; ran is the genome of the
@@ -485,7 +483,7 @@ func (f *Fuzzer) resume(snap *record.Snapshot) error {
 			// again which states are rare.
 			e := &entry{in: rec.Input, id: rec.ID, items: rec.GuideItems}
 			if opt.OnlineGenomes && len(rec.Genome) > 0 {
-				if _, _, err := opt.Online.(Genomes).MutateGenome(rec.Genome, 0, r); err != nil {
+				if _, _, err := opt.Online.(Genomes).MutateGenome(rec.Genome, r); err != nil {
 					return fmt.Errorf("the genome of input %d: %v", rec.ID, err)
 				}
 				e.genome = rec.Genome

@@ -227,36 +227,24 @@ const (
 	MutateFault    = "move-fault-point"
 	MutateAddFault = "add-fault-point"
 	MutateReseed   = "reseed"
-	// MutateReseedAtCut is a reseed at the step at which the parent
-	// reached the state the campaign has visited least (mutate.Cut): the
-	// online strategy's own choices made afresh from the rare state on.
-	MutateReseedAtCut = "reseed-at-cut"
 )
 
 // genomeFaultsMax is the most fault points a genome holds.
 const genomeFaultsMax = 16
 
 // MutateGenome returns a mutant of the genome g (one a run wrote) that
-// differs in one choice, and which. Given cut, the step after which the
-// parent reached its rarest state (0: unknown), a third of the mutants
-// reseed there; the others (all of them without a cut) are one of: a change point moved (to a label
+// differs in one choice, and which: a change point moved (to a label
 // near it, or anywhere), two chains' priorities swapped, a fault point
 // moved or removed, a fault point added (a kind of harness event the
 // run was offered, at a process and a step of the run), or the random
 // draws made afresh from a step on. A choice that cannot be made (no
 // second chain to swap with) is replaced by a reseed.
-func (o *Online) MutateGenome(g []byte, cut int, r *rand.Rand) ([]byte, string, error) {
+func (o *Online) MutateGenome(g []byte, r *rand.Rand) ([]byte, string, error) {
 	var gen Genome
 	if err := json.Unmarshal(g, &gen); err != nil {
 		return nil, "", fmt.Errorf("a genome of %s: %v", o.Strategy, err)
 	}
-	var op string
-	if cut > 0 && r.IntN(3) == 0 {
-		op = MutateReseedAtCut
-		reseedAt(&gen, cut, r)
-	} else {
-		op = mutateGenome(&gen, r, o.labels(), o.procs)
-	}
+	op := mutateGenome(&gen, r, o.labels(), o.procs)
 	b, err := json.Marshal(&gen)
 	return b, op, err
 }
@@ -320,24 +308,19 @@ func mutateGenome(g *Genome, r *rand.Rand, labels, procs int) string {
 		}
 		g.Faults = sortFaults(append(slices.Clone(g.Faults), FaultPoint{Step: r.IntN(steps), Kind: kind, Process: p}))
 	case MutateReseed:
-		reseedAt(g, r.IntN(steps), r)
+		at := r.IntN(steps)
+		// The chains created from the step on draw their keys afresh, as
+		// does the harness; the reseeds after it are superseded.
+		keep := 0
+		for keep < len(g.Keys) && keep < len(g.Born) && g.Born[keep] < at {
+			keep++
+		}
+		g.Keys = g.Keys[:keep]
+		rs := slices.DeleteFunc(slices.Clone(g.Reseeds), func(x Reseed) bool { return x.Step >= at })
+		g.Reseeds = append(rs, Reseed{Step: at, Seed: r.Uint64()})
 	}
 	g.Born = nil // the run writes them again
 	return op
-}
-
-// reseedAt makes the draws from step at on afresh: the chains created
-// from then on draw their keys, as does the harness; the reseeds after
-// it are superseded.
-func reseedAt(g *Genome, at int, r *rand.Rand) {
-	keep := 0
-	for keep < len(g.Keys) && keep < len(g.Born) && g.Born[keep] < at {
-		keep++
-	}
-	g.Keys = g.Keys[:keep]
-	rs := slices.DeleteFunc(slices.Clone(g.Reseeds), func(x Reseed) bool { return x.Step >= at })
-	g.Reseeds = append(rs, Reseed{Step: at, Seed: r.Uint64()})
-	g.Born = nil
 }
 
 func sortFaults(f []FaultPoint) []FaultPoint {

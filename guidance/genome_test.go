@@ -67,7 +67,7 @@ func TestGenomeReplaysTheSameExecution(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, string(schedule.EncodeTrace(ex.Trace)), string(schedule.EncodeTrace(again.Trace)))
 				var op string
-				g, op, err = o.MutateGenome(ran, 0, r)
+				g, op, err = o.MutateGenome(ran, r)
 				require.NoError(t, err)
 				ops[op]++
 			}
@@ -81,8 +81,7 @@ func TestGenomeReplaysTheSameExecution(t *testing.T) {
 
 // A mutation changes one choice of the genome and says which: one change
 // point, two keys swapped, one fault point moved, removed or added, or
-// one reseed (the keys of the chains from its step on left to draw), at
-// the cut when one is given.
+// one reseed (the keys of the chains from its step on left to draw).
 func TestGenomeMutationChangesOneChoice(t *testing.T) {
 	o, fac := genomeOnline(t, "model-pctcp-genome")
 	sys, err := fac.New()
@@ -92,7 +91,7 @@ func TestGenomeMutationChangesOneChoice(t *testing.T) {
 	require.NoError(t, err)
 	// A parent with fault points, so that every mutation applies.
 	for i := 0; i < 3; i++ {
-		g, op, err := o.MutateGenome(ran, 0, r)
+		g, op, err := o.MutateGenome(ran, r)
 		require.NoError(t, err)
 		if op == MutateAddFault || decodeGenome(t, g).Faults == nil {
 			_, _, ran, err = o.RunGenome(sys, g)
@@ -101,9 +100,8 @@ func TestGenomeMutationChangesOneChoice(t *testing.T) {
 	}
 	parent := decodeGenome(t, ran)
 	seen := map[string]bool{}
-	cut := 1 + parent.Steps/2
 	for k := 0; k < 400; k++ {
-		b, op, err := o.MutateGenome(ran, cut*(k%2), r)
+		b, op, err := o.MutateGenome(ran, r)
 		require.NoError(t, err)
 		seen[op] = true
 		m := decodeGenome(t, b)
@@ -146,14 +144,10 @@ func TestGenomeMutationChangesOneChoice(t *testing.T) {
 			if op == MutateAddFault {
 				require.Len(t, m.Faults, len(parent.Faults)+1)
 			}
-		case MutateReseed, MutateReseedAtCut:
+		case MutateReseed:
 			require.False(t, changed["changes"] || changed["faults"], op)
 			last := m.Reseeds[len(m.Reseeds)-1]
 			require.Less(t, last.Step, max(parent.Steps, 1))
-			if op == MutateReseedAtCut {
-				require.Equal(t, 1, k%2, "a reseed at the cut only with a cut")
-				require.Equal(t, cut, last.Step)
-			}
 			require.True(t, slices.Equal(parent.Keys[:len(m.Keys)], m.Keys), "the keys of the chains before the step are kept")
 			for i, born := range parent.Born {
 				require.Equal(t, born < last.Step, i < len(m.Keys), "chain %d, born in step %d, reseed at %d", i, born, last.Step)
@@ -162,7 +156,7 @@ func TestGenomeMutationChangesOneChoice(t *testing.T) {
 			t.Fatalf("unknown mutation %q", op)
 		}
 	}
-	require.Len(t, seen, 6, "every mutation was drawn: %v", seen)
+	require.Len(t, seen, 5, "every mutation was drawn: %v", seen)
 }
 
 func abs(x int) int { return max(x, -x) }
