@@ -276,6 +276,10 @@ func (s *Settings) Validate(given func(string) bool) error {
 	if err := checkJoinURL(s.Join); err != nil {
 		return err
 	}
+	if guidance.IsModelGenome(s.Strategy) && s.Energy != fuzzer.EnergyRare {
+		// Refused before a corpus is made (the loop refuses it too).
+		return fmt.Errorf("--strategy %s keeps and mutates the genomes of its executions in the pool: it needs --energy %s, not %q", s.Strategy, fuzzer.EnergyRare, s.Energy)
+	}
 	if err := s.validateGenerate(); err != nil {
 		return err
 	}
