@@ -274,9 +274,12 @@ func (c *Campaign) onlineStrategy(opt *fuzzer.Options, fac schedule.Factory, way
 		}
 		opt.Online = c.online
 		// Model guidance whose fresh inputs the online strategy builds.
-		opt.OnlineSeeds = guidance.IsModelSeeded(s.Strategy) && !guidance.IsModelTails(s.Strategy)
+		opt.OnlineSeeds = guidance.IsModelSeeded(s.Strategy) && !guidance.IsModelTails(s.Strategy) && !guidance.IsModelGenome(s.Strategy)
 		// Or of the tails of some of the pool's mutants.
 		opt.OnlineTails = guidance.IsModelTails(s.Strategy)
+		// Or of every input, from a genome of its choices that the model's
+		// states keep and mutate.
+		opt.OnlineGenomes = guidance.IsModelGenome(s.Strategy)
 	}
 	return nil
 }

@@ -107,7 +107,7 @@ type EngineSettings struct {
 // defaults.
 func (s *Settings) Register(fs *pflag.FlagSet) {
 	s.System.Register(fs)
-	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos; or model guidance where it builds the tails of a third of the mutants, from the rarest state of their parent: model-pctcp-tails, model-dpos-tails; or model guidance where a third of the mutants are ordering mutants (a deep deliver-one, a starved process, a crash in a joint configuration's window): model-reorder; or model guidance whose sessions start with inputs generated from the model: generated")
+	fs.StringVar(&s.Strategy, "strategy", "", "coverage guidance: model, line, trace, random (default: model with --model, trace otherwise; line needs a build with make cover); or an online strategy: pct, pctcp, pos, dpos, tapct, rounds; or model guidance whose fresh inputs an online strategy builds: model-pctcp, model-dpos; or model guidance where it builds the tails of a third of the mutants, from the rarest state of their parent: model-pctcp-tails, model-dpos-tails; or model guidance over the online strategy's choices, every input an online execution made from a genome that is kept and mutated one choice at a time: model-pctcp-genome, model-dpos-genome; or model guidance where a third of the mutants are ordering mutants (a deep deliver-one, a starved process, a crash in a joint configuration's window): model-reorder; or model guidance whose sessions start with inputs generated from the model: generated")
 	fs.IntVar(&s.GenerateDepth, "generate-depth", 0, "generated: search the model's states within this many steps for the inputs to generate (default 40)")
 	fs.Int64Var(&s.GenerateStates, "generate-states", 0, "generated: stop that search after this many distinct states (default 200000)")
 	fs.StringArrayVar(&s.GenerateConsts, "generate-const", nil, "generated: set a constant of that search only, NAME=VALUE (a tighter bound of the cfg's CONSTRAINT, e.g. MaxRequests=1; repeatable)")
@@ -275,6 +275,10 @@ func (s *Settings) Validate(given func(string) bool) error {
 	}
 	if err := checkJoinURL(s.Join); err != nil {
 		return err
+	}
+	if guidance.IsModelGenome(s.Strategy) && s.Energy != fuzzer.EnergyRare {
+		// Refused before a corpus is made (the loop refuses it too).
+		return fmt.Errorf("--strategy %s keeps and mutates the genomes of its executions in the pool: it needs --energy %s, not %q", s.Strategy, fuzzer.EnergyRare, s.Energy)
 	}
 	if err := s.validateGenerate(); err != nil {
 		return err

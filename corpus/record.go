@@ -31,7 +31,9 @@ import (
 //
 // Either version may end with the guide's items (InputRecord.GuideItems):
 // a count, then each item as 8 bytes, little-endian. Records written
-// before it end after the steps.
+// before it end after the steps. The items may be followed by the
+// genome of the input (InputRecord.Genome), length-prefixed; a record
+// with a genome and no items has a count of 0.
 const (
 	recordV1 = 0x01
 	recordV2 = 0x02
@@ -80,11 +82,14 @@ func encodeRecord(dst []byte, r *record.InputRecord) []byte {
 			dst = appendString(dst, st.Conf)
 		}
 	}
-	if len(r.GuideItems) > 0 {
+	if len(r.GuideItems) > 0 || len(r.Genome) > 0 {
 		dst = binary.AppendUvarint(dst, uint64(len(r.GuideItems)))
 		for _, x := range r.GuideItems {
 			dst = binary.LittleEndian.AppendUint64(dst, x)
 		}
+	}
+	if len(r.Genome) > 0 {
+		dst = appendString(dst, string(r.Genome))
 	}
 	return dst
 }
@@ -231,12 +236,20 @@ func decodeRecord(b []byte, rec *record.InputRecord) error {
 	}
 	if r.err == nil && len(r.b) > 0 {
 		n := r.uvarint()
-		if r.err == nil && (n == 0 || n*8 != uint64(len(r.b))) {
+		genome := r.err == nil && n*8 < uint64(len(r.b)) && n < uint64(len(r.b))
+		if r.err == nil && (n == 0 && !genome || n*8 > uint64(len(r.b)) || n > uint64(len(r.b))) {
 			return fmt.Errorf("record has %d guide items in %d bytes", n, len(r.b))
 		}
 		for ; n > 0 && r.err == nil; n-- {
 			rec.GuideItems = append(rec.GuideItems, binary.LittleEndian.Uint64(r.b))
 			r.b = r.b[8:]
+		}
+		if genome {
+			g := r.string()
+			if r.err == nil && (len(g) == 0 || len(r.b) > 0) {
+				return fmt.Errorf("record has %d bytes after its genome", len(r.b))
+			}
+			rec.Genome = []byte(g)
 		}
 	}
 	if r.err != nil {

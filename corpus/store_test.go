@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -255,6 +257,21 @@ func TestRecordForm(t *testing.T) {
 	require.Equal(t, *rec, old)
 	for n := len(b) - 24; n < len(b); n++ { // (cut before the count, it is a record without them)
 		require.Error(t, decodeInput(b[:n], &record.InputRecord{}), "truncated to %d bytes", n)
+	}
+
+	// A genome follows the items, with them or without; cut inside it
+	// the record is an error (cut just before it, one without it).
+	for _, items := range [][]uint64{nil, {7, 1 << 62}} {
+		rec.GuideItems = items
+		rec.Genome = json.RawMessage(`{"seed":5,"keys":[` + strings.Repeat("4294967295,", 40) + `1]}`)
+		b = encodeRecord(nil, rec)
+		got = record.InputRecord{}
+		require.NoError(t, decodeInput(b, &got))
+		require.Equal(t, *rec, got)
+		for n := len(b) - len(rec.Genome) - 1; n < len(b); n++ {
+			require.Error(t, decodeInput(b[:n], &record.InputRecord{}), "items %v, truncated to %d bytes", items, n)
+		}
+		require.Error(t, decodeInput(append(slices.Clone(b), 0), &record.InputRecord{}), "a byte after the genome")
 	}
 }
 

@@ -45,6 +45,7 @@ type entry struct {
 	id     uint64
 	items  []uint64 // the guide's items it reached first (at most entryItems)
 	steps  []int    // parallel to items, the step that reached each (nil: unknown)
+	genome []byte   // the genome its execution was made from (OnlineGenomes; nil: none)
 	chosen uint32
 }
 
@@ -133,6 +134,24 @@ func (f *Fuzzer) nextRare(iter int64, r *rand.Rand) queued {
 		e.chosen++
 		if f.visitsOut.Chosen != nil && len(e.items) > 0 {
 			f.visitsOut.Chosen[e.items[0]]++
+		}
+		if e.genome != nil {
+			// A mutant of the genome, executed online again.
+			g := f.opt.Online.(Genomes)
+			for k := 0; k < n; k++ {
+				mg, _, err := g.MutateGenome(e.genome, r)
+				if err != nil {
+					// Not expected: a genome is checked when it is
+					// restored, and the strategy wrote it.
+					f.opt.Logf("input %d: its genome cannot be mutated (%v); its steps are mutated instead", e.id, err)
+					e.genome = nil
+					break
+				}
+				f.push(queued{online: true, genome: mg, parent: e.id, arm: armMutant})
+			}
+			if e.genome != nil {
+				return f.pop()
+			}
 		}
 		keep := mutate.Cut(e.items, e.steps, f.hits.Get)
 		for k := 0; k < n; k++ {

@@ -34,6 +34,44 @@ type OnlineFrom interface {
 	RunFrom(sys schedule.System, prefix []schedule.Step, r *rand.Rand) (*schedule.Input, *schedule.Execution, error)
 }
 
+// Genomes is an online strategy whose executions are made from genomes,
+// its own choices written down, so that model guidance can keep and
+// mutate them (Options.OnlineGenomes). A genome is opaque to the loop.
+type Genomes interface {
+	// FreshGenome draws the genome of a new execution.
+	FreshGenome(r *rand.Rand) []byte
+	// RunGenome builds and executes an input online with the choices of
+	// g, and returns the genome of the choices it made: running that
+	// genome makes the same execution again.
+	RunGenome(sys schedule.System, g []byte) (*schedule.Input, *schedule.Execution, []byte, error)
+	// MutateGenome returns a mutant of g (one RunGenome returned) that
+	// differs in one choice, and the name of the mutation.
+	MutateGenome(g []byte, r *rand.Rand) ([]byte, string, error)
+}
+
+// genomeRun is the Online that runs one genome; ran is the genome of the
+// choices the run made (nil until it returns).
+type genomeRun struct {
+	g   Genomes
+	in  []byte
+	mu  sync.Mutex
+	ran []byte
+}
+
+func (x *genomeRun) Run(sys schedule.System, _ *rand.Rand) (*schedule.Input, *schedule.Execution, error) {
+	in, ex, ran, err := x.g.RunGenome(sys, x.in)
+	x.mu.Lock()
+	x.ran = ran
+	x.mu.Unlock()
+	return in, ex, err
+}
+
+func (x *genomeRun) result() []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.ran
+}
+
 // onlineTail is the Online that runs one online tail: prefix, then from.
 type onlineTail struct {
 	from   OnlineFrom
@@ -146,7 +184,13 @@ type Options struct {
 	// joint configuration's window) instead of half of them random tails
 	// (mutate.RareMutantOrder); EnergyRare and EnergyBandit.
 	OrderMutants bool
-	Measures     []Measure // every measure to report; the guide is added when missing
+	// OnlineGenomes makes every input an execution of Online (a Genomes)
+	// made from a genome: the fresh inputs from fresh genomes, the
+	// mutants of the pool from a mutant of their parent's genome (a pool
+	// input without one, an import, gets model guidance's mutants);
+	// EnergyRare only.
+	OnlineGenomes bool
+	Measures      []Measure // every measure to report; the guide is added when missing
 	// OnSnapshot, when set, sees every stats snapshot stored.
 	OnSnapshot func(*record.StatsRecord)
 	// Observe, when set, is called after every ObserveEvery-th iteration
@@ -239,6 +283,7 @@ type queued struct {
 	rec    *record.InputRecord // an imported input not run yet
 	online bool                // a fresh input Options.Online is to build (OnlineSeeds), or an online tail
 	prefix []schedule.Step     // an online tail's prefix (OnlineTails)
+	genome []byte              // the genome Options.Online builds it from (OnlineGenomes)
 	arm    uint8               // its source, for EnergyBandit
 }
 
@@ -247,6 +292,9 @@ type queued struct {
 // seed population is random, model guidance's own, and the online
 // strategy's executions earn their share afterwards (nextRare).
 func (f *Fuzzer) fresh(r *rand.Rand) queued {
+	if f.opt.OnlineGenomes {
+		return queued{online: true, genome: f.opt.Online.(Genomes).FreshGenome(r), arm: armOnline}
+	}
 	if f.opt.OnlineSeeds && f.bandit == nil {
 		return queued{online: true, arm: armOnline}
 	}
@@ -256,7 +304,7 @@ func (f *Fuzzer) fresh(r *rand.Rand) queued {
 // allOnline reports whether Options.Online builds every input (an online
 // strategy, no mutation).
 func (f *Fuzzer) allOnline() bool {
-	return f.opt.Online != nil && !f.opt.OnlineSeeds && !f.opt.OnlineTails
+	return f.opt.Online != nil && !f.opt.OnlineSeeds && !f.opt.OnlineTails && !f.opt.OnlineGenomes
 }
 
 // Fuzzer runs one campaign.
@@ -319,6 +367,14 @@ func New(opt Options, fac schedule.Factory, gen *schedule.Generator, store recor
 		}
 		if opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
 			return nil, fmt.Errorf("%s builds the tails of the pool's mutants: it needs --energy %s or %s, not %q", opt.Strategy, EnergyRare, EnergyBandit, opt.Energy)
+		}
+	}
+	if opt.OnlineGenomes {
+		if _, ok := opt.Online.(Genomes); !ok {
+			return nil, fmt.Errorf("%s: its online strategy has no genomes to mutate", opt.Strategy)
+		}
+		if opt.Energy != EnergyRare {
+			return nil, fmt.Errorf("%s keeps and mutates the genomes of its executions in the pool: it needs --energy %s, not %q", opt.Strategy, EnergyRare, opt.Energy)
 		}
 	}
 	if opt.OrderMutants && opt.Energy != EnergyRare && opt.Energy != EnergyBandit {
@@ -425,7 +481,14 @@ func (f *Fuzzer) resume(snap *record.Snapshot) error {
 		case f.rare():
 			// The visit counts start again: a continued campaign learns
 			// again which states are rare.
-			f.pool = append(f.pool, &entry{in: rec.Input, id: rec.ID, items: rec.GuideItems})
+			e := &entry{in: rec.Input, id: rec.ID, items: rec.GuideItems}
+			if opt.OnlineGenomes && len(rec.Genome) > 0 {
+				if _, _, err := opt.Online.(Genomes).MutateGenome(rec.Genome, r); err != nil {
+					return fmt.Errorf("the genome of input %d: %v", rec.ID, err)
+				}
+				e.genome = rec.Genome
+			}
+			f.pool = append(f.pool, e)
 		default:
 			f.queue = append(f.queue, queued{from: rec.Input, mutant: mutate.Ordinary(r), parent: rec.ID})
 		}
@@ -1018,10 +1081,17 @@ func (f *Fuzzer) measure(jobs []*job) {
 func (f *Fuzzer) execute(e *executor, j *job, keep bool) {
 	if j.online {
 		var on Online = f.opt.Online
+		var gr *genomeRun
 		if j.prefix != nil {
 			on = onlineTail{from: f.opt.Online.(OnlineFrom), prefix: j.prefix}
+		} else if j.q.genome != nil {
+			gr = &genomeRun{g: f.opt.Online.(Genomes), in: j.q.genome}
+			on = gr
 		}
 		j.q.in, j.ex, j.execErr = e.runWith(nil, on, rand.New(rand.NewPCG(j.seed, uint64(j.iter))))
+		if gr != nil {
+			j.q.genome = gr.result() // nil when the run was abandoned
+		}
 	} else {
 		j.ex, j.execErr = e.run(j.q.in)
 	}
@@ -1201,7 +1271,7 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 		f.counters.Interesting++
 		f.corpus++
 		batch.Inputs = append(batch.Inputs, &record.InputRecord{ID: id, Iteration: j.iter, Source: "fuzz",
-			Parent: q.parent, NewItems: nw.items, GuideItems: nw.guideItems, GuideSteps: nw.guideSteps, Input: q.in})
+			Parent: q.parent, NewItems: nw.items, GuideItems: nw.guideItems, GuideSteps: nw.guideSteps, Input: q.in, Genome: q.genome})
 	} else {
 		id = q.rec.ID
 		q.rec.NewItems = nw.items
@@ -1213,7 +1283,7 @@ func (f *Fuzzer) keep(j *job, batch *record.Batch, nw reached) {
 		return // an online strategy makes its own inputs: nothing to mutate
 	}
 	if f.rare() {
-		f.addEntry(j.r, &entry{in: q.in, id: id, items: nw.guideItems, steps: nw.guideSteps})
+		f.addEntry(j.r, &entry{in: q.in, id: id, items: nw.guideItems, steps: nw.guideSteps, genome: q.genome})
 		return
 	}
 	for k := 0; k < nw.guide*f.opt.Mutations; k++ {

@@ -38,7 +38,7 @@ type OnlineParams struct {
 // OnlineStrategies are the strategies that build executions online. The
 // model-seeded ones (ModelSeededPrefix) are model guidance whose fresh
 // inputs an online strategy builds (IsModelSeeded).
-var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "model-pctcp", "model-dpos", "model-pctcp-tails", "model-dpos-tails"}
+var OnlineStrategies = []string{"pct", "pctcp", "pos", "dpos", "tapct", "rounds", "model-pctcp", "model-dpos", "model-pctcp-tails", "model-dpos-tails", "model-pctcp-genome", "model-dpos-genome"}
 
 // TailsSuffix ends the name of a model-seeded strategy whose online
 // strategy builds the tails of the pool's mutants instead of the fresh
@@ -79,6 +79,9 @@ func IsModelSeeded(strategy string) bool {
 func onlineBase(strategy string) string {
 	if IsModelTails(strategy) {
 		strategy = strings.TrimSuffix(strategy, TailsSuffix)
+	}
+	if IsModelGenome(strategy) {
+		strategy = strings.TrimSuffix(strategy, GenomeSuffix)
 	}
 	return strings.TrimPrefix(strategy, ModelSeededPrefix)
 }
@@ -285,14 +288,19 @@ func (o *Online) runFrom(sys schedule.System, prefix []schedule.Step, r *rand.Ra
 	if err := schedule.StepperErr(st); err != nil {
 		return nil, nil, err
 	}
+	o.count(q)
+	return in, ex, nil
+}
+
+// count adds one execution's quantities to the report's.
+func (o *Online) count(q map[string]int) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.runs++
 	for k, v := range q {
 		o.sum[k] += v
 		o.maxes[k] = max(o.maxes[k], v)
 	}
-	o.mu.Unlock()
-	return in, ex, nil
 }
 
 // Quantity is one figure an online strategy reports.

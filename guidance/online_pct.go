@@ -35,7 +35,8 @@ type pctEvent struct {
 
 type chain struct {
 	evs  []*pctEvent
-	head int // evs[:head] are done
+	head int    // evs[:head] are done
+	key  uint32 // its priority key, when the keys come from a genome (pct.key)
 }
 
 // pct is Algorithm 1 of the taPCT paper, which is PCT (every event
@@ -60,6 +61,11 @@ type pct struct {
 	at       map[int]int // pending event id -> index in evs
 	maxConc  int
 	changes  int
+	// key, when set, gives each new chain its priority key (a genome's,
+	// genome.go): the chains above the reserved slots are ordered by key,
+	// a new one after those of an equal key. Keys drawn uniformly give the
+	// chains the same random order as a random insertion does.
+	key func() uint32
 }
 
 func newPCT(d, n int, racy map[string]bool, mode chainMode) *pct {
@@ -114,7 +120,19 @@ func (p *pct) add(e *schedule.Enabled) {
 		c = &chain{}
 		p.order = append(p.order, c)
 		// A new chain gets a random priority above the d-1 reserved slots.
-		pos := p.d - 1 + p.r.IntN(len(p.chains)-(p.d-1)+1)
+		var pos int
+		if p.key != nil {
+			c.key = p.key()
+			pos = len(p.chains)
+			for i := p.d - 1; i < len(p.chains); i++ {
+				if o := p.chains[i]; o != nil && o.key > c.key {
+					pos = i
+					break
+				}
+			}
+		} else {
+			pos = p.d - 1 + p.r.IntN(len(p.chains)-(p.d-1)+1)
+		}
 		p.chains = slices.Insert(p.chains, pos, c)
 		if p.mode == chainsByProcess {
 			p.byProc[thread] = c

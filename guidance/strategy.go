@@ -28,6 +28,8 @@ var Strategies = []Strategy{
 	{"model-dpos", "model guidance whose fresh inputs are d-POS executions (needs --model)"},
 	{"model-pctcp-tails", "model guidance where a third of the mutants replay an input up to its rarest state and PCTCP builds the rest (needs --model)"},
 	{"model-dpos-tails", "model guidance where a third of the mutants replay an input up to its rarest state and d-POS builds the rest (needs --model)"},
+	{"model-pctcp-genome", "model guidance over PCTCP's choices: every input a PCTCP execution made from a genome (change points, chain priorities, fault points, random seed), a genome kept when it reaches new abstract states and mutated one choice at a time (needs --model)"},
+	{"model-dpos-genome", "model guidance over d-POS's choices, as model-pctcp-genome (needs --model)"},
 	{StrategyModelReorder, "model guidance where a third of the mutants are ordering mutants: a deliver-one deep in an inbox, a process starved for a stretch of steps, a crash and restart inside a joint configuration's window (needs --model)"},
 	{"rounds", "online: lossy-synchronous rounds, at most --isolations isolated processes, the network healed every --period rounds"},
 	{"negrl", "online, learning: NegRLVisits, Q-learning with minus the visits of a state as reward"},

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/modelfuzz/modelfuzz/schedule"
@@ -68,6 +69,10 @@ type InputRecord struct {
 	// input to mutate its tail.
 	GuideSteps []int           `json:"guide_steps,omitempty"`
 	Input      *schedule.Input `json:"input"`
+	// Genome is the online strategy's choices that built the input, for a
+	// strategy that mutates them (model-pctcp-genome): its format is the
+	// strategy's; running the input needs only its steps.
+	Genome json.RawMessage `json:"genome,omitempty"`
 }
 
 // BugRecord is one distinct bug, deduplicated by Signature; or, when Known

@@ -34,7 +34,11 @@
 #               and model-reorder (model guidance where a third of the
 #               mutants are ordering mutants: a deep deliver-one, a
 #               starved process, a crash in a joint configuration's
-#               window, mutate/order.go) run as model does.
+#               window, mutate/order.go) run as model does, and so do
+#               model-pctcp-genome and model-dpos-genome (model guidance
+#               over the genomes of PCTCP's or d-POS's executions: every
+#               input an online execution, a genome kept at new states and
+#               mutated one choice at a time, guidance/genome.go).
 #   SAME_SYSTEM 1: every strategy runs --model raft.tla --tlc inproc, so
 #               that all of them test the same system (raft.tla's settings
 #               of the adapter: RawNodes, every action) with the same
@@ -110,7 +114,7 @@ for b in "${bugs[@]}"; do
   [[ -f bugs/etcdraft/$b.patch ]] || { echo "$0: no patch bugs/etcdraft/$b.patch" >&2; exit 2; }
 done
 for s in $strategies; do
-  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|model-pctcp-tails|model-dpos-tails|model-reorder|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit model-pctcp-tails model-dpos-tails model-reorder generated)" >&2; exit 2;; esac
+  case $s in random|trace|line|model|spec|pct|pctcp|pos|dpos|tapct|rounds|model-pctcp|model-dpos|model-pctcp-bandit|model-dpos-bandit|model-pctcp-tails|model-dpos-tails|model-pctcp-genome|model-dpos-genome|model-reorder|generated) ;; *) echo "$0: unknown strategy '$s' (known: random trace line model spec pct pctcp pos dpos tapct rounds model-pctcp model-dpos model-pctcp-bandit model-dpos-bandit model-pctcp-tails model-dpos-tails model-pctcp-genome model-dpos-genome model-reorder generated)" >&2; exit 2;; esac
 done
 
 mod=$(go list -m -f '{{.Dir}}' go.etcd.io/raft/v3)
@@ -152,7 +156,7 @@ run() {
   local b=$1 s=$2 seed=$3 d=$tmp/$1 bin args flags
   bin=$d/modelfuzz
   case $s in
-    model|model-pctcp|model-dpos|model-pctcp-tails|model-dpos-tails|model-reorder) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
+    model|model-pctcp|model-dpos|model-pctcp-tails|model-dpos-tails|model-pctcp-genome|model-dpos-genome|model-reorder) args=(--model raft.tla --tlc inproc --strategy "$s" ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     model-pctcp-bandit|model-dpos-bandit) args=(--model raft.tla --tlc inproc --strategy "${s%-bandit}" --energy bandit ${MODEL_CONFIG:+--model-config "$MODEL_CONFIG"}) ;;
     generated) read -r -a args <<<"--model raft.tla --tlc inproc --strategy generated ${MODEL_CONFIG:+--model-config $MODEL_CONFIG} ${GENERATE_FLAGS:-}" ;;
     spec) args=(--model etcdraft.tla --strategy model) ;;

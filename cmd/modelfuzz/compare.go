@@ -51,7 +51,7 @@ compare ...).`,
 	fs := cmd.Flags()
 	c.System.Register(fs)
 	fs.StringVar(&c.Model, "model", "", "the TLA+ model measured in every campaign (model states), e.g. raft.tla")
-	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds), the model-seeded ones (model-pctcp, model-dpos, model-pctcp-tails, model-dpos-tails), model-reorder and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
+	fs.StringVar(&c.Strategies, "strategies", "model,trace,random", "comma-separated strategies: model, line, trace, random, the online ones (pct, pctcp, pos, dpos, tapct, rounds), the model-seeded ones (model-pctcp, model-dpos, model-pctcp-tails, model-dpos-tails, model-pctcp-genome, model-dpos-genome), model-reorder and the learning ones (walk, negrl, bonusmaxrl, waypointrl); see run --strategy")
 	fs.IntVar(&c.Runs, "runs", 5, "campaigns per strategy")
 	fs.Int64Var(&c.Iterations, "iterations", 2000, "iterations of every campaign")
 	fs.IntVar(&c.Parallel, "jobs", 2, "campaigns run at once (each campaign runs one system instance: run's --parallel 1)")
