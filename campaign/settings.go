@@ -276,9 +276,12 @@ func (s *Settings) Validate(given func(string) bool) error {
 	if err := checkJoinURL(s.Join); err != nil {
 		return err
 	}
+	// Refused before a corpus is made (the loop refuses them too).
 	if guidance.IsModelGenome(s.Strategy) && s.Energy != fuzzer.EnergyRare {
-		// Refused before a corpus is made (the loop refuses it too).
 		return fmt.Errorf("--strategy %s keeps and mutates the genomes of its executions in the pool: it needs --energy %s, not %q", s.Strategy, fuzzer.EnergyRare, s.Energy)
+	}
+	if pooled := guidance.IsModelTails(s.Strategy) || s.Strategy == guidance.StrategyModelReorder; pooled && s.Energy != fuzzer.EnergyRare && s.Energy != fuzzer.EnergyBandit {
+		return fmt.Errorf("--strategy %s mutates the inputs of the rare schedule's pool: it needs --energy %s or %s, not %q", s.Strategy, fuzzer.EnergyRare, fuzzer.EnergyBandit, s.Energy)
 	}
 	if err := s.validateGenerate(); err != nil {
 		return err

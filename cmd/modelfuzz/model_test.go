@@ -193,7 +193,7 @@ func TestAbstractionsAndEnergyOnRaft(t *testing.T) {
 	require.Contains(t, res.stderr, "--reference-view needs a model")
 
 	// A bad command line is refused before anything is stored.
-	for _, bad := range [][]string{{"--energy", "fast"}, {"--fresh-share", "1.5"}, {"--queue-max", "-3"}, {"--stack", "-1"}, {"--reference-view", "NoSuch"}, {"--strategy", "model-pctcp-genome", "--energy", "fixed"}} {
+	for _, bad := range [][]string{{"--energy", "fast"}, {"--fresh-share", "1.5"}, {"--queue-max", "-3"}, {"--stack", "-1"}, {"--reference-view", "NoSuch"}, {"--strategy", "model-pctcp-genome", "--energy", "fixed"}, {"--strategy", "model-pctcp-tails", "--energy", "fixed"}, {"--strategy", "model-reorder", "--energy", "fixed"}} {
 		fresh := filepath.Join(t.TempDir(), "bad")
 		res = modelfuzz(t, append([]string{"run", "--model", "raft.tla", "--tlc", "inproc", "--iterations", "5", "--corpus", fresh}, bad...)...)
 		require.NotEqual(t, 0, res.code, bad)
