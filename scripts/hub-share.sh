@@ -75,7 +75,7 @@ for seed in $SEEDS; do
 	if [[ " $MODES " == *" hub1 "* ]]; then
 		"$MF" hub --dir "$TMP/hub1-$seed" --listen 127.0.0.1:0 >"$TMP/hub1.out" 2>/dev/null &
 		hub=$!
-		for _ in $(seq 100); do grep -q nats:// "$TMP/hub1.out" 2>/dev/null && break; sleep 0.1; done
+		for _ in $(seq 600); do grep -q nats:// "$TMP/hub1.out" 2>/dev/null && break; sleep 0.1; done
 		url=$(grep -o 'nats://[^ ]*' "$TMP/hub1.out")
 		/usr/bin/time -f '%U %S' -o "$TMP/a1.time" "$MF" "${COMMON[@]}" --seed "$seed" --iterations "$N" \
 			--corpus "$TMP/a1-$seed" --join "$url" --worker a --log-level warn >/dev/null 2>"$TMP/a1.err"
@@ -87,7 +87,7 @@ for seed in $SEEDS; do
 	[[ " $MODES " == *" hub "* ]] || continue
 	"$MF" hub --dir "$TMP/hub-$seed" --listen 127.0.0.1:0 >"$TMP/hub.out" 2>/dev/null &
 	hub=$!
-	for _ in $(seq 100); do grep -q nats:// "$TMP/hub.out" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 600); do grep -q nats:// "$TMP/hub.out" 2>/dev/null && break; sleep 0.1; done
 	url=$(grep -o 'nats://[^ ]*' "$TMP/hub.out")
 	pids=()
 	for w in a b c; do
