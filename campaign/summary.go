@@ -55,6 +55,7 @@ type OutcomeJSON struct {
 	CorpusLost      bool                `json:"corpus_lost,omitempty"`
 	Unstored        int64               `json:"unstored,omitempty"`
 	Abandoned       int64               `json:"abandoned,omitempty"`
+	HarnessErrors   int64               `json:"harness_errors,omitempty"`
 	Dropped         int64               `json:"dropped,omitempty"`
 	Coverage        map[string]int      `json:"coverage"`
 	Online          []guidance.Quantity `json:"online,omitempty"`
@@ -87,7 +88,7 @@ func (o *Outcome) JSON() *OutcomeJSON {
 	out := &OutcomeJSON{Online: o.Online, Dropped: s.Dropped, Coverage: s.Coverage, Iterations: s.Iterations, DurationS: round3(s.Duration.Seconds()), ExecsPerSec: round3(s.ExecsPerSec),
 		Strategy: s.Strategy, UniqueTraces: s.Coverage[guidance.MeasureTraces], CorpusSize: s.CorpusSize,
 		Bugs: []OutcomeBug{}, NewBugs: s.NewBugs, Interrupted: s.Interrupted, Corpus: o.Corpus, Unmapped: o.Unmapped, Checks: o.Checks,
-		CorpusLost: s.StoreLost, Unstored: s.Unstored, Abandoned: s.Abandoned}
+		CorpusLost: s.StoreLost, Unstored: s.Unstored, Abandoned: s.Abandoned, HarnessErrors: s.HarnessErrors}
 	if s.StoreLost {
 		out.Corpus = "" // never point at a corpus that is not there
 	}
@@ -131,6 +132,9 @@ func (o *Outcome) Text() string {
 	}
 	if len(o.Checks) > 0 {
 		fmt.Fprintf(&w, "the system's checks (every execution, minimizations and replays included): %s\n", checksText(o.Checks))
+	}
+	if s.HarnessErrors > 0 {
+		fmt.Fprintf(&w, "harness errors: %d iteration(s) failed in the harness and say nothing of the system (the log has each)\n", s.HarnessErrors)
 	}
 	if s.Dropped > 0 {
 		fmt.Fprintf(&w, "dropped at --queue-max this session: %d queued inputs (raise --queue-max to keep them)\n", s.Dropped)

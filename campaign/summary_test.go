@@ -139,3 +139,15 @@ func TestChecksAreReported(t *testing.T) {
 	require.Equal(t, checks, o.JSON().Checks)
 	require.NotContains(t, StatusLine(fuzzer.Stats{Strategy: "model"}), "checks")
 }
+
+// Iterations lost to the harness are said in the text and the JSON.
+func TestOutcomeSaysHarnessErrors(t *testing.T) {
+	sum := &fuzzer.Summary{Strategy: "model", Iterations: 136, Session: 136, Coverage: map[string]int{guidance.MeasureTraces: 134}, HarnessErrors: 2}
+	o := &Outcome{Summary: sum, Corpus: "c"}
+	require.Contains(t, o.Text(), "harness errors: 2 iteration(s) failed in the harness and say nothing of the system (the log has each)\n")
+	js, err := json.Marshal(o.JSON())
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"harness_errors":2`)
+	sum.HarnessErrors = 0
+	require.NotContains(t, o.Text(), "harness errors")
+}

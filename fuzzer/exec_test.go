@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -354,4 +355,60 @@ func TestMemoryLimitStopsTheCampaign(t *testing.T) {
 	snap, err := st.Load(0)
 	require.NoError(t, err)
 	require.Equal(t, sum.Iterations, snap.Counters.Iterations)
+}
+
+// failingFactory wraps the micro-benchmark: every fourth execution fails
+// in the harness.
+type failingFactory struct {
+	schedule.Factory
+	calls atomic.Int64
+}
+
+func (f *failingFactory) New() (schedule.System, error) {
+	s, err := f.Factory.New()
+	if err != nil {
+		return nil, err
+	}
+	return failingSystem{s, f}, nil
+}
+
+type failingSystem struct {
+	schedule.System
+	f *failingFactory
+}
+
+func (s failingSystem) Execute(in *schedule.Input) (*schedule.Execution, error) {
+	if s.f.calls.Add(1)%4 == 0 {
+		return nil, errors.New("the cluster did not start")
+	}
+	return s.System.Execute(in)
+}
+
+// Iterations lost to the harness are counted in the summary and each is
+// logged, not passed over in silence.
+func TestHarnessErrorsAreCountedAndLogged(t *testing.T) {
+	mb, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
+	require.NoError(t, err)
+	fac := &failingFactory{Factory: mb}
+	gen, err := schedule.NewGenerator(fac.Spec(), schedule.Shape{Steps: 30, MaxMessages: 5, Requests: 2})
+	require.NoError(t, err)
+	st, err := corpus.Open(t.TempDir(), corpus.Options{})
+	require.NoError(t, err)
+	defer st.Close()
+	var logged atomic.Int64
+	opt := fuzzer.Options{Strategy: "trace", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
+		Params: fuzzer.Params{Seed: 1, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, FreshShare: 0.1},
+		Limits: fuzzer.Limits{Iterations: 40},
+		Logf: func(format string, args ...any) {
+			if msg := fmt.Sprintf(format, args...); strings.Contains(msg, "harness: the cluster did not start") {
+				logged.Add(1)
+			}
+		}}
+	f, err := fuzzer.New(opt, fac, gen, st)
+	require.NoError(t, err)
+	sum, err := f.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, int64(40), sum.Iterations)
+	require.Equal(t, int64(10), sum.HarnessErrors)
+	require.Equal(t, int64(10), logged.Load())
 }

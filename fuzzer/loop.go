@@ -253,10 +253,14 @@ type Summary struct {
 	Known           []*record.BugRecord
 	KnownExecutions int64
 	Divergences     int64 // executions that diverged from the model, over all sessions (known disagreements included)
-	Dropped         int64 // queue or pool entries dropped at QueueMax this session
-	NewBugs         int   // bugs first found in this session (the last of Bugs)
-	Interrupted     bool
-	StoppedEarly    string // why the budget was not used up, if so
+	// HarnessErrors counts, over all sessions, the iterations whose
+	// execution or measurement failed in the harness (a cluster that did
+	// not start, a model engine that died): they say nothing of the system.
+	HarnessErrors int64
+	Dropped       int64 // queue or pool entries dropped at QueueMax this session
+	NewBugs       int   // bugs first found in this session (the last of Bugs)
+	Interrupted   bool
+	StoppedEarly  string // why the budget was not used up, if so
 	// Unstored counts the executions whose results were not stored when
 	// the store failed (a StoreError); Iterations and Session count the
 	// stored ones. StoreLost says the store lost what it held as well.
@@ -810,6 +814,7 @@ func (s *session) finishJobs(b *batch, acc *record.Batch) (stop bool) {
 		err := f.finish(j, acc)
 		s.execs++
 		if err != nil {
+			f.opt.Logf("iteration %d: %v", j.iter, err)
 			s.errs++
 			if s.errs >= 20 {
 				s.err = fmt.Errorf("%w; last: %v", ErrTooManyHarnessErrors, err.(*harnessError).err)
@@ -886,6 +891,7 @@ func (s *session) end() (*Summary, error) {
 	}
 	sum.CorpusSize = f.corpus
 	sum.Divergences = f.counters.Divergences
+	sum.HarnessErrors = f.counters.HarnessErrs
 	sum.Dropped = f.dropped
 	sum.NewBugs = f.newBugs
 	sum.Coverage = f.coverageCounts()
