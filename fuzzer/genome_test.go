@@ -1,13 +1,10 @@
 package fuzzer_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/modelfuzz/modelfuzz/adapters/microbench"
-	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
 	"github.com/modelfuzz/modelfuzz/record"
@@ -17,31 +14,16 @@ import (
 // genomeCampaign runs a trace-guided campaign over the genomes of PCTCP's
 // executions (OnlineGenomes) and returns its summary and kept inputs.
 func genomeCampaign(t *testing.T, energy string, parallel int) (*fuzzer.Summary, []*record.InputRecord, *guidance.Online, schedule.Factory, error) {
-	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
-	require.NoError(t, err)
-	shape := schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2}
-	gen, err := schedule.NewGenerator(fac.Spec(), shape)
-	require.NoError(t, err)
-	p := guidance.OnlineParams{}
-	require.NoError(t, p.Defaults("model-pctcp-genome", fac.Spec()))
-	on, err := guidance.NewOnline("model-pctcp-genome", p, schedule.Harness{Shape: shape}, fac, 3)
-	require.NoError(t, err)
+	fac, gen, on := microbenchOnline(t, "model-pctcp-genome")
 	opt := fuzzer.Options{Strategy: "model-pctcp-genome", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
 		Online: on, OnlineGenomes: true,
 		Params: fuzzer.Params{Seed: 3, SeedPopulation: 20, ReseedEvery: 200, Mutations: 5, Energy: energy, FreshShare: 0.1, Pipeline: 4},
 		Limits: fuzzer.Limits{Iterations: 600, Parallel: parallel}}
-	st, err := corpus.Open(t.TempDir(), corpus.Options{})
-	require.NoError(t, err)
-	defer st.Close()
-	f, err := fuzzer.New(opt, fac, gen, st)
+	sum, recs, err := runStored(t, opt, fac, gen)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	sum, err := f.Run(context.Background())
-	require.NoError(t, err)
-	snap, err := st.Load(100000)
-	require.NoError(t, err)
-	return sum, snap.Inputs, on, fac, nil
+	return sum, recs, on, fac, nil
 }
 
 // Under OnlineGenomes every kept input is an online execution stored with

@@ -13,6 +13,7 @@ import (
 	"github.com/modelfuzz/modelfuzz/corpus"
 	"github.com/modelfuzz/modelfuzz/fuzzer"
 	"github.com/modelfuzz/modelfuzz/guidance"
+	"github.com/modelfuzz/modelfuzz/record"
 	"github.com/modelfuzz/modelfuzz/schedule"
 )
 
@@ -38,15 +39,7 @@ func (b *builtBy) Run(sys schedule.System, r *rand.Rand) (*schedule.Input, *sche
 // onlineSeeded runs a trace-guided campaign whose fresh inputs PCTCP
 // builds, and returns its summary, the strategy and the corpus's inputs.
 func onlineSeeded(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *builtBy, []string, []uint64) {
-	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
-	require.NoError(t, err)
-	shape := schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2}
-	gen, err := schedule.NewGenerator(fac.Spec(), shape)
-	require.NoError(t, err)
-	p := guidance.OnlineParams{}
-	require.NoError(t, p.Defaults("model-pctcp", fac.Spec()))
-	on, err := guidance.NewOnline("model-pctcp", p, schedule.Harness{Shape: shape}, fac, 3)
-	require.NoError(t, err)
+	fac, gen, on := microbenchOnline(t, "model-pctcp")
 	b := &builtBy{on: on, ins: map[string]bool{}}
 	opt := fuzzer.Options{Strategy: "model-pctcp", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
 		Online: b, OnlineSeeds: true,
@@ -62,24 +55,52 @@ func onlineSeeded(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *
 // fuzzer.New's (a refused setting).
 func runKept(t *testing.T, opt fuzzer.Options, fac schedule.Factory, gen *schedule.Generator) (*fuzzer.Summary, []*schedule.Input, []uint64, error) {
 	t.Helper()
+	sum, recs, err := runStored(t, opt, fac, gen)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var ins []*schedule.Input
+	var parents []uint64
+	for _, rec := range recs {
+		ins = append(ins, rec.Input)
+		parents = append(parents, rec.Parent)
+	}
+	return sum, ins, parents, nil
+}
+
+// runStored runs a campaign with opt on a fresh corpus and returns its
+// summary and the records of the inputs it kept; an error is
+// fuzzer.New's (a refused setting).
+func runStored(t *testing.T, opt fuzzer.Options, fac schedule.Factory, gen *schedule.Generator) (*fuzzer.Summary, []*record.InputRecord, error) {
+	t.Helper()
 	st, err := corpus.Open(t.TempDir(), corpus.Options{})
 	require.NoError(t, err)
 	defer st.Close()
 	f, err := fuzzer.New(opt, fac, gen, st)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	sum, err := f.Run(context.Background())
 	require.NoError(t, err)
 	snap, err := st.Load(100000)
 	require.NoError(t, err)
-	var ins []*schedule.Input
-	var parents []uint64
-	for _, rec := range snap.Inputs {
-		ins = append(ins, rec.Input)
-		parents = append(parents, rec.Parent)
-	}
-	return sum, ins, parents, nil
+	return sum, snap.Inputs, nil
+}
+
+// microbenchOnline is the micro-benchmark (3 workers, 5 tasks, inputs of
+// 50 steps) with its generator and the online strategy of that name.
+func microbenchOnline(t *testing.T, strategy string) (schedule.Factory, *schedule.Generator, *guidance.Online) {
+	t.Helper()
+	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
+	require.NoError(t, err)
+	shape := schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2}
+	gen, err := schedule.NewGenerator(fac.Spec(), shape)
+	require.NoError(t, err)
+	p := guidance.OnlineParams{}
+	require.NoError(t, p.Defaults(strategy, fac.Spec()))
+	on, err := guidance.NewOnline(strategy, p, schedule.Harness{Shape: shape}, fac, 3)
+	require.NoError(t, err)
+	return fac, gen, on
 }
 
 // encoded is each input's JSON.
@@ -173,15 +194,7 @@ func (b *tailsBy) RunFrom(sys schedule.System, prefix []schedule.Step, r *rand.R
 // onlineTails runs a trace-guided campaign whose online strategy builds
 // the tails of some mutants (OnlineTails).
 func onlineTails(t *testing.T, energy string, parallel int) (*fuzzer.Summary, *tailsBy, []string, []uint64, error) {
-	fac, err := microbench.NewFactory(microbench.Config{Workers: 3, Tasks: 5})
-	require.NoError(t, err)
-	shape := schedule.Shape{Steps: 50, MaxMessages: 5, Requests: 2}
-	gen, err := schedule.NewGenerator(fac.Spec(), shape)
-	require.NoError(t, err)
-	p := guidance.OnlineParams{}
-	require.NoError(t, p.Defaults("model-dpos-tails", fac.Spec()))
-	on, err := guidance.NewOnline("model-dpos-tails", p, schedule.Harness{Shape: shape}, fac, 3)
-	require.NoError(t, err)
+	fac, gen, on := microbenchOnline(t, "model-dpos-tails")
 	b := &tailsBy{builtBy: builtBy{on: on, ins: map[string]bool{}}}
 	opt := fuzzer.Options{Strategy: "model-dpos-tails", Measures: []fuzzer.Measure{guidance.TraceMeasure{}}, Guide: guidance.TraceMeasure{},
 		Online: b, OnlineTails: true,
