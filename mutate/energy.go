@@ -37,13 +37,7 @@ func RareMutant(r *rand.Rand, keep int) Mutant {
 // them online tails cut at keep, a third random tails cut at keep (model
 // guidance's own), a third ordinary.
 func RareMutantOnline(r *rand.Rand, keep int) Mutant {
-	switch r.IntN(3) {
-	case 0:
-		return Mutant{Seed: r.Uint64(), Online: true, Keep: keep}
-	case 1:
-		return Mutant{Seed: r.Uint64(), Tail: true, Keep: keep}
-	}
-	return Mutant{Seed: r.Uint64()}
+	return rareThirds(r, Mutant{Online: true, Keep: keep}, keep)
 }
 
 // RareMutantOrder draws one of the mutants the rare energy schedule gives
@@ -51,9 +45,16 @@ func RareMutantOnline(r *rand.Rand, keep int) Mutant {
 // ordering mutants (Reorder) after keep, a third random tails cut at keep
 // (model guidance's own), a third ordinary.
 func RareMutantOrder(r *rand.Rand, keep int) Mutant {
+	return rareThirds(r, Mutant{Order: true, Keep: keep}, keep)
+}
+
+// rareThirds draws special (its seed drawn here), a random tail cut at
+// keep or an ordinary mutant, a third each.
+func rareThirds(r *rand.Rand, special Mutant, keep int) Mutant {
 	switch r.IntN(3) {
 	case 0:
-		return Mutant{Seed: r.Uint64(), Order: true, Keep: keep}
+		special.Seed = r.Uint64()
+		return special
 	case 1:
 		return Mutant{Seed: r.Uint64(), Tail: true, Keep: keep}
 	}
