@@ -283,6 +283,9 @@ func (f *Factory) forget(s *System) {
 // ServerVersion runs `binary --version` and returns the server's version
 // ("3.4.23").
 func ServerVersion(binary string) (string, error) {
+	if st, err := os.Stat(binary); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("etcd: %s is not an executable file", binary)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, binary, "--version").CombinedOutput()
