@@ -359,3 +359,12 @@ func TestNothingLeftBehind(t *testing.T) {
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+// A binary that is not there, or not a program, is named in one line
+// before anything runs it.
+func TestServerVersionOfNoProgram(t *testing.T) {
+	for _, bad := range []string{"/nonexistent/etcd", t.TempDir()} {
+		_, err := ServerVersion(bad)
+		require.EqualError(t, err, "etcd: "+bad+" is not an executable file")
+	}
+}

@@ -130,12 +130,3 @@ func TestPreemptionsTellStarvedFromStopped(t *testing.T) {
 	p1, _ := preemptions(stopped.Process.Pid)
 	require.Zero(t, p1-p0, "a stopped process was preempted")
 }
-
-// A binary that is not there, or not a program, is named in one line
-// before anything runs it.
-func TestServerVersionOfNoProgram(t *testing.T) {
-	for _, bad := range []string{"/nonexistent/etcd", t.TempDir()} {
-		_, err := ServerVersion(bad)
-		require.EqualError(t, err, "etcd: "+bad+" is not an executable file")
-	}
-}
