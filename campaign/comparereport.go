@@ -107,6 +107,10 @@ func summaryLine(s report.Summary) string {
 		if s.MedianFirstBugCPU > 0 {
 			bug += fmt.Sprintf("; median CPU to it %.1f s", s.MedianFirstBugCPU)
 		}
+		bug += "; spent per find " + report.PerFindText(s.IterationsPerFind, s.IterationsPerFindLow, s.IterationsPerFindHigh, "%.0f") + " iterations"
+		if s.CPUPerFind > 0 {
+			bug += ", " + report.PerFindText(s.CPUPerFind, s.CPUPerFindLow, s.CPUPerFindHigh, "%.1f") + " CPU s"
+		}
 		bug += ")"
 	}
 	if s.MedianCPUSeconds > 0 {

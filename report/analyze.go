@@ -246,6 +246,19 @@ type Summary struct {
 	// was not measured).
 	MedianCPUSeconds  float64 `json:"median_cpu_seconds,omitempty"`
 	MedianFirstBugCPU float64 `json:"median_first_bug_cpu_seconds,omitempty"`
+	// IterationsPerFind is what the runs spent per run that found a bug:
+	// every run's iterations (to its first bug, or all of them) over the
+	// runs with a bug (stats.PerFind), with the 95 % bootstrap interval
+	// over the runs; CPUPerFind the same in CPU seconds (CPU to the first
+	// bug, or the run's whole CPU). All 0 when no run found a bug (the CPU
+	// ones also when the CPU was not measured); a High of 0 is unbounded
+	// (at least 2.5 % of the resamples hold no find).
+	IterationsPerFind     float64 `json:"iterations_per_find,omitempty"`
+	IterationsPerFindLow  float64 `json:"iterations_per_find_low,omitempty"`
+	IterationsPerFindHigh float64 `json:"iterations_per_find_high,omitempty"`
+	CPUPerFind            float64 `json:"cpu_seconds_per_find,omitempty"`
+	CPUPerFindLow         float64 `json:"cpu_seconds_per_find_low,omitempty"`
+	CPUPerFindHigh        float64 `json:"cpu_seconds_per_find_high,omitempty"`
 }
 
 // Spread is the median, mean and range of a sample.
@@ -329,6 +342,7 @@ func Summarize(c *Comparison) []Summary {
 			sum.MedianCPUSeconds = stats.Median(cs)
 			sum.MedianFirstBugCPU = stats.Median(firstBugCPUValues(s, never))
 		}
+		setPerFind(&sum, s, budget)
 		out[i] = sum
 	}
 	return out
@@ -336,4 +350,54 @@ func Summarize(c *Comparison) []Summary {
 
 func spread(xs []float64) Spread {
 	return Spread{N: len(xs), Median: stats.Median(xs), Mean: stats.Mean(xs), Min: stats.Min(xs), Max: stats.Max(xs)}
+}
+
+// perFindResamples and perFindSeed make the intervals of Summary's per
+// find figures: the same for the same runs every time.
+const (
+	perFindResamples = 2000
+	perFindSeed      = 1
+)
+
+// setPerFind sets sum's per find figures from the runs of s.
+func setPerFind(sum *Summary, s Strategy, budget int64) {
+	if sum.RunsWithBug == 0 {
+		return
+	}
+	n := len(s.Runs)
+	its, cpu, found := make([]float64, n), make([]float64, n), make([]bool, n)
+	cpuKnown := true
+	for i, r := range s.Runs {
+		found[i] = r.FirstBug != nil
+		switch {
+		case found[i]:
+			its[i] = float64(*r.FirstBug)
+		case r.Iterations > 0:
+			its[i] = float64(r.Iterations)
+		default:
+			its[i] = float64(budget)
+		}
+		switch {
+		case found[i] && r.FirstBugCPU != nil:
+			cpu[i] = *r.FirstBugCPU
+		case !found[i] && r.CPUSeconds > 0:
+			cpu[i] = r.CPUSeconds
+		default:
+			cpuKnown = false
+		}
+	}
+	bounded := func(x float64) float64 {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return 0
+		}
+		return x
+	}
+	sum.IterationsPerFind = stats.PerFind(its, found)
+	lo, hi := stats.PerFindInterval(its, found, 0.95, perFindResamples, perFindSeed)
+	sum.IterationsPerFindLow, sum.IterationsPerFindHigh = bounded(lo), bounded(hi)
+	if cpuKnown {
+		sum.CPUPerFind = stats.PerFind(cpu, found)
+		lo, hi := stats.PerFindInterval(cpu, found, 0.95, perFindResamples, perFindSeed)
+		sum.CPUPerFindLow, sum.CPUPerFindHigh = bounded(lo), bounded(hi)
+	}
 }

@@ -212,7 +212,10 @@ type summaryRow struct {
 	// The same after the shared initial population (comparePage.Guided).
 	RunsWithGuidedBug    string
 	MedianFirstGuidedBug string
-	Seconds              string
+	// PerFind is what the runs spent per find (Summary.CPUPerFind, or
+	// IterationsPerFind when the CPU was not measured), with its interval.
+	PerFind string
+	Seconds string
 }
 
 type testGroup struct {
@@ -311,6 +314,14 @@ func WriteCompareHTML(w io.Writer, c *Comparison, figs []Figure) error {
 		row.MedianFirstBug = formatIterations(s.MedianFirstBug, budget)
 		row.RunsWithGuidedBug = fmt.Sprintf("%d / %d", s.RunsWithGuidedBug, s.Runs)
 		row.MedianFirstGuidedBug = formatIterations(s.MedianFirstGuidedBug, budget)
+		switch {
+		case s.CPUPerFind > 0:
+			row.PerFind = PerFindText(s.CPUPerFind, s.CPUPerFindLow, s.CPUPerFindHigh, "%.1f") + " CPU s"
+		case s.IterationsPerFind > 0:
+			row.PerFind = PerFindText(s.IterationsPerFind, s.IterationsPerFindLow, s.IterationsPerFindHigh, "%.0f") + " iterations"
+		default:
+			row.PerFind = "–"
+		}
 		if s.Runs == 0 {
 			row.MedianFirstBug, row.MedianFirstGuidedBug, row.Seconds = "–", "–", "–"
 		}
@@ -457,4 +468,15 @@ func WriteCampaignHTML(w io.Writer, cp *Campaign) error {
 		return err
 	}
 	return pages.ExecuteTemplate(w, "campaign", campaignPage{CSP: ContentSecurityPolicy, C: cp, Figures: views})
+}
+
+// PerFindText shows a per find figure (Summary) with its 95 % interval,
+// each number by format: "700 (300-1400)", the upper bound "unbounded"
+// when it is 0.
+func PerFindText(v, lo, hi float64, format string) string {
+	h := "unbounded"
+	if hi > 0 {
+		h = fmt.Sprintf(format, hi)
+	}
+	return fmt.Sprintf(format+" (95 %% "+format+"-%s)", v, lo, h)
 }

@@ -235,3 +235,43 @@ func TestFirstBugCPUProRata(t *testing.T) {
 	r.SetFirstBugCPU(true)
 	require.Nil(t, r.FirstBugCPU)
 }
+
+// Spent per find counts the runs without a bug: three finds at 100, 200
+// and 300 iterations and one run of the whole 1,000 without a find spent
+// 1,600 iterations for three finds, where the median over the finds says
+// 200. Without a find, nothing is set; a run of unknown CPU leaves the
+// CPU figures out.
+func TestSummarizeSpentPerFind(t *testing.T) {
+	run := func(first int64, cpu float64) Run {
+		r := Run{Final: map[string]float64{"model": 1}, Iterations: 1000, CPUSeconds: cpu}
+		if first > 0 {
+			r.FirstBug, r.Iterations = ints(first), first
+		}
+		r.SetFirstBugCPU(true)
+		return r
+	}
+	c := &Comparison{Iterations: 1000, Strategies: []Strategy{
+		{Name: "some", Runs: []Run{run(100, 1), run(200, 2), run(0, 10), run(300, 3)}},
+		{Name: "none", Runs: []Run{run(0, 10), run(0, 10)}},
+	}}
+	sums := Summarize(c)
+	require.InDelta(t, 1600.0/3, sums[0].IterationsPerFind, 1e-9)
+	require.InDelta(t, 16.0/3, sums[0].CPUPerFind, 1e-9)
+	require.Less(t, sums[0].IterationsPerFindLow, sums[0].IterationsPerFind)
+	require.True(t, sums[0].IterationsPerFindHigh == 0 || sums[0].IterationsPerFindHigh > sums[0].IterationsPerFind)
+	require.Zero(t, sums[1].IterationsPerFind)
+	require.Zero(t, sums[1].CPUPerFind)
+	again := Summarize(c)
+	require.Equal(t, sums[0], again[0], "the interval is the same every time")
+
+	var page strings.Builder
+	require.NoError(t, WriteCompareHTML(&page, c, nil))
+	require.Contains(t, page.String(), "spent per find")
+	require.Contains(t, page.String(), PerFindText(sums[0].CPUPerFind, sums[0].CPUPerFindLow, sums[0].CPUPerFindHigh, "%.1f")+" CPU s")
+
+	c.Strategies[0].Runs[2].CPUSeconds = 0
+	sums = Summarize(c)
+	require.InDelta(t, 1600.0/3, sums[0].IterationsPerFind, 1e-9)
+	require.Zero(t, sums[0].CPUPerFind)
+	require.Equal(t, "5.3 (95 % 2.0-unbounded)", PerFindText(5.33, 2, 0, "%.1f"))
+}
