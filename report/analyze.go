@@ -94,6 +94,7 @@ func Analyze(c *Comparison, base string) error {
 			}
 		}
 	}
+	c.Summaries = Summarize(c)
 	return nil
 }
 

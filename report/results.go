@@ -81,6 +81,9 @@ type Comparison struct {
 	Tool string `json:"tool,omitempty"`
 	// Tests are the statistical comparisons, filled by Analyze.
 	Tests []Test `json:"tests"`
+	// Summaries describe every strategy (Summarize), filled by Analyze:
+	// runs with a bug, medians, and what each spent per find.
+	Summaries []Summary `json:"summaries,omitempty"`
 }
 
 // Test is one statistical comparison of strategy A against strategy B on one

@@ -263,6 +263,11 @@ func TestSummarizeSpentPerFind(t *testing.T) {
 	require.Zero(t, sums[1].CPUPerFind)
 	again := Summarize(c)
 	require.Equal(t, sums[0], again[0], "the interval is the same every time")
+	require.NoError(t, Analyze(c, "some"))
+	js, err := json.Marshal(c)
+	require.NoError(t, err, "no Inf or NaN reaches results.json")
+	require.Contains(t, string(js), `"iterations_per_find":533.3`)
+	require.Contains(t, string(js), `"cpu_seconds_per_find":5.33`)
 
 	var page strings.Builder
 	require.NoError(t, WriteCompareHTML(&page, c, nil))
