@@ -46,6 +46,12 @@ import os, statistics, sys
 
 import subprocess
 
+def whole(name, v):
+    """v as a positive whole number, or a one-line refusal naming name."""
+    if not v.isdigit() or int(v) < 1:
+        sys.exit(f"library-bugs-compact.py: {name} wants a positive whole number, got {v!r}")
+    return int(v)
+
 args, strategies, bugs, base, budget, guided = [], None, None, None, None, None
 first_seed, rates, brief = 1, False, False
 it = iter(sys.argv[1:])
@@ -57,15 +63,17 @@ for a in it:
     elif a == "--base":
         base = next(it)
     elif a == "--budget":
-        budget = int(next(it))
+        budget = whole(a, next(it, ""))
     elif a == "--guided":
         guided = next(it).split(",")
     elif a == "--first-seed":
-        first_seed = int(next(it))
+        first_seed = whole(a, next(it, ""))
     elif a == "--rates":
         rates = True
     elif a == "--brief":
         brief = True
+    elif a.startswith("--"):
+        sys.exit(f"library-bugs-compact.py: unknown flag {a} (--first-seed, --strategies, --bugs, --base, --budget, --guided, --rates, --brief)")
     else:
         args.append(a)
 if len(args) < 2:
@@ -74,7 +82,10 @@ if (base is None) != (budget is None) and not (rates and budget is not None):
     sys.exit("library-bugs-compact.py: --base and --budget go together (the budget counts a seed without a find)")
 if rates and budget is None:
     sys.exit("library-bugs-compact.py: --rates needs --budget (a seed without a find spent it)")
-seeds, outs = int(args[0]), args[1:]
+seeds, outs = whole("SEEDS", args[0]), args[1:]
+for d in outs:
+    if not os.path.isdir(d):
+        sys.exit(f"library-bugs-compact.py: {d}: not a directory of library-bugs.sh results")
 SEEDS = range(first_seed, first_seed + seeds)
 # The bar's proportions: a bug is in it when some strategy finds it in 3
 # of 5 of the seeds, and met when a guided strategy first finds it in 4 of 5.
@@ -95,7 +106,9 @@ for d in outs:
             seen_b.append(b)
 strategies = strategies or seen_s
 held = sorted({k[2] for k in results})
-if held and not any(first_seed <= x < first_seed + seeds for x in held):
+if not held:
+    sys.exit(f"library-bugs-compact.py: no library-bugs.sh result (BUG.STRATEGY.SEED) in {' '.join(outs)}")
+if not any(first_seed <= x < first_seed + seeds for x in held):
     sys.exit(f"library-bugs-compact.py: no result for seeds {first_seed}-{first_seed + seeds - 1}; the OUTs hold seeds {held[0]}-{held[-1]} (--first-seed?)")
 bugs = bugs or sorted(seen_b)
 
@@ -104,11 +117,24 @@ def outcome(b, s, seed):
     p = results.get((b, s, seed))
     if p is None:
         return None
-    first = open(p).read().split()[0]
+    first = first_of(p)
     cpu = None
     if os.path.exists(p + ".cpu"):
-        cpu = float(open(p + ".cpu").read().split()[0])
+        w = open(p + ".cpu").read().split()
+        try:
+            cpu = float(w[0].rstrip("-"))
+        except (IndexError, ValueError):
+            sys.exit(f"library-bugs-compact.py: {p}.cpu: not CPU seconds as library-bugs.sh writes them")
     return (None if first == "-" else int(first), cpu)
+
+
+def first_of(p):
+    """The first-bug iteration a result file holds ("-": none), or a
+    one-line refusal naming the file."""
+    w = open(p).read().split()
+    if not w or not (w[0] == "-" or w[0].isdigit()):
+        sys.exit(f"library-bugs-compact.py: {p}: not a first-bug iteration or '-' as library-bugs.sh writes them")
+    return w[0]
 
 
 def fmt(m):
@@ -124,7 +150,7 @@ def cell(b, s):
         if p is None:
             row.append("?")
             continue
-        first = open(p).read().split()[0]
+        first = first_of(p)
         row.append(first)
         if first != "-":
             found.append(int(first))
