@@ -471,7 +471,7 @@ func WriteCampaignHTML(w io.Writer, cp *Campaign) error {
 }
 
 // PerFindText shows a per find figure (Summary) with its 95 % interval,
-// each number by format: "700 (300-1400)", the upper bound "unbounded"
+// each number by format: "700 (95 % 300-1400)", the upper bound "unbounded"
 // when it is 0.
 func PerFindText(v, lo, hi float64, format string) string {
 	h := "unbounded"
